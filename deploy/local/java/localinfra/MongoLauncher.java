@@ -1,0 +1,110 @@
+package localinfra;
+
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.MongoVersion;
+import de.bwaldvogel.mongo.backend.AbstractMongoBackend;
+import de.bwaldvogel.mongo.backend.h2.H2Backend;
+
+import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * mongo-java-server launcher (H2 backend), bound to 127.0.0.1 only.
+ *
+ * Usage: localinfra.MongoLauncher <port> <dataFile | :memory:> [serverVersion] [oplog]
+ *   port           TCP port (0 = any free port; the chosen one is printed)
+ *   dataFile       H2 MVStore file for on-disk data, or ":memory:" for an in-memory store
+ *   serverVersion  MongoDB version to report in hello/buildInfo, default 4.4 (maxWireVersion 9).
+ *                  mongo-java-server's own ServerVersion enum tops out at MONGO_5_0 with wire
+ *                  version 8, which the MongoDB Node driver 7.x (mongoose 9) rejects: it needs >= 9.
+ *                  The reported version changes nothing else in mongo-java-server.
+ *   oplog          "oplog" to enable the oplog (needed for change streams), default off
+ *
+ * Prints "LOCALINFRA_MONGO_READY port=<port>" on stdout once listening.
+ */
+public final class MongoLauncher {
+    private MongoLauncher() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 2) {
+            System.err.println("usage: localinfra.MongoLauncher <port> <dataFile|:memory:> [4.4] [oplog]");
+            System.exit(2);
+        }
+        int port = Integer.parseInt(args[0]);
+        String data = args[1];
+        ReportedVersion version = ReportedVersion.parse(args.length > 2 ? args[2] : "4.4");
+        boolean oplog = args.length > 3 && "oplog".equals(args[3]);
+
+        final H2Backend backend;
+        if (":memory:".equals(data)) {
+            backend = H2Backend.inMemory();
+        } else {
+            File f = new File(data).getAbsoluteFile();
+            File dir = f.getParentFile();
+            if (dir != null && !dir.isDirectory() && !dir.mkdirs()) {
+                throw new IllegalStateException("cannot create " + dir);
+            }
+            backend = new H2Backend(f.getPath());
+        }
+        ((AbstractMongoBackend) backend).version(version);
+        if (oplog) backend.enableOplog();
+
+        final MongoServer server = new MongoServer(backend);
+        server.bind("127.0.0.1", port);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                server.shutdownNow();
+            } catch (Throwable ignored) {
+            }
+            try {
+                backend.close(); // commits and closes the H2 MVStore file
+            } catch (Throwable ignored) {
+            }
+        }, "localinfra-mongo-shutdown"));
+        System.out.println("LOCALINFRA_MONGO_READY port=" + server.getLocalAddress().getPort()
+                + " version=" + version + " wire=" + version.getWireVersion()
+                + " store=" + (backend.isInMemory() ? "memory" : data));
+        System.out.flush();
+        // Netty's non-daemon event loop threads keep the JVM alive.
+    }
+
+    /** A MongoDB version as reported to clients, with its wire protocol version. */
+    static final class ReportedVersion implements MongoVersion {
+        private static final Map<String, Integer> WIRE = Map.of(
+                "3.6", 6, "4.0", 7, "4.2", 8, "4.4", 9, "5.0", 13, "6.0", 17, "7.0", 21, "8.0", 25);
+        private final List<Integer> versionArray;
+        private final int wireVersion;
+
+        private ReportedVersion(List<Integer> versionArray, int wireVersion) {
+            this.versionArray = versionArray;
+            this.wireVersion = wireVersion;
+        }
+
+        static ReportedVersion parse(String s) {
+            String[] parts = s.split("\\.");
+            String key = parts[0] + "." + (parts.length > 1 ? parts[1] : "0");
+            Integer wire = WIRE.get(key);
+            if (wire == null) throw new IllegalArgumentException("unsupported server version " + s + ", use one of " + WIRE.keySet());
+            List<Integer> arr = new ArrayList<>();
+            for (int i = 0; i < 3; i++) arr.add(i < parts.length ? Integer.parseInt(parts[i]) : 0);
+            return new ReportedVersion(List.copyOf(arr), wire);
+        }
+
+        @Override
+        public List<Integer> getVersionArray() {
+            return versionArray;
+        }
+
+        @Override
+        public int getWireVersion() {
+            return wireVersion;
+        }
+
+        @Override
+        public String toString() {
+            return toVersionString();
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+import type { Consumer, Kafka } from 'kafkajs';
+import { runWithContext, type Logger } from '@agentplatform/service-kit';
+import { parseEnvelope } from './envelope.js';
+import { EVENT_HEADERS, type EventEnvelope } from './event-types.js';
+
+interface ProcessedEvent {
+  _id: string;
+  processed_at: Date;
+}
+
+const processedSchema = new Schema<ProcessedEvent>(
+  { _id: { type: String, required: true }, processed_at: { type: Date, required: true } },
+  { collection: 'processed_events', versionKey: false },
+);
+// Kafka redelivers within minutes or hours, never weeks: older markers are pruned.
+processedSchema.index({ processed_at: 1 }, { expireAfterSeconds: 14 * 24 * 3600 });
+
+export interface ConsumerOptions {
+  kafka: Kafka;
+  connection: Connection;
+  topic: string;
+  groupId: string;
+  logger: Logger;
+  /** Handles one event. Must itself tolerate a repeat: a crash between handling and marking repeats it. */
+  handle: (event: EventEnvelope) => Promise<void>;
+  /** Events of one batch handled at once. */
+  concurrency?: number;
+}
+
+/**
+ * Consumes the events topic and hands each event to `handle` at most once per consumer group in
+ * the normal case: handled event ids are recorded in the service's own database and skipped when
+ * Kafka delivers them again (after a rebalance, a restart or a relay re-publish). Offsets are
+ * committed only after the batch's events are handled and recorded, so a crash loses nothing.
+ */
+export class IdempotentConsumer {
+  private readonly consumer: Consumer;
+  private readonly processed: Model<ProcessedEvent>;
+  private readonly concurrency: number;
+
+  constructor(private readonly options: ConsumerOptions) {
+    this.consumer = options.kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: 30_000,
+      heartbeatInterval: 3_000,
+      allowAutoTopicCreation: false,
+      retry: { initialRetryTime: 300, maxRetryTime: 5_000, retries: Number.MAX_SAFE_INTEGER },
+    });
+    this.processed =
+      (options.connection.models.ProcessedEvent as Model<ProcessedEvent>) ??
+      options.connection.model('ProcessedEvent', processedSchema);
+    this.concurrency = options.concurrency ?? 32;
+  }
+
+  async start(): Promise<void> {
+    await this.processed.init();
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topic: this.options.topic, fromBeginning: true });
+    await this.consumer.run({
+      autoCommit: true,
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {
+        if (!isRunning() || isStale()) return;
+        const events: Array<{ event: EventEnvelope; requestId?: string }> = [];
+        for (const message of batch.messages) {
+          const event = parseEnvelope(message.value);
+          if (event) events.push({ event, requestId: message.headers?.[EVENT_HEADERS.requestId]?.toString() });
+          else this.options.logger.warn({ offset: message.offset, partition: batch.partition }, 'skipping unreadable event');
+        }
+        await this.handleAll(events);
+        resolveOffset(batch.lastOffset());
+        await commitOffsetsIfNecessary();
+        await heartbeat();
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer.disconnect();
+  }
+
+  private key(eventId: string): string {
+    return `${this.options.groupId}:${eventId}`;
+  }
+
+  private async handleAll(events: Array<{ event: EventEnvelope; requestId?: string }>): Promise<void> {
+    if (events.length === 0) return;
+    const seen = new Set(
+      (await this.processed.find({ _id: { $in: events.map((e) => this.key(e.event.id)) } }, { _id: 1 }).lean()).map(
+        (doc) => doc._id,
+      ),
+    );
+    const fresh = events.filter((e) => !seen.has(this.key(e.event.id)) && seen.add(this.key(e.event.id)));
+    let failure: unknown;
+    for (let i = 0; i < fresh.length; i += this.concurrency) {
+      const slice = fresh.slice(i, i + this.concurrency);
+      const results = await Promise.allSettled(
+        slice.map(({ event, requestId }) =>
+          runWithContext({ requestId: requestId ?? event.id }, () => this.options.handle(event)),
+        ),
+      );
+      const done = slice.filter((_, index) => results[index].status === 'fulfilled');
+      if (done.length > 0) {
+        await this.processed
+          .insertMany(
+            done.map(({ event }) => ({ _id: this.key(event.id), processed_at: new Date() })),
+            { ordered: false },
+          )
+          .catch((error: { code?: number; writeErrors?: unknown[] }) => {
+            if (error.code !== 11000 && !error.writeErrors) throw error;
+          });
+      }
+      const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (rejected) failure = rejected.reason;
+      if (failure) break;
+    }
+    // kafkajs retries the batch; handled events are skipped the second time.
+    if (failure) throw failure;
+  }
+}

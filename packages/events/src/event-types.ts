@@ -1,0 +1,84 @@
+/** The ten event types of SPEC.md section 6. Event names live only here. */
+export const EVENT_TYPES = [
+  'agent.message.created',
+  'agent.message.completed',
+  'agent.created',
+  'agent.updated',
+  'workflow.execution.started',
+  'workflow.execution.completed',
+  'workflow.execution.failed',
+  'memory.consolidated',
+  'billing.credits.low',
+  'billing.purchase.completed',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Shorter names a subscription may use for a full type (SPEC.md section 6, DESIGN.md section 8). */
+export const EVENT_ALIASES: Readonly<Record<string, EventType>> = {
+  'workflow.completed': 'workflow.execution.completed',
+};
+
+/** The date-formatted version every envelope carries. */
+export const API_VERSION = '2026-11-01';
+
+/** The one topic of domain events; the message key is the tenant id. */
+export const EVENTS_TOPIC = 'platform.events';
+
+/** Kafka header names. */
+export const EVENT_HEADERS = {
+  type: 'event-type',
+  id: 'event-id',
+  requestId: 'request-id',
+} as const;
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/** Data carried by each event type. */
+export interface EventData {
+  'agent.message.created': {
+    agent_id: string;
+    conversation_id: string;
+    message_id: string;
+    content: string;
+  };
+  'agent.message.completed': {
+    agent_id: string;
+    conversation_id: string;
+    message_id: string;
+    content: string;
+    tokens_used: number;
+    latency_ms: number;
+  };
+  'agent.created': { agent_id: string; name: string; type: string; status: string };
+  'agent.updated': { agent_id: string; changed: string[]; status: string };
+  'workflow.execution.started': { workflow_id: string; execution_id: string; trigger: string };
+  'workflow.execution.completed': {
+    workflow_id: string;
+    execution_id: string;
+    duration_ms: number;
+    output: Record<string, unknown>;
+  };
+  'workflow.execution.failed': {
+    workflow_id: string;
+    execution_id: string;
+    duration_ms: number;
+    error: string;
+    failed_node_id?: string;
+  };
+  'memory.consolidated': { agent_id: string; merged: number; removed: number; remaining: number };
+  'billing.credits.low': { balance: number; threshold: number };
+  'billing.purchase.completed': { purchase_id: string; credits: number; balance: number };
+}
+
+/** The JSON envelope delivered to webhooks (SPEC.md section 6). */
+export interface EventEnvelope<T extends EventType = EventType> {
+  id: string;
+  type: T;
+  created_at: string;
+  data: EventData[T];
+  tenant_id: string;
+  api_version: string;
+}

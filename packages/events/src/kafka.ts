@@ -1,0 +1,49 @@
+import { Kafka, logLevel, type LogEntry, type Admin } from 'kafkajs';
+import type { Logger } from '@agentplatform/service-kit';
+
+export interface KafkaOptions {
+  brokers: string[];
+  clientId: string;
+  logger: Logger;
+}
+
+const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
+  [logLevel.ERROR]: 'error',
+  [logLevel.WARN]: 'warn',
+  [logLevel.INFO]: 'info',
+  [logLevel.DEBUG]: 'debug',
+};
+
+/** A kafkajs client whose logs go through the service's logger. */
+export function createKafka({ brokers, clientId, logger }: KafkaOptions): Kafka {
+  const log = logger.child({ component: 'kafka' });
+  return new Kafka({
+    clientId,
+    brokers,
+    connectionTimeout: 3_000,
+    requestTimeout: 10_000,
+    retry: { initialRetryTime: 200, maxRetryTime: 5_000, retries: 5 },
+    logLevel: logLevel.WARN,
+    logCreator:
+      () =>
+      ({ level, log: entry }: LogEntry) => {
+        const { message, timestamp: _timestamp, logger: _name, ...rest } = entry;
+        // A broker outage is reported once by the relay; kafkajs' per-retry errors are noise.
+        log[LEVELS[level] === 'error' ? 'warn' : (LEVELS[level] ?? 'info')](rest, message);
+      },
+  });
+}
+
+/** Creates the topic if it is missing; a topic that exists is left as it is. */
+export async function ensureTopic(kafka: Kafka, topic: string, partitions: number): Promise<void> {
+  const admin: Admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = await admin.listTopics();
+    if (!existing.includes(topic)) {
+      await admin.createTopics({ topics: [{ topic, numPartitions: partitions }], waitForLeaders: true });
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}

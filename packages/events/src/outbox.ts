@@ -1,0 +1,101 @@
+import { EventEmitter } from 'node:events';
+import { Schema, type ClientSession, type Connection, type Model } from 'mongoose';
+import { currentRequestId, supportsTransactions } from '@agentplatform/service-kit';
+import type { EventEnvelope } from './event-types.js';
+
+/** One event waiting in the service's own database to be published to Kafka. */
+export interface OutboxRecord {
+  _id: string;
+  envelope: EventEnvelope;
+  request_id?: string;
+  created_at: Date;
+  attempts: number;
+  last_error?: string;
+  lease_owner?: string;
+  lease_until?: Date;
+}
+
+const outboxSchema = new Schema<OutboxRecord>(
+  {
+    _id: { type: String, required: true },
+    envelope: { type: Schema.Types.Mixed, required: true },
+    request_id: String,
+    created_at: { type: Date, required: true },
+    attempts: { type: Number, default: 0 },
+    last_error: String,
+    lease_owner: String,
+    lease_until: Date,
+  },
+  { collection: 'outbox', versionKey: false, minimize: false },
+);
+outboxSchema.index({ lease_until: 1, _id: 1 });
+
+export function outboxModel(connection: Connection): Model<OutboxRecord> {
+  return (connection.models.OutboxRecord as Model<OutboxRecord>) ?? connection.model('OutboxRecord', outboxSchema);
+}
+
+/**
+ * The transactional outbox. `run` performs a use case's writes and stores the events they produce
+ * in the same write path: inside one multi-document transaction where the deployment supports it
+ * (production MongoDB, a replica set), otherwise as the next write after the domain writes (the
+ * local stand-in). The relay publishes stored events to Kafka, so a Kafka outage only delays them.
+ */
+export class Outbox {
+  readonly model: Model<OutboxRecord>;
+  /** Emits `enqueued` after events are stored, so an in-process relay publishes without waiting. */
+  readonly signals = new EventEmitter();
+
+  private constructor(
+    readonly connection: Connection,
+    readonly transactional: boolean,
+  ) {
+    this.model = outboxModel(connection);
+  }
+
+  static async open(connection: Connection): Promise<Outbox> {
+    const outbox = new Outbox(connection, await supportsTransactions(connection));
+    await outbox.model.init();
+    return outbox;
+  }
+
+  /**
+   * Runs `work`, then stores the events it returns. `work` receives the session its writes must
+   * use (undefined without transactions) and must be safe to retry when a transaction is retried.
+   */
+  async run<T>(work: (session?: ClientSession) => Promise<{ result: T; events: EventEnvelope[] }>): Promise<T> {
+    let outcome: { result: T; events: EventEnvelope[] };
+    if (this.transactional) {
+      outcome = await this.connection.transaction(async (session) => {
+        const inner = await work(session);
+        await this.insert(inner.events, session);
+        return inner;
+      });
+    } else {
+      outcome = await work(undefined);
+      await this.insert(outcome.events);
+    }
+    if (outcome.events.length > 0) this.signals.emit('enqueued');
+    return outcome.result;
+  }
+
+  /** Stores events on their own, for use cases whose only write is the event. */
+  async publish(events: EventEnvelope[]): Promise<void> {
+    await this.run(async () => ({ result: undefined, events }));
+  }
+
+  private async insert(events: EventEnvelope[], session?: ClientSession): Promise<void> {
+    if (events.length === 0) return;
+    const requestId = currentRequestId();
+    const now = new Date();
+    await this.model.insertMany(
+      events.map((envelope) => ({
+        _id: envelope.id,
+        envelope,
+        request_id: requestId,
+        created_at: now,
+        attempts: 0,
+      })),
+      { session, ordered: true },
+    );
+  }
+}

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import type { Kafka, Producer } from 'kafkajs';
+import type { Logger } from '@agentplatform/service-kit';
+import { EVENT_HEADERS } from './event-types.js';
+import type { Outbox, OutboxRecord } from './outbox.js';
+
+export interface RelayOptions {
+  outbox: Outbox;
+  kafka: Kafka;
+  topic: string;
+  logger: Logger;
+  batchSize?: number;
+  /** How often to look for events stored by other replicas or left by a crash. */
+  pollIntervalMs?: number;
+  /** How long a claimed batch stays claimed; a replica that dies frees its batch after this. */
+  leaseMs?: number;
+}
+
+/**
+ * Publishes outbox events to Kafka in order of creation and deletes them once the broker has
+ * acknowledged them (acks from all in-sync replicas). Batches are claimed with a lease, so several
+ * replicas share the work. When Kafka is down the events stay stored and are retried with backoff;
+ * the consumers' dedupe by event id makes the rare second publish after a crash harmless.
+ */
+export class OutboxRelay {
+  private readonly owner = randomUUID();
+  private readonly producer: Producer;
+  private readonly batchSize: number;
+  private readonly pollIntervalMs: number;
+  private readonly leaseMs: number;
+  private running = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  private pending = false;
+  private failing = false;
+
+  constructor(private readonly options: RelayOptions) {
+    this.producer = options.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    this.batchSize = options.batchSize ?? 500;
+    this.pollIntervalMs = options.pollIntervalMs ?? 500;
+    this.leaseMs = options.leaseMs ?? 30_000;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.options.outbox.signals.on('enqueued', this.nudge);
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.options.outbox.signals.off('enqueued', this.nudge);
+    this.wake?.();
+    await this.loop;
+    await this.producer.disconnect().catch(() => undefined);
+  }
+
+  private readonly nudge = () => {
+    this.pending = true;
+    this.wake?.();
+  };
+
+  private async run(): Promise<void> {
+    let backoff = 0;
+    while (this.running) {
+      this.pending = false;
+      let published = 0;
+      try {
+        published = await this.publishBatch();
+        if (this.failing) this.options.logger.info('kafka reachable again; outbox draining');
+        this.failing = false;
+        backoff = 0;
+      } catch (error) {
+        if (!this.failing) this.options.logger.warn({ err: error }, 'cannot publish outbox events; will retry');
+        this.failing = true;
+        backoff = Math.min(backoff ? backoff * 2 : 250, 5_000);
+      }
+      if (!this.running) break;
+      if (backoff > 0) await this.sleep(backoff, false);
+      else if (published < this.batchSize && !this.pending) await this.sleep(this.pollIntervalMs, true);
+    }
+  }
+
+  /** Claims, publishes and deletes one batch; returns how many events it published. */
+  private async publishBatch(): Promise<number> {
+    const batch = await this.claim();
+    if (batch.length === 0) return 0;
+    try {
+      await this.producer.connect();
+      await this.producer.send({
+        topic: this.options.topic,
+        acks: -1,
+        messages: batch.map((record) => ({
+          key: record.envelope.tenant_id,
+          value: JSON.stringify(record.envelope),
+          headers: {
+            [EVENT_HEADERS.type]: record.envelope.type,
+            [EVENT_HEADERS.id]: record.envelope.id,
+            ...(record.request_id ? { [EVENT_HEADERS.requestId]: record.request_id } : {}),
+          },
+        })),
+      });
+    } catch (error) {
+      await this.release(batch, error);
+      throw error;
+    }
+    await this.options.outbox.model.deleteMany({ _id: { $in: batch.map((r) => r._id) }, lease_owner: this.owner });
+    return batch.length;
+  }
+
+  private async claim(): Promise<OutboxRecord[]> {
+    const model = this.options.outbox.model;
+    const now = new Date();
+    const free = { $or: [{ lease_until: null }, { lease_until: { $lt: now } }] };
+    const candidates = await model.find(free, { _id: 1 }).sort({ _id: 1 }).limit(this.batchSize).lean();
+    if (candidates.length === 0) return [];
+    const ids = candidates.map((c) => c._id);
+    await model.updateMany(
+      { _id: { $in: ids }, ...free },
+      { $set: { lease_owner: this.owner, lease_until: new Date(now.getTime() + this.leaseMs) } },
+    );
+    return model.find({ _id: { $in: ids }, lease_owner: this.owner }).sort({ _id: 1 }).lean<OutboxRecord[]>();
+  }
+
+  private async release(batch: OutboxRecord[], error: unknown): Promise<void> {
+    await this.options.outbox.model
+      .updateMany(
+        { _id: { $in: batch.map((r) => r._id) }, lease_owner: this.owner },
+        {
+          $unset: { lease_owner: '', lease_until: '' },
+          $inc: { attempts: 1 },
+          $set: { last_error: error instanceof Error ? error.message : String(error) },
+        },
+      )
+      .catch(() => undefined);
+  }
+
+  private sleep(ms: number, wakeable: boolean): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = wakeable ? done : () => (this.running ? undefined : done());
+    });
+  }
+}

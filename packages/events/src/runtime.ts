@@ -1,0 +1,87 @@
+import type { Kafka } from 'kafkajs';
+import type { ServiceRuntime } from '@agentplatform/service-kit';
+import { IdempotentConsumer } from './consumer.js';
+import type { EventEnvelope } from './event-types.js';
+import { createKafka, ensureTopic } from './kafka.js';
+import { Outbox } from './outbox.js';
+import { OutboxRelay } from './relay.js';
+
+/** The Kafka variables (see `kafkaEnvShape` in service-kit). */
+export interface KafkaConfig {
+  KAFKA_BROKERS: string[];
+  KAFKA_CLIENT_ID?: string;
+  KAFKA_TOPIC: string;
+  KAFKA_TOPIC_PARTITIONS: number;
+}
+
+/**
+ * Makes sure the topic exists without holding up start-up: a service must come up and take
+ * requests while Kafka is down (its events wait in the outbox).
+ */
+function ensureTopicInBackground(runtime: ServiceRuntime, kafka: Kafka, config: KafkaConfig): Promise<void> {
+  return new Promise((resolve) => {
+    let delay = 250;
+    let warned = false;
+    const attempt = () =>
+      ensureTopic(kafka, config.KAFKA_TOPIC, config.KAFKA_TOPIC_PARTITIONS).then(resolve, (error) => {
+        if (!warned) runtime.logger.warn({ err: error, topic: config.KAFKA_TOPIC }, 'kafka not reachable yet; retrying');
+        warned = true;
+        delay = Math.min(delay * 2, 5_000);
+        setTimeout(attempt, delay).unref();
+      });
+    void attempt();
+  });
+}
+
+/** Opens the service's outbox and starts relaying it to Kafka; stops the relay on shutdown. */
+export async function startOutbox(runtime: ServiceRuntime, config: KafkaConfig): Promise<Outbox> {
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    clientId: config.KAFKA_CLIENT_ID ?? runtime.name,
+    logger: runtime.logger,
+  });
+  const outbox = await Outbox.open(runtime.mongo);
+  const relay = new OutboxRelay({ outbox, kafka, topic: config.KAFKA_TOPIC, logger: runtime.logger });
+  void ensureTopicInBackground(runtime, kafka, config);
+  relay.start();
+  runtime.lifecycle.onShutdown('outbox relay', () => relay.stop());
+  runtime.logger.info({ transactional: outbox.transactional }, 'outbox ready');
+  return outbox;
+}
+
+/** Starts an idempotent consumer of the events topic in the background; stops it on shutdown. */
+export function startConsumer(
+  runtime: ServiceRuntime,
+  config: KafkaConfig & { groupId: string },
+  handle: (event: EventEnvelope) => Promise<void>,
+): IdempotentConsumer {
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    clientId: config.KAFKA_CLIENT_ID ?? runtime.name,
+    logger: runtime.logger,
+  });
+  const consumer = new IdempotentConsumer({
+    kafka,
+    connection: runtime.mongo,
+    topic: config.KAFKA_TOPIC,
+    groupId: config.groupId,
+    logger: runtime.logger,
+    handle,
+  });
+  let stopped = false;
+  const begin = async (): Promise<void> => {
+    await ensureTopicInBackground(runtime, kafka, config);
+    if (stopped) return;
+    await consumer.start();
+    runtime.logger.info({ topic: config.KAFKA_TOPIC, group: config.groupId }, 'consuming events');
+  };
+  begin().catch((error) => {
+    runtime.logger.error({ err: error }, 'event consumer failed to start');
+    process.kill(process.pid, 'SIGTERM');
+  });
+  runtime.lifecycle.onShutdown('event consumer', async () => {
+    stopped = true;
+    await consumer.stop();
+  });
+  return consumer;
+}

@@ -1,0 +1,143 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import mongoose, { type Connection } from 'mongoose';
+import { createLogger } from '@agentplatform/service-kit';
+import { localInfra, startPlatform, waitFor, type Platform } from '@agentplatform/testing';
+import { createEvent, createKafka, IdempotentConsumer, Outbox, OutboxRelay } from '../src';
+
+/**
+ * The event path of every service: a use case stores an event in its outbox, the relay publishes
+ * it to Kafka, and the webhook service (a real process) consumes and records it.
+ */
+describe('outbox -> Kafka -> webhook consumer', () => {
+  const logger = createLogger('events-test', 'silent');
+
+  async function openOutbox(uri: string, database: string): Promise<{ connection: Connection; outbox: Outbox }> {
+    const connection = await mongoose.createConnection(uri, { dbName: database }).asPromise();
+    return { connection, outbox: await Outbox.open(connection) };
+  }
+
+  async function receivedEvent(platform: Platform, id: string, uri: string) {
+    const connection = await mongoose.createConnection(uri, { dbName: platform.database('webhook') }).asPromise();
+    try {
+      return await connection.collection('events').findOne({ _id: id as never });
+    } finally {
+      await connection.close();
+    }
+  }
+
+  describe('with Kafka up', () => {
+    let platform: Platform;
+    let connection: Connection;
+    let relay: OutboxRelay;
+    let outbox: Outbox;
+
+    beforeAll(async () => {
+      platform = await startPlatform({ services: ['webhook'] });
+      ({ connection, outbox } = await openOutbox(platform.mongoUri, `producer_${platform.suffix}`));
+      const kafka = createKafka({ brokers: platform.kafkaBrokers, clientId: 'events-test', logger });
+      relay = new OutboxRelay({ outbox, kafka, topic: platform.topic, logger, pollIntervalMs: 100 });
+      relay.start();
+    });
+
+    afterAll(async () => {
+      await relay?.stop();
+      await connection?.close();
+      await platform?.stop();
+    });
+
+    it('delivers an event written with a domain change to the webhook service', async () => {
+      const event = createEvent('agent.created', 'ten_test', {
+        agent_id: 'agt_1',
+        name: 'Support bot',
+        type: 'support',
+        status: 'active',
+      });
+      await outbox.run(async (session) => {
+        await connection.collection('agents').insertOne({ _id: 'agt_1' as never, name: 'Support bot' }, { session });
+        return { result: undefined, events: [event] };
+      });
+      const stored = await waitFor(() => receivedEvent(platform, event.id, platform.mongoUri).then((d) => d ?? undefined), {
+        what: 'event recorded by the webhook service',
+      });
+      expect(stored).toMatchObject({ tenant_id: 'ten_test', type: 'agent.created', envelope: event });
+      expect(await outbox.model.countDocuments()).toBe(0);
+    });
+
+    it('hands an event published twice to a consumer group only once', async () => {
+      const seen: string[] = [];
+      const consumer = new IdempotentConsumer({
+        kafka: createKafka({ brokers: platform.kafkaBrokers, clientId: 'events-test-consumer', logger }),
+        connection,
+        topic: platform.topic,
+        groupId: `dedupe-test-${platform.suffix}`,
+        logger,
+        handle: async (event) => {
+          seen.push(event.id);
+        },
+      });
+      await consumer.start();
+      try {
+        const event = createEvent('billing.credits.low', 'ten_dedupe', { balance: 42, threshold: 100 });
+        await outbox.publish([event]);
+        await waitFor(() => seen.includes(event.id), { what: 'first delivery' });
+        // A relay that crashed after Kafka acknowledged and before it deleted publishes it again.
+        await outbox.publish([event]);
+        // Same tenant, same partition: once the later event is seen, the repeat has been consumed.
+        const sentinel = createEvent('billing.credits.low', 'ten_dedupe', { balance: 41, threshold: 100 });
+        await outbox.publish([sentinel]);
+        await waitFor(() => seen.includes(sentinel.id), { what: 'sentinel' });
+        expect(seen.filter((id) => id === event.id)).toHaveLength(1);
+      } finally {
+        await consumer.stop();
+      }
+    });
+  });
+
+  describe('with a Kafka outage', () => {
+    let platform: Platform;
+    let kafka: { brokers: string[]; port: number; stop(): Promise<void> };
+    let kafkaDir: string;
+
+    beforeAll(async () => {
+      kafkaDir = mkdtempSync(path.join(tmpdir(), 'kafka-outage-'));
+      kafka = await localInfra().startKafka({ port: 0, dataDir: kafkaDir, logFile: path.join(kafkaDir, 'kafka.log') });
+      platform = await startPlatform({ services: ['webhook'], kafkaBrokers: kafka.brokers });
+    });
+
+    afterAll(async () => {
+      await platform?.stop();
+      await kafka?.stop();
+    });
+
+    it('keeps an event written while Kafka is down and delivers it once Kafka is back', async () => {
+      const { connection, outbox } = await openOutbox(platform.mongoUri, `producer_${platform.suffix}`);
+      const client = createKafka({ brokers: kafka.brokers, clientId: 'events-test', logger });
+      const relay = new OutboxRelay({ outbox, kafka: client, topic: platform.topic, logger, pollIntervalMs: 100 });
+      relay.start();
+      try {
+        const before = createEvent('agent.updated', 'ten_outage', { agent_id: 'agt_1', changed: ['name'], status: 'active' });
+        await outbox.publish([before]);
+        await waitFor(() => receivedEvent(platform, before.id, platform.mongoUri).then((d) => d ?? undefined));
+
+        await kafka.stop();
+        const during = createEvent('agent.updated', 'ten_outage', { agent_id: 'agt_1', changed: ['status'], status: 'inactive' });
+        await outbox.publish([during]);
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        expect(await outbox.model.countDocuments({ _id: during.id })).toBe(1);
+        expect(await receivedEvent(platform, during.id, platform.mongoUri)).toBeNull();
+
+        kafka = await localInfra().startKafka({ port: kafka.port, dataDir: kafkaDir, logFile: path.join(kafkaDir, 'kafka.log') });
+        const stored = await waitFor(() => receivedEvent(platform, during.id, platform.mongoUri).then((d) => d ?? undefined), {
+          timeoutMs: 60_000,
+          what: 'event delivered after the outage',
+        });
+        expect(stored).toMatchObject({ type: 'agent.updated', envelope: during });
+      } finally {
+        await relay.stop();
+        await connection.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+/** Thrown at start-up when the environment does not fit the schema; names every bad variable. */
+export class ConfigError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`Invalid configuration:\n  ${issues.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parses environment variables through a zod schema once, at start-up. Empty strings count as
+ * unset so `FOO=` falls back to the default instead of failing a number or URL check.
+ */
+export function loadConfig<S extends z.ZodRawShape>(
+  shape: S,
+  env: NodeJS.ProcessEnv = process.env,
+): z.infer<z.ZodObject<S>> {
+  const input: Record<string, string> = {};
+  for (const key of Object.keys(shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') input[key] = value;
+  }
+  const result = z.object(shape).safeParse(input);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
+    );
+  }
+  return result.data;
+}
+
+/** Reusable variable schemas. */
+export const env = {
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  int: (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback),
+  bool: (fallback: boolean) =>
+    z
+      .enum(['true', 'false', '1', '0'])
+      .default(fallback ? 'true' : 'false')
+      .transform((v) => v === 'true' || v === '1'),
+  list: (fallback: string) =>
+    z
+      .string()
+      .default(fallback)
+      .transform((v) =>
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+};
+
+/** Variables every gRPC service reads. */
+export function serviceEnvShape(defaults: { grpcPort: number; database: string; metricsPort: number }) {
+  return {
+    LOG_LEVEL: env.logLevel(),
+    GRPC_HOST: z.string().default('0.0.0.0'),
+    GRPC_PORT: env.port(defaults.grpcPort),
+    METRICS_PORT: env.port(defaults.metricsPort),
+    MONGODB_URI: z.string().startsWith('mongodb', 'must be a mongodb:// or mongodb+srv:// URI').default('mongodb://127.0.0.1:27017'),
+    MONGODB_DATABASE: z.string().regex(/^[A-Za-z0-9_-]+$/).default(defaults.database),
+    SHUTDOWN_TIMEOUT_MS: env.int(10_000),
+    /** Stop when stdin closes (set by `npm start` and the test harness, which keep it open). */
+    EXIT_WITH_PARENT: env.bool(false),
+  };
+}
+
+/** Variables of a process that talks to Kafka. */
+export const kafkaEnvShape = {
+  KAFKA_BROKERS: env.list('127.0.0.1:9092'),
+  KAFKA_CLIENT_ID: z.string().optional(),
+  KAFKA_TOPIC: z.string().default('platform.events'),
+  KAFKA_TOPIC_PARTITIONS: env.int(6, 1),
+};

@@ -1,0 +1,93 @@
+import { ChannelCredentials } from '@grpc/grpc-js';
+import {
+  createChannel,
+  createClientFactory,
+  type Channel,
+  type Client,
+  type CompatServiceDefinition,
+} from 'nice-grpc';
+import { ClientError, Metadata, Status, type CallOptions, type ClientMiddlewareCall } from 'nice-grpc-common';
+import { deadlineMiddleware } from 'nice-grpc-client-middleware-deadline';
+import {
+  BadRequest,
+  ErrorInfo,
+  RetryInfo,
+  RichClientError,
+  errorDetailsClientMiddleware,
+} from 'nice-grpc-error-details';
+import { REQUEST_ID_METADATA_KEY, currentRequestId } from './context.js';
+import { DomainError, errorCodeForGrpcStatus, isErrorCode, type FieldIssue } from './errors.js';
+import type { Metrics } from './metrics.js';
+
+export type { Channel, Client } from 'nice-grpc';
+
+export interface GrpcClientOptions {
+  /** Deadline of every call in milliseconds unless the call passes its own. */
+  deadlineMs: number;
+  metrics?: Metrics;
+}
+
+/** One channel per address; gRPC multiplexes all calls over it and reconnects by itself. */
+export function openChannel(address: string): Channel {
+  return createChannel(address, ChannelCredentials.createInsecure(), {
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.keepalive_timeout_ms': 10_000,
+    'grpc.max_receive_message_length': 8 * 1024 * 1024,
+    // Reconnect quickly after a backend restarts instead of backing off for up to two minutes.
+    'grpc.initial_reconnect_backoff_ms': 200,
+    'grpc.max_reconnect_backoff_ms': 2_000,
+  });
+}
+
+/**
+ * A typed client whose every call has a deadline, carries the current request id in its metadata
+ * and throws `DomainError` for the platform's own errors (so they can travel on unchanged).
+ */
+export function createGrpcClient<D extends CompatServiceDefinition>(
+  definition: D,
+  channel: Channel,
+  options: GrpcClientOptions,
+): Client<D, { deadline?: Date | number }> {
+  async function* propagate<Req, Res>(call: ClientMiddlewareCall<Req, Res>, callOptions: CallOptions) {
+    const metadata = Metadata(callOptions.metadata);
+    const requestId = currentRequestId();
+    if (requestId && !metadata.has(REQUEST_ID_METADATA_KEY)) metadata.set(REQUEST_ID_METADATA_KEY, requestId);
+    const end = options.metrics?.grpcClientDuration.startTimer({ method: call.method.path });
+    let code = Status.OK;
+    try {
+      return yield* call.next(call.request, { ...callOptions, metadata });
+    } catch (error) {
+      code = error instanceof ClientError ? error.code : Status.UNKNOWN;
+      throw fromClientError(error);
+    } finally {
+      end?.({ code: Status[code] });
+    }
+  }
+
+  return createClientFactory()
+    .use(propagate)
+    .use(errorDetailsClientMiddleware)
+    .use(deadlineMiddleware)
+    .create(definition, channel, { '*': { deadline: options.deadlineMs } } as never);
+}
+
+/** Converts a gRPC client error into the DomainError the remote side threw, when it is one. */
+export function fromClientError(error: unknown): unknown {
+  if (!(error instanceof ClientError)) return error;
+  const extra = error instanceof RichClientError ? error.extra : [];
+  let reason: string | undefined;
+  let retryAfter: number | undefined;
+  const details: FieldIssue[] = [];
+  for (const detail of extra) {
+    if (detail.$type === ErrorInfo.$type) reason = detail.reason;
+    if (detail.$type === BadRequest.$type) {
+      for (const v of detail.fieldViolations) details.push({ field: v.field, message: v.description });
+    }
+    if (detail.$type === RetryInfo.$type) retryAfter = detail.retryDelay?.seconds;
+  }
+  const code = reason && isErrorCode(reason) ? reason : errorCodeForGrpcStatus(error.code);
+  if (code === 'service_unavailable') {
+    return new DomainError(code, `A backend service is unavailable (${error.path})`);
+  }
+  return new DomainError(code, error.details, details, retryAfter);
+}

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type CallContext, type Server, type ServerMiddlewareCall } from 'nice-grpc';
+import { ServerError, Status } from 'nice-grpc-common';
+import {
+  BadRequest,
+  ErrorInfo,
+  RetryInfo,
+  RichServerError,
+  errorDetailsServerMiddleware,
+  type ErrorDetails,
+} from 'nice-grpc-error-details';
+import { HealthDefinition, HealthServiceImpl, HealthState } from 'nice-grpc-server-health';
+import { REQUEST_ID_METADATA_KEY, runWithContext } from './context.js';
+import { DomainError, ERROR_CODES } from './errors.js';
+import { newId } from './ids.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+
+/** The `domain` of every ErrorInfo this platform sends; its `reason` is the SPEC error code. */
+export const ERROR_DOMAIN = 'agentplatform';
+
+/** Maps a thrown error to the gRPC error a caller receives; unknown errors get an id, not a stack. */
+export function toServerError(error: unknown, logger: Logger, method: string): ServerError {
+  if (error instanceof ServerError) return error;
+  if (error instanceof DomainError) {
+    const extra: ErrorDetails[] = [ErrorInfo.fromPartial({ reason: error.code, domain: ERROR_DOMAIN })];
+    if (error.details.length > 0) {
+      extra.push(
+        BadRequest.fromPartial({
+          fieldViolations: error.details.map((d) => ({ field: d.field, description: d.message })),
+        }),
+      );
+    }
+    if (error.retryAfter !== undefined) {
+      extra.push(RetryInfo.fromPartial({ retryDelay: { seconds: error.retryAfter, nanos: 0 } }));
+    }
+    return new RichServerError(ERROR_CODES[error.code].grpc, error.message, extra);
+  }
+  const errorId = newId('err');
+  logger.error({ err: error, error_id: errorId, method }, 'unexpected error');
+  return new RichServerError(Status.INTERNAL, `Internal error (${errorId})`, [
+    ErrorInfo.fromPartial({ reason: 'internal_error', domain: ERROR_DOMAIN, metadata: { error_id: errorId } }),
+  ]);
+}
+
+export interface GrpcServerOptions {
+  logger: Logger;
+  metrics: Metrics;
+}
+
+/**
+ * A nice-grpc server with the platform's middleware: request id from metadata into the async
+ * context (so every log line carries it), metrics, and domain-error mapping with rich details.
+ * The standard grpc.health.v1 service is registered; `health` drives what it answers.
+ */
+export function createGrpcServer({ logger, metrics }: GrpcServerOptions): { server: Server; health: HealthState } {
+  async function* context<Req, Res>(call: ServerMiddlewareCall<Req, Res>, ctx: CallContext) {
+    const requestId = ctx.metadata.get(REQUEST_ID_METADATA_KEY) ?? randomUUID();
+    return yield* runWithContextGenerator({ requestId }, () => call.next(call.request, ctx));
+  }
+
+  async function* measure<Req, Res>(call: ServerMiddlewareCall<Req, Res>, ctx: CallContext) {
+    const end = metrics.grpcServerDuration.startTimer({ method: call.method.path });
+    let code: Status = Status.OK;
+    try {
+      return yield* call.next(call.request, ctx);
+    } catch (error) {
+      code = error instanceof ServerError ? error.code : Status.UNKNOWN;
+      throw error;
+    } finally {
+      end({ code: Status[code] });
+    }
+  }
+
+  async function* mapErrors<Req, Res>(call: ServerMiddlewareCall<Req, Res>, ctx: CallContext) {
+    try {
+      return yield* call.next(call.request, ctx);
+    } catch (error) {
+      if (ctx.signal.aborted) throw error;
+      const mapped = toServerError(error, logger, call.method.path);
+      if (mapped.code === Status.INTERNAL) metrics.errors.inc({ kind: 'grpc' });
+      throw mapped;
+    }
+  }
+
+  const server = createServer({
+    'grpc.max_receive_message_length': 8 * 1024 * 1024,
+    'grpc.keepalive_permit_without_calls': 1,
+  })
+    .use(errorDetailsServerMiddleware)
+    .use(context)
+    .use(measure)
+    .use(mapErrors);
+  const health = HealthState();
+  server.add(HealthDefinition, HealthServiceImpl(health));
+  return { server, health };
+}
+
+/**
+ * Runs an async generator inside a request context. AsyncLocalStorage follows promises, but a
+ * generator's body resumes from its consumer's context, so each step is entered explicitly.
+ */
+async function* runWithContextGenerator<T, R>(
+  context: { requestId: string },
+  start: () => AsyncGenerator<T, R | void, undefined>,
+): AsyncGenerator<T, R | void, undefined> {
+  const generator = runWithContext(context, start);
+  for (;;) {
+    const step = await runWithContext(context, () => generator.next());
+    if (step.done) return step.value;
+    yield step.value;
+  }
+}

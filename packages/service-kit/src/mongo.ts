@@ -1,0 +1,51 @@
+import mongoose, { type Connection } from 'mongoose';
+import type { Logger } from './logger.js';
+
+export type { Connection } from 'mongoose';
+
+export interface MongoOptions {
+  uri: string;
+  database: string;
+  logger: Logger;
+}
+
+/**
+ * Connects to the service's own database. Each service owns exactly one database and never reads
+ * another's. Index builds run at start-up (`autoIndex`), which is what a small team wants: schema
+ * and indexes live together in the repository files.
+ */
+export async function connectMongo({ uri, database, logger }: MongoOptions): Promise<Connection> {
+  const connection = mongoose.createConnection(uri, {
+    dbName: database,
+    serverSelectionTimeoutMS: 10_000,
+    maxPoolSize: 50,
+    autoIndex: true,
+  });
+  connection.on('disconnected', () => logger.warn({ database }, 'mongodb disconnected'));
+  connection.on('reconnected', () => logger.info({ database }, 'mongodb reconnected'));
+  await connection.asPromise();
+  logger.info({ database }, 'mongodb connected');
+  return connection;
+}
+
+/** True while the connection can serve queries (the readiness probe's database half). */
+export function isMongoReady(connection: Connection): boolean {
+  return connection.readyState === mongoose.ConnectionStates.connected;
+}
+
+/**
+ * Multi-document transactions need a replica set or sharded cluster. Production runs MongoDB as a
+ * replica set; the local stand-in is a standalone server. Callers use this capability check to
+ * choose a transaction or an ordered sequence of writes.
+ */
+export async function supportsTransactions(connection: Connection): Promise<boolean> {
+  const db = connection.db;
+  if (!db) return false;
+  const hello = await db.admin().command({ hello: 1 }).catch(() => db.admin().command({ isMaster: 1 }));
+  return Boolean(hello.setName) || hello.msg === 'isdbgrid';
+}
+
+/** Duplicate-key errors are how unique indexes say "already there". */
+export function isDuplicateKeyError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: number }).code === 11000;
+}

@@ -1,0 +1,5 @@
+export * from './http.js';
+export * from './paths.js';
+export * from './platform.js';
+export * from './service-process.js';
+export * from './wait.js';

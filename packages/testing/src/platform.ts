@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ServiceProcess, type ServiceName } from './service-process.js';
+
+export interface PlatformOptions {
+  /** Extra environment for every process. */
+  env?: NodeJS.ProcessEnv;
+  /** Extra environment per process. */
+  serviceEnv?: Partial<Record<ServiceName, NodeJS.ProcessEnv>>;
+  /** Which backends to start (all four by default); the gateway always starts. */
+  services?: Exclude<ServiceName, 'gateway'>[];
+  /** Overrides the infrastructure started by the global setup (e.g. a private Kafka). */
+  mongoUri?: string;
+  kafkaBrokers?: string[];
+}
+
+const BACKENDS = [
+  { name: 'identity', database: 'identity', addrVar: 'IDENTITY_GRPC_ADDR' },
+  { name: 'agent-memory', database: 'agent_memory', addrVar: 'AGENT_MEMORY_GRPC_ADDR' },
+  { name: 'workflow', database: 'workflow', addrVar: 'WORKFLOW_GRPC_ADDR' },
+  { name: 'webhook', database: 'webhook', addrVar: 'WEBHOOK_GRPC_ADDR' },
+] as const;
+
+/**
+ * A whole platform of real processes on free ports for one test suite: its own databases
+ * (`<name>_<suffix>`) on the shared MongoDB-compatible server, its own Kafka topic and consumer
+ * group, so suites running in parallel never see each other's data or events.
+ */
+export class Platform {
+  readonly suffix = randomBytes(4).toString('hex');
+  readonly logDir: string;
+  readonly topic: string;
+  readonly processes = new Map<ServiceName, ServiceProcess>();
+  url = '';
+
+  constructor(private readonly options: PlatformOptions = {}) {
+    const base = process.env.AP_TEST_WORKDIR ?? mkdtempSync(path.join(tmpdir(), 'agentplatform-'));
+    this.logDir = path.join(base, `platform-${this.suffix}`);
+    mkdirSync(this.logDir, { recursive: true });
+    this.topic = `platform.events.${this.suffix}`;
+  }
+
+  get mongoUri(): string {
+    const uri = this.options.mongoUri ?? process.env.MONGODB_URI;
+    if (!uri) throw new Error('MONGODB_URI is not set: run the tests through jest (global setup starts it)');
+    return uri;
+  }
+
+  get kafkaBrokers(): string[] {
+    return this.options.kafkaBrokers ?? (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);
+  }
+
+  /** The database name a service uses in this platform. */
+  database(service: Exclude<ServiceName, 'gateway'>): string {
+    const backend = BACKENDS.find((b) => b.name === service)!;
+    return `${backend.database}_${this.suffix}`;
+  }
+
+  service(name: ServiceName): ServiceProcess {
+    const found = this.processes.get(name);
+    if (!found) throw new Error(`${name} is not part of this platform`);
+    return found;
+  }
+
+  async start(): Promise<this> {
+    try {
+      return await this.startAll();
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
+  }
+
+  private async startAll(): Promise<this> {
+    const common: NodeJS.ProcessEnv = {
+      ...process.env,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'info',
+      MONGODB_URI: this.mongoUri,
+      KAFKA_BROKERS: this.kafkaBrokers.join(','),
+      KAFKA_TOPIC: this.topic,
+      KAFKA_TOPIC_PARTITIONS: '3',
+      KAFKA_CONSUMER_GROUP: `webhook-dispatcher-${this.suffix}`,
+      GRPC_HOST: '127.0.0.1',
+      GRPC_PORT: '0',
+      METRICS_PORT: '0',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      ...this.options.env,
+    };
+    const wanted = BACKENDS.filter((b) => !this.options.services || this.options.services.includes(b.name));
+    const addresses: NodeJS.ProcessEnv = {};
+    await Promise.all(
+      wanted.map(async (backend) => {
+        const proc = new ServiceProcess(
+          backend.name,
+          { ...common, MONGODB_DATABASE: this.database(backend.name), ...this.options.serviceEnv?.[backend.name] },
+          path.join(this.logDir, `${backend.name}.log`),
+        );
+        this.processes.set(backend.name, proc);
+        const ready = await proc.start();
+        // A restarted service must come back on the same port, so pin it now.
+        proc.setEnv({ GRPC_PORT: String(ready.grpc_port) });
+        addresses[backend.addrVar] = `127.0.0.1:${ready.grpc_port}`;
+      }),
+    );
+    const gateway = new ServiceProcess(
+      'gateway',
+      { ...common, ...addresses, ...this.options.serviceEnv?.gateway },
+      path.join(this.logDir, 'gateway.log'),
+    );
+    this.processes.set('gateway', gateway);
+    const ready = await gateway.start();
+    gateway.setEnv({ PORT: String(ready.http_port) });
+    this.url = `http://127.0.0.1:${ready.http_port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    const gateway = this.processes.get('gateway');
+    await gateway?.stop();
+    await Promise.all([...this.processes.values()].filter((p) => p !== gateway).map((p) => p.stop()));
+  }
+}
+
+/** Starts a platform for a suite; call `stop()` in afterAll. */
+export function startPlatform(options?: PlatformOptions): Promise<Platform> {
+  return new Platform(options).start();
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * `npm test`: builds and lints every project (Nx, cached), validates the deploy manifests, then
+ * runs the whole jest suite once: the global setup starts the real infrastructure a single time
+ * for all projects. Extra arguments go to jest (e.g. `npm test -- services/identity`).
+ */
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+
+function run(command, args) {
+  const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+const nx = require.resolve('nx/bin/nx');
+run(process.execPath, [nx, 'run-many', '-t', 'build', 'lint', '--outputStyle=static']);
+run(process.execPath, [require.resolve('jest/bin/jest'), '--maxWorkers=2', ...process.argv.slice(2)]);

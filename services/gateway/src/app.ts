@@ -1,0 +1,57 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import type { Logger, Metrics } from '@agentplatform/service-kit';
+import type { Backends } from './clients/backends.js';
+import type { GatewayConfig } from './config.js';
+import { mountRoutes, type RouteDefinition, type RouteHooks } from './http/route.js';
+import { accessLog } from './middleware/access-log.js';
+import { errorHandler } from './middleware/error-handler.js';
+import { requestContext } from './middleware/request-context.js';
+import { mountHealthRoutes } from './routes/health.routes.js';
+
+export interface AppDeps {
+  config: GatewayConfig;
+  logger: Logger;
+  metrics: Metrics;
+  backends: Backends;
+  /** The API's routes, served under both `/api/v1` (shape A) and `/v1` (shape B). */
+  routes: ReadonlyArray<RouteDefinition<any, any, any>>;
+  hooks: RouteHooks;
+}
+
+export const API_PREFIXES = ['/api/v1', '/v1'] as const;
+export const BODY_LIMIT = '1mb';
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: deps.config.TRUST_PROXY });
+  app.silent = true;
+
+  app.use(requestContext());
+  app.use(accessLog(deps.logger));
+  app.use(errorHandler(deps.logger, deps.metrics));
+  app.use(
+    koaBody({
+      json: true,
+      urlencoded: true,
+      text: false,
+      multipart: false,
+      jsonLimit: BODY_LIMIT,
+      formLimit: BODY_LIMIT,
+      jsonStrict: true,
+      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+    }),
+  );
+
+  const root = new Router();
+  mountHealthRoutes(root, deps.backends);
+  app.use(root.routes());
+
+  for (const prefix of API_PREFIXES) {
+    const api = new Router({ prefix });
+    mountRoutes(api, deps.routes, deps.hooks);
+    app.use(api.routes());
+    app.use(api.allowedMethods({ throw: true }));
+  }
+  return app;
+}

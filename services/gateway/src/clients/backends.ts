@@ -1,0 +1,45 @@
+import { agentMemoryV1, identityV1, webhookV1, workflowV1 } from '@agentplatform/contracts';
+import { createGrpcClient, openChannel, type Channel, type Client, type Metrics } from '@agentplatform/service-kit';
+import { HealthDefinition } from 'nice-grpc-server-health';
+import type { GatewayConfig } from '../config.js';
+
+type Health = Client<typeof HealthDefinition, { deadline?: Date | number }>;
+
+/** The gRPC clients of the four backend services, one channel each. */
+export interface Backends {
+  identity: Client<typeof identityV1.IdentityServiceDefinition, { deadline?: Date | number }>;
+  agentMemory: Client<typeof agentMemoryV1.AgentMemoryServiceDefinition, { deadline?: Date | number }>;
+  workflow: Client<typeof workflowV1.WorkflowServiceDefinition, { deadline?: Date | number }>;
+  webhook: Client<typeof webhookV1.WebhookServiceDefinition, { deadline?: Date | number }>;
+  /** Health clients by service name, for the readiness probe. */
+  health: Record<BackendName, Health>;
+  close(): void;
+}
+
+export type BackendName = 'identity' | 'agent-memory' | 'workflow' | 'webhook';
+
+export function connectBackends(config: GatewayConfig, metrics: Metrics): Backends {
+  const channels: Record<BackendName, Channel> = {
+    identity: openChannel(config.IDENTITY_GRPC_ADDR),
+    'agent-memory': openChannel(config.AGENT_MEMORY_GRPC_ADDR),
+    workflow: openChannel(config.WORKFLOW_GRPC_ADDR),
+    webhook: openChannel(config.WEBHOOK_GRPC_ADDR),
+  };
+  const options = { deadlineMs: config.GRPC_DEADLINE_MS, metrics };
+  const health = (name: BackendName) => createGrpcClient(HealthDefinition, channels[name], { deadlineMs: 1_000 });
+  return {
+    identity: createGrpcClient(identityV1.IdentityServiceDefinition, channels.identity, options),
+    agentMemory: createGrpcClient(agentMemoryV1.AgentMemoryServiceDefinition, channels['agent-memory'], options),
+    workflow: createGrpcClient(workflowV1.WorkflowServiceDefinition, channels.workflow, options),
+    webhook: createGrpcClient(webhookV1.WebhookServiceDefinition, channels.webhook, options),
+    health: {
+      identity: health('identity'),
+      'agent-memory': health('agent-memory'),
+      workflow: health('workflow'),
+      webhook: health('webhook'),
+    },
+    close() {
+      for (const channel of Object.values(channels)) channel.close();
+    },
+  };
+}

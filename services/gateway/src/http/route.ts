@@ -1,0 +1,130 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { DomainError } from '@agentplatform/service-kit';
+import { parseOrThrow } from './validation.js';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** The scopes of DESIGN.md section 4. */
+export const SCOPES = [
+  'agents:read',
+  'agents:write',
+  'memory:read',
+  'memory:write',
+  'workflows:read',
+  'workflows:write',
+  'workflows:execute',
+  'webhooks:read',
+  'webhooks:write',
+  'billing:read',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/**
+ * Who may call a route: `none` (public: register, login, refresh, health, hooks), `user` (an
+ * access token with no particular scope: me, API-key management) or one scope.
+ */
+export type RouteAccess = { kind: 'none' } | { kind: 'user'; apiKeys: boolean } | { kind: 'scope'; scope: Scope };
+
+export const publicAccess: RouteAccess = { kind: 'none' };
+export const userOnly: RouteAccess = { kind: 'user', apiKeys: false };
+export const requireScope = (scope: Scope): RouteAccess => ({ kind: 'scope', scope });
+
+/** The caller, as established by the authentication middleware. */
+export interface Caller {
+  kind: 'user' | 'api_key';
+  userId: string;
+  /** The tenant the request acts on (the `tenant_id` query parameter, or the caller's default). */
+  tenantId: string;
+  role: string;
+  scopes: readonly Scope[];
+  apiKeyId?: string;
+}
+
+export interface RouteInput<B, Q, P> {
+  body: B;
+  query: Q;
+  params: P;
+  caller: Caller | undefined;
+  ctx: Context;
+}
+
+/** A route: one place for its path, access rule, schemas (which also feed OpenAPI) and handler. */
+export interface RouteDefinition<B = unknown, Q = unknown, P = Record<string, string>> {
+  method: HttpMethod;
+  /** @koa/router path, e.g. `/agents/:agent_id`. */
+  path: string;
+  summary: string;
+  tag: string;
+  access: RouteAccess;
+  body?: z.ZodType<B>;
+  /** Content types the body may have; JSON unless stated. */
+  bodyTypes?: ReadonlyArray<'json' | 'form'>;
+  query?: z.ZodType<Q>;
+  params?: z.ZodType<P>;
+  /** Status of a successful answer (200 unless stated). */
+  status?: number;
+  /** Schema of a successful answer, for the OpenAPI document. */
+  response?: z.ZodType;
+  /** Idempotency-Key support (POST routes with side effects). */
+  idempotent?: boolean;
+  handler: (input: RouteInput<B, Q, P>) => Promise<unknown>;
+}
+
+/** Helps TypeScript infer B, Q and P from the schemas. */
+export function defineRoute<B = undefined, Q = undefined, P = Record<string, string>>(
+  route: RouteDefinition<B, Q, P>,
+): RouteDefinition<B, Q, P> {
+  return route;
+}
+
+/** Establishes and checks the caller for a route; provided by the auth module. */
+export interface AccessGuard {
+  authorize(ctx: Context, access: RouteAccess): Promise<Caller | undefined>;
+}
+
+/** Everything a route needs around its handler; idempotency wraps the handler when asked. */
+export interface RouteHooks {
+  guard: AccessGuard;
+  idempotency?: (ctx: Context, caller: Caller | undefined, run: () => Promise<void>) => Promise<void>;
+}
+
+const METHODS_WITH_BODY = new Set(['post', 'put', 'patch']);
+
+function checkContentType(ctx: Context, types: ReadonlyArray<'json' | 'form'>): void {
+  const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+  if (!hasBody) return;
+  const accepted = types.map((t) => (t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded'));
+  if (!ctx.is(accepted)) {
+    throw new DomainError('unsupported_media_type', `Content-Type must be ${accepted.join(' or ')}`);
+  }
+}
+
+/** Adds routes to a router: access check, content type, validation, handler, status. */
+export function mountRoutes(router: Router, routes: ReadonlyArray<RouteDefinition<any, any, any>>, hooks: RouteHooks): void {
+  for (const route of routes) {
+    router[route.method](route.path, async (ctx) => {
+      const caller = await hooks.guard.authorize(ctx, route.access);
+      if (METHODS_WITH_BODY.has(route.method)) checkContentType(ctx, route.bodyTypes ?? ['json']);
+      const rawBody = (ctx.request as { body?: unknown }).body;
+      const respond = async () => {
+        const input = {
+          body: route.body ? parseOrThrow(route.body, rawBody ?? {}) : undefined,
+          query: route.query ? parseOrThrow(route.query, ctx.query, 'query') : undefined,
+          params: route.params ? parseOrThrow(route.params, ctx.params, 'path') : ctx.params,
+          caller,
+          ctx,
+        };
+        const result = await route.handler(input);
+        ctx.status = route.status ?? 200;
+        if (result !== undefined) ctx.body = result;
+      };
+      if (route.idempotent && hooks.idempotency && ctx.get('idempotency-key')) {
+        await hooks.idempotency(ctx, caller, respond);
+      } else {
+        await respond();
+      }
+    });
+  }
+}

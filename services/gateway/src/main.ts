@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const backends = connectBackends(config, metrics);
   lifecycle.onShutdown('grpc clients', () => backends.close());
 
-  const app = createApp({ config, logger, metrics, backends, routes: apiRoutes(), hooks: { guard: publicOnlyGuard } });
+  const app = createApp({ config, logger, metrics, backends, routes: apiRoutes({ backends, config, logger }), hooks: { guard: publicOnlyGuard } });
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

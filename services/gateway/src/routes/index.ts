@@ -1,6 +1,20 @@
 import type { RouteDefinition } from '../http/route.js';
+import { agentRoutes } from './agents/index.js';
+import { authRoutes } from './auth/index.js';
+import { billingRoutes } from './billing/index.js';
+import type { RouteDeps } from './deps.js';
+import { memoryRoutes } from './memory/index.js';
+import { webhookRoutes } from './webhooks/index.js';
+import { workflowRoutes } from './workflows/index.js';
 
-/** Every API route, served under `/api/v1` and `/v1`. Each area adds its list here. */
-export function apiRoutes(): ReadonlyArray<RouteDefinition<any, any, any>> {
-  return [];
+/** Every API route, served under `/api/v1` and `/v1`. Each area owns its folder. */
+export function apiRoutes(deps: RouteDeps): RouteDefinition<any, any, any>[] {
+  return [
+    ...authRoutes(deps),
+    ...billingRoutes(deps),
+    ...agentRoutes(deps),
+    ...memoryRoutes(deps),
+    ...workflowRoutes(deps),
+    ...webhookRoutes(deps),
+  ];
 }

@@ -1,0 +1,2 @@
+/** @type {import('jest').Config} */
+module.exports = require('../../jest.preset.js')('sdk', __dirname);

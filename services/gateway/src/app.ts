@@ -9,6 +9,7 @@ import { accessLog } from './middleware/access-log.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { requestContext } from './middleware/request-context.js';
 import { mountHealthRoutes } from './routes/health.routes.js';
+import { mountHookRoutes } from './routes/hooks/index.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -45,6 +46,7 @@ export function createApp(deps: AppDeps): Koa {
 
   const root = new Router();
   mountHealthRoutes(root, deps.backends);
+  mountHookRoutes(root, deps);
   app.use(root.routes());
 
   for (const prefix of API_PREFIXES) {

@@ -295,6 +295,10 @@ function spawnJvm({ name, jvmOpts, classpath, mainClass, args, logFile }) {
     fs.closeSync(fd);
   }
   child.stdin.on('error', () => {}); // EPIPE if the JVM dies first
+  // Do not keep the Node event loop alive just for the JVM: a test file that forgets stop() still
+  // exits, and then the 'exit' hook (SIGTERM) and the stdin watchdog (EOF) take the JVM down.
+  child.unref();
+  if (typeof child.stdin.unref === 'function') child.stdin.unref();
   const exited = new Promise((resolve) => {
     child.once('exit', (code, signal) => {
       liveChildren.delete(child);
@@ -318,10 +322,17 @@ function spawnJvm({ name, jvmOpts, classpath, mainClass, args, logFile }) {
       stopping = (async () => {
         if (child.exitInfo) return;
         child.kill('SIGTERM');
-        const timer = sleep(timeoutMs).then(() => 'timeout');
-        if ((await Promise.race([exited, timer])) === 'timeout') {
+        let timer;
+        const timeout = new Promise((resolve) => {
+          timer = setTimeout(() => resolve('timeout'), timeoutMs);
+        });
+        const winner = await Promise.race([exited, timeout]);
+        clearTimeout(timer);
+        if (winner === 'timeout') {
           child.kill('SIGKILL');
+          const keepAlive = setInterval(() => {}, 1000);
           await exited;
+          clearInterval(keepAlive);
         }
         try {
           child.stdin.destroy();
@@ -717,8 +728,10 @@ async function cli(argv) {
       shuttingDown = true;
       console.error('[local-infra] stopping ...');
       await Promise.all(started.map((s) => s.stop()));
+      clearInterval(keepAlive);
       process.exit(code);
     };
+    const keepAlive = setInterval(() => {}, 60 * 60 * 1000); // the JVM children are unref'd
     process.on('SIGINT', () => shutdown(0));
     process.on('SIGTERM', () => shutdown(0));
     try {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kafka, Producer } from 'kafkajs';
+import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import type { Logger } from '@agentplatform/service-kit';
 import { EVENT_HEADERS } from './event-types.js';
 import type { Outbox, OutboxRecord } from './outbox.js';
@@ -35,7 +35,14 @@ export class OutboxRelay {
   private failing = false;
 
   constructor(private readonly options: RelayOptions) {
-    this.producer = options.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    // One request in flight keeps per-partition order; duplicates from a retried send are
+    // absorbed by the consumers' dedupe, so the idempotent producer (which needs unbounded
+    // retries, and would block shutdown during an outage) is not used.
+    this.producer = options.kafka.producer({
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
     this.batchSize = options.batchSize ?? 500;
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.leaseMs = options.leaseMs ?? 30_000;

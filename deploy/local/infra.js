@@ -232,8 +232,8 @@ async function doFetch(quiet) {
       '-DincludeScope=runtime',
       `-DoutputDirectory=${libs}`,
     ];
-    if (quiet) args.splice(1, 0, '-q');
-    await run(mvn, args, { quiet, cwd: path.dirname(pom) });
+    // Maven's own output is only shown (its tail) when it fails.
+    await run(mvn, ['-q', ...args], { quiet: true, cwd: path.dirname(pom) });
     fs.writeFileSync(markerFile(libs), key);
     log(quiet, `${name} jars ready in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
   }

@@ -44,6 +44,9 @@ export class IdempotentConsumer {
       groupId: options.groupId,
       sessionTimeout: 30_000,
       heartbeatInterval: 3_000,
+      // The broker answers a fetch as soon as data arrives; the wait only bounds an idle long
+      // poll, and a short one lets shutdown finish promptly.
+      maxWaitTimeInMs: 500,
       allowAutoTopicCreation: false,
       retry: { initialRetryTime: 300, maxRetryTime: 5_000, retries: Number.MAX_SAFE_INTEGER },
     });

@@ -64,9 +64,11 @@ export function createGrpcClient<D extends CompatServiceDefinition>(
     }
   }
 
+  // Client middleware added later wraps what was added before: the rich error details must be
+  // decoded (innermost) before `propagate` converts the error.
   return createClientFactory()
-    .use(propagate)
     .use(errorDetailsClientMiddleware)
+    .use(propagate)
     .use(deadlineMiddleware)
     .create(definition, channel, { '*': { deadline: options.deadlineMs } } as never);
 }

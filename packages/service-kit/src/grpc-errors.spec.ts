@@ -1,0 +1,91 @@
+import type { Server } from 'nice-grpc';
+import {
+  HealthCheckRequest,
+  HealthCheckResponse,
+} from 'nice-grpc-server-health/lib/proto/grpc/health/v1/health';
+import { currentRequestId, runWithContext } from './context';
+import { DomainError, ValidationError } from './errors';
+import { createGrpcClient, openChannel } from './grpc-client';
+import { createGrpcServer } from './grpc-server';
+import { createLogger } from './logger';
+import { Metrics } from './metrics';
+
+/** A one-method service for the test, reusing the health messages. */
+const TestDefinition = {
+  name: 'Test',
+  fullName: 'agentplatform.test.Test',
+  methods: {
+    fail: {
+      name: 'Fail',
+      requestType: HealthCheckRequest,
+      requestStream: false,
+      responseType: HealthCheckResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
+describe('errors and request ids across real gRPC', () => {
+  let server: Server;
+  let client: ReturnType<typeof createGrpcClient<typeof TestDefinition>>;
+  let thrown: () => unknown;
+  let seenRequestId: string | undefined;
+
+  beforeAll(async () => {
+    ({ server } = createGrpcServer({ logger: createLogger('test', 'silent'), metrics: new Metrics('test') }));
+    server.add(TestDefinition, {
+      async fail() {
+        seenRequestId = currentRequestId();
+        throw thrown();
+      },
+    });
+    const port = await server.listen('127.0.0.1:0');
+    client = createGrpcClient(TestDefinition, openChannel(`127.0.0.1:${port}`), { deadlineMs: 2_000 });
+  });
+
+  afterAll(async () => {
+    await server.shutdown();
+  });
+
+  async function callFailing(): Promise<unknown> {
+    try {
+      await client.fail({ service: '' });
+    } catch (error) {
+      return error;
+    }
+    throw new Error('the call did not fail');
+  }
+
+  it('turns a validation error back into the same DomainError with its field details', async () => {
+    thrown = () => new ValidationError([{ field: 'nodes[2].config.rules[0].if', message: 'does not parse' }]);
+    const error = await callFailing();
+    expect(error).toBeInstanceOf(DomainError);
+    expect(error).toMatchObject({
+      code: 'validation_error',
+      message: 'Request validation failed',
+      details: [{ field: 'nodes[2].config.rules[0].if', message: 'does not parse' }],
+    });
+  });
+
+  it('keeps the platform code where the gRPC status alone is ambiguous', async () => {
+    thrown = () => new DomainError('insufficient_credits', 'No credits left');
+    expect(await callFailing()).toMatchObject({ code: 'insufficient_credits', message: 'No credits left' });
+    thrown = () => new DomainError('rate_limit_exceeded', 'Slow down', [], 7);
+    expect(await callFailing()).toMatchObject({ code: 'rate_limit_exceeded', retryAfter: 7 });
+  });
+
+  it('answers an unexpected error as internal_error with an id, never its message or stack', async () => {
+    thrown = () => new Error('secret connection string mongodb://user:pass@host');
+    const error = (await callFailing()) as DomainError;
+    expect(error.code).toBe('internal_error');
+    expect(error.message).toMatch(/^Internal error \(err_[0-9A-Z]{26}\)$/);
+    expect(error.message).not.toMatch(/secret|mongodb/);
+  });
+
+  it('carries the caller’s request id into the service', async () => {
+    thrown = () => new DomainError('not_found', 'Agent not found');
+    await runWithContext({ requestId: 'req-abc' }, callFailing);
+    expect(seenRequestId).toBe('req-abc');
+  });
+});

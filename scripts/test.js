@@ -17,4 +17,5 @@ function run(command, args) {
 
 const nx = require.resolve('nx/bin/nx');
 run(process.execPath, [nx, 'run-many', '-t', 'build', 'lint', '--outputStyle=static']);
+run(process.execPath, [path.join(ROOT, 'deploy/k8s/validate.js')]);
 run(process.execPath, [require.resolve('jest/bin/jest'), '--maxWorkers=2', ...process.argv.slice(2)]);

@@ -65,6 +65,7 @@ export async function serve(runtime: ServiceRuntime, config: BaseServiceConfig):
   mongo.on('connected', update);
   mongo.on('reconnected', update);
 
-  logger.info({ event: 'ready', grpc_port: grpcPort, metrics_port: metricsServer.port }, 'ready');
+  // Supervisors (`npm start`, tests, bench) wait for this line, so it is written whatever LOG_LEVEL says.
+  logger.child({}, { level: 'info' }).info({ event: 'ready', grpc_port: grpcPort, metrics_port: metricsServer.port }, 'ready');
   return { grpcPort };
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ServiceProcess, type ServiceName } from './service-process.js';
@@ -58,6 +59,11 @@ export class Platform {
     return `${backend.database}_${this.suffix}`;
   }
 
+  /** The gateway's own database (rate-limit counters, idempotency records) in this platform. */
+  get gatewayDatabase(): string {
+    return `gateway_${this.suffix}`;
+  }
+
   service(name: ServiceName): ServiceProcess {
     const found = this.processes.get(name);
     if (!found) throw new Error(`${name} is not part of this platform`);
@@ -88,15 +94,31 @@ export class Platform {
       HOST: '127.0.0.1',
       PORT: '0',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      // New tenants start unlimited so suites that poll are not rate limited; rate-limit suites pass 'free'.
+      DEFAULT_PLAN: 'enterprise',
       ...this.options.env,
     };
     const wanted = BACKENDS.filter((b) => !this.options.services || this.options.services.includes(b.name));
+    // Ports are chosen up front so backends that call each other (agent-memory -> identity,
+    // workflow -> agent-memory) know every address while all start in parallel.
     const addresses: NodeJS.ProcessEnv = {};
+    const ports = new Map<string, number>();
+    for (const backend of wanted) {
+      const port = await freePort();
+      ports.set(backend.name, port);
+      addresses[backend.addrVar] = `127.0.0.1:${port}`;
+    }
     await Promise.all(
       wanted.map(async (backend) => {
         const proc = new ServiceProcess(
           backend.name,
-          { ...common, MONGODB_DATABASE: this.database(backend.name), ...this.options.serviceEnv?.[backend.name] },
+          {
+            ...common,
+            ...addresses,
+            GRPC_PORT: String(ports.get(backend.name)),
+            MONGODB_DATABASE: this.database(backend.name),
+            ...this.options.serviceEnv?.[backend.name],
+          },
           path.join(this.logDir, `${backend.name}.log`),
         );
         this.processes.set(backend.name, proc);
@@ -108,7 +130,7 @@ export class Platform {
     );
     const gateway = new ServiceProcess(
       'gateway',
-      { ...common, ...addresses, ...this.options.serviceEnv?.gateway },
+      { ...common, ...addresses, MONGODB_DATABASE: this.gatewayDatabase, ...this.options.serviceEnv?.gateway },
       path.join(this.logDir, 'gateway.log'),
     );
     this.processes.set('gateway', gateway);
@@ -128,4 +150,16 @@ export class Platform {
 /** Starts a platform for a suite; call `stop()` in afterAll. */
 export function startPlatform(options?: PlatformOptions): Promise<Platform> {
   return new Platform(options).start();
+}
+
+/** A TCP port free right now on the loopback interface. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }

@@ -1,4 +1,4 @@
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Logger, Metrics } from '@agentplatform/service-kit';
@@ -10,6 +10,7 @@ import { errorHandler } from './middleware/error-handler.js';
 import { requestContext } from './middleware/request-context.js';
 import { mountHealthRoutes } from './routes/health.routes.js';
 import { mountHookRoutes } from './routes/hooks/index.js';
+import { mountDocsRoutes } from './openapi/docs.routes.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -19,6 +20,8 @@ export interface AppDeps {
   /** The API's routes, served under both `/api/v1` (shape A) and `/v1` (shape B). */
   routes: ReadonlyArray<RouteDefinition<any, any, any>>;
   hooks: RouteHooks;
+  /** Per-workflow limit on the public inbound hooks (`/hooks/...`). */
+  hookRateLimit?: Middleware;
 }
 
 export const API_PREFIXES = ['/api/v1', '/v1'] as const;
@@ -46,6 +49,11 @@ export function createApp(deps: AppDeps): Koa {
 
   const root = new Router();
   mountHealthRoutes(root, deps.backends);
+  mountDocsRoutes(root, deps.routes);
+  if (deps.hookRateLimit) {
+    const limit = deps.hookRateLimit;
+    app.use((ctx, next) => (ctx.path.startsWith('/hooks/') ? limit(ctx, next) : next()));
+  }
   mountHookRoutes(root, deps);
   app.use(root.routes());
 

@@ -8,11 +8,24 @@ export const gatewayEnvShape = {
   METRICS_PORT: env.port(9460),
   /** Public base URL, used to build links such as workflow hook URLs. */
   PUBLIC_URL: z.string().url().optional(),
+  /** Base of workflow hook URLs (DESIGN.md section 7); default: the public URL's `/hooks`. */
+  HOOKS_URL: z.string().url().optional(),
   IDENTITY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
   AGENT_MEMORY_GRPC_ADDR: z.string().default('127.0.0.1:50052'),
   WORKFLOW_GRPC_ADDR: z.string().default('127.0.0.1:50053'),
   WEBHOOK_GRPC_ADDR: z.string().default('127.0.0.1:50054'),
   GRPC_DEADLINE_MS: env.int(5_000, 1),
+  /** The gateway's own database: shared rate-limit counters and Idempotency-Key records. */
+  MONGODB_URI: z.string().startsWith('mongodb', 'must be a mongodb:// or mongodb+srv:// URI').default('mongodb://127.0.0.1:27017'),
+  MONGODB_DATABASE: z.string().regex(/^[A-Za-z0-9_-]+$/).default('gateway'),
+  /** How long a verified API key or a user's tenant access is reused; a revoke takes effect within it. */
+  AUTH_CACHE_TTL_MS: env.int(5_000),
+  /** Requests per minute and client address on register, login and refresh. */
+  AUTH_RATE_LIMIT_PER_MINUTE: env.int(30, 1),
+  /** Requests per minute to one workflow's inbound hooks. */
+  HOOK_RATE_LIMIT_PER_MINUTE: env.int(600, 1),
+  /** How long a response stored under an Idempotency-Key is replayed. */
+  IDEMPOTENCY_TTL_HOURS: env.int(24, 1),
   /** Honour X-Forwarded-For from the ingress when computing client addresses. */
   TRUST_PROXY: env.bool(false),
   SHUTDOWN_TIMEOUT_MS: env.int(10_000),

@@ -1,11 +1,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Lifecycle, Metrics, createLogger } from '@agentplatform/service-kit';
+import { Lifecycle, Metrics, connectMongo, createLogger } from '@agentplatform/service-kit';
 import { createApp } from './app.js';
 import { connectBackends } from './clients/backends.js';
+import { JwksCache } from './clients/jwks-cache.js';
 import { loadGatewayConfig } from './config.js';
+import { IdentityAccessGuard } from './http/access-guard.js';
+import { IdempotencyStore } from './middleware/idempotency.js';
+import { AddressRateLimiter, TenantRateLimiter, hookRateLimit } from './middleware/rate-limit.js';
 import { apiRoutes } from './routes/index.js';
-import { publicOnlyGuard } from './http/public-only-guard.js';
 
 async function main(): Promise<void> {
   const config = loadGatewayConfig();
@@ -13,10 +16,36 @@ async function main(): Promise<void> {
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
   lifecycle.handleSignals(config.EXIT_WITH_PARENT);
   const metrics = new Metrics('gateway');
+  // Rate-limit counters and idempotency records are shared by every gateway replica through this database.
+  const mongo = await connectMongo({ uri: config.MONGODB_URI, database: config.MONGODB_DATABASE, logger });
+  lifecycle.onShutdown('mongodb', () => mongo.close());
   const backends = connectBackends(config, metrics);
   lifecycle.onShutdown('grpc clients', () => backends.close());
 
-  const app = createApp({ config, logger, metrics, backends, routes: apiRoutes({ backends, config, logger }), hooks: { guard: publicOnlyGuard } });
+  const store = { client: mongo.getClient(), dbName: config.MONGODB_DATABASE };
+  const idempotency = new IdempotencyStore(mongo, { ttlHours: config.IDEMPOTENCY_TTL_HOURS });
+  await idempotency.init();
+  const addressLimiter = new AddressRateLimiter(store, config.AUTH_RATE_LIMIT_PER_MINUTE);
+  const guard = new IdentityAccessGuard({
+    backends,
+    jwks: new JwksCache(backends, logger),
+    limiter: new TenantRateLimiter(store),
+    cacheTtlMs: config.AUTH_CACHE_TTL_MS,
+  });
+
+  const app = createApp({
+    config,
+    logger,
+    metrics,
+    backends,
+    routes: apiRoutes({ backends, config, logger }),
+    hooks: {
+      guard,
+      idempotency: idempotency.handle,
+      addressLimit: (ctx, bucket) => addressLimiter.consume(ctx, bucket),
+    },
+    hookRateLimit: hookRateLimit(store, config.HOOK_RATE_LIMIT_PER_MINUTE),
+  });
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
@@ -31,7 +60,8 @@ async function main(): Promise<void> {
     server.closeIdleConnections();
   }));
   const port = (server.address() as AddressInfo).port;
-  logger.info({ event: 'ready', http_port: port, metrics_port: metricsServer.port }, 'ready');
+  // Supervisors (`npm start`, tests, bench) wait for this line, so it is written whatever LOG_LEVEL says.
+  logger.child({}, { level: 'info' }).info({ event: 'ready', http_port: port, metrics_port: metricsServer.port }, 'ready');
 }
 
 main().catch((error) => {

@@ -1,8 +1,34 @@
-import { kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
+import { z } from 'zod';
+import { env, kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
+import { PLAN_NAMES } from './domain/plans.js';
 
 export const configShape = {
   ...serviceEnvShape({ grpcPort: 50051, metricsPort: 9461, database: 'identity' }),
   ...kafkaEnvShape,
+  /** Lifetime of an access token in seconds (DESIGN.md section 4: 900). */
+  ACCESS_TOKEN_TTL_SECONDS: env.int(900, 30),
+  REFRESH_TOKEN_TTL_DAYS: env.int(30, 1),
+  JWT_ISSUER: z.string().min(1).default('agentplatform-identity'),
+  JWT_AUDIENCE: z.string().min(1).default('agentplatform-api'),
+  /**
+   * Encrypts the JWT signing keys' private halves at rest (AES-256-GCM under a key derived from
+   * this secret). Unset: stored unencrypted, which is acceptable only where the database itself
+   * is encrypted and access-controlled. Once set, it must stay set for the keys to be readable.
+   */
+  JWT_KEY_ENCRYPTION_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** A new signing key is made when the newest one is older than this. */
+  JWT_KEY_ROTATION_DAYS: env.int(30, 1),
+  /** How long a replaced key stays in the JWKS, so tokens it signed keep verifying. */
+  JWT_KEY_GRACE_SECONDS: env.int(86_400, 60),
+  /** bcrypt cost; 10 is OWASP's floor and keeps login benchmarks meaningful. */
+  BCRYPT_COST: env.int(10, 10),
+  /** Failed logins per account within the window that lock it (OWASP authentication guidance). */
+  LOGIN_LOCKOUT_ATTEMPTS: env.int(5, 1),
+  LOGIN_LOCKOUT_WINDOW_SECONDS: env.int(900, 1),
+  LOGIN_LOCKOUT_SECONDS: env.int(900, 1),
+  DEFAULT_PLAN: z.enum(PLAN_NAMES).default('free'),
+  WELCOME_CREDITS: env.int(1_000),
+  CREDITS_LOW_THRESHOLD: env.int(100),
 };
 
 export type Config = ReturnType<typeof loadServiceConfig>;

@@ -1,12 +1,81 @@
+import { identityV1 } from '@agentplatform/contracts';
 import { startOutbox } from '@agentplatform/events';
 import { bootService, serve } from '@agentplatform/service-kit';
 import { loadServiceConfig } from './config.js';
+import { ApiKeyRepository } from './persistence/api-key.repository.js';
+import { CreditRepository } from './persistence/credit.repository.js';
+import { LoginThrottleRepository } from './persistence/login-throttle.repository.js';
+import { RefreshTokenRepository } from './persistence/refresh-token.repository.js';
+import { SigningKeyRepository } from './persistence/signing-key.repository.js';
+import { TenantRepository } from './persistence/tenant.repository.js';
+import { UserRepository } from './persistence/user.repository.js';
+import { PasswordHasher } from './security/password-hasher.js';
+import { SigningKeyRing } from './security/signing-key-ring.js';
+import { TokenIssuer } from './security/token-issuer.js';
+import { identityService } from './transport/identity.grpc.js';
 
-/** config -> mongo -> kafka (outbox relay) -> grpc server -> graceful shutdown */
+const DAY_MS = 86_400_000;
+
+/** config -> mongo -> kafka (outbox relay) -> signing keys -> grpc server -> graceful shutdown */
 async function main(): Promise<void> {
   const config = loadServiceConfig();
   const runtime = await bootService('identity', config);
-  await startOutbox(runtime, config);
+  const outbox = await startOutbox(runtime, config);
+
+  const users = new UserRepository(runtime.mongo);
+  const tenants = new TenantRepository(runtime.mongo);
+  const refreshTokens = new RefreshTokenRepository(runtime.mongo);
+  const apiKeys = new ApiKeyRepository(runtime.mongo);
+  const credits = new CreditRepository(runtime.mongo);
+  const signingKeys = new SigningKeyRepository(runtime.mongo);
+  const loginThrottles = new LoginThrottleRepository(runtime.mongo);
+  // Unique indexes are part of the rules (e-mail, idempotency keys, key generations): build them first.
+  await Promise.all([users.init(), tenants.init(), refreshTokens.init(), apiKeys.init(), credits.init(), signingKeys.init(), loginThrottles.init()]);
+
+  const keys = new SigningKeyRing({
+    repository: signingKeys,
+    logger: runtime.logger,
+    encryptionSecret: config.JWT_KEY_ENCRYPTION_SECRET,
+    rotationMs: config.JWT_KEY_ROTATION_DAYS * DAY_MS,
+    graceMs: config.JWT_KEY_GRACE_SECONDS * 1000,
+  });
+  await keys.start();
+  runtime.lifecycle.onShutdown('signing keys', () => keys.stop());
+
+  const tokens = new TokenIssuer({
+    keys,
+    issuer: config.JWT_ISSUER,
+    audience: config.JWT_AUDIENCE,
+    ttlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
+  });
+  runtime.server.add(
+    identityV1.IdentityServiceDefinition,
+    identityService({
+      users,
+      tenants,
+      refreshTokens,
+      apiKeys,
+      credits,
+      loginThrottles,
+      outbox,
+      hasher: new PasswordHasher(config.BCRYPT_COST),
+      keys,
+      tokens,
+      settings: {
+        defaultPlan: config.DEFAULT_PLAN,
+        welcomeCredits: config.WELCOME_CREDITS,
+        lowCreditThreshold: config.CREDITS_LOW_THRESHOLD,
+        refreshTtlMs: config.REFRESH_TOKEN_TTL_DAYS * DAY_MS,
+        issuer: config.JWT_ISSUER,
+        audience: config.JWT_AUDIENCE,
+        lockout: {
+          maxFailures: config.LOGIN_LOCKOUT_ATTEMPTS,
+          windowMs: config.LOGIN_LOCKOUT_WINDOW_SECONDS * 1000,
+          lockoutMs: config.LOGIN_LOCKOUT_SECONDS * 1000,
+        },
+      },
+    }),
+  );
   await serve(runtime, config);
 }
 

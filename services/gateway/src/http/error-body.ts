@@ -55,7 +55,8 @@ export function toDomainError(error: unknown, logger: Logger, metrics?: Metrics)
   if (typeof status === 'number' && status >= 400 && status < 500) {
     if (status === 413) return new DomainError('payload_too_large', 'Request body exceeds the 1 MiB limit');
     if (status === 415) return new DomainError('unsupported_media_type', http.message ?? 'Unsupported content type');
-    if (status === 400 && http.type === 'entity.parse.failed') {
+    // co-body (under koa-body) throws JSON.parse's SyntaxError with status 400 and no type.
+    if (status === 400 && (http.type === 'entity.parse.failed' || error instanceof SyntaxError)) {
       return new DomainError('validation_error', 'Malformed JSON body', [{ field: 'body', message: 'is not valid JSON' }]);
     }
     if (status === 400) return new DomainError('validation_error', http.expose && http.message ? http.message : 'Bad request');

@@ -22,13 +22,22 @@ export const SCOPES = [
 export type Scope = (typeof SCOPES)[number];
 
 /**
- * Who may call a route: `none` (public: register, login, refresh, health, hooks), `user` (an
- * access token with no particular scope: me, API-key management) or one scope.
+ * Who may call a route: `none` (public: register, login, refresh, health, hooks), `user` (any
+ * authenticated caller with no particular scope, API keys only when `apiKeys`, optionally only
+ * some tenant roles: me, API-key management, purchases) or one scope (DESIGN.md section 4).
  */
-export type RouteAccess = { kind: 'none' } | { kind: 'user'; apiKeys: boolean } | { kind: 'scope'; scope: Scope };
+export type RouteAccess =
+  | { kind: 'none' }
+  | { kind: 'user'; apiKeys: boolean; roles?: readonly string[] }
+  | { kind: 'scope'; scope: Scope };
 
 export const publicAccess: RouteAccess = { kind: 'none' };
+/** An access token (a logged-in user), never an API key. */
 export const userOnly: RouteAccess = { kind: 'user', apiKeys: false };
+/** Any authenticated caller, API keys included, whatever its scopes. */
+export const anyCaller: RouteAccess = { kind: 'user', apiKeys: true };
+/** An access token of a user who owns the tenant. */
+export const ownerOnly: RouteAccess = { kind: 'user', apiKeys: false, roles: ['owner'] };
 export const requireScope = (scope: Scope): RouteAccess => ({ kind: 'scope', scope });
 
 /** The caller, as established by the authentication middleware. */
@@ -40,6 +49,8 @@ export interface Caller {
   role: string;
   scopes: readonly Scope[];
   apiKeyId?: string;
+  /** The tenant's plan (free, starter, pro, enterprise). */
+  plan?: string;
 }
 
 export interface RouteInput<B, Q, P> {
@@ -69,6 +80,10 @@ export interface RouteDefinition<B = unknown, Q = unknown, P = Record<string, st
   response?: z.ZodType;
   /** Idempotency-Key support (POST routes with side effects). */
   idempotent?: boolean;
+  /** Status of a validation error: 422 on the auth endpoints (SPEC.md section 7), 400 elsewhere. */
+  validationStatus?: 400 | 422;
+  /** Counts the request against a per-client-address budget of this name (unauthenticated routes). */
+  addressLimit?: string;
   handler: (input: RouteInput<B, Q, P>) => Promise<unknown>;
 }
 
@@ -88,6 +103,7 @@ export interface AccessGuard {
 export interface RouteHooks {
   guard: AccessGuard;
   idempotency?: (ctx: Context, caller: Caller | undefined, run: () => Promise<void>) => Promise<void>;
+  addressLimit?: (ctx: Context, bucket: string) => Promise<void>;
 }
 
 const METHODS_WITH_BODY = new Set(['post', 'put', 'patch']);
@@ -105,6 +121,9 @@ function checkContentType(ctx: Context, types: ReadonlyArray<'json' | 'form'>): 
 export function mountRoutes(router: Router, routes: ReadonlyArray<RouteDefinition<any, any, any>>, hooks: RouteHooks): void {
   for (const route of routes) {
     router[route.method](route.path, async (ctx) => {
+      // Read by the error handler, which answers validation errors with this status.
+      if (route.validationStatus) ctx.state.validationStatus = route.validationStatus;
+      if (route.addressLimit && hooks.addressLimit) await hooks.addressLimit(ctx, route.addressLimit);
       const caller = await hooks.guard.authorize(ctx, route.access);
       if (METHODS_WITH_BODY.has(route.method)) checkContentType(ctx, route.bodyTypes ?? ['json']);
       const rawBody = (ctx.request as { body?: unknown }).body;
@@ -117,7 +136,8 @@ export function mountRoutes(router: Router, routes: ReadonlyArray<RouteDefinitio
           ctx,
         };
         const result = await route.handler(input);
-        ctx.status = route.status ?? 200;
+        // A handler whose answer decides the status (202 still running, 200 finished) sets responseStatus.
+        ctx.status = typeof ctx.state.responseStatus === 'number' ? ctx.state.responseStatus : (route.status ?? 200);
         if (result !== undefined) ctx.body = result;
       };
       if (route.idempotent && hooks.idempotency && ctx.get('idempotency-key')) {

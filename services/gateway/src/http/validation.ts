@@ -11,8 +11,20 @@ export function fieldPath(path: ReadonlyArray<PropertyKey>, root?: string): stri
   return out || root || 'body';
 }
 
-function issueMessage(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) return 'is required';
+function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let value = root;
+  for (const part of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[part];
+  }
+  return value;
+}
+
+function issueMessage(issue: z.core.$ZodIssue, input: unknown): string {
+  // A custom message (e.g. "must be a valid e-mail address") would hide that the field is simply absent.
+  if (issue.code === 'invalid_type' && (/received undefined/.test(issue.message) || valueAt(input, issue.path) === undefined)) {
+    return 'is required';
+  }
   if (issue.code === 'unrecognized_keys') return `unknown field(s): ${issue.keys.join(', ')}`;
   return issue.message;
 }
@@ -23,7 +35,7 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, roo
   if (result.success) return result.data;
   const details: FieldIssue[] = result.error.issues.map((issue) => ({
     field: fieldPath(issue.path, root),
-    message: issueMessage(issue),
+    message: issueMessage(issue, value),
   }));
   throw new ValidationError(details);
 }

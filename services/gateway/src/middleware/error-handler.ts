@@ -17,7 +17,10 @@ export function errorHandler(logger: Logger, metrics: Metrics): Middleware {
       }
     } catch (thrown) {
       const error = toDomainError(thrown, logger, metrics);
-      ctx.status = httpStatusOf(error);
+      ctx.status =
+        error.code === 'validation_error' && typeof ctx.state.validationStatus === 'number'
+          ? ctx.state.validationStatus
+          : httpStatusOf(error);
       ctx.body = envelope ? envelopeErrorBody(error) : flatErrorBody(error);
       if (error.retryAfter !== undefined) ctx.set('Retry-After', String(error.retryAfter));
     }

@@ -1,7 +1,80 @@
-import type { RouteDefinition } from '../../http/route.js';
+import { z } from 'zod';
+import { defineRoute, ownerOnly, requireScope, type RouteDefinition } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
 
-/** The billing routes. */
-export function billingRoutes(_deps: RouteDeps): RouteDefinition<any, any, any>[] {
-  return [];
+const creditsQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) });
+
+const creditsResponse = z.object({
+  balance: z.number().int(),
+  plan: z.string(),
+  ledger: z.array(
+    z.object({
+      id: z.string(),
+      type: z.enum(['grant', 'charge', 'refund', 'purchase']),
+      amount: z.number().int().describe('Signed: charges are negative'),
+      balance_after: z.number().int(),
+      description: z.string(),
+      created_at: z.string(),
+    }),
+  ),
+});
+
+const purchaseBody = z.object({ credits: z.number().int().min(1).max(1_000_000) });
+
+const purchaseResponse = z.object({
+  id: z.string(),
+  credits: z.number().int(),
+  balance: z.number().int(),
+  created_at: z.string(),
+});
+
+/** DESIGN.md section 5: the tenant's balance and ledger, and purchases by its owner. */
+export function billingRoutes({ backends }: RouteDeps): RouteDefinition<any, any, any>[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/billing/credits',
+      summary: 'Credit balance and the most recent ledger entries',
+      tag: 'billing',
+      access: requireScope('billing:read'),
+      query: creditsQuery,
+      response: creditsResponse,
+      handler: async ({ query, caller }) => {
+        const answer = await backends.identity.getCredits({ tenantId: caller!.tenantId, limit: query.limit });
+        return {
+          balance: answer.balance,
+          plan: answer.plan,
+          ledger: answer.entries.map((e) => ({
+            id: e.id,
+            type: e.type,
+            amount: e.amount,
+            balance_after: e.balanceAfter,
+            description: e.description,
+            created_at: e.createdAt,
+          })),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/billing/purchases',
+      summary: 'Buy credits (tenant owner only); fires billing.purchase.completed',
+      tag: 'billing',
+      access: ownerOnly,
+      idempotent: true,
+      body: purchaseBody,
+      status: 201,
+      response: purchaseResponse,
+      handler: async ({ body, caller, ctx }) => {
+        const answer = await backends.identity.purchaseCredits({
+          tenantId: caller!.tenantId,
+          userId: caller!.userId,
+          credits: body.credits,
+          // The same key reaches the ledger, so even a retry that bypasses the gateway's store cannot double-buy.
+          idempotencyKey: ctx.get('idempotency-key'),
+        });
+        return { id: answer.purchaseId, credits: answer.credits, balance: answer.balance, created_at: answer.createdAt };
+      },
+    }),
+  ];
 }

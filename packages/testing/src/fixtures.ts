@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import { request } from './http.js';
+
+export interface RegisteredUser {
+  email: string;
+  password: string;
+  userId: string;
+  tenantId: string;
+  accessToken: string;
+  refreshToken: string;
+}
+
+export interface RegisterOverrides {
+  email?: string;
+  password?: string;
+  full_name?: string;
+  company?: string;
+}
+
+function expectStatus(what: string, res: { status: number; text: string }, status: number): void {
+  if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status}: ${res.text}`);
+}
+
+/** A unique e-mail address per call, so suites never collide on the unique index. */
+export function uniqueEmail(label = 'user'): string {
+  return `${label}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}@example.com`;
+}
+
+/** Logs a user in through the gateway (form-urlencoded, as SPEC.md section 4 says). */
+export async function login(baseUrl: string, email: string, password: string): Promise<{ accessToken: string; refreshToken: string }> {
+  const res = await request(baseUrl, 'POST', '/api/v1/auth/login', undefined, { form: { username: email, password } });
+  expectStatus('login', res, 200);
+  return { accessToken: res.body.access_token, refreshToken: res.body.refresh_token };
+}
+
+/** Registers a user (which creates their tenant) through the gateway and logs them in. */
+export async function registerUser(baseUrl: string, overrides: RegisterOverrides = {}): Promise<RegisteredUser> {
+  const email = overrides.email ?? uniqueEmail();
+  const password = overrides.password ?? `pw-${randomBytes(8).toString('hex')}`;
+  const res = await request(baseUrl, 'POST', '/api/v1/auth/register', {
+    email,
+    password,
+    full_name: overrides.full_name ?? 'Test User',
+    company: overrides.company ?? 'Test Co',
+  });
+  expectStatus('register', res, 201);
+  const tokens = await login(baseUrl, email, password);
+  return { email, password, userId: res.body.id, tenantId: res.body.tenant_id, ...tokens };
+}
+
+/** Creates an API key with the given scopes using a user's access token. */
+export async function createApiKey(
+  baseUrl: string,
+  accessToken: string,
+  scopes: string[],
+  name = 'test key',
+): Promise<{ id: string; key: string }> {
+  const res = await request(baseUrl, 'POST', '/api/v1/auth/api-keys', { name, scopes }, { token: accessToken });
+  expectStatus('create API key', res, 201);
+  return { id: res.body.id, key: res.body.key };
+}

@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import { ConflictError, ValidationError, isDuplicateKeyError, type Connection } from '@agentplatform/service-kit';
+import type { Caller } from '../http/route.js';
+
+interface StoredResponse {
+  _id: string;
+  fingerprint: string;
+  state: 'running' | 'done';
+  status?: number;
+  body?: unknown;
+  created_at: Date;
+  locked_until?: Date;
+}
+
+export interface IdempotencyOptions {
+  ttlHours: number;
+  /** A `running` record older than this belonged to a replica that died mid-request. */
+  lockMs?: number;
+}
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** Canonical JSON: object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same request. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** The route path without its version prefix, so /api/v1 and /v1 share keys. */
+function apiPath(path: string): string {
+  return path.replace(/^\/(api\/)?v1(?=\/)/, '');
+}
+
+/**
+ * `Idempotency-Key` with Stripe's semantics (DESIGN.md section 3), stored in the gateway's
+ * database so every replica sees it: the first successful response for a key is kept for 24 h per
+ * tenant and replayed for a retry of the same request; the key with a different request is 409;
+ * a retry while the first is still running is 409. A failed request releases its key, so it can
+ * be retried once the cause is fixed.
+ */
+export class IdempotencyStore {
+  private readonly lockMs: number;
+
+  constructor(
+    private readonly connection: Connection,
+    private readonly options: IdempotencyOptions,
+  ) {
+    this.lockMs = options.lockMs ?? 60_000;
+  }
+
+  private get collection() {
+    return this.connection.db!.collection<StoredResponse>('idempotency_keys');
+  }
+
+  async init(): Promise<void> {
+    await this.collection.createIndex({ created_at: 1 }, { expireAfterSeconds: this.options.ttlHours * 3600 });
+  }
+
+  /** The `hooks.idempotency` of mountRoutes. */
+  readonly handle = async (ctx: Context, caller: Caller | undefined, run: () => Promise<void>): Promise<void> => {
+    // Public routes have no tenant to scope keys by.
+    if (!caller) return run();
+    const key = ctx.get('idempotency-key');
+    if (!KEY.test(key)) throw ValidationError.field('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
+    const id = `${caller.tenantId}:${key}`;
+    const fingerprint = createHash('sha256')
+      .update(`${ctx.method} ${apiPath(ctx.path)}?${ctx.querystring}\n${canonical((ctx.request as { body?: unknown }).body ?? null)}`)
+      .digest('hex');
+
+    const replay = await this.claim(id, fingerprint);
+    if (replay) {
+      ctx.status = replay.status ?? 200;
+      ctx.body = replay.body;
+      ctx.set('Idempotent-Replayed', 'true');
+      return;
+    }
+    try {
+      await run();
+    } catch (error) {
+      await this.collection.deleteOne({ _id: id, state: 'running' }).catch(() => undefined);
+      throw error;
+    }
+    await this.collection.updateOne(
+      { _id: id },
+      { $set: { state: 'done', status: ctx.status, body: ctx.body ?? null }, $unset: { locked_until: '' } },
+    );
+  };
+
+  /** Claims the key for this request, or returns the stored response to replay. */
+  private async claim(id: string, fingerprint: string): Promise<StoredResponse | undefined> {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const now = new Date();
+      try {
+        await this.collection.insertOne({
+          _id: id,
+          fingerprint,
+          state: 'running',
+          created_at: now,
+          locked_until: new Date(now.getTime() + this.lockMs),
+        });
+        return undefined;
+      } catch (error) {
+        if (!isDuplicateKeyError(error)) throw error;
+      }
+      const existing = await this.collection.findOne({ _id: id });
+      if (!existing) continue; // expired or released in between: claim again
+      if (existing.fingerprint !== fingerprint) {
+        throw new ConflictError('This Idempotency-Key was already used with a different request');
+      }
+      if (existing.state === 'done') return existing;
+      if (existing.locked_until && existing.locked_until > now) {
+        throw new ConflictError('A request with this Idempotency-Key is still being processed');
+      }
+      // The replica that held it died: take it over, unless another retry just did.
+      const taken = await this.collection.updateOne(
+        { _id: id, state: 'running', locked_until: existing.locked_until },
+        { $set: { locked_until: new Date(now.getTime() + this.lockMs) } },
+      );
+      if (taken.modifiedCount === 1) return undefined;
+    }
+    throw new ConflictError('A request with this Idempotency-Key is still being processed');
+  }
+}

@@ -1,0 +1,133 @@
+import type { Context, Middleware } from 'koa';
+import { RateLimiterMemory, RateLimiterMongo, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { DomainError, type Connection } from '@agentplatform/service-kit';
+
+/** Requests per minute and per day by plan (DESIGN.md section 5); null is unlimited. */
+export const PLAN_LIMITS: Readonly<Record<string, { perMinute: number; perDay: number } | null>> = {
+  free: { perMinute: 60, perDay: 1_000 },
+  starter: { perMinute: 60, perDay: 10_000 },
+  pro: { perMinute: 600, perDay: 50_000 },
+  enterprise: null,
+};
+
+/** One collection holds every counter; keys carry their limiter's prefix. */
+const COLLECTION = 'rate_limits';
+
+export interface LimiterStore {
+  client: ReturnType<Connection['getClient']>;
+  dbName: string;
+}
+
+/**
+ * A fixed-window limiter whose counters live in the gateway's MongoDB database, so every gateway
+ * replica draws from the same budget (rate-limiter-flexible's Mongo store: one atomic upsert per
+ * request). If the database is unreachable an in-memory limiter with the same limit takes over
+ * per replica, so an outage of the counter store neither blocks nor unlimits the API.
+ */
+function mongoLimiter(store: LimiterStore, keyPrefix: string, points: number, duration: number): RateLimiterAbstract {
+  return new RateLimiterMongo({
+    storeClient: store.client,
+    dbName: store.dbName,
+    tableName: COLLECTION,
+    keyPrefix,
+    points,
+    duration,
+    insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
+  });
+}
+
+function resetEpochSeconds(res: RateLimiterRes): number {
+  return Math.ceil((Date.now() + Math.max(res.msBeforeNext, 0)) / 1000);
+}
+
+function retryAfterSeconds(res: RateLimiterRes): number {
+  return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+}
+
+function setHeaders(ctx: Context, limit: number, res: RateLimiterRes): void {
+  ctx.set('X-RateLimit-Limit', String(limit));
+  ctx.set('X-RateLimit-Remaining', String(Math.max(0, res.remainingPoints)));
+  ctx.set('X-RateLimit-Reset', String(resetEpochSeconds(res)));
+}
+
+function exceeded(ctx: Context, limit: number, res: RateLimiterRes, what: string): DomainError {
+  setHeaders(ctx, limit, res);
+  const retryAfter = retryAfterSeconds(res);
+  return new DomainError('rate_limit_exceeded', `Rate limit exceeded: ${what}; retry in ${retryAfter} s`, [], retryAfter);
+}
+
+/** Consumes one point; a rejection comes back as the limiter's result instead of a throw. */
+async function take(limiter: RateLimiterAbstract, key: string): Promise<{ ok: boolean; res: RateLimiterRes }> {
+  try {
+    return { ok: true, res: await limiter.consume(key) };
+  } catch (rejection) {
+    if (rejection instanceof RateLimiterRes) return { ok: false, res: rejection };
+    throw rejection;
+  }
+}
+
+/** The per-tenant budget of DESIGN.md section 5, counted across all keys, users and replicas. */
+export class TenantRateLimiter {
+  private readonly limiters = new Map<string, { minute: RateLimiterAbstract; day: RateLimiterAbstract; perMinute: number; perDay: number }>();
+
+  constructor(store: LimiterStore) {
+    for (const [plan, limits] of Object.entries(PLAN_LIMITS)) {
+      if (!limits) continue;
+      // Same prefixes for every plan: a tenant that changes plan keeps its current counts.
+      this.limiters.set(plan, {
+        minute: mongoLimiter(store, 'tenant_minute', limits.perMinute, 60),
+        day: mongoLimiter(store, 'tenant_day', limits.perDay, 86_400),
+        ...limits,
+      });
+    }
+  }
+
+  /**
+   * Counts one request and sets the X-RateLimit headers: the per-minute window, or the daily one
+   * once it is the binding limit. Unlimited plans get no headers.
+   */
+  async consume(ctx: Context, tenantId: string, plan: string): Promise<void> {
+    const limits = PLAN_LIMITS[plan] === undefined ? this.limiters.get('free') : this.limiters.get(plan);
+    if (!limits) return;
+    const minute = await take(limits.minute, tenantId);
+    if (!minute.ok) throw exceeded(ctx, limits.perMinute, minute.res, `${limits.perMinute} requests per minute on the ${plan} plan`);
+    const day = await take(limits.day, tenantId);
+    if (!day.ok) throw exceeded(ctx, limits.perDay, day.res, `${limits.perDay} requests per day on the ${plan} plan`);
+    if (day.res.remainingPoints < minute.res.remainingPoints) setHeaders(ctx, limits.perDay, day.res);
+    else setHeaders(ctx, limits.perMinute, minute.res);
+  }
+}
+
+/** Per client address limits for unauthenticated endpoints (register, login, refresh). */
+export class AddressRateLimiter {
+  private readonly limiter: RateLimiterAbstract;
+
+  constructor(
+    store: LimiterStore,
+    private readonly perMinute: number,
+  ) {
+    this.limiter = mongoLimiter(store, 'address', perMinute, 60);
+  }
+
+  async consume(ctx: Context, bucket: string): Promise<void> {
+    const { ok, res } = await take(this.limiter, `${bucket}:${ctx.ip}`);
+    if (!ok) throw exceeded(ctx, this.perMinute, res, `${this.perMinute} requests per minute from this address`);
+    setHeaders(ctx, this.perMinute, res);
+  }
+}
+
+/**
+ * Inbound workflow hooks (`/hooks/:workflow_id...`) are public, so each workflow gets its own
+ * budget: a flood aimed at one workflow cannot starve the others. Mount before the hook routes.
+ */
+export function hookRateLimit(store: LimiterStore, perMinute: number): Middleware {
+  const limiter = mongoLimiter(store, 'hook', perMinute, 60);
+  return async (ctx, next) => {
+    const workflowId = /^\/hooks\/([^/]+)/.exec(ctx.path)?.[1];
+    if (!workflowId) return next();
+    const { ok, res } = await take(limiter, workflowId);
+    if (!ok) throw exceeded(ctx, perMinute, res, `${perMinute} requests per minute to this workflow's hooks`);
+    setHeaders(ctx, perMinute, res);
+    return next();
+  };
+}

@@ -1,0 +1,241 @@
+import type { Consumer } from 'kafkajs';
+import { createKafka, type EventEnvelope } from '@agentplatform/events';
+import { createLogger } from '@agentplatform/service-kit';
+import { api, createApiKey, registerUser, startPlatform, waitFor, type Platform, type RegisteredUser } from '@agentplatform/testing';
+
+/** Error edges, both error shapes, billing with its events, Idempotency-Key and the OpenAPI document. */
+describe('gateway edges, billing and idempotency', () => {
+  let platform: Platform;
+  let owner: RegisteredUser;
+  let consumer: Consumer;
+  const events: EventEnvelope[] = [];
+
+  beforeAll(async () => {
+    platform = await startPlatform({ services: ['identity'] });
+    owner = await registerUser(platform.url);
+    const kafka = createKafka({ brokers: platform.kafkaBrokers, clientId: 'gateway-test', logger: createLogger('test', 'silent') });
+    consumer = kafka.consumer({ groupId: `gateway-test-${platform.suffix}` });
+    await consumer.connect();
+    await waitFor(
+      async () => {
+        await consumer.subscribe({ topic: platform.topic, fromBeginning: true });
+        return true;
+      },
+      { timeoutMs: 30_000, what: 'events topic' },
+    );
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        if (message.value) events.push(JSON.parse(message.value.toString()) as EventEnvelope);
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await consumer?.disconnect();
+    await platform?.stop();
+  });
+
+  describe('errors and edges', () => {
+    it('answers malformed JSON with 400, not 500', async () => {
+      const res = await api(platform.url, owner.accessToken).post('/api/v1/auth/api-keys', undefined, {
+        raw: '{"name": "x", "scopes": [',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'validation_error', message: 'Malformed JSON body', details: [{ field: 'body', message: 'is not valid JSON' }] });
+    });
+
+    it('answers a body over 1 MiB with 413', async () => {
+      const res = await api(platform.url, owner.accessToken).post('/api/v1/auth/api-keys', {
+        name: 'x'.repeat(1024 * 1024 + 10),
+        scopes: ['agents:read'],
+      });
+      expect(res.status).toBe(413);
+      expect(res.body.error).toBe('payload_too_large');
+    });
+
+    it('answers a wrong content type with 415', async () => {
+      const res = await api(platform.url, owner.accessToken).post('/api/v1/auth/api-keys', undefined, {
+        raw: 'name=x&scopes=agents:read',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(res.status).toBe(415);
+      expect(res.body).toEqual({ error: 'unsupported_media_type', message: 'Content-Type must be application/json' });
+    });
+
+    it('answers an unknown route with a JSON 404 in both shapes', async () => {
+      const flat = await api(platform.url, owner.accessToken).get('/api/v1/no/such/route');
+      expect(flat.status).toBe(404);
+      expect(flat.body).toEqual({ error: 'not_found', message: 'Route not found' });
+      const envelope = await api(platform.url, owner.accessToken).get('/v1/no/such/route');
+      expect(envelope.body).toEqual({ success: false, error: { code: 'not_found', message: 'Route not found', details: [] } });
+    });
+
+    it('answers REST validation errors with 400 (422 is for the auth endpoints)', async () => {
+      const res = await api(platform.url, owner.accessToken).post('/api/v1/billing/purchases', { credits: 'lots' });
+      expect(res.status).toBe(400);
+      expect(res.body.details).toEqual([{ field: 'credits', message: expect.any(String) }]);
+      const query = await api(platform.url, owner.accessToken).get('/api/v1/billing/credits?limit=1000');
+      expect(query.status).toBe(400);
+      expect(query.body.details[0].field).toBe('query.limit');
+    });
+
+    it('wraps successes and errors in the envelope under /v1', async () => {
+      const ok = await api(platform.url, owner.accessToken).get('/v1/billing/credits');
+      expect(ok.status).toBe(200);
+      expect(ok.body).toEqual({ success: true, data: expect.objectContaining({ balance: expect.any(Number) }) });
+      const denied = await api(platform.url).get('/v1/billing/credits');
+      expect(denied.status).toBe(401);
+      expect(denied.body).toEqual({ success: false, error: { code: 'unauthorized', message: 'Missing bearer token', details: [] } });
+    });
+  });
+
+  describe('billing', () => {
+    it('shows the balance and the welcome grant', async () => {
+      const user = await registerUser(platform.url);
+      const res = await api(platform.url, user.accessToken).get('/api/v1/billing/credits');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        balance: 1000,
+        plan: 'enterprise',
+        ledger: [
+          {
+            id: expect.stringMatching(/^led_/),
+            type: 'grant',
+            amount: 1000,
+            balance_after: 1000,
+            description: 'Welcome credits',
+            created_at: expect.any(String),
+          },
+        ],
+      });
+    });
+
+    it('lets the owner purchase credits and fires billing.purchase.completed', async () => {
+      const user = await registerUser(platform.url);
+      const res = await api(platform.url, user.accessToken).post('/api/v1/billing/purchases', { credits: 500 });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({ id: expect.stringMatching(/^led_/), credits: 500, balance: 1500, created_at: expect.any(String) });
+      const credits = await api(platform.url, user.accessToken).get('/api/v1/billing/credits');
+      expect(credits.body.balance).toBe(1500);
+      expect(credits.body.ledger[0]).toMatchObject({ type: 'purchase', amount: 500, balance_after: 1500 });
+      const event = await waitFor(
+        () => events.find((e) => e.type === 'billing.purchase.completed' && e.tenant_id === user.tenantId),
+        { timeoutMs: 30_000, what: 'billing.purchase.completed' },
+      );
+      expect(event.data).toEqual({ purchase_id: res.body.id, credits: 500, balance: 1500 });
+    });
+
+    it('refuses purchases with an API key', async () => {
+      const key = await createApiKey(platform.url, owner.accessToken, ['billing:read']);
+      const res = await api(platform.url, key.key).post('/api/v1/billing/purchases', { credits: 10 });
+      expect(res.status).toBe(403);
+    });
+  });
+
+  describe('Idempotency-Key', () => {
+    it('replays the first response for a retry and refuses a different body with 409', async () => {
+      const user = await registerUser(platform.url);
+      const client = api(platform.url, user.accessToken);
+      const headers = { 'idempotency-key': 'purchase-0001' };
+      const first = await client.post('/api/v1/billing/purchases', { credits: 100 }, { headers });
+      expect(first.status).toBe(201);
+      const retry = await client.post('/api/v1/billing/purchases', { credits: 100 }, { headers });
+      expect(retry.status).toBe(201);
+      expect(retry.body).toEqual(first.body);
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      // Replayed through /v1 as well, in that prefix's shape.
+      const enveloped = await client.post('/v1/billing/purchases', { credits: 100 }, { headers });
+      expect(enveloped.body).toEqual({ success: true, data: first.body });
+
+      const changed = await client.post('/api/v1/billing/purchases', { credits: 999 }, { headers });
+      expect(changed.status).toBe(409);
+      expect(changed.body.error).toBe('conflict');
+      expect((await client.get('/api/v1/billing/credits')).body.balance).toBe(1100);
+    });
+
+    it('scopes keys per tenant and answers a concurrent duplicate with 409 or the replay', async () => {
+      const a = await registerUser(platform.url);
+      const b = await registerUser(platform.url);
+      const headers = { 'idempotency-key': 'shared-key' };
+      const [ra, rb] = await Promise.all([
+        api(platform.url, a.accessToken).post('/api/v1/billing/purchases', { credits: 1 }, { headers }),
+        api(platform.url, b.accessToken).post('/api/v1/billing/purchases', { credits: 1 }, { headers }),
+      ]);
+      expect([ra.status, rb.status]).toEqual([201, 201]);
+      expect(ra.body.id).not.toBe(rb.body.id);
+
+      const same = { 'idempotency-key': 'race-key' };
+      const results = await Promise.all(
+        Array.from({ length: 4 }, () => api(platform.url, a.accessToken).post('/api/v1/billing/purchases', { credits: 7 }, { headers: same })),
+      );
+      const created = results.filter((r) => r.status === 201);
+      expect(created.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(created.map((r) => r.body.id)).size).toBe(1);
+      for (const r of results.filter((x) => x.status !== 201)) expect(r.status).toBe(409);
+      expect((await api(platform.url, a.accessToken).get('/api/v1/billing/credits')).body.balance).toBe(1008);
+    });
+
+    it('does not store a failed request, so it can be retried', async () => {
+      const user = await registerUser(platform.url);
+      const headers = { 'idempotency-key': 'fix-and-retry' };
+      const bad = await api(platform.url, user.accessToken).post('/api/v1/auth/api-keys', { name: 'k', scopes: ['nope'] }, { headers });
+      expect(bad.status).toBe(422);
+      const bad2 = await api(platform.url, user.accessToken).post('/api/v1/auth/api-keys', { name: 'k', scopes: ['agents:read'] }, { headers });
+      expect(bad2.status).toBe(201);
+    });
+  });
+
+  describe('OpenAPI', () => {
+    it('serves an OpenAPI 3.1 document generated from the routes', async () => {
+      const res = await api(platform.url).get('/api/v1/openapi.json');
+      expect(res.status).toBe(200);
+      expect(res.body.openapi).toBe('3.1.0');
+      const register = res.body.paths['/auth/register'].post;
+      expect(register.requestBody.content['application/json'].schema).toMatchObject({
+        type: 'object',
+        required: ['email', 'password'],
+        properties: { email: { type: 'string', format: 'email' } },
+      });
+      expect(register.responses['422']).toBeDefined();
+      expect(res.body.paths['/auth/login'].post.requestBody.content).toHaveProperty(['application/x-www-form-urlencoded']);
+      expect(res.body.paths['/auth/api-keys/{key_id}'].delete.parameters).toContainEqual(
+        expect.objectContaining({ name: 'key_id', in: 'path', required: true }),
+      );
+      expect(res.body.paths['/billing/credits'].get['x-access']).toEqual({ scope: 'billing:read' });
+    });
+
+    it('serves the docs page and its assets locally', async () => {
+      const page = await api(platform.url).get('/docs');
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toContain('text/html');
+      expect(page.text).toContain('/docs/swagger-ui-bundle.js');
+      expect(page.text).not.toMatch(/https?:\/\//);
+      const bundle = await fetch(`${platform.url}/docs/swagger-ui-bundle.js`);
+      expect(bundle.status).toBe(200);
+      expect(bundle.headers.get('content-type')).toContain('javascript');
+      expect((await bundle.text()).length).toBeGreaterThan(100_000);
+    });
+  });
+
+  describe('backend down', () => {
+    it('answers 503 when identity is down, without a stack trace, and recovers', async () => {
+      const identity = platform.service('identity');
+      await identity.stop();
+      try {
+        const res = await api(platform.url).post('/api/v1/auth/register', { email: 'down@example.com', password: 'password-123' });
+        expect(res.status).toBe(503);
+        expect(res.body.error).toBe('service_unavailable');
+        expect(res.text).not.toMatch(/\bat .+\.js:\d+/);
+        const me = await api(platform.url, `apk_${'y'.repeat(40)}`).get('/api/v1/auth/me');
+        expect(me.status).toBe(503);
+      } finally {
+        await identity.start();
+      }
+      await waitFor(async () => (await api(platform.url, owner.accessToken).get('/api/v1/auth/me')).status === 200, {
+        timeoutMs: 20_000,
+        what: 'identity back',
+      });
+    });
+  });
+});

@@ -1,0 +1,65 @@
+import type { Connection, Model } from 'mongoose';
+import { refreshTokenSchema, type RefreshTokenRecord } from './refresh-token.schema.js';
+
+export interface RefreshToken {
+  id: string;
+  tokenHash: string;
+  familyId: string;
+  userId: string;
+  createdAt: Date;
+  expiresAt: Date;
+  usedAt?: Date;
+  revokedAt?: Date;
+}
+
+function toToken(record: RefreshTokenRecord): RefreshToken {
+  return {
+    id: record._id,
+    tokenHash: record.token_hash,
+    familyId: record.family_id,
+    userId: record.user_id,
+    createdAt: record.created_at,
+    expiresAt: record.expires_at,
+    usedAt: record.used_at ?? undefined,
+    revokedAt: record.revoked_at ?? undefined,
+  };
+}
+
+/** Refresh tokens belong to a user, not a tenant: a login spans the user's tenants. */
+export class RefreshTokenRepository {
+  private readonly model: Model<RefreshTokenRecord>;
+
+  constructor(connection: Connection) {
+    this.model = connection.model<RefreshTokenRecord>('RefreshToken', refreshTokenSchema);
+  }
+
+  init(): Promise<unknown> {
+    return this.model.init();
+  }
+
+  async insert(token: RefreshToken): Promise<void> {
+    await this.model.create({
+      _id: token.id,
+      token_hash: token.tokenHash,
+      family_id: token.familyId,
+      user_id: token.userId,
+      created_at: token.createdAt,
+      expires_at: token.expiresAt,
+    });
+  }
+
+  async findByHash(tokenHash: string): Promise<RefreshToken | undefined> {
+    const record = await this.model.findOne({ token_hash: tokenHash }).lean<RefreshTokenRecord>();
+    return record ? toToken(record) : undefined;
+  }
+
+  /** Marks a token used if nobody did yet; false means another request used it first. */
+  async markUsed(id: string, at: Date): Promise<boolean> {
+    const result = await this.model.updateOne({ _id: id, used_at: null, revoked_at: null }, { $set: { used_at: at } });
+    return result.modifiedCount === 1;
+  }
+
+  async revokeFamily(familyId: string, at: Date): Promise<void> {
+    await this.model.updateMany({ family_id: familyId, revoked_at: null }, { $set: { revoked_at: at } });
+  }
+}

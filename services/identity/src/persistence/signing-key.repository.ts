@@ -1,0 +1,27 @@
+import type { Connection, Model } from 'mongoose';
+import { signingKeySchema, type SigningKeyRecord } from './signing-key.schema.js';
+
+export type { SigningKeyRecord } from './signing-key.schema.js';
+
+/** Signing keys are platform-wide, not per tenant. */
+export class SigningKeyRepository {
+  private readonly model: Model<SigningKeyRecord>;
+
+  constructor(connection: Connection) {
+    this.model = connection.model<SigningKeyRecord>('SigningKey', signingKeySchema);
+  }
+
+  init(): Promise<unknown> {
+    return this.model.init();
+  }
+
+  /** The newest keys first. */
+  newest(limit: number): Promise<SigningKeyRecord[]> {
+    return this.model.find().sort({ generation: -1 }).limit(limit).lean<SigningKeyRecord[]>();
+  }
+
+  /** Throws a duplicate-key error when another replica created this generation first. */
+  async insert(record: SigningKeyRecord): Promise<void> {
+    await this.model.create(record);
+  }
+}

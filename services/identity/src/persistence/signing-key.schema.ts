@@ -1,0 +1,29 @@
+import { Schema } from 'mongoose';
+
+/**
+ * One JWT signing key pair, shared by every identity replica. The newest generation signs; older
+ * ones stay published in the JWKS for a grace period. The unique generation index is the race
+ * guard: of two replicas creating the same generation, one insert wins and the other re-reads.
+ */
+export interface SigningKeyRecord {
+  _id: string;
+  generation: number;
+  alg: string;
+  public_jwk: Record<string, string>;
+  /** The private JWK as JSON; AES-256-GCM encrypted when a key-encryption secret is configured. */
+  private_jwk: { scheme: 'aes-256-gcm' | 'none'; data: string; iv?: string; tag?: string };
+  created_at: Date;
+}
+
+export const signingKeySchema = new Schema<SigningKeyRecord>(
+  {
+    _id: { type: String, required: true },
+    generation: { type: Number, required: true },
+    alg: { type: String, required: true },
+    public_jwk: { type: Schema.Types.Mixed, required: true },
+    private_jwk: { type: Schema.Types.Mixed, required: true },
+    created_at: { type: Date, required: true },
+  },
+  { collection: 'signing_keys', versionKey: false, minimize: false },
+);
+signingKeySchema.index({ generation: 1 }, { unique: true });

@@ -1,0 +1,39 @@
+import { Schema } from 'mongoose';
+
+export interface TenantRecord {
+  _id: string;
+  name: string;
+  plan: string;
+  created_at: Date;
+}
+
+export const tenantSchema = new Schema<TenantRecord>(
+  {
+    _id: { type: String, required: true },
+    name: { type: String, required: true },
+    plan: { type: String, required: true },
+    created_at: { type: Date, required: true },
+  },
+  { collection: 'tenants', versionKey: false },
+);
+
+export interface MembershipRecord {
+  _id: string;
+  tenant_id: string;
+  user_id: string;
+  role: string;
+  created_at: Date;
+}
+
+export const membershipSchema = new Schema<MembershipRecord>(
+  {
+    _id: { type: String, required: true },
+    tenant_id: { type: String, required: true },
+    user_id: { type: String, required: true },
+    role: { type: String, required: true },
+    created_at: { type: Date, required: true },
+  },
+  { collection: 'memberships', versionKey: false },
+);
+membershipSchema.index({ tenant_id: 1, user_id: 1 }, { unique: true });
+membershipSchema.index({ user_id: 1, created_at: 1 });

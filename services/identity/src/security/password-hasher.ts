@@ -1,0 +1,25 @@
+import bcrypt from 'bcryptjs';
+
+/** bcrypt reads at most 72 bytes; longer passwords are refused, never silently truncated. */
+export const PASSWORD_MAX_BYTES = 72;
+export const PASSWORD_MIN_LENGTH = 8;
+
+export class PasswordHasher {
+  /** Compared against when the account does not exist, so the answer takes as long either way. */
+  private dummyHash?: Promise<string>;
+
+  constructor(private readonly cost: number) {}
+
+  hash(password: string): Promise<string> {
+    return bcrypt.hash(password, this.cost);
+  }
+
+  async verify(password: string, hash: string | undefined): Promise<boolean> {
+    if (hash === undefined) {
+      this.dummyHash ??= bcrypt.hash('not-a-real-password', this.cost);
+      await bcrypt.compare(password, await this.dummyHash);
+      return false;
+    }
+    return bcrypt.compare(password, hash);
+  }
+}

@@ -1,0 +1,150 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { exportJWK, generateKeyPair, importJWK, type JWK, type KeyLike } from 'jose';
+import { isDuplicateKeyError, type Logger } from '@agentplatform/service-kit';
+import type { SigningKeyRecord, SigningKeyRepository } from '../persistence/signing-key.repository.js';
+
+export const SIGNING_ALG = 'EdDSA';
+
+export interface SigningKey {
+  kid: string;
+  privateKey: KeyLike | Uint8Array;
+}
+
+export interface PublicJwk {
+  kid: string;
+  kty: string;
+  crv: string;
+  x: string;
+  y?: string;
+  alg: string;
+  use: string;
+}
+
+export interface KeyRingOptions {
+  repository: SigningKeyRepository;
+  logger: Logger;
+  /** Key-encryption secret for the private keys at rest; unset stores them unencrypted. */
+  encryptionSecret?: string;
+  rotationMs: number;
+  graceMs: number;
+  /** How often a replica re-reads the keys, to pick up a rotation made by another replica. */
+  reloadMs?: number;
+}
+
+/**
+ * The JWT signing keys (Ed25519), stored in identity's database so every replica signs with the
+ * same key and publishes the same JWKS. The first replica to start creates generation 1; a key
+ * older than the rotation period is replaced by the next generation, and replaced keys stay in
+ * the JWKS for a grace period so the tokens they signed keep verifying.
+ */
+export class SigningKeyRing {
+  private keys: SigningKeyRecord[] = [];
+  private current?: SigningKey;
+  private timer?: NodeJS.Timeout;
+  private readonly kek?: Buffer;
+
+  constructor(private readonly options: KeyRingOptions) {
+    if (options.encryptionSecret) {
+      this.kek = Buffer.from(hkdfSync('sha256', options.encryptionSecret, 'agentplatform', 'jwt-signing-key', 32));
+    }
+  }
+
+  async start(): Promise<void> {
+    await this.load();
+    if (this.keys.length === 0) await this.createGeneration(1);
+    await this.rotateIfDue();
+    this.timer = setInterval(() => {
+      this.load()
+        .then(() => this.rotateIfDue())
+        .catch((error) => this.options.logger.warn({ err: error }, 'cannot reload signing keys'));
+    }, this.options.reloadMs ?? 60_000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  signingKey(): SigningKey {
+    if (!this.current) throw new Error('signing keys are not loaded');
+    return this.current;
+  }
+
+  /** The newest key and every key replaced less than the grace period ago. */
+  publicKeys(now = new Date()): PublicJwk[] {
+    const published: PublicJwk[] = [];
+    this.keys.forEach((key, index) => {
+      const successor = index > 0 ? this.keys[index - 1] : undefined;
+      if (successor && now.getTime() - successor.created_at.getTime() > this.options.graceMs) return;
+      const jwk = key.public_jwk;
+      published.push({ kid: key._id, kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, alg: key.alg, use: 'sig' });
+    });
+    return published;
+  }
+
+  /** Makes the next generation now (operators can force a rotation; the timer does it on age). */
+  async rotate(): Promise<void> {
+    await this.createGeneration((this.keys[0]?.generation ?? 0) + 1);
+  }
+
+  private async rotateIfDue(): Promise<void> {
+    const newest = this.keys[0];
+    if (newest && Date.now() - newest.created_at.getTime() > this.options.rotationMs) {
+      this.options.logger.info({ kid: newest._id }, 'signing key is due for rotation');
+      await this.rotate();
+    }
+  }
+
+  private async load(): Promise<void> {
+    const keys = await this.options.repository.newest(20);
+    if (keys.length > 0 && keys[0]._id !== this.current?.kid) {
+      this.current = { kid: keys[0]._id, privateKey: await importJWK(this.decrypt(keys[0]), SIGNING_ALG) };
+    }
+    this.keys = keys;
+  }
+
+  private async createGeneration(generation: number): Promise<void> {
+    const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALG, { crv: 'Ed25519', extractable: true });
+    const publicJwk = await exportJWK(publicKey);
+    const privateJwk = await exportJWK(privateKey);
+    const kid = `sk_${Date.now().toString(36)}_${randomBytes(6).toString('hex')}`;
+    try {
+      await this.options.repository.insert({
+        _id: kid,
+        generation,
+        alg: SIGNING_ALG,
+        public_jwk: { kty: publicJwk.kty!, crv: publicJwk.crv!, x: publicJwk.x! },
+        private_jwk: this.encrypt(kid, privateJwk),
+        created_at: new Date(),
+      });
+      this.options.logger.info({ kid, generation }, 'created signing key');
+    } catch (error) {
+      // Another replica created this generation first: use theirs.
+      if (!isDuplicateKeyError(error)) throw error;
+    }
+    await this.load();
+  }
+
+  private encrypt(kid: string, jwk: JWK): SigningKeyRecord['private_jwk'] {
+    const plain = JSON.stringify(jwk);
+    if (!this.kek) return { scheme: 'none', data: plain };
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.kek, iv);
+    cipher.setAAD(Buffer.from(kid));
+    const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return { scheme: 'aes-256-gcm', data: data.toString('base64'), iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64') };
+  }
+
+  private decrypt(record: SigningKeyRecord): JWK {
+    const stored = record.private_jwk;
+    if (stored.scheme === 'none') return JSON.parse(stored.data) as JWK;
+    if (!this.kek) {
+      throw new Error(`signing key ${record._id} is encrypted but JWT_KEY_ENCRYPTION_SECRET is not set`);
+    }
+    const decipher = createDecipheriv('aes-256-gcm', this.kek, Buffer.from(stored.iv!, 'base64'));
+    decipher.setAAD(Buffer.from(record._id));
+    decipher.setAuthTag(Buffer.from(stored.tag!, 'base64'));
+    const plain = Buffer.concat([decipher.update(Buffer.from(stored.data, 'base64')), decipher.final()]);
+    return JSON.parse(plain.toString('utf8')) as JWK;
+  }
+}

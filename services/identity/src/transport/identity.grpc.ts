@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { identityV1 } from '@agentplatform/contracts';
+import { ValidationError } from '@agentplatform/service-kit';
+import type { ApiKey } from '../persistence/api-key.repository.js';
+import type { LedgerEntry } from '../persistence/credit.repository.js';
+import type { User } from '../persistence/user.repository.js';
+import { chargeCredits, getBalance, getCredits, purchaseCredits, refundCredits } from '../use-cases/credits.js';
+import { getMe } from '../use-cases/get-me.js';
+import type { IdentityDeps } from '../use-cases/identity-deps.js';
+import type { Session } from '../use-cases/issue-session.js';
+import { login } from '../use-cases/login.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../use-cases/manage-api-keys.js';
+import { refreshSession } from '../use-cases/refresh-session.js';
+import { registerUser } from '../use-cases/register-user.js';
+import { resolveAccess } from '../use-cases/resolve-access.js';
+import { verifyApiKey } from '../use-cases/verify-api-key.js';
+
+function user(u: User): identityV1.User {
+  return { id: u.id, email: u.email, fullName: u.fullName, isActive: u.isActive, createdAt: u.createdAt.toISOString() };
+}
+
+function session(s: Session): identityV1.TokenResponse {
+  return {
+    accessToken: s.accessToken,
+    tokenType: s.tokenType,
+    expiresIn: s.expiresIn,
+    refreshToken: s.refreshToken,
+    refreshExpiresIn: s.refreshExpiresIn,
+  };
+}
+
+function apiKey(k: ApiKey): identityV1.ApiKey {
+  return {
+    id: k.id,
+    name: k.name,
+    keyPrefix: k.keyPrefix,
+    scopes: k.scopes,
+    expiresAt: k.expiresAt?.toISOString(),
+    lastUsedAt: k.lastUsedAt?.toISOString(),
+    createdAt: k.createdAt.toISOString(),
+    tenantId: k.tenantId,
+    createdBy: k.createdBy,
+  };
+}
+
+function entry(e: LedgerEntry): identityV1.LedgerEntry {
+  return {
+    id: e.id,
+    type: e.type,
+    amount: e.amount,
+    balanceAfter: e.balanceAfter,
+    description: e.description,
+    createdAt: e.createdAt.toISOString(),
+  };
+}
+
+/** Calls on a tenant's data must name it; an empty tenant_id is a caller bug, not "all tenants". */
+function tenant(tenantId: string): string {
+  if (!tenantId) throw ValidationError.field('tenant_id', 'is required');
+  return tenantId;
+}
+
+/** Maps the proto messages to the use cases and back; no rules live here. */
+export function identityService(deps: IdentityDeps): identityV1.IdentityServiceImplementation {
+  return {
+    async register(req) {
+      const result = await registerUser(deps, {
+        email: req.email,
+        password: req.password,
+        fullName: req.fullName,
+        company: req.company,
+      });
+      return { user: user(result.user), tenantId: result.tenantId, credits: result.credits };
+    },
+    async login(req) {
+      return session(await login(deps, { email: req.email, password: req.password }));
+    },
+    async refresh(req) {
+      return session(await refreshSession(deps, req.refreshToken));
+    },
+    async getMe(req) {
+      const me = await getMe(deps, req.userId);
+      return { user: user(me.user), tenants: me.tenants.map((m) => ({ id: m.tenantId, name: m.tenantName, role: m.role })) };
+    },
+    async getJwks() {
+      return { keys: deps.keys.publicKeys(), issuer: deps.settings.issuer, audience: deps.settings.audience };
+    },
+    async resolveAccess(req) {
+      const access = await resolveAccess(deps, req.userId, req.tenantId || undefined);
+      return { tenantId: access.tenantId, role: access.role, scopes: [...access.scopes], plan: access.plan };
+    },
+    async verifyApiKey(req) {
+      return verifyApiKey(deps, req.key);
+    },
+    async createApiKey(req) {
+      const created = await createApiKey(deps, {
+        userId: req.userId,
+        tenantId: tenant(req.tenantId),
+        name: req.name,
+        scopes: req.scopes,
+        expiresAt: req.expiresAt,
+      });
+      return { apiKey: apiKey(created.apiKey), key: created.secret };
+    },
+    async listApiKeys(req) {
+      return { items: (await listApiKeys(deps, req.userId, tenant(req.tenantId))).map(apiKey) };
+    },
+    async revokeApiKey(req) {
+      await revokeApiKey(deps, req.userId, tenant(req.tenantId), req.keyId);
+      return { success: true };
+    },
+    async getBalance(req) {
+      return { balance: await getBalance(deps, tenant(req.tenantId)) };
+    },
+    async charge(req) {
+      const made = await chargeCredits(deps, {
+        tenantId: tenant(req.tenantId),
+        amount: req.amount,
+        idempotencyKey: req.idempotencyKey,
+        description: req.description,
+        allowNegative: req.allowNegative,
+      });
+      return { balance: made.balanceAfter, entryId: made.id };
+    },
+    async refund(req) {
+      const made = await refundCredits(deps, {
+        tenantId: tenant(req.tenantId),
+        amount: req.amount,
+        idempotencyKey: req.idempotencyKey,
+        description: req.description,
+      });
+      return { balance: made.balanceAfter };
+    },
+    async getCredits(req) {
+      const credits = await getCredits(deps, tenant(req.tenantId), req.limit);
+      return { balance: credits.balance, plan: credits.plan, entries: credits.entries.map(entry) };
+    },
+    async purchaseCredits(req) {
+      const made = await purchaseCredits(deps, {
+        tenantId: tenant(req.tenantId),
+        userId: req.userId,
+        credits: req.credits,
+        idempotencyKey: req.idempotencyKey || randomUUID(),
+      });
+      return { purchaseId: made.id, credits: made.amount, balance: made.balanceAfter, createdAt: made.createdAt.toISOString() };
+    },
+  };
+}

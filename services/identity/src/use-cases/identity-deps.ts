@@ -1,0 +1,35 @@
+import type { Outbox } from '@agentplatform/events';
+import type { ApiKeyRepository } from '../persistence/api-key.repository.js';
+import type { LoginThrottleRepository } from '../persistence/login-throttle.repository.js';
+import type { CreditRepository } from '../persistence/credit.repository.js';
+import type { RefreshTokenRepository } from '../persistence/refresh-token.repository.js';
+import type { TenantRepository } from '../persistence/tenant.repository.js';
+import type { UserRepository } from '../persistence/user.repository.js';
+import type { PasswordHasher } from '../security/password-hasher.js';
+import type { SigningKeyRing } from '../security/signing-key-ring.js';
+import type { TokenIssuer } from '../security/token-issuer.js';
+import type { PlanName } from '../domain/plans.js';
+
+/** Everything the identity use cases work with. */
+export interface IdentityDeps {
+  users: UserRepository;
+  tenants: TenantRepository;
+  refreshTokens: RefreshTokenRepository;
+  apiKeys: ApiKeyRepository;
+  credits: CreditRepository;
+  loginThrottles: LoginThrottleRepository;
+  outbox: Outbox;
+  hasher: PasswordHasher;
+  keys: SigningKeyRing;
+  tokens: TokenIssuer;
+  settings: {
+    defaultPlan: PlanName;
+    welcomeCredits: number;
+    lowCreditThreshold: number;
+    refreshTtlMs: number;
+    issuer: string;
+    audience: string;
+    /** Account lockout after repeated failed logins. */
+    lockout: { maxFailures: number; windowMs: number; lockoutMs: number };
+  };
+}

@@ -1,8 +1,29 @@
-import { kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
+import { z } from 'zod';
+import { env, kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
 
 export const configShape = {
   ...serviceEnvShape({ grpcPort: 50053, metricsPort: 9463, database: 'workflow' }),
   ...kafkaEnvShape,
+  /** agent-memory (agent nodes: GetAgent at validation, Chat at run time). */
+  AGENT_MEMORY_GRPC_ADDR: z.string().default('127.0.0.1:50052'),
+  /** identity (a run costs one credit, charged when it starts). */
+  IDENTITY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
+  GRPC_DEADLINE_MS: env.int(5_000, 1),
+  /** The http integration may reach private, loopback and link-local addresses (DESIGN.md 8). */
+  WEBHOOK_ALLOW_PRIVATE_URLS: env.bool(false),
+  /** How long a replica owns an execution without renewing; a crashed replica's work moves after this. */
+  EXECUTION_LEASE_MS: env.int(15_000, 1_000),
+  /** How often a replica looks for executions whose lease expired (crashes, overflow). */
+  EXECUTION_POLL_INTERVAL_MS: env.int(2_000, 50),
+  /** Executions one replica runs at the same time; more wait (status running) for a free slot. */
+  MAX_CONCURRENT_EXECUTIONS: env.int(500, 1),
+  /** Upper bound of one execution from start to end. */
+  EXECUTION_MAX_DURATION_MS: env.int(15 * 60_000, 1_000),
+  /** Node timeout when the node sets none (delay nodes get their delay on top). */
+  DEFAULT_NODE_TIMEOUT_MS: env.int(60_000, 100),
+  /** Finished executions older than this are deleted; fractions of a day are allowed. */
+  EXECUTION_RETENTION_DAYS: z.coerce.number().positive().default(30),
+  PRUNE_INTERVAL_MS: env.int(60 * 60_000, 100),
 };
 
 export type Config = ReturnType<typeof loadServiceConfig>;

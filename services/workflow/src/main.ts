@@ -1,12 +1,68 @@
+import { workflowV1 } from '@agentplatform/contracts';
 import { startOutbox } from '@agentplatform/events';
-import { bootService, serve } from '@agentplatform/service-kit';
+import { bootService, openChannel, serve } from '@agentplatform/service-kit';
+import { grpcAgentDirectory } from './clients/agents.client.js';
+import { grpcCreditLedger } from './clients/credits.client.js';
 import { loadServiceConfig } from './config.js';
+import { ExecutionEngine } from './engine/execution-engine.js';
+import { createGuardedAgent } from './engine/ssrf-guard.js';
+import { ExecutionRepository } from './persistence/execution.repository.js';
+import { WorkflowRepository } from './persistence/workflow.repository.js';
+import { startRetentionJob } from './jobs/retention.job.js';
+import { workflowGrpcService } from './transport/workflow.grpc.js';
 
-/** config -> mongo -> kafka (outbox relay) -> grpc server -> graceful shutdown */
+/** config -> mongo -> kafka (outbox relay) -> engine -> grpc server -> graceful shutdown */
 async function main(): Promise<void> {
   const config = loadServiceConfig();
   const runtime = await bootService('workflow', config);
-  await startOutbox(runtime, config);
+  const outbox = await startOutbox(runtime, config);
+
+  const workflows = new WorkflowRepository(runtime.mongo);
+  const executions = new ExecutionRepository(runtime.mongo);
+  await Promise.all([workflows.init(), executions.init()]);
+
+  // gRPC channels connect lazily, so the peers need not be up yet.
+  const agentMemoryChannel = openChannel(config.AGENT_MEMORY_GRPC_ADDR);
+  const identityChannel = openChannel(config.IDENTITY_GRPC_ADDR);
+  runtime.lifecycle.onShutdown('grpc clients', () => {
+    agentMemoryChannel.close();
+    identityChannel.close();
+  });
+  const agents = grpcAgentDirectory(agentMemoryChannel, config.GRPC_DEADLINE_MS, runtime.metrics);
+  const credits = grpcCreditLedger(identityChannel, config.GRPC_DEADLINE_MS, runtime.metrics);
+  const http = createGuardedAgent(config.WEBHOOK_ALLOW_PRIVATE_URLS);
+  runtime.lifecycle.onShutdown('http client', () => http.close());
+
+  const engine = new ExecutionEngine({
+    executions,
+    outbox,
+    runners: { agents, http, allowPrivateUrls: config.WEBHOOK_ALLOW_PRIVATE_URLS },
+    logger: runtime.logger,
+    options: {
+      leaseMs: config.EXECUTION_LEASE_MS,
+      pollIntervalMs: config.EXECUTION_POLL_INTERVAL_MS,
+      maxConcurrent: config.MAX_CONCURRENT_EXECUTIONS,
+      defaultNodeTimeoutMs: config.DEFAULT_NODE_TIMEOUT_MS,
+      stopGraceMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS / 2),
+    },
+  });
+  engine.start();
+  runtime.lifecycle.onShutdown('execution engine', () => engine.stop());
+  startRetentionJob(runtime, executions, config.EXECUTION_RETENTION_DAYS, config.PRUNE_INTERVAL_MS);
+
+  runtime.server.add(
+    workflowV1.WorkflowServiceDefinition,
+    workflowGrpcService({
+      workflows,
+      executions,
+      engine,
+      agents,
+      credits,
+      outbox,
+      logger: runtime.logger,
+      settings: { maxExecutionDurationMs: config.EXECUTION_MAX_DURATION_MS, retentionDays: config.EXECUTION_RETENTION_DAYS },
+    }),
+  );
   await serve(runtime, config);
 }
 

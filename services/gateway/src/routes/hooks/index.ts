@@ -1,7 +1,53 @@
 import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { NotFoundError } from '@agentplatform/service-kit';
 import type { RouteDeps } from '../deps.js';
+import { EXECUTE_DEADLINE_MS } from '../workflows/index.js';
+import { executionToJson } from '../workflows/workflows.mapping.js';
 
-/** Inbound workflow hooks (`POST /hooks/:workflow_id[/path]`): public, outside /api/v1. */
-export function mountHookRoutes(_router: Router, _deps: RouteDeps): void {
-  // Filled in by the workflows area.
+/** Credentials of the caller's own systems never travel into an execution's input (and its storage). */
+const DROPPED_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+
+function hookInput(ctx: Context): Record<string, unknown> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(ctx.headers)) {
+    if (value === undefined || DROPPED_HEADERS.has(name)) continue;
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const query: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(ctx.query)) if (value !== undefined) query[name] = value;
+  const body = (ctx.request as { body?: unknown }).body;
+  return { body: body ?? null, query, headers };
+}
+
+/**
+ * Inbound workflow hooks (`POST /hooks/:workflow_id[/path]`, DESIGN.md section 7): public, outside
+ * /api/v1. Only an active workflow at its webhook node's path answers; everything else is a 404.
+ * The per-workflow rate limit runs before this (app.ts).
+ */
+export function mountHookRoutes(router: Router, { backends }: RouteDeps): void {
+  router.post('/hooks/:workflow_id{/*path}', async (ctx) => {
+    const workflowId = String(ctx.params.workflow_id ?? '');
+    if (!/^wf_[0-9A-Za-z]{1,64}$/.test(workflowId)) throw new NotFoundError('Hook');
+    const rawPath = (ctx.params as Record<string, unknown>).path;
+    const path = Array.isArray(rawPath) ? rawPath.join('/') : String(rawPath ?? '');
+    const answer = await backends.workflow.triggerHook(
+      { workflowId, path, input: hookInput(ctx) },
+      // A last_node hook waits for the run like a synchronous execute.
+      { deadline: EXECUTE_DEADLINE_MS },
+    );
+    if (answer.responseMode === 'last_node' && answer.execution) {
+      const execution = executionToJson(answer.execution);
+      ctx.status = execution.status === 'running' ? 202 : 200;
+      ctx.body = {
+        execution_id: execution.execution_id,
+        status: execution.status,
+        output: execution.output ?? {},
+        ...(execution.error ? { error: execution.error } : {}),
+      };
+      return;
+    }
+    ctx.status = 202;
+    ctx.body = { execution_id: answer.executionId };
+  });
 }

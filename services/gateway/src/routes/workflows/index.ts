@@ -1,7 +1,235 @@
-import type { RouteDefinition } from '../../http/route.js';
+import { z } from 'zod';
+import type { workflowV1 } from '@agentplatform/contracts';
+import { defineRoute, requireScope, type RouteDefinition } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
+import {
+  executionSummaryToJson,
+  executionToJson,
+  hooksBase,
+  workflowSummaryToJson,
+  workflowToJson,
+} from './workflows.mapping.js';
+import {
+  createWorkflowBody,
+  executeBody,
+  executionListResponse,
+  executionParams,
+  executionResponse,
+  listExecutionsQuery,
+  listWorkflowsQuery,
+  nodeSchema,
+  statusResponse,
+  updateWorkflowBody,
+  workflowListResponse,
+  workflowParams,
+  workflowResponse,
+} from './workflows.schemas.js';
 
-/** The workflows routes. */
-export function workflowRoutes(_deps: RouteDeps): RouteDefinition<any, any, any>[] {
-  return [];
+/** A synchronous execute waits up to 30 s in the service; the call's deadline leaves room for that. */
+export const EXECUTE_DEADLINE_MS = 35_000;
+
+type NodeJson = z.infer<typeof nodeSchema>;
+
+function nodesToProto(nodes: NodeJson[]): workflowV1.Node[] {
+  return nodes.map((n) => ({
+    id: n.id,
+    type: n.type,
+    config: n.config,
+    retry: n.retry ? { maxAttempts: n.retry.max_attempts, backoffMs: n.retry.backoff_ms } : undefined,
+    timeoutMs: n.timeout_ms,
+  }));
+}
+
+/** The workflows routes (SPEC.md section 4, DESIGN.md section 7), plus delete and cancel. */
+export function workflowRoutes({ backends, config }: RouteDeps): RouteDefinition<any, any, any>[] {
+  const workflows = backends.workflow;
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/workflows',
+      summary: "List the tenant's workflows, newest first",
+      tag: 'workflows',
+      access: requireScope('workflows:read'),
+      query: listWorkflowsQuery,
+      response: workflowListResponse,
+      handler: async ({ query, caller }) => {
+        const answer = await workflows.listWorkflows({
+          tenantId: caller!.tenantId,
+          page: query.page,
+          perPage: query.per_page,
+          status: query.status,
+        });
+        return { items: answer.items.map(workflowSummaryToJson), total: answer.total, page: answer.page, per_page: answer.perPage };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/workflows',
+      summary: 'Create a workflow (status draft)',
+      tag: 'workflows',
+      access: requireScope('workflows:write'),
+      idempotent: true,
+      body: createWorkflowBody,
+      status: 201,
+      response: workflowResponse,
+      handler: async ({ body, caller, ctx }) => {
+        const workflow = await workflows.createWorkflow({
+          tenantId: caller!.tenantId,
+          name: body.name,
+          description: body.description,
+          nodes: nodesToProto(body.nodes),
+          edges: body.edges,
+        });
+        return workflowToJson(workflow, hooksBase(config, ctx));
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/workflows/:workflow_id',
+      summary: 'Get a workflow with its run statistics',
+      tag: 'workflows',
+      access: requireScope('workflows:read'),
+      params: workflowParams,
+      response: workflowResponse,
+      handler: async ({ params, caller, ctx }) => {
+        const workflow = await workflows.getWorkflow({ tenantId: caller!.tenantId, workflowId: params.workflow_id });
+        return workflowToJson(workflow, hooksBase(config, ctx));
+      },
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/workflows/:workflow_id',
+      summary: 'Update a workflow: name, description, and the graph (nodes and edges replace the old ones)',
+      tag: 'workflows',
+      access: requireScope('workflows:write'),
+      params: workflowParams,
+      body: updateWorkflowBody,
+      response: workflowResponse,
+      handler: async ({ params, body, caller, ctx }) => {
+        const workflow = await workflows.updateWorkflow({
+          tenantId: caller!.tenantId,
+          workflowId: params.workflow_id,
+          name: body.name,
+          description: body.description,
+          replaceNodes: body.nodes !== undefined,
+          nodes: body.nodes ? nodesToProto(body.nodes) : [],
+          replaceEdges: body.edges !== undefined,
+          edges: body.edges ?? [],
+        });
+        return workflowToJson(workflow, hooksBase(config, ctx));
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/workflows/:workflow_id',
+      summary: 'Delete a workflow and its execution history',
+      tag: 'workflows',
+      access: requireScope('workflows:write'),
+      params: workflowParams,
+      response: z.object({ success: z.boolean(), message: z.string() }),
+      handler: async ({ params, caller }) => {
+        await workflows.deleteWorkflow({ tenantId: caller!.tenantId, workflowId: params.workflow_id });
+        return { success: true, message: 'Workflow deleted' };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/workflows/:workflow_id/pause',
+      summary: 'Pause a workflow: hooks answer 404 and execute 409 until it is resumed',
+      tag: 'workflows',
+      access: requireScope('workflows:write'),
+      params: workflowParams,
+      response: statusResponse,
+      handler: async ({ params, caller }) => {
+        const workflow = await workflows.pauseWorkflow({ tenantId: caller!.tenantId, workflowId: params.workflow_id });
+        return { id: workflow.id, status: workflow.status, updated_at: workflow.updatedAt };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/workflows/:workflow_id/resume',
+      summary: 'Activate a workflow (its hook URL starts taking requests)',
+      tag: 'workflows',
+      access: requireScope('workflows:write'),
+      params: workflowParams,
+      response: statusResponse,
+      handler: async ({ params, caller }) => {
+        const workflow = await workflows.resumeWorkflow({ tenantId: caller!.tenantId, workflowId: params.workflow_id });
+        return { id: workflow.id, status: workflow.status, updated_at: workflow.updatedAt };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/workflows/:workflow_id/execute',
+      summary: 'Run a workflow: async answers 202 at once; otherwise waits up to 30 s for the finished execution',
+      tag: 'workflows',
+      access: requireScope('workflows:execute'),
+      idempotent: true,
+      params: workflowParams,
+      body: executeBody,
+      status: 200,
+      response: executionResponse,
+      handler: async ({ params, body, caller, ctx }) => {
+        const execution = await workflows.executeWorkflow(
+          { tenantId: caller!.tenantId, workflowId: params.workflow_id, input: body.input, async: body.async },
+          { deadline: body.async ? config.GRPC_DEADLINE_MS : EXECUTE_DEADLINE_MS },
+        );
+        ctx.state.responseStatus = execution.status === 'running' ? 202 : 200;
+        return executionToJson(execution);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/workflows/:workflow_id/executions',
+      summary: "A workflow's executions, newest first",
+      tag: 'workflows',
+      access: requireScope('workflows:read'),
+      params: workflowParams,
+      query: listExecutionsQuery,
+      response: executionListResponse,
+      handler: async ({ params, query, caller }) => {
+        const answer = await workflows.listExecutions({
+          tenantId: caller!.tenantId,
+          workflowId: params.workflow_id,
+          limit: query.limit,
+          status: query.status,
+        });
+        return { items: answer.items.map(executionSummaryToJson), total: answer.total };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/workflows/:workflow_id/executions/:execution_id',
+      summary: 'One execution with its per-node results',
+      tag: 'workflows',
+      access: requireScope('workflows:read'),
+      params: executionParams,
+      response: executionResponse,
+      handler: async ({ params, caller }) => {
+        const execution = await workflows.getExecution({
+          tenantId: caller!.tenantId,
+          workflowId: params.workflow_id,
+          executionId: params.execution_id,
+        });
+        return executionToJson(execution);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/workflows/:workflow_id/executions/:execution_id/cancel',
+      summary: 'Cancel a running execution (409 once it has finished)',
+      tag: 'workflows',
+      access: requireScope('workflows:execute'),
+      params: executionParams,
+      response: executionResponse,
+      handler: async ({ params, caller }) => {
+        const execution = await workflows.cancelExecution({
+          tenantId: caller!.tenantId,
+          workflowId: params.workflow_id,
+          executionId: params.execution_id,
+        });
+        return executionToJson(execution);
+      },
+    }),
+  ];
 }

@@ -1,0 +1,105 @@
+import type { Context } from 'koa';
+import type { workflowV1 } from '@agentplatform/contracts';
+import type { GatewayConfig } from '../../config.js';
+
+/**
+ * The base of hook URLs: HOOKS_URL, else the public URL's `/hooks`, else the address this request
+ * came in on (so a gateway on a random port in tests, or behind a proxy with TRUST_PROXY, answers
+ * URLs that work). Computed here rather than in the workflow service, which cannot know it.
+ */
+export function hooksBase(config: GatewayConfig, ctx: Context): string {
+  if (config.HOOKS_URL) return config.HOOKS_URL.replace(/\/+$/, '');
+  // Koa 3's ctx.origin is the Origin request header, not this server's origin.
+  const origin = config.PUBLIC_URL ? config.PUBLIC_URL.replace(/\/+$/, '') : `${ctx.protocol}://${ctx.host}`;
+  return `${origin}/hooks`;
+}
+
+/** `"1.24s"` (DESIGN.md section 7). */
+export function formatDuration(ms: number): string {
+  return `${(ms / 1000).toFixed(2)}s`;
+}
+
+export function nodeToJson(n: workflowV1.Node) {
+  return {
+    id: n.id,
+    type: n.type,
+    config: n.config ?? {},
+    ...(n.retry ? { retry: { max_attempts: n.retry.maxAttempts, backoff_ms: n.retry.backoffMs } } : {}),
+    ...(n.timeoutMs !== undefined ? { timeout_ms: n.timeoutMs } : {}),
+  };
+}
+
+export function workflowToJson(w: workflowV1.Workflow, base: string) {
+  return {
+    id: w.id,
+    name: w.name,
+    description: w.description,
+    status: w.status,
+    trigger_type: w.triggerType,
+    nodes: w.nodes.map(nodeToJson),
+    edges: w.edges.map((e) => ({ source: e.source, target: e.target })),
+    webhook_url: `${base}/${w.webhookPath}`,
+    ...(w.statistics
+      ? {
+          statistics: {
+            total_runs: w.statistics.totalRuns,
+            success_rate: w.statistics.successRate,
+            avg_duration: formatDuration(w.statistics.avgDurationMs),
+          },
+        }
+      : {}),
+    last_run_at: w.lastRunAt ?? null,
+    created_at: w.createdAt,
+    updated_at: w.updatedAt,
+  };
+}
+
+export function workflowSummaryToJson(w: workflowV1.Workflow) {
+  return {
+    id: w.id,
+    name: w.name,
+    description: w.description,
+    status: w.status,
+    trigger_type: w.triggerType,
+    last_run_at: w.lastRunAt ?? null,
+    created_at: w.createdAt,
+    updated_at: w.updatedAt,
+  };
+}
+
+export function executionToJson(e: workflowV1.Execution) {
+  return {
+    execution_id: e.executionId,
+    workflow_id: e.workflowId,
+    status: e.status,
+    trigger: e.trigger,
+    started_at: e.startedAt,
+    ...(e.completedAt ? { completed_at: e.completedAt } : {}),
+    ...(e.durationMs !== undefined ? { duration_ms: e.durationMs } : {}),
+    node_executions: e.nodeExecutions.map((n) => ({
+      node_id: n.nodeId,
+      status: n.status,
+      ...(n.startedAt ? { started_at: n.startedAt } : {}),
+      duration_ms: n.durationMs,
+      ...(n.output ? { output: n.output } : {}),
+      ...(n.error ? { error: n.error } : {}),
+      attempts: n.attempts,
+    })),
+    ...(e.output ? { output: e.output } : {}),
+    ...(e.error ? { error: e.error } : {}),
+    ...(e.failedNodeId ? { failed_node_id: e.failedNodeId } : {}),
+    input: e.input ?? {},
+  };
+}
+
+export function executionSummaryToJson(e: workflowV1.Execution) {
+  return {
+    execution_id: e.executionId,
+    status: e.status,
+    trigger: e.trigger,
+    started_at: e.startedAt,
+    ...(e.completedAt ? { completed_at: e.completedAt } : {}),
+    ...(e.durationMs !== undefined ? { duration_ms: e.durationMs } : {}),
+    ...(e.error ? { error: e.error } : {}),
+  };
+}

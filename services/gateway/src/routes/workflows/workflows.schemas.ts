@@ -1,0 +1,111 @@
+import { z } from 'zod';
+
+/**
+ * Shapes only: types and required fields. The graph's rules (node types and configs, references,
+ * cycles, expressions, agents) are checked by the workflow service, which names the same field
+ * paths (`nodes[2].config.rules[0].if`).
+ */
+const retry = z.object({
+  max_attempts: z.number().int(),
+  backoff_ms: z.number().int().default(1_000),
+});
+
+export const nodeSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  config: z.record(z.string(), z.unknown()).default({}),
+  retry: retry.optional(),
+  timeout_ms: z.number().int().optional(),
+});
+
+export const edgeSchema = z.object({ source: z.string(), target: z.string() });
+
+export const createWorkflowBody = z.object({
+  name: z.string(),
+  description: z.string().default(''),
+  nodes: z.array(nodeSchema),
+  edges: z.array(edgeSchema).default([]),
+});
+
+export const updateWorkflowBody = z.object({
+  name: z.string().optional(),
+  description: z.string().optional(),
+  nodes: z.array(nodeSchema).optional(),
+  edges: z.array(edgeSchema).optional(),
+});
+
+export const listWorkflowsQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  per_page: z.coerce.number().int().min(1).max(100).default(20),
+  status: z.enum(['draft', 'active', 'paused']).optional(),
+});
+
+export const executeBody = z.object({
+  input: z.record(z.string(), z.unknown()).default({}),
+  async: z.boolean().default(false),
+});
+
+export const listExecutionsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  status: z.enum(['running', 'completed', 'failed', 'cancelled']).optional(),
+});
+
+export const workflowParams = z.object({ workflow_id: z.string().min(1) });
+export const executionParams = z.object({ workflow_id: z.string().min(1), execution_id: z.string().min(1) });
+
+const nodeExecution = z.object({
+  node_id: z.string(),
+  status: z.enum(['completed', 'failed', 'skipped']),
+  started_at: z.string().optional(),
+  duration_ms: z.number().int(),
+  output: z.record(z.string(), z.unknown()).optional(),
+  error: z.string().optional(),
+  attempts: z.number().int(),
+});
+
+export const executionResponse = z.object({
+  execution_id: z.string(),
+  workflow_id: z.string(),
+  status: z.enum(['running', 'completed', 'failed', 'cancelled']),
+  trigger: z.enum(['manual', 'webhook']),
+  started_at: z.string(),
+  completed_at: z.string().optional(),
+  duration_ms: z.number().int().optional(),
+  node_executions: z.array(nodeExecution),
+  output: z.record(z.string(), z.unknown()).optional(),
+  error: z.string().optional(),
+  failed_node_id: z.string().optional(),
+  input: z.record(z.string(), z.unknown()),
+});
+
+export const workflowResponse = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  status: z.enum(['draft', 'active', 'paused']),
+  trigger_type: z.enum(['webhook', 'manual']),
+  nodes: z.array(nodeSchema),
+  edges: z.array(edgeSchema),
+  webhook_url: z.string(),
+  statistics: z
+    .object({ total_runs: z.number().int(), success_rate: z.number(), avg_duration: z.string() })
+    .optional()
+    .describe('get only'),
+  last_run_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const workflowListResponse = z.object({
+  items: z.array(workflowResponse.pick({ id: true, name: true, description: true, status: true, trigger_type: true, last_run_at: true, created_at: true, updated_at: true })),
+  total: z.number().int(),
+  page: z.number().int(),
+  per_page: z.number().int(),
+});
+
+export const executionListResponse = z.object({
+  items: z.array(executionResponse.pick({ execution_id: true, status: true, trigger: true, started_at: true, completed_at: true, duration_ms: true, error: true })),
+  total: z.number().int(),
+});
+
+export const statusResponse = z.object({ id: z.string(), status: z.string(), updated_at: z.string() });

@@ -1,0 +1,56 @@
+import { agentMemoryV1 } from '@agentplatform/contracts';
+import { DomainError, createGrpcClient, type Channel, type Metrics } from '@agentplatform/service-kit';
+
+export interface ChatReply {
+  message_id: string;
+  session_id: string;
+  content: string;
+  role: string;
+  model: string;
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  created_at: string;
+}
+
+/** What the workflow service asks of agent-memory. */
+export interface AgentDirectory {
+  /** False when the agent does not exist in the tenant. */
+  agentExists(tenantId: string, agentId: string): Promise<boolean>;
+  chat(
+    request: { tenantId: string; agentId: string; message: string; sessionId?: string },
+    options: { signal: AbortSignal; timeoutMs: number },
+  ): Promise<ChatReply>;
+}
+
+export function grpcAgentDirectory(channel: Channel, deadlineMs: number, metrics: Metrics): AgentDirectory {
+  const client = createGrpcClient(agentMemoryV1.AgentMemoryServiceDefinition, channel, { deadlineMs, metrics });
+  return {
+    async agentExists(tenantId, agentId) {
+      try {
+        await client.getAgent({ tenantId, agentId });
+        return true;
+      } catch (error) {
+        if (error instanceof DomainError && error.code === 'not_found') return false;
+        throw error;
+      }
+    },
+    async chat(request, options) {
+      const reply = await client.chat(
+        { tenantId: request.tenantId, agentId: request.agentId, message: request.message, sessionId: request.sessionId },
+        { signal: options.signal, deadline: options.timeoutMs },
+      );
+      return {
+        message_id: reply.messageId,
+        session_id: reply.sessionId,
+        content: reply.content,
+        role: reply.role,
+        model: reply.model,
+        usage: {
+          prompt_tokens: reply.usage?.promptTokens ?? 0,
+          completion_tokens: reply.usage?.completionTokens ?? 0,
+          total_tokens: reply.usage?.totalTokens ?? 0,
+        },
+        created_at: reply.createdAt,
+      };
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { ExpressionError, checkExpression, evaluate, renderTemplate, evaluator } from './expressions.js';
+
+const scope = {
+  input: { body: { amount: 150, name: 'Ada', price: 9.5, tags: ['a', 'b'] } },
+  nodes: { fetch: { status: 200 } },
+  previous: { total: 3, input: 'shadowed' },
+};
+
+describe('expressions (CEL)', () => {
+  it('sees input, nodes.<id> and the previous output at top level', () => {
+    expect(evaluate('input.body.amount > 100', scope)).toBe(true);
+    expect(evaluate('nodes.fetch.status', scope)).toBe(200);
+    expect(evaluate('total * 2', scope)).toBe(6);
+  });
+
+  it('never lets a previous field shadow input', () => {
+    expect(evaluate('input.body.name', scope)).toBe('Ada');
+  });
+
+  it('treats whole JSON numbers as ints and others as doubles', () => {
+    expect(evaluate('input.body.amount + 1', scope)).toBe(151);
+    expect(evaluate('input.body.price * 2.0', scope)).toBe(19);
+  });
+
+  it('returns maps and lists as JSON', () => {
+    expect(evaluate('{"n": input.body.name, "t": input.body.tags}', scope)).toEqual({ n: 'Ada', t: ['a', 'b'] });
+  });
+
+  it('reports a missing field as an ExpressionError', () => {
+    expect(() => evaluate('input.body.missing > 1', scope)).toThrow(ExpressionError);
+  });
+
+  it('checks syntax', () => {
+    expect(checkExpression('a +')).toMatch(/expecting/);
+    expect(checkExpression('a + 1')).toBeUndefined();
+  });
+
+  it('renders templates: one part keeps its type, text parts interpolate', () => {
+    const ev = evaluator(scope);
+    expect(renderTemplate('{{ input.body }}', ev)).toEqual(scope.input.body);
+    expect(renderTemplate('Hello {{ input.body.name }}, {{ total }} items', ev)).toBe('Hello Ada, 3 items');
+  });
+});

@@ -1,0 +1,179 @@
+import { celEnv, isCelError, isCelList, isCelMap, isCelUint, parse, plan, type CelInput, type CelValue } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import type { JsonObject, JsonValue } from './workflow.types.js';
+
+/**
+ * CEL (DESIGN.md section 7) behind one small module, so the implementation can be swapped.
+ * Expressions cannot loop or reach the host, unlike user-written JavaScript.
+ *
+ * Numbers: JSON has one number type, CEL has int and double and refuses to mix them in arithmetic.
+ * Whole JSON numbers are bound as CEL ints and the rest as doubles, which makes the common cases
+ * (`input.count + 1`, `input.price * 1.2`) work; `double(x)` or `int(x)` converts explicitly.
+ */
+
+const ENV = celEnv({ funcs: strings });
+
+/** Names the evaluation environment binds; a previous output's field never shadows them. */
+const RESERVED = new Set(['input', 'nodes', 'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue',
+  'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+type Program = (bindings: Record<string, CelInput>) => CelValue;
+
+export class ExpressionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExpressionError';
+  }
+}
+
+/** Compiled programs by source text; workflows run the same few expressions over and over. */
+const cache = new Map<string, Program>();
+const CACHE_LIMIT = 5_000;
+
+function compile(source: string): Program {
+  const cached = cache.get(source);
+  if (cached) return cached;
+  let program: Program;
+  try {
+    program = plan(ENV, parse(source)) as Program;
+  } catch (error) {
+    throw new ExpressionError(cleanMessage(error));
+  }
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(source, program);
+  return program;
+}
+
+function cleanMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^<input>:/, 'at ');
+}
+
+/** Why an expression does not parse, or undefined when it does. */
+export function checkExpression(source: string): string | undefined {
+  if (source.trim() === '') return 'expression is empty';
+  try {
+    compile(source);
+    return undefined;
+  } catch (error) {
+    return error instanceof ExpressionError ? error.message : String(error);
+  }
+}
+
+/** What expressions see: `input`, `nodes.<id>`, and the previous node's output fields at top level. */
+export interface ExpressionScope {
+  input: JsonObject;
+  nodes: Record<string, JsonObject>;
+  previous: JsonObject;
+}
+
+function bindings(scope: ExpressionScope): Record<string, CelInput> {
+  const bound: Record<string, CelInput> = {};
+  for (const [key, value] of Object.entries(scope.previous)) {
+    if (IDENTIFIER.test(key) && !RESERVED.has(key)) bound[key] = toCel(value);
+  }
+  bound.input = toCel(scope.input);
+  bound.nodes = toCel(scope.nodes as JsonObject);
+  return bound;
+}
+
+/** Evaluates one expression to JSON; throws ExpressionError when it cannot be evaluated. */
+export function evaluate(source: string, scope: ExpressionScope): JsonValue {
+  return evaluateBound(source, bindings(scope));
+}
+
+function evaluateBound(source: string, bound: Record<string, CelInput>): JsonValue {
+  const program = compile(source);
+  let result: CelValue;
+  try {
+    result = program(bound);
+  } catch (error) {
+    throw new ExpressionError(cleanMessage(error));
+  }
+  if (isCelError(result)) throw new ExpressionError(cleanMessage(result));
+  return fromCel(result);
+}
+
+/** Evaluates many expressions over the same scope (binds it once). */
+export function evaluator(scope: ExpressionScope): (source: string) => JsonValue {
+  const bound = bindings(scope);
+  return (source) => evaluateBound(source, bound);
+}
+
+const TEMPLATE_PART = /\{\{([\s\S]*?)\}\}/g;
+
+/** The CEL expressions inside a template's `{{ }}` parts. */
+export function templateExpressions(template: string): string[] {
+  return [...template.matchAll(TEMPLATE_PART)].map((m) => m[1]!.trim());
+}
+
+/**
+ * Renders a template. A template that is exactly one `{{ expr }}` yields the value itself (an
+ * object stays an object); otherwise each part is replaced by its text (objects as JSON).
+ */
+export function renderTemplate(template: string, evaluateOne: (source: string) => JsonValue): JsonValue {
+  const whole = /^\s*\{\{([\s\S]*?)\}\}\s*$/.exec(template);
+  if (whole && !whole[1]!.includes('{{')) return evaluateOne(whole[1]!.trim());
+  return template.replace(TEMPLATE_PART, (_, source: string) => asText(evaluateOne(source.trim())));
+}
+
+/** Renders every string inside a JSON value as a template. */
+export function renderDeep(value: JsonValue, evaluateOne: (source: string) => JsonValue): JsonValue {
+  if (typeof value === 'string') return renderTemplate(value, evaluateOne);
+  if (Array.isArray(value)) return value.map((v) => renderDeep(v, evaluateOne));
+  if (value !== null && typeof value === 'object') {
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(value)) out[k] = renderDeep(v, evaluateOne);
+    return out;
+  }
+  return value;
+}
+
+export function asText(value: JsonValue): string {
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+function toCel(value: JsonValue): CelInput {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : value;
+  if (Array.isArray(value)) return value.map(toCel);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, CelInput> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = toCel(v);
+    return out as CelInput;
+  }
+  return value;
+}
+
+function fromCel(value: CelValue): JsonValue {
+  switch (typeof value) {
+    case 'bigint':
+      return Number(value);
+    case 'number':
+      return Number.isFinite(value) ? value : null;
+    case 'string':
+    case 'boolean':
+      return value;
+    default:
+      break;
+  }
+  if (value === null || value === undefined) return null;
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  if (isCelUint(value)) return Number(value.value);
+  if (isCelList(value)) return [...value].map(fromCel);
+  if (isCelMap(value)) {
+    const out: JsonObject = {};
+    for (const [k, v] of value) out[String(isCelUint(k) ? k.value : k)] = fromCel(v);
+    return out;
+  }
+  const message = (value as { message?: { $typeName?: string; seconds?: bigint; nanos?: number } }).message;
+  if (message?.$typeName === 'google.protobuf.Timestamp') {
+    const ms = Number(message.seconds ?? 0n) * 1000 + Math.floor((message.nanos ?? 0) / 1e6);
+    return new Date(ms).toISOString();
+  }
+  if (message?.$typeName === 'google.protobuf.Duration') {
+    return `${Number(message.seconds ?? 0n) + (message.nanos ?? 0) / 1e9}s`;
+  }
+  return String(value);
+}

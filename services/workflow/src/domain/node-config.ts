@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import type { FieldIssue } from '@agentplatform/service-kit';
+import { checkExpression, templateExpressions } from './expressions.js';
+import type { JsonValue, NodeType } from './workflow.types.js';
+
+/** Limits of DESIGN.md section 7 and of this implementation (docs/workflows.md). */
+export const LIMITS = {
+  maxNodes: 100,
+  maxDelayMs: 300_000,
+  maxNodeTimeoutMs: 15 * 60_000,
+  maxAttempts: 10,
+  maxBackoffMs: 60_000,
+  maxHttpTimeoutMs: 300_000,
+} as const;
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
+
+export const retrySchema = z.strictObject({
+  max_attempts: z.number().int().min(1).max(LIMITS.maxAttempts),
+  backoff_ms: z.number().int().min(0).max(LIMITS.maxBackoffMs).default(1_000),
+});
+
+export const timeoutSchema = z.number().int().min(1).max(LIMITS.maxNodeTimeoutMs);
+
+/** Keys any node's config may carry besides its own (the same as on the node itself). */
+const common = { retry: retrySchema.optional(), timeout_ms: timeoutSchema.optional() };
+
+const template = z.string().max(100_000);
+
+const CONFIG_SCHEMAS: Record<NodeType, z.ZodType> = {
+  webhook: z.strictObject({
+    ...common,
+    path: z
+      .string()
+      .max(200)
+      .regex(/^[a-z0-9\-/]*$/, 'may contain only a-z, 0-9, - and /')
+      .optional(),
+    response_mode: z.enum(['immediate', 'last_node']).optional(),
+  }),
+  agent: z.strictObject({
+    ...common,
+    agent_id: z.string().min(1, 'is required'),
+    message: template.optional(),
+    session_id: template.optional(),
+  }),
+  condition: z.strictObject({
+    ...common,
+    rules: z
+      .array(
+        z.union([
+          z.strictObject({ if: z.string(), goto: z.string().min(1) }),
+          z.strictObject({ else: z.string().min(1) }),
+        ], { error: 'must be {if, goto} or {else}' }),
+      )
+      .min(1, 'needs at least one rule'),
+  }),
+  integration: z.strictObject({
+    ...common,
+    service: z.string(),
+    url: template.min(1, 'is required'),
+    method: z.enum(HTTP_METHODS).optional(),
+    headers: z.record(z.string(), template).optional(),
+    body: z.unknown().optional(),
+    timeout_ms: z.number().int().min(1).max(LIMITS.maxHttpTimeoutMs).optional(),
+  }),
+  transform: z.strictObject({
+    ...common,
+    fields: z.record(z.string().min(1), z.string()).optional(),
+  }),
+  delay: z.strictObject({
+    ...common,
+    ms: z.number().int().min(0).max(LIMITS.maxDelayMs),
+  }),
+};
+
+/** Integration services that run; others are refused at validation until implemented. */
+export const INTEGRATION_SERVICES = ['http'] as const;
+
+export function fieldPath(root: string, path: ReadonlyArray<PropertyKey>): string {
+  let out = root;
+  for (const part of path) out += typeof part === 'number' ? `[${part}]` : `.${String(part)}`;
+  return out;
+}
+
+function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) return 'is required';
+  if (issue.code === 'unrecognized_keys') return `unknown field(s): ${issue.keys.join(', ')}`;
+  return issue.message;
+}
+
+/** Checks a node's config for its type; `root` is the config's field path (`nodes[2].config`). */
+export function validateNodeConfig(type: NodeType, config: unknown, root: string): FieldIssue[] {
+  const result = CONFIG_SCHEMAS[type].safeParse(config);
+  if (!result.success) {
+    return result.error.issues.map((issue) => {
+      // An unknown key is reported on the key itself, so the caller sees which one.
+      const path = issue.code === 'unrecognized_keys' && issue.keys.length === 1 ? [...issue.path, issue.keys[0]!] : issue.path;
+      return { field: fieldPath(root, path), message: issueMessage(issue) };
+    });
+  }
+  return checkConfigExpressions(type, result.data as Record<string, JsonValue>, root);
+}
+
+function expressionIssue(field: string, source: string): FieldIssue[] {
+  const problem = checkExpression(source);
+  return problem ? [{ field, message: `invalid expression: ${problem}` }] : [];
+}
+
+function templateIssues(field: string, value: JsonValue | undefined): FieldIssue[] {
+  if (typeof value === 'string') {
+    if ((value.match(/\{\{/g) ?? []).length !== (value.match(/\}\}/g) ?? []).length) {
+      return [{ field, message: 'unbalanced {{ }} in template' }];
+    }
+    for (const source of templateExpressions(value)) {
+      const issues = expressionIssue(field, source);
+      if (issues.length > 0) return issues;
+    }
+    return [];
+  }
+  if (Array.isArray(value)) return value.flatMap((v, i) => templateIssues(`${field}[${i}]`, v));
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([k, v]) => templateIssues(`${field}.${k}`, v));
+  }
+  return [];
+}
+
+function checkConfigExpressions(type: NodeType, config: Record<string, JsonValue>, root: string): FieldIssue[] {
+  switch (type) {
+    case 'condition': {
+      const rules = config.rules as Array<{ if?: string; goto?: string; else?: string }>;
+      const issues: FieldIssue[] = [];
+      let elses = 0;
+      rules.forEach((rule, i) => {
+        if (rule.if !== undefined) issues.push(...expressionIssue(`${root}.rules[${i}].if`, rule.if));
+        if (rule.else !== undefined && ++elses > 1) {
+          issues.push({ field: `${root}.rules[${i}].else`, message: 'a condition may have only one else' });
+        }
+      });
+      return issues;
+    }
+    case 'transform': {
+      const fields = (config.fields ?? {}) as Record<string, string>;
+      return Object.entries(fields).flatMap(([name, source]) => expressionIssue(`${root}.fields.${name}`, source));
+    }
+    case 'agent':
+      return [...templateIssues(`${root}.message`, config.message), ...templateIssues(`${root}.session_id`, config.session_id)];
+    case 'integration': {
+      if (!(INTEGRATION_SERVICES as readonly string[]).includes(config.service as string)) {
+        return [{ field: `${root}.service`, message: `unsupported service '${String(config.service)}' (supported: ${INTEGRATION_SERVICES.join(', ')})` }];
+      }
+      const url = config.url as string;
+      const issues = templateIssues(`${root}.url`, url);
+      if (issues.length === 0 && templateExpressions(url).length === 0) issues.push(...checkStaticUrl(`${root}.url`, url));
+      return [...issues, ...templateIssues(`${root}.headers`, config.headers), ...templateIssues(`${root}.body`, config.body)];
+    }
+    default:
+      return [];
+  }
+}
+
+function checkStaticUrl(field: string, url: string): FieldIssue[] {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return [{ field, message: 'must be an http(s) URL' }];
+    return [];
+  } catch {
+    return [{ field, message: 'must be a valid URL' }];
+  }
+}

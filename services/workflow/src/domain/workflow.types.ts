@@ -1,0 +1,74 @@
+/** JSON as stored and exchanged: what a node config, an input or an output may hold. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export const WORKFLOW_STATUSES = ['draft', 'active', 'paused'] as const;
+export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
+
+export const NODE_TYPES = ['webhook', 'agent', 'condition', 'integration', 'transform', 'delay'] as const;
+export type NodeType = (typeof NODE_TYPES)[number];
+
+export interface RetryPolicy {
+  max_attempts: number;
+  backoff_ms: number;
+}
+
+export interface WorkflowNode {
+  id: string;
+  type: string;
+  config: JsonObject;
+  retry?: RetryPolicy;
+  timeout_ms?: number;
+}
+
+export interface WorkflowEdge {
+  source: string;
+  target: string;
+}
+
+export interface WorkflowGraph {
+  nodes: WorkflowNode[];
+  edges: WorkflowEdge[];
+}
+
+export interface Workflow extends WorkflowGraph {
+  id: string;
+  tenant_id: string;
+  name: string;
+  description: string;
+  status: WorkflowStatus;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface WorkflowStatistics {
+  total_runs: number;
+  success_rate: number;
+  avg_duration_ms: number;
+}
+
+export type TriggerType = 'webhook' | 'manual';
+
+/** A workflow is hook-triggered when it has a webhook node. */
+export function triggerType(graph: WorkflowGraph): TriggerType {
+  return graph.nodes.some((n) => n.type === 'webhook') ? 'webhook' : 'manual';
+}
+
+/** `<id>` plus `/<path>` when the webhook node sets a path: what follows HOOKS_URL. */
+export function webhookPath(workflow: Pick<Workflow, 'id' | 'nodes'>): string {
+  const path = hookPathOf(workflow);
+  return path ? `${workflow.id}/${path}` : workflow.id;
+}
+
+/** The webhook node's path without surrounding slashes ("" when none). */
+export function hookPathOf(workflow: Pick<Workflow, 'nodes'>): string {
+  const trigger = workflow.nodes.find((n) => n.type === 'webhook');
+  const path = trigger?.config.path;
+  return typeof path === 'string' ? path.replace(/^\/+|\/+$/g, '') : '';
+}
+
+/** How a hook answers: at once, or with the output of the finished execution. */
+export function hookResponseMode(workflow: Pick<Workflow, 'nodes'>): 'immediate' | 'last_node' {
+  const trigger = workflow.nodes.find((n) => n.type === 'webhook');
+  return trigger?.config.response_mode === 'last_node' ? 'last_node' : 'immediate';
+}

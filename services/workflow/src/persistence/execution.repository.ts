@@ -1,0 +1,175 @@
+import type { ClientSession, Collection, Connection, Model } from 'mongoose';
+import type { Execution, ExecutionStatus } from '../domain/execution.types.js';
+import type { StatusCounts } from '../domain/statistics.js';
+import { executionModel, type ExecutionDocument } from './execution.schema.js';
+
+function toExecution(doc: ExecutionDocument): Execution {
+  const { _id, claims: _claims, ...rest } = doc;
+  return { id: _id, ...rest, node_executions: rest.node_executions ?? [] };
+}
+
+/** What a summary list leaves out (the per-node results, input and graph can be large). */
+const SUMMARY_PROJECTION = { graph: 0, node_executions: 0, input: 0, output: 0 } as const;
+
+export type ExecutionChanges = Partial<
+  Pick<
+    Execution,
+    'status' | 'node_executions' | 'in_flight' | 'output' | 'error' | 'failed_node_id' | 'completed_at' | 'duration_ms' | 'started_event'
+  >
+> & { lease_owner?: null };
+
+/**
+ * Executions. Queries from the API are scoped by tenant; the engine's lease operations address one
+ * execution by id and owner, and the poller and the retention job work across tenants by design
+ * (they hand out and prune work, they never return data to a caller).
+ */
+export class ExecutionRepository {
+  readonly model: Model<ExecutionDocument>;
+  private readonly collection: Collection<ExecutionDocument>;
+
+  constructor(connection: Connection) {
+    this.model = executionModel(connection);
+    this.collection = this.model.collection as unknown as Collection<ExecutionDocument>;
+  }
+
+  async init(): Promise<void> {
+    await this.model.init();
+  }
+
+  async insert(execution: Execution): Promise<void> {
+    const { id, ...rest } = execution;
+    await this.collection.insertOne({ _id: id, ...rest, claims: 0 } as ExecutionDocument);
+  }
+
+  /** By id alone (the cheapest lookup everywhere), then scoped: another tenant's execution is not found. */
+  async get(tenantId: string, workflowId: string, id: string): Promise<Execution | undefined> {
+    const doc = await this.model.findOne({ _id: id }).lean<ExecutionDocument>();
+    if (!doc || doc.tenant_id !== tenantId || doc.workflow_id !== workflowId) return undefined;
+    return toExecution(doc);
+  }
+
+  async list(
+    tenantId: string,
+    workflowId: string,
+    options: { limit: number; status?: ExecutionStatus },
+  ): Promise<{ items: Execution[]; total: number }> {
+    const filter: Record<string, unknown> = { tenant_id: tenantId, workflow_id: workflowId };
+    if (options.status) filter.status = options.status;
+    const [docs, total] = await Promise.all([
+      this.model.find(filter, SUMMARY_PROJECTION).sort({ started_at: -1, _id: -1 }).limit(options.limit).lean<ExecutionDocument[]>(),
+      this.model.countDocuments(filter),
+    ]);
+    return { items: docs.map(toExecution), total };
+  }
+
+  /**
+   * Writes an owned execution's progress. Matches only while this replica still holds the lease:
+   * a cancelled, deleted or taken-over execution reports false.
+   */
+  async save(
+    execution: Pick<Execution, 'id'>,
+    owner: string,
+    changes: ExecutionChanges,
+    unset: Array<'in_flight'> = [],
+    session?: ClientSession,
+  ): Promise<boolean> {
+    const update: Record<string, unknown> = { $set: changes };
+    if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((k) => [k, '']));
+    // lease_owner is cleared when an execution ends or is cancelled, so owning it implies running.
+    const result = await this.collection.updateOne({ _id: execution.id, lease_owner: owner }, update, { session });
+    return result.matchedCount > 0;
+  }
+
+  /** Extends the leases of the executions this replica runs; answers the ids it still owns. */
+  async renewLeases(owner: string, ids: string[], until: Date): Promise<Set<string>> {
+    const result = await this.collection.updateMany(
+      { _id: { $in: ids }, lease_owner: owner, status: 'running' },
+      { $set: { lease_until: until } },
+    );
+    if (result.matchedCount === ids.length) return new Set(ids);
+    const owned = await this.collection
+      .find({ _id: { $in: ids }, lease_owner: owner, status: 'running' }, { projection: { _id: 1 } })
+      .toArray();
+    return new Set(owned.map((d) => d._id));
+  }
+
+  /** Takes over one running execution whose lease has expired (a crashed replica's, or one left queued). */
+  async claimExpired(owner: string, now: Date, until: Date): Promise<(Execution & { claims: number }) | undefined> {
+    const doc = await this.collection.findOneAndUpdate(
+      { status: 'running', lease_until: { $lt: now } },
+      { $set: { lease_owner: owner, lease_until: until }, $inc: { claims: 1 } },
+      { sort: { lease_until: 1 }, returnDocument: 'after' },
+    );
+    return doc ? { ...toExecution(doc), claims: doc.claims } : undefined;
+  }
+
+  /** Gives up executions this replica runs (shutdown), so another replica can take them at once. */
+  async releaseLeases(owner: string, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.collection.updateMany(
+      { _id: { $in: ids }, lease_owner: owner, status: 'running' },
+      { $set: { lease_owner: null, lease_until: new Date(0) } },
+    );
+  }
+
+  /**
+   * Ends a running execution as cancelled, whoever runs it; undefined when it is not running. A rare
+   * call, so its {_id, status} filter may cost a scan on the local stand-in.
+   */
+  async cancel(tenantId: string, workflowId: string, id: string, now: Date): Promise<Execution | undefined> {
+    const current = await this.get(tenantId, workflowId, id);
+    if (!current || current.status !== 'running') return undefined;
+    const doc = await this.collection.findOneAndUpdate(
+      { _id: id, tenant_id: tenantId, workflow_id: workflowId, status: 'running' },
+      {
+        $set: {
+          status: 'cancelled',
+          error: 'execution cancelled',
+          completed_at: now,
+          duration_ms: Math.max(0, now.getTime() - current.started_at.getTime()),
+          lease_owner: null,
+        },
+        $unset: { in_flight: '' },
+      },
+      { returnDocument: 'after' },
+    );
+    return doc ? toExecution(doc) : undefined;
+  }
+
+  async statusCounts(tenantId: string, workflowId: string): Promise<StatusCounts> {
+    const rows = await this.collection
+      .aggregate<{ _id: ExecutionStatus; count: number; duration: number }>([
+        { $match: { tenant_id: tenantId, workflow_id: workflowId } },
+        { $group: { _id: '$status', count: { $sum: 1 }, duration: { $sum: '$duration_ms' } } },
+      ])
+      .toArray();
+    const counts: StatusCounts = { running: 0, completed: 0, failed: 0, cancelled: 0, finished_duration_ms: 0 };
+    for (const row of rows) {
+      if (row._id in counts) counts[row._id as ExecutionStatus] = row.count;
+      if (row._id === 'completed' || row._id === 'failed') counts.finished_duration_ms += row.duration ?? 0;
+    }
+    return counts;
+  }
+
+  /** The start of the newest execution of each workflow. */
+  async lastRunAt(tenantId: string, workflowIds: string[]): Promise<Map<string, Date>> {
+    if (workflowIds.length === 0) return new Map();
+    const rows = await this.collection
+      .aggregate<{ _id: string; last: Date }>([
+        { $match: { tenant_id: tenantId, workflow_id: { $in: workflowIds } } },
+        { $group: { _id: '$workflow_id', last: { $max: '$started_at' } } },
+      ])
+      .toArray();
+    return new Map(rows.map((r) => [r._id, new Date(r.last)]));
+  }
+
+  async deleteForWorkflow(tenantId: string, workflowId: string): Promise<void> {
+    await this.collection.deleteMany({ tenant_id: tenantId, workflow_id: workflowId });
+  }
+
+  /** Deletes finished executions that ended before `cutoff`; a plain deleteMany, portable everywhere. */
+  async pruneFinishedBefore(cutoff: Date): Promise<number> {
+    const result = await this.collection.deleteMany({ completed_at: { $lt: cutoff }, status: { $ne: 'running' } });
+    return result.deletedCount;
+  }
+}

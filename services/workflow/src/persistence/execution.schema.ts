@@ -1,0 +1,45 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+import type { Execution } from '../domain/execution.types.js';
+
+export type ExecutionDocument = Omit<Execution, 'id'> & { _id: string; claims: number };
+
+// Typed loosely: the nested JSON fields make mongoose's type inference recurse without end.
+const executionSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    tenant_id: { type: String, required: true },
+    workflow_id: { type: String, required: true },
+    status: { type: String, required: true },
+    trigger: { type: String, required: true },
+    input: { type: Schema.Types.Mixed, default: {} },
+    graph: { type: Schema.Types.Mixed, required: true },
+    node_executions: { type: Schema.Types.Mixed, default: [] },
+    in_flight: Schema.Types.Mixed,
+    output: Schema.Types.Mixed,
+    error: String,
+    failed_node_id: String,
+    started_at: { type: Date, required: true },
+    completed_at: Date,
+    duration_ms: Number,
+    deadline_at: { type: Date, required: true },
+    started_event: { type: Boolean, default: false },
+    lease_owner: String,
+    lease_until: Date,
+    claims: { type: Number, default: 0 },
+  },
+  { collection: 'executions', versionKey: false, minimize: false },
+);
+// The engine's conditional writes filter on exactly {_id, lease_owner}. A unique index with exactly
+// those keys is redundant for MongoDB (the _id index already finds the document) but lets the local
+// stand-in, whose planner only uses an index whose keys equal the query's, avoid a collection scan.
+executionSchema.index({ _id: 1, lease_owner: 1 }, { unique: true });
+// History, newest first (the ids are time-sortable too).
+executionSchema.index({ tenant_id: 1, workflow_id: 1, started_at: -1 });
+// The poller: running executions whose lease expired.
+executionSchema.index({ status: 1, lease_until: 1 });
+// Retention pruning.
+executionSchema.index({ completed_at: 1 });
+
+export function executionModel(connection: Connection): Model<ExecutionDocument> {
+  return (connection.models.Execution as Model<ExecutionDocument>) ?? connection.model<ExecutionDocument>('Execution', executionSchema as never);
+}

@@ -1,0 +1,68 @@
+import type { Connection, Model } from 'mongoose';
+import type { Workflow, WorkflowStatus } from '../domain/workflow.types.js';
+import { workflowModel, type WorkflowDocument } from './workflow.schema.js';
+
+function toWorkflow(doc: WorkflowDocument): Workflow {
+  const { _id, ...rest } = doc;
+  return { id: _id, ...rest, description: rest.description ?? '', nodes: rest.nodes ?? [], edges: rest.edges ?? [] };
+}
+
+/** Workflows; every query is scoped by tenant except the public hook lookup, which has only the id. */
+export class WorkflowRepository {
+  readonly model: Model<WorkflowDocument>;
+
+  constructor(connection: Connection) {
+    this.model = workflowModel(connection);
+  }
+
+  async init(): Promise<void> {
+    await this.model.init();
+  }
+
+  async insert(workflow: Workflow): Promise<void> {
+    const { id, ...rest } = workflow;
+    await this.model.collection.insertOne({ _id: id, ...rest } as never);
+  }
+
+  /** By id alone (the cheapest lookup everywhere), then scoped: another tenant's workflow is not found. */
+  async get(tenantId: string, id: string): Promise<Workflow | undefined> {
+    const doc = await this.model.findOne({ _id: id }).lean<WorkflowDocument>();
+    return doc && doc.tenant_id === tenantId ? toWorkflow(doc) : undefined;
+  }
+
+  /** Hooks are addressed by workflow id alone (the id is unguessable); the tenant comes from the document. */
+  async getForHook(id: string): Promise<Workflow | undefined> {
+    const doc = await this.model.findOne({ _id: id }).lean<WorkflowDocument>();
+    return doc ? toWorkflow(doc) : undefined;
+  }
+
+  async list(tenantId: string, options: { skip: number; limit: number; status?: string }): Promise<{ items: Workflow[]; total: number }> {
+    const filter: Record<string, unknown> = { tenant_id: tenantId };
+    if (options.status) filter.status = options.status;
+    const [docs, total] = await Promise.all([
+      this.model.find(filter).sort({ created_at: -1, _id: -1 }).skip(options.skip).limit(options.limit).lean<WorkflowDocument[]>(),
+      this.model.countDocuments(filter),
+    ]);
+    return { items: docs.map(toWorkflow), total };
+  }
+
+  async update(
+    tenantId: string,
+    id: string,
+    changes: Partial<Pick<Workflow, 'name' | 'description' | 'nodes' | 'edges' | 'status'>> & { updated_at: Date },
+  ): Promise<Workflow | undefined> {
+    const doc = await this.model
+      .findOneAndUpdate({ _id: id, tenant_id: tenantId }, { $set: changes }, { returnDocument: 'after' })
+      .lean<WorkflowDocument>();
+    return doc ? toWorkflow(doc) : undefined;
+  }
+
+  async setStatus(tenantId: string, id: string, status: WorkflowStatus, now: Date): Promise<Workflow | undefined> {
+    return this.update(tenantId, id, { status, updated_at: now });
+  }
+
+  async delete(tenantId: string, id: string): Promise<boolean> {
+    const result = await this.model.deleteOne({ _id: id, tenant_id: tenantId });
+    return result.deletedCount > 0;
+  }
+}

@@ -1,0 +1,194 @@
+import { workflowV1 } from '@agentplatform/contracts';
+import { ValidationError } from '@agentplatform/service-kit';
+import type { Execution, NodeExecution } from '../domain/execution.types.js';
+import { triggerType, webhookPath, type JsonObject, type Workflow, type WorkflowEdge, type WorkflowNode, type WorkflowStatistics } from '../domain/workflow.types.js';
+import { cancelExecution } from '../use-cases/cancel-execution.js';
+import { changeWorkflowStatus } from '../use-cases/change-workflow-status.js';
+import { createWorkflow } from '../use-cases/create-workflow.js';
+import { deleteWorkflow } from '../use-cases/delete-workflow.js';
+import type { WorkflowDeps } from '../use-cases/deps.js';
+import { executeWorkflow } from '../use-cases/execute-workflow.js';
+import { getExecution } from '../use-cases/get-execution.js';
+import { getWorkflow } from '../use-cases/get-workflow.js';
+import { listExecutions } from '../use-cases/list-executions.js';
+import { listWorkflows } from '../use-cases/list-workflows.js';
+import { triggerHook } from '../use-cases/trigger-hook.js';
+import { updateWorkflow } from '../use-cases/update-workflow.js';
+
+type Impl = workflowV1.WorkflowServiceImplementation;
+
+function requireTenant(tenantId: string): string {
+  if (!tenantId) throw ValidationError.field('tenant_id', 'is required');
+  return tenantId;
+}
+
+function nodesFrom(nodes: workflowV1.Node[]): WorkflowNode[] {
+  return nodes.map((n) => ({
+    id: n.id,
+    type: n.type,
+    config: (n.config ?? {}) as JsonObject,
+    ...(n.retry ? { retry: { max_attempts: n.retry.maxAttempts, backoff_ms: n.retry.backoffMs } } : {}),
+    ...(n.timeoutMs !== undefined ? { timeout_ms: n.timeoutMs } : {}),
+  }));
+}
+
+function edgesFrom(edges: workflowV1.Edge[]): WorkflowEdge[] {
+  return edges.map((e) => ({ source: e.source, target: e.target }));
+}
+
+function nodeToProto(n: WorkflowNode): workflowV1.Node {
+  return {
+    id: n.id,
+    type: n.type,
+    config: n.config,
+    retry: n.retry ? { maxAttempts: n.retry.max_attempts, backoffMs: n.retry.backoff_ms } : undefined,
+    timeoutMs: n.timeout_ms,
+  };
+}
+
+function workflowToProto(w: Workflow, extra: { statistics?: WorkflowStatistics; lastRunAt?: Date } = {}): workflowV1.Workflow {
+  return {
+    id: w.id,
+    tenantId: w.tenant_id,
+    name: w.name,
+    description: w.description,
+    status: w.status,
+    triggerType: triggerType(w),
+    nodes: w.nodes.map(nodeToProto),
+    edges: w.edges,
+    webhookPath: webhookPath(w),
+    statistics: extra.statistics
+      ? { totalRuns: extra.statistics.total_runs, successRate: extra.statistics.success_rate, avgDurationMs: extra.statistics.avg_duration_ms }
+      : undefined,
+    lastRunAt: extra.lastRunAt?.toISOString(),
+    createdAt: w.created_at.toISOString(),
+    updatedAt: w.updated_at.toISOString(),
+  };
+}
+
+function nodeExecutionToProto(n: NodeExecution): workflowV1.NodeExecution {
+  return {
+    nodeId: n.node_id,
+    status: n.status,
+    startedAt: n.started_at ? new Date(n.started_at).toISOString() : undefined,
+    durationMs: n.duration_ms,
+    output: n.output,
+    error: n.error,
+    attempts: n.attempts,
+  };
+}
+
+function executionToProto(e: Execution): workflowV1.Execution {
+  return {
+    executionId: e.id,
+    workflowId: e.workflow_id,
+    tenantId: e.tenant_id,
+    status: e.status,
+    trigger: e.trigger,
+    startedAt: e.started_at.toISOString(),
+    completedAt: e.completed_at?.toISOString(),
+    durationMs: e.duration_ms,
+    nodeExecutions: (e.node_executions ?? []).map(nodeExecutionToProto),
+    output: e.output,
+    error: e.error,
+    failedNodeId: e.failed_node_id,
+    input: e.input,
+  };
+}
+
+/** Proto <-> use-case mapping only. */
+export function workflowGrpcService(deps: WorkflowDeps): Impl {
+  return {
+    async createWorkflow(req) {
+      const workflow = await createWorkflow(deps, {
+        tenantId: requireTenant(req.tenantId),
+        name: req.name,
+        description: req.description,
+        nodes: nodesFrom(req.nodes),
+        edges: edgesFrom(req.edges),
+      });
+      return workflowToProto(workflow);
+    },
+    async getWorkflow(req) {
+      const details = await getWorkflow(deps, { tenantId: requireTenant(req.tenantId), workflowId: req.workflowId });
+      return workflowToProto(details.workflow, details);
+    },
+    async listWorkflows(req) {
+      const result = await listWorkflows(deps, {
+        tenantId: requireTenant(req.tenantId),
+        page: req.page,
+        perPage: req.perPage,
+        status: req.status,
+      });
+      return {
+        items: result.items.map((i) => workflowToProto(i.workflow, { lastRunAt: i.lastRunAt })),
+        total: result.total,
+        page: result.page,
+        perPage: result.perPage,
+      };
+    },
+    async updateWorkflow(req) {
+      const workflow = await updateWorkflow(deps, {
+        tenantId: requireTenant(req.tenantId),
+        workflowId: req.workflowId,
+        name: req.name,
+        description: req.description,
+        nodes: req.replaceNodes ? nodesFrom(req.nodes) : undefined,
+        edges: req.replaceEdges ? edgesFrom(req.edges) : undefined,
+      });
+      return workflowToProto(workflow);
+    },
+    async deleteWorkflow(req) {
+      await deleteWorkflow(deps, { tenantId: requireTenant(req.tenantId), workflowId: req.workflowId });
+      return { deleted: true };
+    },
+    async pauseWorkflow(req) {
+      return workflowToProto(await changeWorkflowStatus(deps, { tenantId: requireTenant(req.tenantId), workflowId: req.workflowId, action: 'pause' }));
+    },
+    async resumeWorkflow(req) {
+      return workflowToProto(await changeWorkflowStatus(deps, { tenantId: requireTenant(req.tenantId), workflowId: req.workflowId, action: 'resume' }));
+    },
+    async executeWorkflow(req) {
+      const execution = await executeWorkflow(deps, {
+        tenantId: requireTenant(req.tenantId),
+        workflowId: req.workflowId,
+        input: (req.input ?? {}) as JsonObject,
+        async: req.async,
+        waitMs: req.waitMs,
+      });
+      return executionToProto(execution);
+    },
+    async triggerHook(req) {
+      const { execution, responseMode } = await triggerHook(deps, {
+        workflowId: req.workflowId,
+        path: req.path,
+        input: (req.input ?? {}) as JsonObject,
+      });
+      return {
+        executionId: execution.id,
+        workflowId: execution.workflow_id,
+        responseMode,
+        execution: responseMode === 'last_node' ? executionToProto(execution) : undefined,
+      };
+    },
+    async getExecution(req) {
+      return executionToProto(
+        await getExecution(deps, { tenantId: requireTenant(req.tenantId), workflowId: req.workflowId, executionId: req.executionId }),
+      );
+    },
+    async listExecutions(req) {
+      const result = await listExecutions(deps, {
+        tenantId: requireTenant(req.tenantId),
+        workflowId: req.workflowId,
+        limit: req.limit,
+        status: req.status,
+      });
+      return { items: result.items.map(executionToProto), total: result.total };
+    },
+    async cancelExecution(req) {
+      return executionToProto(
+        await cancelExecution(deps, { tenantId: requireTenant(req.tenantId), workflowId: req.workflowId, executionId: req.executionId }),
+      );
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import { ConflictError, NotFoundError } from '@agentplatform/service-kit';
+import { createEvent } from '@agentplatform/events';
+import type { Execution } from '../domain/execution.types.js';
+import type { WorkflowDeps } from './deps.js';
+
+/**
+ * Cancels a running execution, whichever replica runs it: the status changes at once; in-flight
+ * work is abandoned immediately here, or by the owning replica at its next lease renewal or write.
+ * The outcome is announced as workflow.execution.failed with the error "execution cancelled"
+ * (the event catalogue has no cancelled type), so subscribers see every started run end.
+ */
+export async function cancelExecution(
+  deps: Pick<WorkflowDeps, 'executions' | 'engine' | 'outbox'>,
+  input: { tenantId: string; workflowId: string; executionId: string },
+): Promise<Execution> {
+  const cancelled = await deps.outbox.run(async () => {
+    const execution = await deps.executions.cancel(input.tenantId, input.workflowId, input.executionId, new Date());
+    if (!execution) return { result: undefined, events: [] };
+    const base = { workflow_id: execution.workflow_id, execution_id: execution.id };
+    const events = [
+      ...(execution.started_event ? [] : [createEvent('workflow.execution.started', execution.tenant_id, { ...base, trigger: execution.trigger })]),
+      createEvent('workflow.execution.failed', execution.tenant_id, {
+        ...base,
+        duration_ms: execution.duration_ms ?? 0,
+        error: 'execution cancelled',
+      }),
+    ];
+    return { result: execution, events };
+  });
+  if (cancelled) {
+    deps.engine.abandon(cancelled.id);
+    return cancelled;
+  }
+  const existing = await deps.executions.get(input.tenantId, input.workflowId, input.executionId);
+  if (!existing) throw new NotFoundError('Execution');
+  throw new ConflictError(`Execution is already ${existing.status}`);
+}

@@ -1,0 +1,32 @@
+import { newId, type FieldIssue } from '@agentplatform/service-kit';
+import type { Workflow, WorkflowGraph } from '../domain/workflow.types.js';
+import type { WorkflowDeps } from './deps.js';
+import { checkDescription, checkName, validateWorkflow } from './validate-workflow.js';
+
+export interface CreateWorkflowInput extends WorkflowGraph {
+  tenantId: string;
+  name: string;
+  description: string;
+}
+
+/** A new workflow starts as draft (DESIGN.md section 7). */
+export async function createWorkflow(deps: Pick<WorkflowDeps, 'workflows' | 'agents'>, input: CreateWorkflowInput): Promise<Workflow> {
+  const issues: FieldIssue[] = [];
+  checkName(input.name, issues, true);
+  checkDescription(input.description, issues);
+  await validateWorkflow(deps.agents, input.tenantId, { nodes: input.nodes, edges: input.edges }, issues);
+  const now = new Date();
+  const workflow: Workflow = {
+    id: newId('wf'),
+    tenant_id: input.tenantId,
+    name: input.name.trim(),
+    description: input.description,
+    status: 'draft',
+    nodes: input.nodes,
+    edges: input.edges,
+    created_at: now,
+    updated_at: now,
+  };
+  await deps.workflows.insert(workflow);
+  return workflow;
+}

@@ -1,0 +1,15 @@
+import { NotFoundError } from '@agentplatform/service-kit';
+import type { WorkflowDeps } from './deps.js';
+
+/**
+ * Deletes a workflow and its execution history. An execution still running stops at its next
+ * write (it no longer matches), so nothing of the workflow is left behind.
+ */
+export async function deleteWorkflow(
+  deps: Pick<WorkflowDeps, 'workflows' | 'executions'>,
+  input: { tenantId: string; workflowId: string },
+): Promise<void> {
+  const deleted = await deps.workflows.delete(input.tenantId, input.workflowId);
+  if (!deleted) throw new NotFoundError('Workflow');
+  await deps.executions.deleteForWorkflow(input.tenantId, input.workflowId);
+}

@@ -1,0 +1,22 @@
+import type { Outbox } from '@agentplatform/events';
+import type { Logger } from '@agentplatform/service-kit';
+import type { AgentDirectory } from '../clients/agents.client.js';
+import type { CreditLedger } from '../clients/credits.client.js';
+import type { ExecutionEngine } from '../engine/execution-engine.js';
+import type { ExecutionRepository } from '../persistence/execution.repository.js';
+import type { WorkflowRepository } from '../persistence/workflow.repository.js';
+
+/** What the use cases work with; wired once in main.ts. */
+export interface WorkflowDeps {
+  workflows: WorkflowRepository;
+  executions: ExecutionRepository;
+  engine: ExecutionEngine;
+  agents: AgentDirectory;
+  credits: CreditLedger;
+  outbox: Outbox;
+  logger: Logger;
+  settings: {
+    maxExecutionDurationMs: number;
+    retentionDays: number;
+  };
+}

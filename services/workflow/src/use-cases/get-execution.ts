@@ -1,0 +1,12 @@
+import { NotFoundError } from '@agentplatform/service-kit';
+import type { Execution } from '../domain/execution.types.js';
+import type { WorkflowDeps } from './deps.js';
+
+export async function getExecution(
+  deps: Pick<WorkflowDeps, 'executions'>,
+  input: { tenantId: string; workflowId: string; executionId: string },
+): Promise<Execution> {
+  const execution = await deps.executions.get(input.tenantId, input.workflowId, input.executionId);
+  if (!execution) throw new NotFoundError('Execution');
+  return execution;
+}

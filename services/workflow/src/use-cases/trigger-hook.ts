@@ -1,0 +1,30 @@
+import { NotFoundError } from '@agentplatform/service-kit';
+import type { Execution } from '../domain/execution.types.js';
+import { hookPathOf, hookResponseMode, type JsonObject } from '../domain/workflow.types.js';
+import type { WorkflowDeps } from './deps.js';
+import { MAX_WAIT_MS } from './execute-workflow.js';
+import { startExecution } from './start-execution.js';
+
+export interface TriggerHookInput {
+  workflowId: string;
+  path: string;
+  input: JsonObject;
+}
+
+/**
+ * An inbound hook: only an active workflow, at its webhook node's path, starts a run; anything else
+ * is not found (so a hook URL reveals nothing about workflows that are not live).
+ */
+export async function triggerHook(
+  deps: WorkflowDeps,
+  input: TriggerHookInput,
+): Promise<{ execution: Execution; responseMode: 'immediate' | 'last_node' }> {
+  const workflow = await deps.workflows.getForHook(input.workflowId);
+  if (!workflow || workflow.status !== 'active') throw new NotFoundError('Hook');
+  if (input.path.replace(/^\/+|\/+$/g, '') !== hookPathOf(workflow)) throw new NotFoundError('Hook');
+  const execution = await startExecution(deps, workflow, 'webhook', input.input);
+  const responseMode = hookResponseMode(workflow);
+  if (responseMode === 'immediate') return { execution, responseMode };
+  const finished = await deps.engine.waitFor(workflow.tenant_id, workflow.id, execution.id, MAX_WAIT_MS);
+  return { execution: finished ?? execution, responseMode };
+}

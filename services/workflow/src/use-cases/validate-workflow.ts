@@ -1,0 +1,45 @@
+import { ValidationError, type FieldIssue } from '@agentplatform/service-kit';
+import type { AgentDirectory } from '../clients/agents.client.js';
+import { validateGraph } from '../domain/graph.js';
+import type { WorkflowGraph } from '../domain/workflow.types.js';
+
+export const NAME_MAX = 200;
+export const DESCRIPTION_MAX = 5_000;
+
+export function checkName(name: string | undefined, issues: FieldIssue[], required: boolean): void {
+  if (name === undefined) {
+    if (required) issues.push({ field: 'name', message: 'is required' });
+    return;
+  }
+  if (name.trim() === '') issues.push({ field: 'name', message: 'must not be empty' });
+  else if (name.length > NAME_MAX) issues.push({ field: 'name', message: `must be at most ${NAME_MAX} characters` });
+}
+
+export function checkDescription(description: string | undefined, issues: FieldIssue[]): void {
+  if (description !== undefined && description.length > DESCRIPTION_MAX) {
+    issues.push({ field: 'description', message: `must be at most ${DESCRIPTION_MAX} characters` });
+  }
+}
+
+/**
+ * Validates a graph (DESIGN.md section 7) and, once it is otherwise valid, that each agent node's
+ * agent exists in the tenant (asked of agent-memory). Throws one ValidationError naming every issue.
+ */
+export async function validateWorkflow(agents: AgentDirectory, tenantId: string, graph: WorkflowGraph, issues: FieldIssue[]): Promise<void> {
+  issues.push(...validateGraph(graph));
+  if (issues.length > 0) throw new ValidationError(issues);
+  const checks = graph.nodes
+    .map((node, i) => ({ node, i }))
+    .filter(({ node }) => node.type === 'agent')
+    .map(async ({ node, i }) => {
+      const agentId = String(node.config.agent_id);
+      if (!(await agents.agentExists(tenantId, agentId))) {
+        issues.push({ field: `nodes[${i}].config.agent_id`, message: `agent '${agentId}' not found` });
+      }
+    });
+  await Promise.all(checks);
+  if (issues.length > 0) {
+    issues.sort((a, b) => a.field.localeCompare(b.field));
+    throw new ValidationError(issues);
+  }
+}

@@ -1,8 +1,47 @@
-import { kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
+import { z } from 'zod';
+import { env, kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
+
+const optionalUrl = z.string().url().optional();
 
 export const configShape = {
   ...serviceEnvShape({ grpcPort: 50052, metricsPort: 9462, database: 'agent_memory' }),
   ...kafkaEnvShape,
+  /** identity: credit balance check and charge of every chat (DESIGN.md section 5). */
+  IDENTITY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
+  GRPC_DEADLINE_MS: env.int(5_000, 1),
+
+  /**
+   * OpenAI-compatible chat completions, e.g. `https://api.openai.com/v1` or `http://ollama:11434/v1`
+   * (`/chat/completions` is appended). Unset: the offline `local` responder answers.
+   */
+  LLM_BASE_URL: optionalUrl,
+  LLM_API_KEY: z.string().optional(),
+  /** Model used when an agent's config names none. */
+  LLM_MODEL: z.string().default('gpt-4o-mini'),
+  /** Upper bound of one provider call, streaming included. */
+  LLM_TIMEOUT_MS: env.int(60_000, 100),
+  /** Extra attempts after a 429, a 5xx or a network error (never once a stream has started). */
+  LLM_MAX_RETRIES: env.int(2, 0),
+
+  /** OpenAI-compatible `/embeddings` endpoint base. Unset: the built-in local embedding. */
+  EMBEDDINGS_BASE_URL: optionalUrl,
+  EMBEDDINGS_API_KEY: z.string().optional(),
+  EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
+  EMBEDDINGS_TIMEOUT_MS: env.int(15_000, 100),
+
+  /** Weight of the lexical (BM25) part of the fused score; the embedding part gets the rest. */
+  SEARCH_LEXICAL_WEIGHT: z.coerce.number().min(0).max(1).default(0.5),
+  /** Cosine similarity at or above which consolidation treats two items as duplicates. */
+  CONSOLIDATE_THRESHOLD: z.coerce.number().min(0.5).max(1).default(0.9),
+  /** Messages of the session's history given to the model. */
+  CHAT_HISTORY_MESSAGES: env.int(10, 0),
+  /** Memories retrieved for a chat turn, and the score they need. */
+  CHAT_MEMORY_TOP_K: env.int(5, 0),
+  CHAT_MEMORY_MIN_SCORE: z.coerce.number().min(0).max(1).default(0.15),
+  /** Memory items held in the per-replica search cache, over all agents. */
+  MEMORY_INDEX_CACHE_MAX_ITEMS: env.int(200_000, 1_000),
+  /** How often chats whose charge failed (identity unreachable) are charged again. */
+  CHARGE_RETRY_INTERVAL_MS: env.int(30_000, 100),
 };
 
 export type Config = ReturnType<typeof loadServiceConfig>;

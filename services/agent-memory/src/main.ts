@@ -1,12 +1,89 @@
+import { agentMemoryV1 } from '@agentplatform/contracts';
 import { startOutbox } from '@agentplatform/events';
 import { bootService, serve } from '@agentplatform/service-kit';
-import { loadServiceConfig } from './config.js';
+import { identityCredits } from './clients/identity-credits.client.js';
+import { loadServiceConfig, type Config } from './config.js';
+import type { EmbeddingProvider } from './embeddings/embedding-provider.js';
+import { LocalEmbeddingProvider } from './embeddings/local-embedding.js';
+import { OpenAiEmbeddingProvider } from './embeddings/openai-embedding.provider.js';
+import type { LlmProvider } from './llm/llm-provider.js';
+import { LocalResponder } from './llm/local-responder.js';
+import { OpenAiChatProvider } from './llm/openai-chat.provider.js';
+import { AgentRepository } from './persistence/agent.repository.js';
+import { ChatRepository } from './persistence/chat.repository.js';
+import { MemoryRepository } from './persistence/memory.repository.js';
+import { MemoryIndexCache } from './search/memory-index-cache.js';
+import { agentMemoryService } from './transport/agent-memory.grpc.js';
+import { retryPendingCharges } from './use-cases/chat-with-agent.js';
+import type { Deps } from './use-cases/deps.js';
+
+function llmProvider(config: Config): LlmProvider {
+  if (!config.LLM_BASE_URL) return new LocalResponder();
+  return new OpenAiChatProvider({
+    baseUrl: config.LLM_BASE_URL,
+    apiKey: config.LLM_API_KEY,
+    defaultModel: config.LLM_MODEL,
+    timeoutMs: config.LLM_TIMEOUT_MS,
+    retries: config.LLM_MAX_RETRIES,
+  });
+}
+
+function embeddingProvider(config: Config): EmbeddingProvider {
+  if (!config.EMBEDDINGS_BASE_URL) return new LocalEmbeddingProvider();
+  return new OpenAiEmbeddingProvider({
+    baseUrl: config.EMBEDDINGS_BASE_URL,
+    apiKey: config.EMBEDDINGS_API_KEY,
+    model: config.EMBEDDINGS_MODEL,
+    timeoutMs: config.EMBEDDINGS_TIMEOUT_MS,
+    retries: config.LLM_MAX_RETRIES,
+  });
+}
 
 /** config -> mongo -> kafka (outbox relay) -> grpc server -> graceful shutdown */
 async function main(): Promise<void> {
   const config = loadServiceConfig();
   const runtime = await bootService('agent-memory', config);
-  await startOutbox(runtime, config);
+  const outbox = await startOutbox(runtime, config);
+  const agents = new AgentRepository(runtime.mongo);
+  const memories = new MemoryRepository(runtime.mongo);
+  const chats = new ChatRepository(runtime.mongo);
+  await Promise.all([agents.init(), memories.init(), chats.init()]);
+  const credits = identityCredits(config.IDENTITY_GRPC_ADDR, config.GRPC_DEADLINE_MS, runtime.metrics);
+  runtime.lifecycle.onShutdown('identity client', () => credits.close());
+  const embedder = embeddingProvider(config);
+  const llm = llmProvider(config);
+  const deps: Deps = {
+    agents,
+    memories,
+    chats,
+    outbox,
+    embedder,
+    llm,
+    credits,
+    index: new MemoryIndexCache(memories, embedder, config.MEMORY_INDEX_CACHE_MAX_ITEMS, runtime.logger),
+    settings: {
+      lexicalWeight: config.SEARCH_LEXICAL_WEIGHT,
+      consolidateThreshold: config.CONSOLIDATE_THRESHOLD,
+      historyMessages: config.CHAT_HISTORY_MESSAGES,
+      chatMemoryTopK: config.CHAT_MEMORY_TOP_K,
+      chatMemoryMinScore: config.CHAT_MEMORY_MIN_SCORE,
+    },
+    logger: runtime.logger,
+  };
+  runtime.server.add(agentMemoryV1.AgentMemoryServiceDefinition, agentMemoryService(deps));
+
+  let retrying = false;
+  const chargeTimer = setInterval(() => {
+    if (retrying) return;
+    retrying = true;
+    retryPendingCharges(deps)
+      .catch((error) => runtime.logger.warn({ err: error }, 'charge retry failed'))
+      .finally(() => (retrying = false));
+  }, config.CHARGE_RETRY_INTERVAL_MS);
+  chargeTimer.unref();
+  runtime.lifecycle.onShutdown('charge retry', () => clearInterval(chargeTimer));
+
+  runtime.logger.info({ llm: llm.name, embeddings: embedder.id }, 'providers');
   await serve(runtime, config);
 }
 

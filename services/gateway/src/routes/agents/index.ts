@@ -1,7 +1,217 @@
-import type { RouteDefinition } from '../../http/route.js';
+import type { agentMemoryV1 } from '@agentplatform/contracts';
+import { defineRoute, requireScope, type RouteDefinition } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
+import {
+  agentListResponse,
+  agentParams,
+  agentResponse,
+  chatBody,
+  chatResponse,
+  createAgentBody,
+  deleteResponse,
+  listAgentsQuery,
+  messageListResponse,
+  pageQuery,
+  sessionListResponse,
+  sessionParams,
+  updateAgentBody,
+} from './agents.schemas.js';
+import { CHAT_DEADLINE_MS, chatJson, streamChat, wantsEventStream } from './chat-stream.js';
 
-/** The agents routes. */
-export function agentRoutes(_deps: RouteDeps): RouteDefinition<any, any, any>[] {
-  return [];
+export function agentJson(agent: agentMemoryV1.Agent) {
+  return {
+    id: agent.id,
+    name: agent.name,
+    type: agent.type,
+    status: agent.status,
+    description: agent.description,
+    memory_types: agent.memoryTypes,
+    config: agent.config ?? {},
+    created_at: agent.createdAt,
+    updated_at: agent.updatedAt,
+  };
+}
+
+const usageJson = (usage: agentMemoryV1.Usage | undefined) =>
+  usage && { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.totalTokens };
+
+/** SPEC.md section 4 (Agents) and DESIGN.md section 6: CRUD, chat (JSON or SSE), sessions and messages. */
+export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, any>[] {
+  const agents = backends.agentMemory;
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/agents',
+      summary: 'List the tenant’s agents, newest first',
+      tag: 'agents',
+      access: requireScope('agents:read'),
+      query: listAgentsQuery,
+      response: agentListResponse,
+      handler: async ({ query, caller }) => {
+        const out = await agents.listAgents({
+          tenantId: caller!.tenantId,
+          page: query.page,
+          perPage: query.per_page,
+          type: query.type,
+          status: query.status,
+        });
+        return { agents: out.agents.map(agentJson), total: out.total, page: out.page, per_page: out.perPage };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/agents',
+      summary: 'Create an agent; fires agent.created',
+      tag: 'agents',
+      access: requireScope('agents:write'),
+      idempotent: true,
+      body: createAgentBody,
+      status: 201,
+      response: agentResponse,
+      handler: async ({ body, caller }) =>
+        agentJson(
+          await agents.createAgent({
+            tenantId: caller!.tenantId,
+            name: body.name,
+            type: body.type,
+            description: body.description,
+            memoryTypes: body.memory_types ? { values: body.memory_types } : undefined,
+            config: body.config,
+            status: body.status,
+          }),
+        ),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/agents/:agent_id',
+      summary: 'Get an agent',
+      tag: 'agents',
+      access: requireScope('agents:read'),
+      params: agentParams,
+      response: agentResponse,
+      handler: async ({ params, caller }) => agentJson(await agents.getAgent({ tenantId: caller!.tenantId, agentId: params.agent_id })),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/agents/:agent_id',
+      summary: 'Update an agent (only the fields given; config keys merge, null removes one); fires agent.updated',
+      tag: 'agents',
+      access: requireScope('agents:write'),
+      params: agentParams,
+      body: updateAgentBody,
+      response: agentResponse,
+      handler: async ({ params, body, caller }) =>
+        agentJson(
+          await agents.updateAgent({
+            tenantId: caller!.tenantId,
+            agentId: params.agent_id,
+            name: body.name,
+            type: body.type,
+            status: body.status,
+            description: body.description,
+            memoryTypes: body.memory_types ? { values: body.memory_types } : undefined,
+            config: body.config,
+          }),
+        ),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/agents/:agent_id',
+      summary: 'Delete an agent with its memory items, sessions and messages',
+      tag: 'agents',
+      access: requireScope('agents:write'),
+      params: agentParams,
+      response: deleteResponse,
+      handler: async ({ params, caller }) => {
+        const out = await agents.deleteAgent({ tenantId: caller!.tenantId, agentId: params.agent_id });
+        return {
+          success: true,
+          message: `Agent deleted with ${out.deletedMemories} memory items and ${out.deletedSessions} sessions`,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/agents/:agent_id/chat',
+      summary:
+        'Chat with an agent (credits: ceil(total_tokens/1000), at least 1); JSON, or server-sent events with Accept: text/event-stream',
+      tag: 'agents',
+      access: requireScope('agents:write'),
+      params: agentParams,
+      body: chatBody,
+      response: chatResponse,
+      handler: async ({ params, body, caller, ctx }) => {
+        const request = { tenantId: caller!.tenantId, agentId: params.agent_id, message: body.message, sessionId: body.session_id };
+        if (wantsEventStream(ctx)) {
+          await streamChat(ctx, backends, request);
+          return undefined;
+        }
+        return chatJson(await agents.chat(request, { deadline: CHAT_DEADLINE_MS }));
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/agents/:agent_id/sessions',
+      summary: 'The agent’s chat sessions, most recently active first',
+      tag: 'agents',
+      access: requireScope('agents:read'),
+      params: agentParams,
+      query: pageQuery,
+      response: sessionListResponse,
+      handler: async ({ params, query, caller }) => {
+        const out = await agents.listSessions({
+          tenantId: caller!.tenantId,
+          agentId: params.agent_id,
+          page: query.page,
+          perPage: query.per_page,
+        });
+        return {
+          sessions: out.sessions.map((s) => ({
+            id: s.id,
+            agent_id: s.agentId,
+            title: s.title,
+            message_count: s.messageCount,
+            created_at: s.createdAt,
+            last_message_at: s.lastMessageAt,
+          })),
+          total: out.total,
+          page: out.page,
+          per_page: out.perPage,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/agents/:agent_id/sessions/:session_id/messages',
+      summary: 'A session’s messages in conversation order (oldest first)',
+      tag: 'agents',
+      access: requireScope('agents:read'),
+      params: sessionParams,
+      query: pageQuery,
+      response: messageListResponse,
+      handler: async ({ params, query, caller }) => {
+        const out = await agents.listMessages({
+          tenantId: caller!.tenantId,
+          agentId: params.agent_id,
+          sessionId: params.session_id,
+          page: query.page,
+          perPage: query.per_page,
+        });
+        return {
+          messages: out.messages.map((m) => ({
+            id: m.id,
+            session_id: m.sessionId,
+            role: m.role,
+            content: m.content,
+            ...(m.model ? { model: m.model } : {}),
+            ...(m.usage ? { usage: usageJson(m.usage) } : {}),
+            created_at: m.createdAt,
+          })),
+          total: out.total,
+          page: out.page,
+          per_page: out.perPage,
+        };
+      },
+    }),
+  ];
 }

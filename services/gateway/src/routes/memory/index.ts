@@ -1,7 +1,168 @@
-import type { RouteDefinition } from '../../http/route.js';
+import type { agentMemoryV1 } from '@agentplatform/contracts';
+import { defineRoute, requireScope, type RouteDefinition } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
+import {
+  addMemoryBody,
+  consolidateBody,
+  consolidateResponse,
+  deleteResponse,
+  listMemoryQuery,
+  memoryListResponse,
+  memoryParams,
+  memoryResponse,
+  searchMemoryBody,
+  searchResponse,
+  updateMemoryBody,
+} from './memory.schemas.js';
 
-/** The memory routes. */
-export function memoryRoutes(_deps: RouteDeps): RouteDefinition<any, any, any>[] {
-  return [];
+export function memoryJson(item: agentMemoryV1.MemoryItem) {
+  return {
+    id: item.id,
+    agent_id: item.agentId,
+    memory_type: item.memoryType,
+    content: item.content,
+    metadata: item.metadata ?? {},
+    merged_from: item.mergedFrom,
+    embedding: { provider: item.embeddingProvider, dimension: item.embeddingDimension },
+    created_at: item.createdAt,
+    updated_at: item.updatedAt,
+  };
+}
+
+/** SPEC.md section 4 (Memory) and DESIGN.md section 6: add, hybrid search, CRUD, consolidation. */
+export function memoryRoutes({ backends }: RouteDeps): RouteDefinition<any, any, any>[] {
+  const memory = backends.agentMemory;
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/memory',
+      summary: 'Add a memory item to an agent',
+      tag: 'memory',
+      access: requireScope('memory:write'),
+      idempotent: true,
+      body: addMemoryBody,
+      status: 201,
+      response: memoryResponse,
+      handler: async ({ body, caller }) =>
+        memoryJson(
+          await memory.addMemory({
+            tenantId: caller!.tenantId,
+            agentId: body.agent_id,
+            memoryType: body.memory_type,
+            content: body.content,
+            metadata: body.metadata ?? {},
+          }),
+        ),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/memory/search',
+      summary: 'Hybrid search (BM25 fused with embedding similarity) over an agent’s memory items',
+      tag: 'memory',
+      access: requireScope('memory:read'),
+      body: searchMemoryBody,
+      response: searchResponse,
+      handler: async ({ body, caller }) => {
+        const out = await memory.searchMemory({
+          tenantId: caller!.tenantId,
+          agentId: body.agent_id,
+          query: body.query,
+          memoryType: body.memory_type,
+          topK: body.top_k,
+          filters: body.filters,
+          minScore: body.min_score,
+        });
+        return {
+          results: out.results.map((r) => ({
+            id: r.id,
+            content: r.content,
+            score: r.score,
+            metadata: r.metadata ?? {},
+            memory_type: r.memoryType,
+            created_at: r.createdAt,
+          })),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/memory/consolidate',
+      summary: 'Merge an agent’s near-duplicate memory items; fires memory.consolidated',
+      tag: 'memory',
+      access: requireScope('memory:write'),
+      body: consolidateBody,
+      response: consolidateResponse,
+      handler: async ({ body, caller }) => {
+        const out = await memory.consolidateMemory({ tenantId: caller!.tenantId, agentId: body.agent_id, threshold: body.threshold });
+        return {
+          merged: out.merged,
+          removed: out.removed,
+          remaining: out.remaining,
+          groups: out.groups.map((g) => ({ kept_id: g.keptId, merged_ids: g.mergedIds })),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/memory',
+      summary: 'List memory items, newest first (optionally one agent’s, one memory type)',
+      tag: 'memory',
+      access: requireScope('memory:read'),
+      query: listMemoryQuery,
+      response: memoryListResponse,
+      handler: async ({ query, caller }) => {
+        const out = await memory.listMemories({
+          tenantId: caller!.tenantId,
+          agentId: query.agent_id,
+          memoryType: query.memory_type,
+          page: query.page,
+          perPage: query.per_page,
+        });
+        return { items: out.items.map(memoryJson), total: out.total, page: out.page, per_page: out.perPage };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/memory/:memory_id',
+      summary: 'Get a memory item',
+      tag: 'memory',
+      access: requireScope('memory:read'),
+      params: memoryParams,
+      response: memoryResponse,
+      handler: async ({ params, caller }) => memoryJson(await memory.getMemory({ tenantId: caller!.tenantId, memoryId: params.memory_id })),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/memory/:memory_id',
+      summary: 'Update a memory item (content is re-embedded; metadata replaces the old)',
+      tag: 'memory',
+      access: requireScope('memory:write'),
+      params: memoryParams,
+      body: updateMemoryBody,
+      response: memoryResponse,
+      handler: async ({ params, body, caller }) =>
+        memoryJson(
+          await memory.updateMemory({
+            tenantId: caller!.tenantId,
+            memoryId: params.memory_id,
+            content: body.content,
+            memoryType: body.memory_type,
+            metadata: body.metadata,
+          }),
+        ),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/memory/:memory_id',
+      summary: 'Delete a memory item',
+      tag: 'memory',
+      access: requireScope('memory:write'),
+      params: memoryParams,
+      response: deleteResponse,
+      handler: async ({ params, caller }) => {
+        await memory.deleteMemory({ tenantId: caller!.tenantId, memoryId: params.memory_id });
+        return { success: true, message: 'Memory item deleted' };
+      },
+    }),
+  ];
 }

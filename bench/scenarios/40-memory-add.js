@@ -1,0 +1,146 @@
+'use strict';
+const { loggedInUser } = require('./10-auth-me-jwt.js');
+
+/*
+ * Memory scenarios (issue 4). Shared helpers live here and are reused by 41-43.
+ * Latency figures come from a fixed number of requests at a small, fixed concurrency (a latency
+ * measurement, not a saturation test); p95 is computed from every request's own timing.
+ */
+
+const VOCABULARY = (
+  'refund policy return customer order shipping invoice password account security data backup region plan ' +
+  'limit request minute mobile app dark mode version employee laptop call phone support enterprise canada ' +
+  'business day month email first payment card bank transfer discount coupon warehouse delivery tracking ' +
+  'contract renewal upgrade downgrade trial license seat admin role permission report export dashboard ' +
+  'integration webhook token key rotation audit log retention privacy consent cookie language timezone'
+).split(' ');
+
+/** Deterministic pseudo-random generator, so every run seeds the same texts. */
+function rng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+function sentence(random, words = 12) {
+  return Array.from({ length: words }, () => VOCABULARY[Math.floor(random() * VOCABULARY.length)]).join(' ');
+}
+
+/** Runs `total` requests, `concurrency` at a time; returns req/s and latency percentiles (ms). */
+async function latencies({ total, concurrency, request }) {
+  const times = [];
+  let next = 0;
+  let errors = 0;
+  const started = process.hrtime.bigint();
+  async function worker() {
+    while (next < total) {
+      const i = next++;
+      const { url, init } = request(i);
+      const t0 = process.hrtime.bigint();
+      const res = await fetch(url, init);
+      await res.arrayBuffer();
+      times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (!res.ok) errors++;
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  times.sort((a, b) => a - b);
+  const pct = (p) => Math.round(times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))] * 10) / 10;
+  return { rps: Math.round(total / seconds), p50: pct(50), p95: pct(95), p99: pct(99), requests: total, errors };
+}
+
+function post(ctx, token, path, body) {
+  return {
+    url: `${ctx.url}/api/v1${path}`,
+    init: { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) },
+  };
+}
+
+/** A user, an agent, and (optionally) `count` seeded memory items through the gateway. */
+async function agentWithMemories(ctx, count, label) {
+  const { accessToken } = await loggedInUser(ctx);
+  const client = ctx.api(ctx.url, accessToken);
+  const agent = await client.post('/api/v1/agents', { name: `bench ${label}`, type: 'research', memory_types: ['semantic', 'episodic'] });
+  if (agent.status !== 201) throw new Error(`create agent: ${agent.status} ${agent.text}`);
+  const random = rng(count + 17);
+  if (count > 0) {
+    const started = Date.now();
+    const seeded = await latencies({
+      total: count,
+      concurrency: 32,
+      request: (i) =>
+        post(ctx, accessToken, '/memory', {
+          agent_id: agent.body.id,
+          content: `${sentence(random)} item ${i}`,
+          metadata: { n: i % 10, category: VOCABULARY[i % 20] },
+        }),
+    });
+    if (seeded.errors) throw new Error(`seeding ${count} memories: ${seeded.errors} errors`);
+    ctx.log(`seeded ${count} memories in ${Date.now() - started} ms`);
+  }
+  return { accessToken, agentId: agent.body.id, random };
+}
+
+/** POST /memory/search latency over an agent's seeded items. */
+function searchScenario(count) {
+  return {
+    id: `memory-search-${count / 1000}k`,
+    title: `POST /api/v1/memory/search, ${count.toLocaleString('en')} items per agent (concurrency 4)`,
+    target: `p95 <= ${count <= 1000 ? 20 : 60} ms`,
+    setup: (ctx) => agentWithMemories(ctx, count, `search ${count}`),
+    async run(ctx, state) {
+      const queries = Array.from({ length: 50 }, () => sentence(state.random, 4));
+      const request = (i) => post(ctx, state.accessToken, '/memory/search', { agent_id: state.agentId, query: queries[i % queries.length], top_k: 10 });
+      // Warm-up: the first search loads the agent's index into the replica's cache.
+      await latencies({ total: 20, concurrency: 1, request });
+      const figures = await latencies({ total: 2_000, concurrency: 4, request });
+      const filtered = await latencies({
+        total: 500,
+        concurrency: 4,
+        request: (i) =>
+          post(ctx, state.accessToken, '/memory/search', {
+            agent_id: state.agentId,
+            query: queries[i % queries.length],
+            top_k: 10,
+            filters: { n: { gte: 5 } },
+            min_score: 0.1,
+          }),
+      });
+      return {
+        rows: [
+          { label: `search, ${count.toLocaleString('en')} items`, ...figures },
+          { label: `search with filters and min_score, ${count.toLocaleString('en')} items`, ...filtered },
+        ],
+      };
+    },
+  };
+}
+
+module.exports = {
+  id: 'memory-add',
+  title: 'POST /api/v1/memory (add with local embedding), concurrency 16',
+  VOCABULARY,
+  rng,
+  sentence,
+  latencies,
+  post,
+  agentWithMemories,
+  searchScenario,
+  setup: (ctx) => agentWithMemories(ctx, 0, 'add'),
+  async run(ctx, state) {
+    const figures = await latencies({
+      total: 3_000,
+      concurrency: 16,
+      request: (i) =>
+        post(ctx, state.accessToken, '/memory', {
+          agent_id: state.agentId,
+          content: `${sentence(state.random)} added ${i}`,
+          metadata: { n: i % 10 },
+        }),
+    });
+    return { rows: [{ label: 'memory add', ...figures, note: 'adds per second in req/s' }] };
+  },
+};

@@ -1,0 +1,24 @@
+/** Turns texts into vectors. One implementation per source; the service uses exactly one at a time. */
+export interface EmbeddingProvider {
+  /** Stored with every vector; vectors of different providers are never compared. */
+  readonly id: string;
+  embed(texts: string[]): Promise<Float32Array[]>;
+}
+
+/** Scales a vector to unit length in place (a zero vector stays zero). */
+export function normalize(vector: Float32Array): Float32Array {
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) sum += vector[i] * vector[i];
+  if (sum === 0) return vector;
+  const scale = 1 / Math.sqrt(sum);
+  for (let i = 0; i < vector.length; i++) vector[i] *= scale;
+  return vector;
+}
+
+/** Dot product; for unit vectors, their cosine similarity. */
+export function dot(a: Float32Array, b: Float32Array): number {
+  const n = Math.min(a.length, b.length);
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += a[i] * b[i];
+  return sum;
+}

@@ -1,0 +1,137 @@
+import type { Usage } from '../domain/chat.js';
+import { postJson, ProviderError } from '../http/post-json.js';
+import type { LlmProvider, LlmRequest, LlmResult } from './llm-provider.js';
+import { countChatTokens, countTokens } from './tokenizer.js';
+
+export interface OpenAiChatOptions {
+  /** e.g. `https://api.openai.com/v1`; `/chat/completions` is appended. */
+  baseUrl: string;
+  apiKey?: string;
+  defaultModel: string;
+  timeoutMs: number;
+  retries: number;
+}
+
+interface OpenAiUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+}
+
+interface Completion {
+  model?: string;
+  choices?: Array<{ message?: { content?: string | null }; delta?: { content?: string | null } }>;
+  usage?: OpenAiUsage | null;
+  error?: { message?: string };
+}
+
+function toUsage(usage: OpenAiUsage): Usage {
+  const promptTokens = usage.prompt_tokens ?? 0;
+  const completionTokens = usage.completion_tokens ?? 0;
+  return { promptTokens, completionTokens, totalTokens: usage.total_tokens ?? promptTokens + completionTokens };
+}
+
+/**
+ * OpenAI-compatible chat completions (OpenAI, vLLM, Ollama, llama.cpp server, LM Studio...).
+ * Usage comes from the provider's answer; a server that reports none (some local servers when
+ * streaming) is counted with the cl100k_base tokenizer instead, so credits are still charged.
+ */
+export class OpenAiChatProvider implements LlmProvider {
+  readonly name = 'openai-compatible';
+  private readonly url: string;
+
+  constructor(private readonly options: OpenAiChatOptions) {
+    this.url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  }
+
+  modelFor(requested?: string): string {
+    return requested ?? this.options.defaultModel;
+  }
+
+  async complete(request: LlmRequest, onDelta?: (text: string) => void): Promise<LlmResult> {
+    const model = this.modelFor(request.model);
+    const body = {
+      model,
+      messages: request.messages,
+      temperature: request.temperature,
+      max_tokens: request.maxTokens,
+      ...(onDelta ? { stream: true, stream_options: { include_usage: true } } : {}),
+    };
+    const { response, done } = await postJson(this.url, body, {
+      apiKey: this.options.apiKey,
+      timeoutMs: this.options.timeoutMs,
+      retries: this.options.retries,
+      accept: onDelta ? 'text/event-stream' : 'application/json',
+    });
+    try {
+      const streamed = onDelta && (response.headers.get('content-type') ?? '').includes('text/event-stream');
+      const result = streamed ? await this.readStream(response, model, onDelta) : await this.readJson(response, model);
+      if (onDelta && !streamed && result.content) onDelta(result.content);
+      return {
+        content: result.content,
+        model: result.model,
+        usage: result.usage ?? this.count(request, result.content),
+      };
+    } catch (error) {
+      if (error instanceof ProviderError) throw error;
+      throw new ProviderError(`chat completions: ${(error as Error).message}`);
+    } finally {
+      done();
+    }
+  }
+
+  private count(request: LlmRequest, content: string): Usage {
+    const promptTokens = countChatTokens(request.messages);
+    const completionTokens = countTokens(content);
+    return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
+  }
+
+  private async readJson(response: Response, model: string): Promise<{ content: string; model: string; usage?: Usage }> {
+    const json = (await response.json()) as Completion;
+    if (json.error) throw new ProviderError(`chat completions: ${json.error.message ?? 'error'}`);
+    const content = json.choices?.[0]?.message?.content;
+    if (typeof content !== 'string') throw new ProviderError('chat completions: answer without choices[0].message.content');
+    return { content, model: json.model ?? model, usage: json.usage ? toUsage(json.usage) : undefined };
+  }
+
+  /** Reads `data: {...}` lines until `data: [DONE]` or the end of the stream. */
+  private async readStream(
+    response: Response,
+    model: string,
+    onDelta: (text: string) => void,
+  ): Promise<{ content: string; model: string; usage?: Usage }> {
+    if (!response.body) throw new ProviderError('chat completions: empty stream');
+    const decoder = new TextDecoder();
+    let buffer = '';
+    let content = '';
+    let usage: Usage | undefined;
+    let answeredModel = model;
+    const handleLine = (line: string): boolean => {
+      if (!line.startsWith('data:')) return false;
+      const data = line.slice(5).trim();
+      if (data === '[DONE]') return true;
+      if (data === '') return false;
+      const chunk = JSON.parse(data) as Completion;
+      if (chunk.error) throw new ProviderError(`chat completions: ${chunk.error.message ?? 'error'}`);
+      if (chunk.model) answeredModel = chunk.model;
+      if (chunk.usage) usage = toUsage(chunk.usage);
+      const piece = chunk.choices?.[0]?.delta?.content;
+      if (piece) {
+        content += piece;
+        onDelta(piece);
+      }
+      return false;
+    };
+    for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(bytes, { stream: true });
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, newline).replace(/\r$/, '');
+        buffer = buffer.slice(newline + 1);
+        if (handleLine(line)) return { content, model: answeredModel, usage };
+      }
+    }
+    handleLine(buffer.trim());
+    return { content, model: answeredModel, usage };
+  }
+}

@@ -1,0 +1,125 @@
+import type { ClientSession, Connection, Model } from 'mongoose';
+import type { Agent, AgentConfig, AgentStatus, AgentType, MemoryType } from '../domain/agent.js';
+import { agentModel, type AgentDoc } from './agent.schema.js';
+
+function toAgent(doc: AgentDoc): Agent {
+  return {
+    id: doc._id,
+    tenantId: doc.tenant_id,
+    name: doc.name,
+    type: doc.type as AgentType,
+    status: doc.status as AgentStatus,
+    description: doc.description ?? '',
+    memoryTypes: (doc.memory_types ?? []) as MemoryType[],
+    config: (doc.config ?? {}) as AgentConfig,
+    createdAt: doc.created_at,
+    updatedAt: doc.updated_at,
+    memoryVersion: doc.memory_version ?? 0,
+  };
+}
+
+export interface AgentChanges {
+  name?: string;
+  type?: AgentType;
+  status?: AgentStatus;
+  description?: string;
+  memoryTypes?: MemoryType[];
+  config?: AgentConfig;
+}
+
+export class AgentRepository {
+  private readonly model: Model<AgentDoc>;
+
+  constructor(connection: Connection) {
+    this.model = agentModel(connection);
+  }
+
+  async init(): Promise<void> {
+    await this.model.init();
+  }
+
+  async insert(agent: Agent, session?: ClientSession): Promise<void> {
+    await this.model.create(
+      [
+        {
+          _id: agent.id,
+          tenant_id: agent.tenantId,
+          name: agent.name,
+          type: agent.type,
+          status: agent.status,
+          description: agent.description,
+          memory_types: agent.memoryTypes,
+          config: { ...agent.config },
+          memory_version: 0,
+          created_at: agent.createdAt,
+          updated_at: agent.updatedAt,
+        },
+      ],
+      { session },
+    );
+  }
+
+  async find(tenantId: string, id: string): Promise<Agent | undefined> {
+    const doc = await this.model.findOne({ _id: id, tenant_id: tenantId }).lean<AgentDoc>();
+    return doc ? toAgent(doc) : undefined;
+  }
+
+  /** The agent's memory version only: the cheap check in front of every cached search. */
+  async memoryVersion(tenantId: string, id: string): Promise<number | undefined> {
+    const doc = await this.model
+      .findOne({ _id: id, tenant_id: tenantId }, { memory_version: 1 })
+      .lean<Pick<AgentDoc, 'memory_version'>>();
+    return doc ? (doc.memory_version ?? 0) : undefined;
+  }
+
+  async list(
+    tenantId: string,
+    filter: { type?: string; status?: string },
+    page: number,
+    perPage: number,
+  ): Promise<{ agents: Agent[]; total: number }> {
+    const query: Record<string, unknown> = { tenant_id: tenantId };
+    if (filter.type) query.type = filter.type;
+    if (filter.status) query.status = filter.status;
+    const [docs, total] = await Promise.all([
+      this.model
+        .find(query)
+        .sort({ _id: -1 })
+        .skip((page - 1) * perPage)
+        .limit(perPage)
+        .lean<AgentDoc[]>(),
+      this.model.countDocuments(query),
+    ]);
+    return { agents: docs.map(toAgent), total };
+  }
+
+  async update(tenantId: string, id: string, changes: AgentChanges, now: Date, session?: ClientSession): Promise<Agent | undefined> {
+    const set: Record<string, unknown> = { updated_at: now };
+    if (changes.name !== undefined) set.name = changes.name;
+    if (changes.type !== undefined) set.type = changes.type;
+    if (changes.status !== undefined) set.status = changes.status;
+    if (changes.description !== undefined) set.description = changes.description;
+    if (changes.memoryTypes !== undefined) set.memory_types = changes.memoryTypes;
+    if (changes.config !== undefined) set.config = changes.config;
+    const doc = await this.model
+      .findOneAndUpdate({ _id: id, tenant_id: tenantId }, { $set: set }, { new: true, session })
+      .lean<AgentDoc>();
+    return doc ? toAgent(doc) : undefined;
+  }
+
+  /**
+   * Marks a change to the agent's memory items, after the items were written: a replica whose
+   * cache holds version v knows it has seen every write whose bump returned <= v.
+   */
+  async bumpMemoryVersion(tenantId: string, id: string): Promise<number | undefined> {
+    const doc = await this.model
+      .findOneAndUpdate({ _id: id, tenant_id: tenantId }, { $inc: { memory_version: 1 } }, { new: true, projection: { memory_version: 1 } })
+      .lean<Pick<AgentDoc, 'memory_version'>>();
+    return doc?.memory_version;
+  }
+
+  async delete(tenantId: string, id: string): Promise<boolean> {
+    const result = await this.model.deleteOne({ _id: id, tenant_id: tenantId });
+    return result.deletedCount > 0;
+  }
+}

@@ -1,0 +1,37 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+export interface AgentDoc {
+  _id: string;
+  tenant_id: string;
+  name: string;
+  type: string;
+  status: string;
+  description: string;
+  memory_types: string[];
+  config: Record<string, unknown>;
+  memory_version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const agentSchema = new Schema<AgentDoc>(
+  {
+    _id: { type: String, required: true },
+    tenant_id: { type: String, required: true },
+    name: { type: String, required: true },
+    type: { type: String, required: true },
+    status: { type: String, required: true },
+    description: { type: String, default: '' },
+    memory_types: { type: [String], default: [] },
+    config: { type: Schema.Types.Mixed, default: {} },
+    memory_version: { type: Number, default: 0 },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { collection: 'agents', versionKey: false, minimize: false },
+);
+agentSchema.index({ tenant_id: 1, _id: -1 });
+
+export function agentModel(connection: Connection): Model<AgentDoc> {
+  return (connection.models.Agent as Model<AgentDoc>) ?? connection.model('Agent', agentSchema);
+}

@@ -1,0 +1,184 @@
+import type { ClientSession, Connection, Model } from 'mongoose';
+import type { MemoryType } from '../domain/agent.js';
+import type { Embedding, MemoryItem } from '../domain/memory.js';
+import { memoryModel, type EmbeddingDoc, type MemoryDoc } from './memory.schema.js';
+
+/** What a lean read gives for a Buffer field: a Buffer, or the driver's Binary wrapping one. */
+type StoredBytes = Uint8Array | { buffer: Uint8Array };
+
+function toBuffer(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+function toVector(stored: StoredBytes): Float32Array {
+  const bytes = stored instanceof Uint8Array ? stored : stored.buffer;
+  // Copy into a fresh, 4-byte-aligned buffer: the driver's bytes may start at any offset.
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer, 0, Math.floor(bytes.byteLength / 4));
+}
+
+function toEmbeddingDoc(embedding: Embedding): EmbeddingDoc {
+  return { provider: embedding.provider, dimension: embedding.dimension, vector: toBuffer(embedding.vector) };
+}
+
+function toItem(doc: MemoryDoc): MemoryItem {
+  return {
+    id: doc._id,
+    tenantId: doc.tenant_id,
+    agentId: doc.agent_id,
+    memoryType: doc.memory_type as MemoryType,
+    content: doc.content,
+    metadata: doc.metadata ?? {},
+    embedding: doc.embedding?.vector
+      ? {
+          provider: doc.embedding.provider,
+          dimension: doc.embedding.dimension,
+          vector: toVector(doc.embedding.vector as unknown as StoredBytes),
+        }
+      : undefined,
+    mergedFrom: (doc.merged_from ?? []).map((m) => ({
+      id: m.id,
+      content: m.content,
+      metadata: m.metadata ?? {},
+      createdAt: m.created_at,
+    })),
+    createdAt: doc.created_at,
+    updatedAt: doc.updated_at,
+  };
+}
+
+export interface MemoryChanges {
+  content?: string;
+  metadata?: Record<string, unknown>;
+  memoryType?: MemoryType;
+  embedding?: Embedding;
+}
+
+export class MemoryRepository {
+  private readonly model: Model<MemoryDoc>;
+
+  constructor(connection: Connection) {
+    this.model = memoryModel(connection);
+  }
+
+  async init(): Promise<void> {
+    await this.model.init();
+  }
+
+  async insert(item: MemoryItem, session?: ClientSession): Promise<void> {
+    await this.model.create(
+      [
+        {
+          _id: item.id,
+          tenant_id: item.tenantId,
+          agent_id: item.agentId,
+          memory_type: item.memoryType,
+          content: item.content,
+          metadata: item.metadata,
+          embedding: item.embedding ? toEmbeddingDoc(item.embedding) : undefined,
+          merged_from: [],
+          created_at: item.createdAt,
+          updated_at: item.updatedAt,
+        },
+      ],
+      { session },
+    );
+  }
+
+  async find(tenantId: string, id: string, session?: ClientSession): Promise<MemoryItem | undefined> {
+    const doc = await this.model.findOne({ _id: id, tenant_id: tenantId }, null, { session }).lean<MemoryDoc>();
+    return doc ? toItem(doc) : undefined;
+  }
+
+  async list(
+    tenantId: string,
+    filter: { agentId?: string; memoryType?: string },
+    page: number,
+    perPage: number,
+  ): Promise<{ items: MemoryItem[]; total: number }> {
+    const query: Record<string, unknown> = { tenant_id: tenantId };
+    if (filter.agentId) query.agent_id = filter.agentId;
+    if (filter.memoryType) query.memory_type = filter.memoryType;
+    const [docs, total] = await Promise.all([
+      this.model
+        .find(query, { embedding: 0 })
+        .sort({ _id: -1 })
+        .skip((page - 1) * perPage)
+        .limit(perPage)
+        .lean<MemoryDoc[]>(),
+      this.model.countDocuments(query),
+    ]);
+    return { items: docs.map(toItem), total };
+  }
+
+  /** Every item of one agent with its vector, for the search index. */
+  async loadAgent(tenantId: string, agentId: string): Promise<MemoryItem[]> {
+    const docs = await this.model
+      .find({ tenant_id: tenantId, agent_id: agentId }, { merged_from: 0 })
+      .lean<MemoryDoc[]>();
+    return docs.map(toItem);
+  }
+
+  async count(tenantId: string, agentId: string, session?: ClientSession): Promise<number> {
+    return this.model.countDocuments({ tenant_id: tenantId, agent_id: agentId }, { session });
+  }
+
+  async update(tenantId: string, id: string, changes: MemoryChanges, now: Date): Promise<MemoryItem | undefined> {
+    const set: Record<string, unknown> = { updated_at: now };
+    if (changes.content !== undefined) set.content = changes.content;
+    if (changes.metadata !== undefined) set.metadata = changes.metadata;
+    if (changes.memoryType !== undefined) set.memory_type = changes.memoryType;
+    if (changes.embedding !== undefined) set.embedding = toEmbeddingDoc(changes.embedding);
+    const doc = await this.model.findOneAndUpdate({ _id: id, tenant_id: tenantId }, { $set: set }, { new: true }).lean<MemoryDoc>();
+    return doc ? toItem(doc) : undefined;
+  }
+
+  /** Stores vectors made by the current provider (re-embedding after a provider change). */
+  async setEmbeddings(tenantId: string, updates: Array<{ id: string; embedding: Embedding }>): Promise<void> {
+    if (updates.length === 0) return;
+    await this.model.bulkWrite(
+      updates.map((u) => ({
+        updateOne: { filter: { _id: u.id, tenant_id: tenantId }, update: { $set: { embedding: toEmbeddingDoc(u.embedding) } } },
+      })),
+      { ordered: false },
+    );
+  }
+
+  async delete(tenantId: string, id: string): Promise<MemoryItem | undefined> {
+    const doc = await this.model.findOneAndDelete({ _id: id, tenant_id: tenantId }, { projection: { embedding: 0 } }).lean<MemoryDoc>();
+    return doc ? toItem(doc) : undefined;
+  }
+
+  async deleteAgent(tenantId: string, agentId: string): Promise<number> {
+    return (await this.model.deleteMany({ tenant_id: tenantId, agent_id: agentId })).deletedCount;
+  }
+
+  /**
+   * Folds duplicates into the item that absorbs them: records them in `merged_from`, sets the
+   * merged metadata, then deletes them. Each group is independent, so a crash mid-way leaves every
+   * item either merged or untouched.
+   */
+  async mergeInto(
+    tenantId: string,
+    keptId: string,
+    metadata: Record<string, unknown>,
+    absorbed: MemoryItem[],
+    now: Date,
+    session?: ClientSession,
+  ): Promise<void> {
+    await this.model.updateOne(
+      { _id: keptId, tenant_id: tenantId },
+      {
+        $set: { metadata, updated_at: now },
+        $push: {
+          merged_from: {
+            $each: absorbed.map((a) => ({ id: a.id, content: a.content, metadata: a.metadata, created_at: a.createdAt })),
+          },
+        },
+      },
+      { session },
+    );
+    await this.model.deleteMany({ tenant_id: tenantId, _id: { $in: absorbed.map((a) => a.id) } }, { session });
+  }
+}

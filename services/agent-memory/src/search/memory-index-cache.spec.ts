@@ -1,0 +1,67 @@
+import { createLogger } from '@agentplatform/service-kit';
+import type { MemoryItem } from '../domain/memory.js';
+import { LocalEmbeddingProvider, localEmbedding } from '../embeddings/local-embedding.js';
+import type { MemoryRepository } from '../persistence/memory.repository.js';
+import { MemoryIndexCache } from './memory-index-cache.js';
+
+const item = (id: string, content: string): MemoryItem => ({
+  id,
+  tenantId: 'ten_1',
+  agentId: 'agt_1',
+  memoryType: 'semantic',
+  content,
+  metadata: {},
+  embedding: { provider: 'local-hash-v1', dimension: 384, vector: localEmbedding(content) },
+  mergedFrom: [],
+  createdAt: new Date(),
+  updatedAt: new Date(),
+});
+
+describe('MemoryIndexCache', () => {
+  let stored: MemoryItem[];
+  let loads: number;
+  let cache: MemoryIndexCache;
+
+  beforeEach(() => {
+    stored = [item('m1', 'first fact')];
+    loads = 0;
+    const repository = {
+      loadAgent: async () => {
+        loads++;
+        return stored.map((i) => ({ ...i }));
+      },
+      setEmbeddings: async () => undefined,
+    } as unknown as MemoryRepository;
+    cache = new MemoryIndexCache(repository, new LocalEmbeddingProvider(), 1_000, createLogger('test', 'silent'));
+  });
+
+  it('serves a version from memory and applies this replica’s writes in version order', async () => {
+    const index = await cache.get('ten_1', 'agt_1', 0);
+    expect(await cache.get('ten_1', 'agt_1', 0)).toBe(index);
+    cache.apply('ten_1', 'agt_1', 2, { upsert: [item('m3', 'third fact')] });
+    cache.apply('ten_1', 'agt_1', 1, { upsert: [item('m2', 'second fact')] });
+    expect(index.version).toBe(2);
+    const again = await cache.get('ten_1', 'agt_1', 2);
+    expect(again).toBe(index);
+    expect(loads).toBe(1);
+    expect(again.size).toBe(3);
+    cache.apply('ten_1', 'agt_1', 3, { remove: ['m1'] });
+    expect((await cache.get('ten_1', 'agt_1', 3)).has('m1')).toBe(false);
+    expect(loads).toBe(1);
+  });
+
+  it('reloads when the agent moved past a version this replica did not write', async () => {
+    await cache.get('ten_1', 'agt_1', 0);
+    stored.push(item('m9', 'written elsewhere'));
+    cache.apply('ten_1', 'agt_1', 2, { upsert: [item('m2', 'mine')] });
+    const index = await cache.get('ten_1', 'agt_1', 2);
+    expect(loads).toBe(2);
+    expect(index.has('m9')).toBe(true);
+    expect(index.version).toBe(2);
+  });
+
+  it('loads one agent once for concurrent searches', async () => {
+    await Promise.all([cache.get('ten_1', 'agt_1', 5), cache.get('ten_1', 'agt_1', 5), cache.get('ten_1', 'agt_1', 5)]);
+    expect(loads).toBe(1);
+  });
+});

@@ -1,0 +1,151 @@
+import type { Logger } from '@agentplatform/service-kit';
+import type { MemoryItem } from '../domain/memory.js';
+import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
+import type { MemoryRepository } from '../persistence/memory.repository.js';
+import { MemoryIndex, type IndexableMemory } from './memory-index.js';
+
+export interface IndexChange {
+  upsert?: MemoryItem[];
+  remove?: string[];
+}
+
+/** Out-of-order changes held per index before giving up and reloading. */
+const MAX_PENDING = 256;
+
+export function indexable(item: MemoryItem): IndexableMemory {
+  return {
+    id: item.id,
+    agentId: item.agentId,
+    memoryType: item.memoryType,
+    content: item.content,
+    metadata: item.metadata,
+    createdAt: item.createdAt,
+    vector: item.embedding!.vector,
+  };
+}
+
+/**
+ * Per-replica cache of agents' search indexes, an optimisation only: correctness comes from the
+ * agent's `memory_version`, read from the database before every search. Every memory write bumps
+ * it after the write, so an index built from a load that began after reading version v holds
+ * every write whose bump returned <= v. A replica applies its own writes to its cached index in
+ * version order (nothing else happened in between); a write by another replica makes the next
+ * search reload the agent's items.
+ */
+export class MemoryIndexCache {
+  private readonly entries = new Map<string, MemoryIndex>();
+  private readonly loading = new Map<string, Promise<MemoryIndex>>();
+  private readonly pending = new WeakMap<MemoryIndex, Map<number, IndexChange>>();
+  private items = 0;
+
+  constructor(
+    private readonly memories: MemoryRepository,
+    private readonly embedder: EmbeddingProvider,
+    private readonly maxItems: number,
+    private readonly logger: Logger,
+  ) {}
+
+  private key(tenantId: string, agentId: string): string {
+    return `${tenantId}/${agentId}`;
+  }
+
+  /** The agent's index at `version` (read from the agent just before). */
+  async get(tenantId: string, agentId: string, version: number): Promise<MemoryIndex> {
+    const key = this.key(tenantId, agentId);
+    const cached = this.entries.get(key);
+    if (cached && cached.version === version) {
+      // Map order is insertion order: re-inserting keeps the most recently used last.
+      this.entries.delete(key);
+      this.entries.set(key, cached);
+      return cached;
+    }
+    const flightKey = `${key}@${version}`;
+    let flight = this.loading.get(flightKey);
+    if (!flight) {
+      flight = this.load(tenantId, agentId, version).finally(() => this.loading.delete(flightKey));
+      this.loading.set(flightKey, flight);
+    }
+    return flight;
+  }
+
+  private async load(tenantId: string, agentId: string, version: number): Promise<MemoryIndex> {
+    const started = Date.now();
+    const items = await this.memories.loadAgent(tenantId, agentId);
+    await this.reembed(tenantId, items);
+    const index = new MemoryIndex(version, this.embedder.id);
+    for (const item of items) index.upsert(indexable(item));
+    const key = this.key(tenantId, agentId);
+    const current = this.entries.get(key);
+    // A write applied while this load ran may have moved the cache past `version`: keep the newer.
+    if (!current || current.version < version) this.store(key, index);
+    this.logger.debug({ agent_id: agentId, items: items.length, ms: Date.now() - started }, 'memory index loaded');
+    return index;
+  }
+
+  /** Items embedded by another provider (or never) get vectors from the current one, stored back. */
+  private async reembed(tenantId: string, items: MemoryItem[]): Promise<void> {
+    const stale = items.filter((i) => i.embedding?.provider !== this.embedder.id);
+    if (stale.length === 0) return;
+    this.logger.info({ items: stale.length, provider: this.embedder.id }, 're-embedding memory items');
+    const vectors = await this.embedder.embed(stale.map((i) => i.content));
+    const updates = stale.map((item, n) => {
+      item.embedding = { provider: this.embedder.id, dimension: vectors[n].length, vector: vectors[n] };
+      return { id: item.id, embedding: item.embedding };
+    });
+    await this.memories.setEmbeddings(tenantId, updates);
+  }
+
+  private store(key: string, index: MemoryIndex): void {
+    const previous = this.entries.get(key);
+    if (previous) {
+      this.items -= previous.size;
+      this.entries.delete(key);
+    }
+    this.entries.set(key, index);
+    this.items += index.size;
+    for (const [oldKey, old] of this.entries) {
+      if (this.items <= this.maxItems || oldKey === key) break;
+      this.entries.delete(oldKey);
+      this.items -= old.size;
+    }
+  }
+
+  /**
+   * Applies this replica's own write, which the agent's bump numbered `version`. Concurrent writes
+   * can finish out of order (bump v+2 seen before v+1): a change ahead of the index waits in a
+   * small buffer until the versions before it arrive. A version that never arrives (another
+   * replica wrote it) leaves the index behind, and the next search reloads it.
+   */
+  apply(tenantId: string, agentId: string, version: number, change: IndexChange): void {
+    const key = this.key(tenantId, agentId);
+    const cached = this.entries.get(key);
+    // A version at or below the index's came from a load that already saw the write.
+    if (!cached || version <= cached.version) return;
+    let pending = this.pending.get(cached);
+    if (!pending) this.pending.set(cached, (pending = new Map()));
+    pending.set(version, change);
+    if (pending.size > MAX_PENDING) {
+      this.drop(tenantId, agentId);
+      return;
+    }
+    const before = cached.size;
+    for (let next = pending.get(cached.version + 1); next; next = pending.get(cached.version + 1)) {
+      pending.delete(cached.version + 1);
+      for (const id of next.remove ?? []) cached.remove(id);
+      for (const item of next.upsert ?? []) {
+        if (item.embedding?.provider === cached.provider) cached.upsert(indexable(item));
+        else cached.remove(item.id);
+      }
+      cached.version += 1;
+    }
+    this.items += cached.size - before;
+  }
+
+  drop(tenantId: string, agentId: string): void {
+    const key = this.key(tenantId, agentId);
+    const cached = this.entries.get(key);
+    if (!cached) return;
+    this.entries.delete(key);
+    this.items -= cached.size;
+  }
+}

@@ -1,0 +1,67 @@
+import { parseFilters } from '../domain/memory-filter.js';
+import { localEmbedding } from '../embeddings/local-embedding.js';
+import { MemoryIndex } from './memory-index.js';
+
+function indexOf(contents: Array<[string, string, Record<string, unknown>?]>): MemoryIndex {
+  const index = new MemoryIndex(1, 'local-hash-v1');
+  contents.forEach(([id, content, metadata], n) =>
+    index.upsert({ id, agentId: 'agt_1', memoryType: 'semantic', content, metadata: metadata ?? {}, createdAt: new Date(1000 + n), vector: localEmbedding(content) }),
+  );
+  return index;
+}
+
+const query = (index: MemoryIndex, text: string, extra: Partial<Parameters<MemoryIndex['search']>[0]> = {}) =>
+  index.search({ text, vector: localEmbedding(text), filters: [], topK: 10, minScore: 0, lexicalWeight: 0.5, ...extra });
+
+describe('MemoryIndex', () => {
+  const corpus: Array<[string, string, Record<string, unknown>?]> = [
+    ['a', 'Refunds are processed within five business days.', { kind: 'billing', n: 1 }],
+    ['b', 'The office dog is called Biscuit.', { kind: 'office', n: 2 }],
+    ['c', 'Shipping to Canada takes a week.', { kind: 'logistics', n: 3 }],
+    ['d', 'Refund requests need the order number.', { kind: 'billing', n: 4 }],
+  ];
+
+  it('ranks by the fused score, best first, every score in [0, 1]', () => {
+    const results = query(indexOf(corpus), 'how are refunds processed');
+    expect(results[0].item.id).toBe('a');
+    expect(results[1].item.id).toBe('d');
+    for (const r of results) {
+      expect(r.score).toBeGreaterThan(0);
+      expect(r.score).toBeLessThanOrEqual(1);
+    }
+    expect(results.map((r) => r.score)).toEqual([...results.map((r) => r.score)].sort((x, y) => y - x));
+  });
+
+  it('gives an exact repeat of an item a score near 1', () => {
+    const [best] = query(indexOf(corpus), 'The office dog is called Biscuit.');
+    expect(best.item.id).toBe('b');
+    expect(best.score).toBeGreaterThan(0.9);
+  });
+
+  it('keeps working after removals and updates move documents between slots', () => {
+    const index = indexOf(corpus);
+    index.remove('a');
+    index.upsert({ id: 'b', agentId: 'agt_1', memoryType: 'semantic', content: 'Biscuit retired; the office cat is Pixel.', metadata: {}, createdAt: new Date(), vector: localEmbedding('Biscuit retired; the office cat is Pixel.') });
+    expect(index.size).toBe(3);
+    expect(query(index, 'refunds processed').map((r) => r.item.id)).not.toContain('a');
+    expect(query(index, 'office cat Pixel')[0].item.id).toBe('b');
+    expect(query(index, 'shipping Canada')[0].item.id).toBe('c');
+    expect(query(index, 'refund order number')[0].item.id).toBe('d');
+  });
+
+  it('applies top_k, min_score, memory type and metadata filters', () => {
+    const index = indexOf(corpus);
+    expect(query(index, 'refund', { topK: 1 })).toHaveLength(1);
+    const all = query(index, 'refund shipping dog');
+    const cut = all[1].score;
+    expect(query(index, 'refund shipping dog', { minScore: cut }).every((r) => r.score >= cut)).toBe(true);
+    expect(query(index, 'refund', { memoryType: 'episodic' })).toEqual([]);
+    const billing = query(index, 'refund shipping dog', { filters: parseFilters({ kind: 'billing', n: { gt: 1 } }) });
+    expect(billing.map((r) => r.item.id)).toEqual(['d']);
+  });
+
+  it('returns nothing for an empty index or a query sharing nothing', () => {
+    expect(query(new MemoryIndex(0, 'x'), 'anything')).toEqual([]);
+    expect(query(indexOf(corpus), 'zzzz qqqq', { minScore: 0.2 })).toEqual([]);
+  });
+});

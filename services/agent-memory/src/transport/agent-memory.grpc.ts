@@ -1,0 +1,257 @@
+import { agentMemoryV1 } from '@agentplatform/contracts';
+import type { Agent } from '../domain/agent.js';
+import type { ChatMessage, Session, Usage } from '../domain/chat.js';
+import type { MemoryItem, ScoredMemory } from '../domain/memory.js';
+import { chatWithAgent, type ChatOutcome } from '../use-cases/chat-with-agent.js';
+import { consolidateMemory } from '../use-cases/consolidate-memory.js';
+import type { Deps } from '../use-cases/deps.js';
+import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../use-cases/manage-agents.js';
+import { addMemory, deleteMemory, getMemory, listMemories, updateMemory } from '../use-cases/manage-memories.js';
+import { listMessages, listSessions } from '../use-cases/read-sessions.js';
+import { searchMemory } from '../use-cases/search-memory.js';
+
+type Impl = agentMemoryV1.AgentMemoryServiceImplementation;
+type StreamEvent = agentMemoryV1.ChatStreamResponse;
+
+const iso = (date: Date) => date.toISOString();
+
+function toAgent(agent: Agent): agentMemoryV1.Agent {
+  return {
+    id: agent.id,
+    name: agent.name,
+    type: agent.type,
+    status: agent.status,
+    description: agent.description,
+    memoryTypes: agent.memoryTypes,
+    config: { ...agent.config },
+    createdAt: iso(agent.createdAt),
+    updatedAt: iso(agent.updatedAt),
+  };
+}
+
+const toUsage = (usage: Usage | undefined): agentMemoryV1.Usage | undefined =>
+  usage && { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, totalTokens: usage.totalTokens };
+
+function toChatResponse(outcome: ChatOutcome): agentMemoryV1.ChatResponse {
+  return {
+    messageId: outcome.messageId,
+    sessionId: outcome.sessionId,
+    content: outcome.content,
+    role: outcome.role,
+    model: outcome.model,
+    usage: toUsage(outcome.usage),
+    createdAt: iso(outcome.createdAt),
+    userMessageId: outcome.userMessageId,
+    latencyMs: outcome.latencyMs,
+    creditsCharged: outcome.credits,
+  };
+}
+
+function toSession(session: Session): agentMemoryV1.Session {
+  return {
+    id: session.id,
+    agentId: session.agentId,
+    messageCount: session.messageCount,
+    createdAt: iso(session.createdAt),
+    lastMessageAt: iso(session.lastMessageAt),
+    title: session.title,
+  };
+}
+
+function toMessage(message: ChatMessage): agentMemoryV1.ChatMessage {
+  return {
+    id: message.id,
+    sessionId: message.sessionId,
+    role: message.role,
+    content: message.content,
+    model: message.model ?? '',
+    usage: toUsage(message.usage),
+    createdAt: iso(message.createdAt),
+  };
+}
+
+function toMemory(item: MemoryItem): agentMemoryV1.MemoryItem {
+  return {
+    id: item.id,
+    agentId: item.agentId,
+    memoryType: item.memoryType,
+    content: item.content,
+    metadata: item.metadata,
+    createdAt: iso(item.createdAt),
+    updatedAt: iso(item.updatedAt),
+    mergedFrom: item.mergedFrom.map((m) => m.id),
+    embeddingProvider: item.embedding?.provider ?? '',
+    embeddingDimension: item.embedding?.dimension ?? 0,
+  };
+}
+
+function toResult({ item, score }: ScoredMemory): agentMemoryV1.SearchResult {
+  return {
+    id: item.id,
+    content: item.content,
+    score: Math.round(score * 1e6) / 1e6,
+    metadata: item.metadata,
+    memoryType: item.memoryType,
+    agentId: item.agentId,
+    createdAt: iso(item.createdAt),
+  };
+}
+
+/**
+ * Runs a chat turn and yields its events as they happen. The turn itself is not tied to the
+ * consumer: if the caller goes away mid-stream, the reply is still stored and charged.
+ */
+async function* streamChat(deps: Deps, request: agentMemoryV1.ChatStreamRequest): AsyncGenerator<StreamEvent> {
+  const queue: StreamEvent[] = [];
+  let wake: (() => void) | undefined;
+  let finished = false;
+  let failure: unknown;
+  const push = (event: StreamEvent) => {
+    queue.push(event);
+    wake?.();
+  };
+  void chatWithAgent(
+    deps,
+    request.tenantId,
+    { agentId: request.agentId, message: request.message, sessionId: request.sessionId },
+    {
+      start: (info) => push({ event: { $case: 'start', value: info } }),
+      delta: (content) => push({ event: { $case: 'delta', value: { content } } }),
+    },
+  )
+    .then(
+      (outcome) => push({ event: { $case: 'done', value: toChatResponse(outcome) } }),
+      (error) => {
+        failure = error;
+      },
+    )
+    .finally(() => {
+      finished = true;
+      wake?.();
+    });
+  for (;;) {
+    const next = queue.shift();
+    if (next) {
+      yield next;
+      continue;
+    }
+    if (finished) {
+      if (failure) throw failure;
+      return;
+    }
+    await new Promise<void>((resolve) => (wake = resolve));
+    wake = undefined;
+  }
+}
+
+/** proto <-> use-case mapping only. */
+export function agentMemoryService(deps: Deps): Impl {
+  return {
+    async createAgent(req) {
+      return toAgent(
+        await createAgent(deps, req.tenantId, {
+          name: req.name,
+          type: req.type,
+          status: req.status,
+          description: req.description,
+          memoryTypes: req.memoryTypes?.values,
+          config: req.config,
+        }),
+      );
+    },
+    async getAgent(req) {
+      return toAgent(await getAgent(deps, req.tenantId, req.agentId));
+    },
+    async listAgents(req) {
+      const out = await listAgents(deps, req.tenantId, { page: req.page, perPage: req.perPage, type: req.type, status: req.status });
+      return { agents: out.agents.map(toAgent), total: out.total, page: out.page, perPage: out.perPage };
+    },
+    async updateAgent(req) {
+      return toAgent(
+        await updateAgent(deps, req.tenantId, req.agentId, {
+          name: req.name,
+          type: req.type,
+          status: req.status,
+          description: req.description,
+          memoryTypes: req.memoryTypes?.values,
+          config: req.config,
+        }),
+      );
+    },
+    async deleteAgent(req) {
+      const out = await deleteAgent(deps, req.tenantId, req.agentId);
+      return { deletedMemories: out.memories, deletedSessions: out.sessions, deletedMessages: out.messages };
+    },
+    async chat(req) {
+      return toChatResponse(
+        await chatWithAgent(deps, req.tenantId, { agentId: req.agentId, message: req.message, sessionId: req.sessionId }),
+      );
+    },
+    chatStream(req) {
+      return streamChat(deps, req);
+    },
+    async listSessions(req) {
+      const out = await listSessions(deps, req.tenantId, req.agentId, { page: req.page, perPage: req.perPage });
+      return { sessions: out.sessions.map(toSession), total: out.total, page: out.page, perPage: out.perPage };
+    },
+    async listMessages(req) {
+      const out = await listMessages(deps, req.tenantId, req.agentId, req.sessionId, { page: req.page, perPage: req.perPage });
+      return { messages: out.messages.map(toMessage), total: out.total, page: out.page, perPage: out.perPage };
+    },
+    async addMemory(req) {
+      return toMemory(
+        await addMemory(deps, req.tenantId, {
+          agentId: req.agentId,
+          memoryType: req.memoryType,
+          content: req.content,
+          metadata: req.metadata,
+        }),
+      );
+    },
+    async getMemory(req) {
+      return toMemory(await getMemory(deps, req.tenantId, req.memoryId));
+    },
+    async listMemories(req) {
+      const out = await listMemories(deps, req.tenantId, {
+        agentId: req.agentId,
+        memoryType: req.memoryType,
+        page: req.page,
+        perPage: req.perPage,
+      });
+      return { items: out.items.map(toMemory), total: out.total, page: out.page, perPage: out.perPage };
+    },
+    async updateMemory(req) {
+      return toMemory(
+        await updateMemory(deps, req.tenantId, req.memoryId, {
+          content: req.content,
+          metadata: req.metadata,
+          memoryType: req.memoryType,
+        }),
+      );
+    },
+    async deleteMemory(req) {
+      await deleteMemory(deps, req.tenantId, req.memoryId);
+      return {};
+    },
+    async searchMemory(req) {
+      const results = await searchMemory(deps, req.tenantId, {
+        agentId: req.agentId,
+        query: req.query,
+        memoryType: req.memoryType,
+        topK: req.topK,
+        filters: req.filters,
+        minScore: req.minScore,
+      });
+      return { results: results.map(toResult) };
+    },
+    async consolidateMemory(req) {
+      const out = await consolidateMemory(deps, req.tenantId, req.agentId, req.threshold);
+      return {
+        merged: out.merged,
+        removed: out.removed,
+        remaining: out.remaining,
+        groups: out.groups.map((g) => ({ keptId: g.keptId, mergedIds: g.mergedIds })),
+      };
+    },
+  };
+}

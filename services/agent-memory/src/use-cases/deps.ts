@@ -1,0 +1,39 @@
+import type { Outbox } from '@agentplatform/events';
+import type { Logger } from '@agentplatform/service-kit';
+import type { CreditsPort } from '../clients/identity-credits.client.js';
+import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
+import type { LlmProvider } from '../llm/llm-provider.js';
+import type { AgentRepository } from '../persistence/agent.repository.js';
+import type { ChatRepository } from '../persistence/chat.repository.js';
+import type { MemoryRepository } from '../persistence/memory.repository.js';
+import type { MemoryIndexCache } from '../search/memory-index-cache.js';
+
+export interface Settings {
+  lexicalWeight: number;
+  consolidateThreshold: number;
+  historyMessages: number;
+  chatMemoryTopK: number;
+  chatMemoryMinScore: number;
+}
+
+/** Everything the use cases need; built once in main.ts. */
+export interface Deps {
+  agents: AgentRepository;
+  memories: MemoryRepository;
+  chats: ChatRepository;
+  outbox: Outbox;
+  embedder: EmbeddingProvider;
+  llm: LlmProvider;
+  credits: CreditsPort;
+  index: MemoryIndexCache;
+  settings: Settings;
+  logger: Logger;
+}
+
+/** page from 1, per_page default 20, max 100 (DESIGN.md section 3); 0 means the default. */
+export function paging(page: number, perPage: number): { page: number; perPage: number } {
+  return {
+    page: page > 0 ? Math.floor(page) : 1,
+    perPage: perPage > 0 ? Math.min(100, Math.floor(perPage)) : 20,
+  };
+}

@@ -1,0 +1,99 @@
+import { createEvent } from '@agentplatform/events';
+import { newId, NotFoundError } from '@agentplatform/service-kit';
+import {
+  DEFAULT_MEMORY_TYPES,
+  mergeConfig,
+  validateAgentInput,
+  type Agent,
+  type AgentConfig,
+  type AgentInput,
+} from '../domain/agent.js';
+import type { AgentChanges } from '../persistence/agent.repository.js';
+import { paging, type Deps } from './deps.js';
+
+export async function createAgent(deps: Deps, tenantId: string, input: AgentInput): Promise<Agent> {
+  const valid = validateAgentInput(input, 'create');
+  const now = new Date();
+  const agent: Agent = {
+    id: newId('agt'),
+    tenantId,
+    name: valid.name!,
+    type: valid.type!,
+    status: valid.status ?? 'active',
+    description: valid.description ?? '',
+    memoryTypes: valid.memoryTypes ?? DEFAULT_MEMORY_TYPES,
+    config: (valid.config ?? {}) as AgentConfig,
+    createdAt: now,
+    updatedAt: now,
+    memoryVersion: 0,
+  };
+  return deps.outbox.run(async (session) => {
+    await deps.agents.insert(agent, session);
+    const event = createEvent('agent.created', tenantId, {
+      agent_id: agent.id,
+      name: agent.name,
+      type: agent.type,
+      status: agent.status,
+    });
+    return { result: agent, events: [event] };
+  });
+}
+
+export async function getAgent(deps: Deps, tenantId: string, agentId: string): Promise<Agent> {
+  const agent = await deps.agents.find(tenantId, agentId);
+  if (!agent) throw new NotFoundError('Agent');
+  return agent;
+}
+
+export async function listAgents(
+  deps: Deps,
+  tenantId: string,
+  query: { page: number; perPage: number; type?: string; status?: string },
+): Promise<{ agents: Agent[]; total: number; page: number; perPage: number }> {
+  const { page, perPage } = paging(query.page, query.perPage);
+  const { agents, total } = await deps.agents.list(tenantId, { type: query.type, status: query.status }, page, perPage);
+  return { agents, total, page, perPage };
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** PATCH: only given fields change; `agent.updated` names the fields that really changed. */
+export async function updateAgent(deps: Deps, tenantId: string, agentId: string, input: AgentInput): Promise<Agent> {
+  const valid = validateAgentInput(input, 'update');
+  const current = await getAgent(deps, tenantId, agentId);
+  const changes: AgentChanges = {};
+  const changed: string[] = [];
+  const consider = <K extends keyof AgentChanges>(key: K, field: string, next: AgentChanges[K] | undefined, now: unknown) => {
+    if (next === undefined || same(next, now)) return;
+    changes[key] = next;
+    changed.push(field);
+  };
+  consider('name', 'name', valid.name, current.name);
+  consider('type', 'type', valid.type, current.type);
+  consider('status', 'status', valid.status, current.status);
+  consider('description', 'description', valid.description, current.description);
+  consider('memoryTypes', 'memory_types', valid.memoryTypes, current.memoryTypes);
+  if (valid.config !== undefined) consider('config', 'config', mergeConfig(current.config, valid.config), current.config);
+  if (changed.length === 0) return current;
+  return deps.outbox.run(async (session) => {
+    const updated = await deps.agents.update(tenantId, agentId, changes, new Date(), session);
+    if (!updated) throw new NotFoundError('Agent');
+    const event = createEvent('agent.updated', tenantId, { agent_id: agentId, changed, status: updated.status });
+    return { result: updated, events: [event] };
+  });
+}
+
+/** Deletes the agent, then its memories, sessions and messages. */
+export async function deleteAgent(
+  deps: Deps,
+  tenantId: string,
+  agentId: string,
+): Promise<{ memories: number; sessions: number; messages: number }> {
+  if (!(await deps.agents.delete(tenantId, agentId))) throw new NotFoundError('Agent');
+  const [memories, chats] = await Promise.all([
+    deps.memories.deleteAgent(tenantId, agentId),
+    deps.chats.deleteAgent(tenantId, agentId),
+  ]);
+  deps.index.drop(tenantId, agentId);
+  return { memories, sessions: chats.sessions, messages: chats.messages };
+}

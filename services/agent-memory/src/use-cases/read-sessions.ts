@@ -1,0 +1,35 @@
+import { NotFoundError } from '@agentplatform/service-kit';
+import type { ChatMessage, Session } from '../domain/chat.js';
+import { paging, type Deps } from './deps.js';
+
+async function requireAgent(deps: Deps, tenantId: string, agentId: string): Promise<void> {
+  if (!(await deps.agents.find(tenantId, agentId))) throw new NotFoundError('Agent');
+}
+
+/** The agent's sessions, most recently active first. */
+export async function listSessions(
+  deps: Deps,
+  tenantId: string,
+  agentId: string,
+  query: { page: number; perPage: number },
+): Promise<{ sessions: Session[]; total: number; page: number; perPage: number }> {
+  await requireAgent(deps, tenantId, agentId);
+  const { page, perPage } = paging(query.page, query.perPage);
+  const { sessions, total } = await deps.chats.listSessions(tenantId, agentId, page, perPage);
+  return { sessions, total, page, perPage };
+}
+
+/** One session's messages in conversation order (oldest first). */
+export async function listMessages(
+  deps: Deps,
+  tenantId: string,
+  agentId: string,
+  sessionId: string,
+  query: { page: number; perPage: number },
+): Promise<{ messages: ChatMessage[]; total: number; page: number; perPage: number }> {
+  await requireAgent(deps, tenantId, agentId);
+  if (!(await deps.chats.findSession(tenantId, agentId, sessionId))) throw new NotFoundError('Session');
+  const { page, perPage } = paging(query.page, query.perPage);
+  const { messages, total } = await deps.chats.listMessages(tenantId, sessionId, page, perPage);
+  return { messages, total, page, perPage };
+}

@@ -1,0 +1,66 @@
+import { NotFoundError, ValidationError, type FieldIssue } from '@agentplatform/service-kit';
+import type { MemoryType } from '../domain/agent.js';
+import { parseFilters } from '../domain/memory-filter.js';
+import type { ScoredMemory } from '../domain/memory.js';
+import type { IndexedMemory } from '../search/memory-index.js';
+import type { Deps } from './deps.js';
+import { checkMemoryType } from './manage-memories.js';
+
+export const DEFAULT_TOP_K = 10;
+const MAX_QUERY = 4_000;
+
+export interface SearchInput {
+  agentId: string;
+  query: string;
+  memoryType?: string;
+  /** 0: the default. */
+  topK: number;
+  filters?: Record<string, unknown>;
+  minScore?: number;
+}
+
+/** Hybrid search over one agent's items (see MemoryIndex for the score). */
+export async function searchMemory(
+  deps: Deps,
+  tenantId: string,
+  input: SearchInput,
+  exclude?: (doc: IndexedMemory) => boolean,
+): Promise<ScoredMemory[]> {
+  const issues: FieldIssue[] = [];
+  if (!input.agentId) issues.push({ field: 'agent_id', message: 'is required' });
+  const text = (input.query ?? '').trim();
+  if (text === '') issues.push({ field: 'query', message: 'must not be empty' });
+  else if (text.length > MAX_QUERY) issues.push({ field: 'query', message: `must be at most ${MAX_QUERY} characters` });
+  const topK = input.topK === 0 ? DEFAULT_TOP_K : input.topK;
+  if (!Number.isInteger(topK) || topK < 1 || topK > 100) issues.push({ field: 'top_k', message: 'must be an integer from 1 to 100' });
+  if (input.minScore !== undefined && !(input.minScore >= 0 && input.minScore <= 1)) {
+    issues.push({ field: 'min_score', message: 'must be a number from 0 to 1' });
+  }
+  let memoryType: MemoryType | undefined;
+  if (input.memoryType) memoryType = checkMemoryType(undefined, input.memoryType, issues);
+  let filters: ReturnType<typeof parseFilters> = [];
+  try {
+    filters = parseFilters(input.filters);
+  } catch (error) {
+    if (error instanceof ValidationError) issues.push(...error.details);
+    else throw error;
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+
+  const version = await deps.agents.memoryVersion(tenantId, input.agentId);
+  if (version === undefined) throw new NotFoundError('Agent');
+  const [index, [vector]] = await Promise.all([
+    deps.index.get(tenantId, input.agentId, version),
+    deps.embedder.embed([text]),
+  ]);
+  return index.search({
+    text,
+    vector,
+    memoryType,
+    filters,
+    topK,
+    minScore: input.minScore ?? 0,
+    lexicalWeight: deps.settings.lexicalWeight,
+    exclude,
+  });
+}

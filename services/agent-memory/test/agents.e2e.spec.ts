@@ -1,0 +1,340 @@
+import { startPlatform, waitFor, type Platform } from '@agentplatform/testing';
+import { EventTap, identityClient, newTenant, parseSse, type Http } from './support';
+
+/**
+ * Agents through the gateway: CRUD and its validation, tenant isolation, chat with the offline
+ * local responder (memories, history, sessions, SSE), credits and the chat events on Kafka.
+ */
+describe('agents and chat through the gateway', () => {
+  let platform: Platform;
+  let tap: EventTap;
+  let http: Http;
+  let tenantId: string;
+
+  beforeAll(async () => {
+    platform = await startPlatform({ services: ['identity', 'agent-memory'] });
+    tap = await EventTap.start(platform, 'agents');
+    const tenant = await newTenant(platform);
+    http = tenant.http;
+    tenantId = tenant.user.tenantId;
+  });
+
+  afterAll(async () => {
+    await tap?.stop();
+    await platform?.stop();
+  });
+
+  const createAgent = async (body: Record<string, unknown> = {}) => {
+    const res = await http.post('/api/v1/agents', { name: 'Support bot', type: 'support', ...body });
+    expect(res.status).toBe(201);
+    return res.body;
+  };
+
+  describe('CRUD', () => {
+    it('creates an agent with defaults, returns it, lists it and fires agent.created', async () => {
+      const res = await http.post('/api/v1/agents', {
+        name: 'Helpdesk',
+        type: 'support',
+        description: 'Answers billing questions',
+        memory_types: ['semantic', 'episodic'],
+        config: { model: 'gpt-4o-mini', temperature: 0.2, max_tokens: 300, system_prompt: 'Be brief.', extra: 'dropped' },
+      });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({
+        id: expect.stringMatching(/^agt_/),
+        name: 'Helpdesk',
+        type: 'support',
+        status: 'active',
+        description: 'Answers billing questions',
+        memory_types: ['semantic', 'episodic'],
+        config: { model: 'gpt-4o-mini', temperature: 0.2, max_tokens: 300, system_prompt: 'Be brief.' },
+      });
+      expect(res.body.config.extra).toBeUndefined();
+      expect(new Date(res.body.created_at).toISOString()).toBe(res.body.created_at);
+
+      const defaults = await createAgent();
+      expect(defaults.memory_types).toEqual(['semantic', 'episodic']);
+      expect(defaults.status).toBe('active');
+
+      const list = await http.get('/api/v1/agents?per_page=1');
+      expect(list.status).toBe(200);
+      expect(list.body).toMatchObject({ total: 2, page: 1, per_page: 1 });
+      expect(list.body.agents.map((a: { id: string }) => a.id)).toEqual([defaults.id]);
+      const page2 = await http.get('/api/v1/agents?per_page=1&page=2');
+      expect(page2.body.agents.map((a: { id: string }) => a.id)).toEqual([res.body.id]);
+
+      const got = await http.get(`/api/v1/agents/${res.body.id}`);
+      expect(got.status).toBe(200);
+      expect(got.body).toEqual(res.body);
+
+      const event = await tap.wait('agent.created', (e) => e.data.agent_id === res.body.id);
+      expect(event.tenant_id).toBe(tenantId);
+      expect(event.data).toEqual({ agent_id: res.body.id, name: 'Helpdesk', type: 'support', status: 'active' });
+    });
+
+    it('updates only the given fields, merges config, and fires agent.updated naming them', async () => {
+      const agent = await createAgent({ config: { model: 'm1', temperature: 1 } });
+      const res = await http.patch(`/api/v1/agents/${agent.id}`, {
+        name: 'Renamed',
+        config: { temperature: 0.5, model: null, system_prompt: 'Hi' },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: agent.id, name: 'Renamed', type: 'support', status: 'active' });
+      expect(res.body.config).toEqual({ temperature: 0.5, system_prompt: 'Hi' });
+      expect(res.body.updated_at >= agent.updated_at).toBe(true);
+      const event = await tap.wait('agent.updated', (e) => e.data.agent_id === agent.id);
+      expect(event.data.changed.sort()).toEqual(['config', 'name']);
+      expect(event.data.status).toBe('active');
+    });
+
+    it('deletes an agent with its memories and sessions', async () => {
+      const agent = await createAgent();
+      expect((await http.post('/api/v1/memory', { agent_id: agent.id, content: 'Remember me' })).status).toBe(201);
+      expect((await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'hello' })).status).toBe(200);
+      const res = await http.delete(`/api/v1/agents/${agent.id}`);
+      expect(res.status).toBe(200);
+      expect(res.body.success).toBe(true);
+      expect((await http.get(`/api/v1/agents/${agent.id}`)).status).toBe(404);
+      expect((await http.get(`/api/v1/memory?agent_id=${agent.id}`)).status).toBe(404);
+      const all = await http.get('/api/v1/memory');
+      expect(all.body.items.filter((m: { agent_id: string }) => m.agent_id === agent.id)).toEqual([]);
+      expect((await http.delete(`/api/v1/agents/${agent.id}`)).status).toBe(404);
+    });
+
+    it.each([
+      ['missing name', { type: 'support' }, 'name'],
+      ['blank name', { name: '   ', type: 'support' }, 'name'],
+      ['missing type', { name: 'A' }, 'type'],
+      ['unknown type', { name: 'A', type: 'robot' }, 'type'],
+      ['unknown status', { name: 'A', type: 'support', status: 'sleeping' }, 'status'],
+      ['description not a string', { name: 'A', type: 'support', description: 42 }, 'description'],
+      ['unknown memory type', { name: 'A', type: 'support', memory_types: ['semantic', 'dreams'] }, 'memory_types[1]'],
+      ['memory_types not an array', { name: 'A', type: 'support', memory_types: 'semantic' }, 'memory_types'],
+      ['temperature above 2', { name: 'A', type: 'support', config: { temperature: 2.5 } }, 'config.temperature'],
+      ['temperature below 0', { name: 'A', type: 'support', config: { temperature: -0.1 } }, 'config.temperature'],
+      ['max_tokens not a positive integer', { name: 'A', type: 'support', config: { max_tokens: 0 } }, 'config.max_tokens'],
+      ['empty model', { name: 'A', type: 'support', config: { model: '' } }, 'config.model'],
+      ['system_prompt not a string', { name: 'A', type: 'support', config: { system_prompt: ['x'] } }, 'config.system_prompt'],
+      ['config not an object', { name: 'A', type: 'support', config: 'fast' }, 'config'],
+    ])('refuses %s with a 400 naming the field', async (_label, body, field) => {
+      const res = await http.post('/api/v1/agents', body);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('validation_error');
+      expect(res.body.details.map((d: { field: string }) => d.field)).toEqual([field]);
+    });
+
+    it('names every wrong field at once, on create and on update', async () => {
+      const res = await http.post('/api/v1/agents', { type: 'robot', config: { temperature: 9 } });
+      expect(res.status).toBe(400);
+      expect(res.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['config.temperature', 'name', 'type']);
+      const agent = await createAgent();
+      const patch = await http.patch(`/api/v1/agents/${agent.id}`, { status: 'paused', memory_types: ['x'] });
+      expect(patch.status).toBe(400);
+      expect(patch.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['memory_types[0]', 'status']);
+      const v1 = await http.post('/v1/agents', { name: 'A', type: 'robot' });
+      expect(v1.status).toBe(400);
+      expect(v1.body).toMatchObject({ success: false, error: { code: 'validation_error', details: [{ field: 'type' }] } });
+    });
+  });
+
+  describe('tenant isolation', () => {
+    it('answers 404 for another tenant’s agent, sessions and memories, and 403 for a foreign tenant_id', async () => {
+      const agent = await createAgent();
+      const chat = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'hi' });
+      const memory = await http.post('/api/v1/memory', { agent_id: agent.id, content: 'Private fact' });
+      const other = await newTenant(platform);
+      const them = other.http;
+      expect((await them.get(`/api/v1/agents/${agent.id}`)).status).toBe(404);
+      expect((await them.patch(`/api/v1/agents/${agent.id}`, { name: 'x' })).status).toBe(404);
+      expect((await them.delete(`/api/v1/agents/${agent.id}`)).status).toBe(404);
+      expect((await them.post(`/api/v1/agents/${agent.id}/chat`, { message: 'hi' })).status).toBe(404);
+      expect((await them.get(`/api/v1/agents/${agent.id}/sessions`)).status).toBe(404);
+      expect((await them.get(`/api/v1/agents/${agent.id}/sessions/${chat.body.session_id}/messages`)).status).toBe(404);
+      expect((await them.get(`/api/v1/memory/${memory.body.id}`)).status).toBe(404);
+      expect((await them.patch(`/api/v1/memory/${memory.body.id}`, { content: 'x' })).status).toBe(404);
+      expect((await them.delete(`/api/v1/memory/${memory.body.id}`)).status).toBe(404);
+      expect((await them.post('/api/v1/memory', { agent_id: agent.id, content: 'x' })).status).toBe(404);
+      expect((await them.post('/api/v1/memory/search', { agent_id: agent.id, query: 'fact' })).status).toBe(404);
+      expect((await them.post('/api/v1/memory/consolidate', { agent_id: agent.id })).status).toBe(404);
+      expect((await them.get('/api/v1/agents')).body.total).toBe(0);
+
+      const foreign = await them.get(`/api/v1/agents?tenant_id=${tenantId}`);
+      expect(foreign.status).toBe(403);
+      expect(foreign.body.error).toBe('forbidden');
+      // A session id of one agent is not usable with another agent of the same tenant either.
+      const second = await createAgent();
+      expect((await http.post(`/api/v1/agents/${second.id}/chat`, { message: 'hi', session_id: chat.body.session_id })).status).toBe(404);
+    });
+  });
+
+  describe('chat with the local responder', () => {
+    it('answers from a stored memory, reports model local and real token usage, and keeps the session', async () => {
+      const agent = await createAgent({ memory_types: ['semantic'] });
+      await http.post('/api/v1/memory', {
+        agent_id: agent.id,
+        content: 'Refunds are processed within 5 business days after the return arrives.',
+        metadata: { category: 'billing' },
+      });
+      await http.post('/api/v1/memory', { agent_id: agent.id, content: 'The office dog is called Biscuit.' });
+
+      const res = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'How long do refunds take?' });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        id: expect.stringMatching(/^msg_/),
+        session_id: expect.stringMatching(/^ses_/),
+        role: 'assistant',
+        model: 'local',
+      });
+      expect(res.body.content).toContain('Refunds are processed within 5 business days');
+      expect(res.body.content).not.toContain('Biscuit');
+      const { prompt_tokens, completion_tokens, total_tokens } = res.body.usage;
+      expect(prompt_tokens).toBeGreaterThan(10);
+      expect(completion_tokens).toBeGreaterThan(5);
+      expect(total_tokens).toBe(prompt_tokens + completion_tokens);
+      expect(res.body.credits_used).toBe(1);
+
+      const followUp = await http.post(`/api/v1/agents/${agent.id}/chat`, {
+        message: 'Tell me about zebras',
+        session_id: res.body.session_id,
+      });
+      expect(followUp.status).toBe(200);
+      expect(followUp.body.session_id).toBe(res.body.session_id);
+      // No memory about zebras: the responder falls back to the session's recent turns.
+      expect(followUp.body.content).toContain('How long do refunds take?');
+
+      const sessions = await http.get(`/api/v1/agents/${agent.id}/sessions`);
+      expect(sessions.status).toBe(200);
+      expect(sessions.body).toMatchObject({ total: 1, page: 1 });
+      expect(sessions.body.sessions[0]).toMatchObject({ id: res.body.session_id, message_count: 4, title: 'How long do refunds take?' });
+
+      const messages = await http.get(`/api/v1/agents/${agent.id}/sessions/${res.body.session_id}/messages`);
+      expect(messages.status).toBe(200);
+      expect(messages.body.total).toBe(4);
+      expect(messages.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+      expect(messages.body.messages[1]).toMatchObject({ id: res.body.id, content: res.body.content, model: 'local', usage: res.body.usage });
+      expect((await http.get(`/api/v1/agents/${agent.id}/sessions/ses_nope/messages`)).status).toBe(404);
+    });
+
+    it('stores each exchange as an episodic memory when episodic is on, and recalls it later', async () => {
+      const agent = await createAgent({ memory_types: ['semantic', 'episodic'] });
+      const first = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'My favourite colour is turquoise.' });
+      expect(first.status).toBe(200);
+      const episodic = await http.get(`/api/v1/memory?agent_id=${agent.id}&memory_type=episodic`);
+      expect(episodic.body.total).toBe(1);
+      expect(episodic.body.items[0].content).toContain('User: My favourite colour is turquoise.');
+      expect(episodic.body.items[0].metadata).toMatchObject({ source: 'chat', session_id: first.body.session_id, message_id: first.body.id });
+
+      // A new session has no history: the answer comes from the episodic memory.
+      const later = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'What is my favourite colour?' });
+      expect(later.body.session_id).not.toBe(first.body.session_id);
+      expect(later.body.content).toContain('turquoise');
+
+      const semanticOnly = await createAgent({ memory_types: ['semantic'] });
+      await http.post(`/api/v1/agents/${semanticOnly.id}/chat`, { message: 'hello there' });
+      expect((await http.get(`/api/v1/memory?agent_id=${semanticOnly.id}`)).body.total).toBe(0);
+    });
+
+    it('streams the reply as server-sent events when asked for text/event-stream', async () => {
+      const agent = await createAgent({ memory_types: ['semantic'] });
+      await http.post('/api/v1/memory', { agent_id: agent.id, content: 'The wifi password is on the fridge.' });
+      const res = await http.post(
+        `/api/v1/agents/${agent.id}/chat`,
+        { message: 'Where is the wifi password?' },
+        { headers: { accept: 'text/event-stream' } },
+      );
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/event-stream');
+      const events = parseSse(res.text);
+      expect(events[0].event).toBe('start');
+      expect(events[0].data).toMatchObject({ id: expect.stringMatching(/^msg_/), session_id: expect.stringMatching(/^ses_/), model: 'local' });
+      const deltas = events.filter((e) => e.event === 'delta');
+      expect(deltas.length).toBeGreaterThan(3);
+      const done = events[events.length - 1];
+      expect(done.event).toBe('done');
+      expect(deltas.map((d) => d.data.content).join('')).toBe(done.data.content);
+      expect(done.data.content).toContain('The wifi password is on the fridge.');
+      expect(done.data).toMatchObject({ id: events[0].data.id, session_id: events[0].data.session_id, role: 'assistant', model: 'local' });
+      expect(done.data.usage.total_tokens).toBe(done.data.usage.prompt_tokens + done.data.usage.completion_tokens);
+      // The /v1 envelope leaves the stream alone.
+      const v1 = await http.post(`/v1/agents/${agent.id}/chat`, { message: 'wifi?' }, { headers: { accept: 'text/event-stream' } });
+      expect(parseSse(v1.text).map((e) => e.event)).toContain('done');
+      // The streamed turn is stored like any other.
+      const messages = await http.get(`/api/v1/agents/${agent.id}/sessions/${done.data.session_id}/messages`);
+      expect(messages.body.messages[1]).toMatchObject({ id: done.data.id, content: done.data.content });
+    });
+
+    it('refuses a streamed chat with an ordinary JSON error before the stream starts', async () => {
+      const res = await http.post('/api/v1/agents/agt_missing/chat', { message: 'hi' }, { headers: { accept: 'text/event-stream' } });
+      expect(res.status).toBe(404);
+      expect(res.body.error).toBe('not_found');
+    });
+
+    it('refuses an inactive agent with 409 and an empty message with 400', async () => {
+      const agent = await createAgent({ status: 'inactive' });
+      const res = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'hi' });
+      expect(res.status).toBe(409);
+      expect(res.body.error).toBe('conflict');
+      const empty = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: '' });
+      expect(empty.status).toBe(400);
+      expect(empty.body.details[0].field).toBe('message');
+      await http.patch(`/api/v1/agents/${agent.id}`, { status: 'active' });
+      expect((await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'hi' })).status).toBe(200);
+    });
+
+    it('fires agent.message.created and agent.message.completed with SPEC’s data fields', async () => {
+      const agent = await createAgent();
+      const res = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'Ping for events' });
+      const created = await tap.wait('agent.message.created', (e) => e.data.agent_id === agent.id);
+      const completed = await tap.wait('agent.message.completed', (e) => e.data.agent_id === agent.id);
+      expect(created.tenant_id).toBe(tenantId);
+      expect(created.data).toMatchObject({ agent_id: agent.id, conversation_id: res.body.session_id, content: 'Ping for events' });
+      expect(created.data.message_id).toMatch(/^msg_/);
+      expect(completed.data).toEqual({
+        agent_id: agent.id,
+        conversation_id: res.body.session_id,
+        message_id: res.body.id,
+        content: res.body.content,
+        tokens_used: res.body.usage.total_tokens,
+        latency_ms: expect.any(Number),
+      });
+      expect(completed.api_version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      expect(created.id < completed.id).toBe(true);
+    });
+  });
+
+  describe('credits', () => {
+    it('charges each chat in the ledger and answers 402 insufficient_credits at zero balance', async () => {
+      const other = await newTenant(platform);
+      const agent = (await other.http.post('/api/v1/agents', { name: 'Cost', type: 'assistant' })).body;
+      const before = (await other.http.get('/api/v1/billing/credits')).body.balance;
+      const chat = await other.http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'How much does this cost?' });
+      expect(chat.status).toBe(200);
+      const after = await other.http.get('/api/v1/billing/credits');
+      expect(after.body.balance).toBe(before - chat.body.credits_used);
+      expect(after.body.ledger.some((e: { type: string; amount: number }) => e.type === 'charge' && e.amount === -1)).toBe(true);
+
+      const identity = identityClient(platform);
+      const { balance } = await identity.getBalance({ tenantId: other.user.tenantId });
+      await identity.charge({
+        tenantId: other.user.tenantId,
+        amount: balance,
+        idempotencyKey: `drain-${other.user.tenantId}`,
+        description: 'test: drain',
+        allowNegative: false,
+      });
+      const refused = await other.http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'Anyone there?' });
+      expect(refused.status).toBe(402);
+      expect(refused.body.error).toBe('insufficient_credits');
+      const streamed = await other.http.post(
+        `/api/v1/agents/${agent.id}/chat`,
+        { message: 'Anyone there?' },
+        { headers: { accept: 'text/event-stream' } },
+      );
+      expect(streamed.status).toBe(402);
+      expect((await identity.getBalance({ tenantId: other.user.tenantId })).balance).toBe(0);
+      await waitFor(async () => (await other.http.get(`/api/v1/agents/${agent.id}/sessions`)).body.total === 1, {
+        what: 'no session for refused chats',
+      });
+    });
+  });
+});

@@ -1,0 +1,127 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SeenRequest {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: any;
+}
+
+/** Usage the fake reports: 2,500 tokens, so a chat costs ceil(2500 / 1000) = 3 credits. */
+export const FAKE_USAGE = { prompt_tokens: 1800, completion_tokens: 700, total_tokens: 2500 };
+export const EMBEDDING_DIMENSION = 32;
+
+/** A deterministic bag-of-words vector: the same words give the same direction. */
+function embed(text: string): number[] {
+  const vector = new Array<number>(EMBEDDING_DIMENSION).fill(0);
+  for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    let h = 7;
+    for (const ch of word) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+    vector[h % EMBEDDING_DIMENSION] += 1;
+  }
+  const norm = Math.sqrt(vector.reduce((s, v) => s + v * v, 0)) || 1;
+  return vector.map((v) => v / norm);
+}
+
+/**
+ * An OpenAI-compatible server on a free port, speaking the real wire format over real HTTP:
+ * `POST /v1/chat/completions` (JSON, or SSE chunks with a final usage chunk when
+ * `stream_options.include_usage` is set) and `POST /v1/embeddings`. Its reply names the model it
+ * was asked for and repeats the last user message, so tests can see what was sent. `failures`
+ * queues error statuses to answer before succeeding.
+ */
+export class FakeOpenAi {
+  readonly requests: SeenRequest[] = [];
+  readonly failures: Array<{ status: number; retryAfter?: string }> = [];
+  private server?: Server;
+  url = '';
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  chats(): SeenRequest[] {
+    return this.requests.filter((r) => r.path === '/v1/chat/completions');
+  }
+
+  embeddings(): SeenRequest[] {
+    return this.requests.filter((r) => r.path === '/v1/embeddings');
+  }
+
+  static replyTo(body: any): string {
+    const last = [...body.messages].reverse().find((m: { role: string }) => m.role === 'user');
+    return `[${body.model}] You asked: ${last.content}`;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let raw = '';
+    for await (const chunk of req) raw += chunk;
+    const body = raw ? JSON.parse(raw) : undefined;
+    this.requests.push({ path: req.url ?? '', headers: req.headers, body });
+    const failure = this.failures.shift();
+    if (failure) {
+      res.writeHead(failure.status, {
+        'content-type': 'application/json',
+        ...(failure.retryAfter ? { 'retry-after': failure.retryAfter } : {}),
+      });
+      res.end(JSON.stringify({ error: { message: `scripted ${failure.status}`, type: 'test' } }));
+      return;
+    }
+    if (req.url === '/v1/embeddings') {
+      const inputs: string[] = Array.isArray(body.input) ? body.input : [body.input];
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          object: 'list',
+          model: body.model,
+          data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: embed(text) })),
+          usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+        }),
+      );
+      return;
+    }
+    if (req.url !== '/v1/chat/completions') {
+      res.writeHead(404).end();
+      return;
+    }
+    const content = FakeOpenAi.replyTo(body);
+    const id = `chatcmpl-${this.requests.length}`;
+    const created = Math.floor(Date.now() / 1000);
+    if (!body.stream) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id,
+          object: 'chat.completion',
+          created,
+          model: body.model,
+          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+          usage: FAKE_USAGE,
+        }),
+      );
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      send({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] });
+    chunk({ role: 'assistant', content: '' });
+    for (const piece of content.match(/\S+\s*/g) ?? []) {
+      chunk({ content: piece });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    chunk({}, 'stop');
+    if (body.stream_options?.include_usage) {
+      send({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: FAKE_USAGE });
+    }
+    res.end('data: [DONE]\n\n');
+  }
+}

@@ -1,0 +1,90 @@
+import { PassThrough } from 'node:stream';
+import type { Context } from 'koa';
+import type { agentMemoryV1 } from '@agentplatform/contracts';
+import { DomainError } from '@agentplatform/service-kit';
+import type { Backends } from '../../clients/backends.js';
+
+/** A chat may wait for a slow model: the provider timeout (60 s by default) plus storage. */
+export const CHAT_DEADLINE_MS = 120_000;
+
+export function wantsEventStream(ctx: Context): boolean {
+  return (ctx.get('accept') || '').toLowerCase().includes('text/event-stream');
+}
+
+export function chatJson(reply: agentMemoryV1.ChatResponse) {
+  return {
+    id: reply.messageId,
+    session_id: reply.sessionId,
+    content: reply.content,
+    role: 'assistant' as const,
+    model: reply.model,
+    usage: {
+      prompt_tokens: reply.usage?.promptTokens ?? 0,
+      completion_tokens: reply.usage?.completionTokens ?? 0,
+      total_tokens: reply.usage?.totalTokens ?? 0,
+    },
+    credits_used: reply.creditsCharged,
+    latency_ms: reply.latencyMs,
+    created_at: reply.createdAt,
+  };
+}
+
+function frame(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * Answers a chat as server-sent events. The first event is awaited before anything is sent, so a
+ * refusal (404, 402, 409, 400) is still an ordinary JSON error with its status; later failures
+ * can only be reported in the stream, as an `error` event.
+ */
+export async function streamChat(ctx: Context, backends: Backends, request: agentMemoryV1.ChatStreamRequest): Promise<void> {
+  const abort = new AbortController();
+  const events = backends.agentMemory
+    .chatStream(request, { signal: abort.signal, deadline: CHAT_DEADLINE_MS })
+    [Symbol.asyncIterator]();
+  const first = await events.next();
+  const stream = new PassThrough();
+  let finished = false;
+  // The client went away: stop reading; agent-memory still finishes, stores and charges the turn.
+  ctx.req.once('close', () => {
+    if (!finished) abort.abort();
+  });
+  ctx.state.rawBody = true;
+  ctx.set('Cache-Control', 'no-cache, no-transform');
+  ctx.set('X-Accel-Buffering', 'no');
+  ctx.type = 'text/event-stream; charset=utf-8';
+  ctx.body = stream;
+
+  const write = (event: agentMemoryV1.ChatStreamResponse) => {
+    const e = event.event;
+    if (e?.$case === 'start') {
+      stream.write(
+        frame('start', { id: e.value.messageId, session_id: e.value.sessionId, user_message_id: e.value.userMessageId, model: e.value.model }),
+      );
+    } else if (e?.$case === 'delta') {
+      stream.write(frame('delta', { content: e.value.content }));
+    } else if (e?.$case === 'done') {
+      stream.write(frame('done', chatJson(e.value)));
+    }
+  };
+
+  void (async () => {
+    try {
+      if (!first.done) write(first.value);
+      for (;;) {
+        const next = await events.next();
+        if (next.done) break;
+        write(next.value);
+      }
+    } catch (error) {
+      if (!abort.signal.aborted) {
+        const failure = error instanceof DomainError ? error : new DomainError('internal_error', 'The chat failed');
+        stream.write(frame('error', { error: failure.code, message: failure.message }));
+      }
+    } finally {
+      finished = true;
+      stream.end();
+    }
+  })();
+}

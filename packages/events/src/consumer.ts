@@ -26,6 +26,8 @@ export interface ConsumerOptions {
   handle: (event: EventEnvelope) => Promise<void>;
   /** Events of one batch handled at once. */
   concurrency?: number;
+  /** Partitions whose batches are handled at the same time (kafkajs' partitionsConsumedConcurrently). */
+  partitionsConcurrently?: number;
 }
 
 /**
@@ -62,6 +64,7 @@ export class IdempotentConsumer {
     await this.consumer.subscribe({ topic: this.options.topic, fromBeginning: true });
     await this.consumer.run({
       autoCommit: true,
+      partitionsConsumedConcurrently: this.options.partitionsConcurrently ?? 1,
       eachBatchAutoResolve: false,
       eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {
         if (!isRunning() || isStale()) return;

@@ -52,7 +52,7 @@ export async function startOutbox(runtime: ServiceRuntime, config: KafkaConfig):
 /** Starts an idempotent consumer of the events topic in the background; stops it on shutdown. */
 export function startConsumer(
   runtime: ServiceRuntime,
-  config: KafkaConfig & { groupId: string },
+  config: KafkaConfig & { groupId: string; concurrency?: number; partitionsConcurrently?: number },
   handle: (event: EventEnvelope) => Promise<void>,
 ): IdempotentConsumer {
   const kafka = createKafka({
@@ -67,6 +67,8 @@ export function startConsumer(
     groupId: config.groupId,
     logger: runtime.logger,
     handle,
+    concurrency: config.concurrency,
+    partitionsConcurrently: config.partitionsConcurrently,
   });
   let stopped = false;
   const begin = async (): Promise<void> => {

@@ -1,10 +1,40 @@
 import { z } from 'zod';
-import { kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
+import { env, kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
+
+/** Delays before attempts 1..n in milliseconds; the number of entries is the number of attempts. */
+const retrySchedule = z
+  .string()
+  .default('0,60000,300000,1800000,7200000')
+  .transform((value, ctx) => {
+    const delays = value.split(',').map((part) => Number(part.trim()));
+    if (delays.length === 0 || delays.some((d) => !Number.isInteger(d) || d < 0)) {
+      ctx.addIssue({ code: 'custom', message: 'must be comma-separated non-negative integers (milliseconds)' });
+      return z.NEVER;
+    }
+    return delays;
+  });
 
 export const configShape = {
   ...serviceEnvShape({ grpcPort: 50054, metricsPort: 9464, database: 'webhook' }),
   ...kafkaEnvShape,
   KAFKA_CONSUMER_GROUP: z.string().default('webhook-dispatcher'),
+  /** Local development and tests only: lets deliveries reach private, loopback and link-local addresses. */
+  WEBHOOK_ALLOW_PRIVATE_URLS: env.bool(false),
+  WEBHOOK_RETRY_SCHEDULE_MS: retrySchedule,
+  /** A delivery succeeds with a 2xx answer within this time. */
+  WEBHOOK_TIMEOUT_MS: env.int(10_000, 100),
+  /** How long a replica owns a delivery it is sending; must exceed the timeout by a wide margin. */
+  WEBHOOK_LEASE_MS: env.int(60_000, 1_000),
+  /** How often each replica looks for retries that have come due. */
+  WEBHOOK_POLL_INTERVAL_MS: env.int(1_000, 10),
+  /** Requests in flight per replica. */
+  WEBHOOK_SEND_CONCURRENCY: env.int(256, 1),
+  /** Keep-alive connections per receiving origin. */
+  WEBHOOK_CONNECTIONS_PER_ORIGIN: env.int(64, 1),
+  /** How long a rotated-out secret keeps signing. */
+  WEBHOOK_ROTATION_GRACE_MS: env.int(24 * 3600 * 1000, 0),
+  /** Events handled at once by the Kafka consumer. */
+  WEBHOOK_CONSUMER_CONCURRENCY: env.int(256, 1),
 };
 
 export type Config = ReturnType<typeof loadServiceConfig>;

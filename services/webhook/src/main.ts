@@ -1,16 +1,69 @@
 import { startConsumer } from '@agentplatform/events';
+import { webhookV1 } from '@agentplatform/contracts';
 import { bootService, serve } from '@agentplatform/service-kit';
 import { loadServiceConfig } from './config.js';
+import { Dispatcher } from './delivery/dispatcher.js';
+import { HttpSender } from './delivery/http-sender.js';
 import { createEventHandler } from './events/event-handler.js';
+import { DeliveryRepository } from './persistence/delivery.repository.js';
 import { EventRepository } from './persistence/event.repository.js';
+import { WebhookRepository } from './persistence/webhook.repository.js';
+import { webhookGrpcService } from './transport/webhook.grpc.js';
 
-/** config -> mongo -> grpc server -> kafka consumer -> graceful shutdown */
+/** config -> mongo -> dispatcher -> grpc server -> kafka consumer -> graceful shutdown */
 async function main(): Promise<void> {
   const config = loadServiceConfig();
   const runtime = await bootService('webhook', config);
   const events = new EventRepository(runtime.mongo);
+  const webhooks = new WebhookRepository(runtime.mongo);
+  const deliveries = new DeliveryRepository(runtime.mongo);
+  await Promise.all([webhooks.model.init(), deliveries.model.init()]);
+
+  const sender = new HttpSender({
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    connectionsPerOrigin: config.WEBHOOK_CONNECTIONS_PER_ORIGIN,
+    userAgent: 'AgentPlatform-Webhooks/1.0',
+  });
+  const dispatcher = new Dispatcher(
+    { deliveries, webhooks, events, sender, logger: runtime.logger },
+    {
+      schedule: config.WEBHOOK_RETRY_SCHEDULE_MS,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      leaseMs: config.WEBHOOK_LEASE_MS,
+      pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+      concurrency: config.WEBHOOK_SEND_CONCURRENCY,
+    },
+  );
+  // Closers run in reverse: the consumer stops first, then the dispatcher drains, then the sockets close.
+  runtime.lifecycle.onShutdown('http sender', () => sender.close());
+  runtime.lifecycle.onShutdown('dispatcher', () => dispatcher.stop());
+  dispatcher.start();
+
+  const deps = {
+    webhooks,
+    deliveries,
+    events,
+    dispatcher,
+    settings: {
+      allowPrivateUrls: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+      rotationGraceMs: config.WEBHOOK_ROTATION_GRACE_MS,
+      leaseMs: config.WEBHOOK_LEASE_MS,
+    },
+  };
+  runtime.server.add(webhookV1.WebhookServiceDefinition, webhookGrpcService(deps));
   await serve(runtime, config);
-  startConsumer(runtime, { ...config, groupId: config.KAFKA_CONSUMER_GROUP }, createEventHandler(events, runtime.logger));
+  startConsumer(
+    runtime,
+    {
+      ...config,
+      groupId: config.KAFKA_CONSUMER_GROUP,
+      concurrency: config.WEBHOOK_CONSUMER_CONCURRENCY,
+      // Batches of several partitions handled together share one round of database writes.
+      partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
+    },
+    createEventHandler({ events, webhooks, deliveries, dispatcher, logger: runtime.logger, leaseMs: config.WEBHOOK_LEASE_MS }),
+  );
 }
 
 main().catch((error) => {

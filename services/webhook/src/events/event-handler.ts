@@ -1,11 +1,109 @@
+import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@agentplatform/events';
-import type { Logger } from '@agentplatform/service-kit';
+import { newId, type Logger } from '@agentplatform/service-kit';
+import { matchesAny } from '../domain/event-matching.js';
+import type { Webhook } from '../domain/types.js';
+import { jobBody, type Dispatcher, type DispatchJob } from '../delivery/dispatcher.js';
+import type { DeliveryRepository, NewDelivery } from '../persistence/delivery.repository.js';
 import type { EventRepository } from '../persistence/event.repository.js';
+import type { WebhookRepository } from '../persistence/webhook.repository.js';
 
-/** What the dispatcher does with each event from Kafka. */
-export function createEventHandler(events: EventRepository, logger: Logger) {
-  return async (event: EventEnvelope): Promise<void> => {
-    await events.record(event);
-    logger.debug({ event_id: event.id, event_type: event.type, tenant_id: event.tenant_id }, 'event received');
-  };
+export interface FanOutDeps {
+  events: EventRepository;
+  webhooks: WebhookRepository;
+  deliveries: DeliveryRepository;
+  dispatcher: Dispatcher;
+  logger: Logger;
+  leaseMs: number;
+}
+
+/** The deliveries one batch of events creates: one per event and matching active webhook of its tenant. */
+export function plannedDeliveries(events: readonly EventEnvelope[], webhooks: readonly Webhook[], now: Date) {
+  const byTenant = new Map<string, Webhook[]>();
+  for (const webhook of webhooks) byTenant.set(webhook.tenantId, [...(byTenant.get(webhook.tenantId) ?? []), webhook]);
+  const planned: Array<{ event: EventEnvelope; webhook: Webhook; delivery: Omit<NewDelivery, 'leaseToken' | 'leaseUntil'> }> = [];
+  for (const event of events) {
+    for (const webhook of byTenant.get(event.tenant_id) ?? []) {
+      if (!matchesAny(webhook.events, event.type)) continue;
+      planned.push({
+        event,
+        webhook,
+        delivery: {
+          id: newId('dlv'),
+          tenantId: event.tenant_id,
+          webhookId: webhook.id,
+          eventId: event.id,
+          eventType: event.type,
+          createdAt: now,
+        },
+      });
+    }
+  }
+  return planned;
+}
+
+/**
+ * What the dispatcher does with each event from Kafka. The consumer hands over a batch of events
+ * at once; they are gathered for one turn of the event loop and handled together, with one write
+ * per collection: record the events, find the tenants' active webhooks, create the deliveries
+ * (unique per webhook and event, so a repeated event creates nothing) leased to this replica, and
+ * queue their first attempts. An event counts as handled once its deliveries are stored; sending
+ * happens after, so Kafka offsets never wait for receivers.
+ */
+export function createEventHandler(deps: FanOutDeps) {
+  let pending: Array<{ event: EventEnvelope; resolve: () => void; reject: (error: unknown) => void }> = [];
+
+  async function handleBatch(batch: typeof pending): Promise<void> {
+    const events = batch.map((b) => b.event);
+    const now = new Date();
+    const [, webhooks] = await Promise.all([
+      deps.events.recordMany(events, now),
+      deps.webhooks.activeForTenants([...new Set(events.map((e) => e.tenant_id))]),
+    ]);
+    const planned = plannedDeliveries(events, webhooks, now);
+    if (planned.length === 0) return;
+    const leaseToken = randomUUID();
+    const leaseUntil = now.getTime() + deps.leaseMs;
+    const inserted = await deps.deliveries.insertNew(
+      planned.map((p) => ({ ...p.delivery, leaseToken, leaseUntil: new Date(leaseUntil) })),
+    );
+    const bodies = new Map<string, string>();
+    const jobs: DispatchJob[] = planned
+      .filter((p) => inserted.has(p.delivery.id))
+      .map((p) => {
+        let body = bodies.get(p.event.id);
+        if (body === undefined) bodies.set(p.event.id, (body = jobBody(p.event)));
+        return {
+          deliveryId: p.delivery.id,
+          tenantId: p.event.tenant_id,
+          eventId: p.event.id,
+          eventType: p.event.type,
+          test: false,
+          roundAttempts: 0,
+          attempts: 0,
+          leaseToken,
+          leaseUntil,
+          webhook: p.webhook,
+          body,
+        };
+      });
+    await deps.dispatcher.waitForRoom();
+    deps.dispatcher.enqueue(jobs);
+    deps.logger.debug({ events: events.length, deliveries: jobs.length }, 'events fanned out');
+  }
+
+  function flush(): void {
+    const batch = pending;
+    pending = [];
+    handleBatch(batch).then(
+      () => batch.forEach((b) => b.resolve()),
+      (error) => batch.forEach((b) => b.reject(error)),
+    );
+  }
+
+  return (event: EventEnvelope): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      if (pending.length === 0) setImmediate(flush);
+      pending.push({ event, resolve, reject });
+    });
 }

@@ -21,6 +21,9 @@ const eventSchema = new Schema<StoredEvent>(
   { collection: 'events', versionKey: false, minimize: false },
 );
 eventSchema.index({ tenant_id: 1, _id: -1 });
+// Recovery looks events up by arrival; kept as long as deliveries (30 days).
+eventSchema.index({ tenant_id: 1, received_at: 1 });
+eventSchema.index({ received_at: 1 }, { expireAfterSeconds: 30 * 24 * 3600 });
 
 export function eventModel(connection: Connection): Model<StoredEvent> {
   return (connection.models.StoredEvent as Model<StoredEvent>) ?? connection.model('StoredEvent', eventSchema);

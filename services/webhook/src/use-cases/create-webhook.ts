@@ -1,0 +1,36 @@
+import { newId, ValidationError } from '@agentplatform/service-kit';
+import { normalizeSubscriptions } from '../domain/event-matching.js';
+import { generateSecret } from '../domain/secrets.js';
+import type { Webhook } from '../domain/types.js';
+import type { UseCaseDeps } from './deps.js';
+import { webhookInputIssues } from './validate-webhook-input.js';
+
+export interface CreateWebhookInput {
+  tenantId: string;
+  url: string;
+  events: string[];
+  secret?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** Creates an active webhook; the signing secret is the given one or a generated whsec_ value. */
+export async function createWebhook(deps: UseCaseDeps, input: CreateWebhookInput): Promise<{ webhook: Webhook; signingSecret: string }> {
+  const issues = webhookInputIssues(input, deps.settings.allowPrivateUrls);
+  if (issues.length > 0) throw new ValidationError(issues);
+  const now = new Date();
+  const signingSecret = input.secret ?? generateSecret();
+  const webhook: Webhook = {
+    id: newId('wh'),
+    tenantId: input.tenantId,
+    url: input.url,
+    events: normalizeSubscriptions(input.events),
+    status: 'active',
+    metadata: input.metadata ?? {},
+    signingSecret,
+    previousSecrets: [],
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.webhooks.create(webhook);
+  return { webhook, signingSecret };
+}

@@ -1,0 +1,40 @@
+import { ConflictError, newId, ValidationError } from '@agentplatform/service-kit';
+import { coveredTypes } from '../domain/event-matching.js';
+import { requireWebhook, type UseCaseDeps } from './deps.js';
+
+/** Events one recovery looks at; a larger backlog is recovered by calling again with a later `since`. */
+export const RECOVER_EVENT_LIMIT = 10_000;
+
+/**
+ * Redelivers everything that did not reach the webhook since a time: failed deliveries are queued
+ * again with a fresh schedule, and events that match the webhook's subscriptions but got no
+ * delivery (they came while it was failed or disabled) get one now.
+ */
+export async function recover(
+  deps: UseCaseDeps,
+  input: { tenantId: string; webhookId: string; since: string },
+): Promise<{ redelivered: number; missed: number }> {
+  const since = new Date(input.since);
+  if (!input.since || Number.isNaN(since.getTime())) throw ValidationError.field('since', 'must be an ISO 8601 timestamp');
+  if (since.getTime() > Date.now()) throw ValidationError.field('since', 'must not be in the future');
+  const webhook = await requireWebhook(deps, input.tenantId, input.webhookId);
+  if (webhook.status !== 'active') throw new ConflictError(`The webhook is ${webhook.status}; set its status to active first`);
+
+  const redelivered = await deps.deliveries.requeueFailedSince(input.tenantId, webhook.id, since);
+  // Never events from before the webhook existed.
+  const from = since > webhook.createdAt ? since : webhook.createdAt;
+  const events = await deps.events.since(input.tenantId, from, coveredTypes(webhook.events), RECOVER_EVENT_LIMIT);
+  const existing = await deps.deliveries.existingEventIds(
+    input.tenantId,
+    webhook.id,
+    events.map((e) => e._id),
+  );
+  const now = new Date();
+  const inserted = await deps.deliveries.insertNew(
+    events
+      .filter((e) => !existing.has(e._id))
+      .map((e) => ({ id: newId('dlv'), tenantId: input.tenantId, webhookId: webhook.id, eventId: e._id, eventType: e.type, createdAt: now })),
+  );
+  if (redelivered + inserted.size > 0) deps.dispatcher.nudge();
+  return { redelivered, missed: inserted.size };
+}

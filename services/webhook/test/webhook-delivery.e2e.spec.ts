@@ -1,0 +1,383 @@
+import { assertWebhookSignature, verifyWebhookSignature, WebhookSignatureError } from '@agentplatform/sdk';
+import { Receiver, startPlatform, waitFor, type Platform } from '@agentplatform/testing';
+import {
+  EventProducer,
+  eventIdsOf,
+  expectedServiceSignature,
+  expectedStandardSignature,
+  sampleData,
+  sleep,
+  tenant,
+  webhookClient,
+  type WebhookClient,
+} from './support';
+
+/** Short retry schedule: five attempts within about two seconds. */
+const SCHEDULE = [0, 200, 400, 600, 800];
+
+/**
+ * The webhook service as a real process consuming the platform's Kafka topic, fed by a real
+ * outbox relay, delivering to a real HTTP receiver.
+ */
+describe('webhook deliveries', () => {
+  let platform: Platform;
+  let producer: EventProducer;
+  let receiver: Receiver;
+  let client: WebhookClient;
+
+  beforeAll(async () => {
+    platform = await startPlatform({
+      services: ['webhook'],
+      serviceEnv: { webhook: { WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(','), WEBHOOK_POLL_INTERVAL_MS: '100' } },
+    });
+    producer = await EventProducer.start(platform);
+    receiver = await Receiver.start();
+    client = webhookClient(platform.service('webhook'));
+  });
+
+  afterAll(async () => {
+    await producer?.stop();
+    await receiver?.close();
+    await platform?.stop();
+  });
+
+  async function createHook(tenantId: string, path: string, events: string[], secret?: string) {
+    return client.createWebhook({ tenantId, url: receiver.url(path), events, secret, metadata: { path } });
+  }
+
+  async function deliveryStatus(tenantId: string, webhookId: string, status: string) {
+    return waitFor(
+      async () => {
+        const { items } = await client.listDeliveries({ tenantId, webhookId, limit: 10 });
+        return items.length > 0 && items.every((d) => d.status === status) ? items : undefined;
+      },
+      { what: `deliveries ${status}` },
+    );
+  }
+
+  describe('managing webhooks', () => {
+    it('creates an active webhook and shows its signing secret only at creation', async () => {
+      const tenantId = tenant();
+      const created = await createHook(tenantId, '/manage', ['agent.created']);
+      expect(created.signingSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(created.webhook).toMatchObject({ url: receiver.url('/manage'), events: ['agent.created'], status: 'active' });
+      const fetched = await client.getWebhook({ tenantId, id: created.webhook!.id });
+      expect(JSON.stringify(fetched)).not.toContain(created.signingSecret);
+      const list = await client.listWebhooks({ tenantId, page: 1, perPage: 20 });
+      expect(list.items.map((w) => w.id)).toEqual([created.webhook!.id]);
+      expect(JSON.stringify(list)).not.toContain(created.signingSecret);
+    });
+
+    it('keeps a supplied secret as the signing secret', async () => {
+      const created = await createHook(tenant(), '/own-secret', ['*'], 'my-own-secret-value-123');
+      expect(created.signingSecret).toBe('my-own-secret-value-123');
+    });
+
+    it('refuses bad URLs, unknown event names and weak secrets, naming the field', async () => {
+      const tenantId = tenant();
+      await expect(client.createWebhook({ tenantId, url: 'ftp://example.com/x', events: ['*'] })).rejects.toMatchObject({
+        code: 'validation_error',
+        details: [{ field: 'url', message: expect.stringContaining('http') }],
+      });
+      await expect(client.createWebhook({ tenantId, url: 'not a url', events: ['*'] })).rejects.toMatchObject({
+        details: [{ field: 'url' }],
+      });
+      await expect(
+        client.createWebhook({ tenantId, url: receiver.url(), events: ['agent.created', 'agent.mesage', 'workflow'] }),
+      ).rejects.toMatchObject({ code: 'validation_error', details: [{ field: 'events[1]' }] });
+      await expect(client.createWebhook({ tenantId, url: receiver.url(), events: [] })).rejects.toMatchObject({
+        details: [{ field: 'events' }],
+      });
+      await expect(client.createWebhook({ tenantId, url: receiver.url(), events: ['*'], secret: 'short' })).rejects.toMatchObject({
+        details: [{ field: 'secret' }],
+      });
+    });
+
+    it('updates url, events and metadata, refuses setting status failed, and hides other tenants', async () => {
+      const tenantId = tenant();
+      const { webhook } = await createHook(tenantId, '/update', ['agent.created']);
+      const updated = await client.updateWebhook({
+        tenantId,
+        id: webhook!.id,
+        url: receiver.url('/update-2'),
+        events: { events: ['agent', 'workflow.completed'] },
+        metadata: { team: 'ops' },
+      });
+      expect(updated).toMatchObject({ url: receiver.url('/update-2'), events: ['agent', 'workflow.completed'], metadata: { team: 'ops' } });
+      await expect(client.updateWebhook({ tenantId, id: webhook!.id, status: 'failed', events: undefined, metadata: undefined })).rejects.toMatchObject({
+        details: [{ field: 'status' }],
+      });
+      await expect(client.getWebhook({ tenantId: tenant(), id: webhook!.id })).rejects.toMatchObject({ code: 'not_found' });
+      await expect(client.listDeliveries({ tenantId: tenant(), webhookId: webhook!.id, limit: 5 })).rejects.toMatchObject({
+        code: 'not_found',
+      });
+    });
+
+    it('deletes a webhook with its delivery log', async () => {
+      const tenantId = tenant();
+      const { webhook } = await createHook(tenantId, '/delete', ['*']);
+      await client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
+      expect(await client.deleteWebhook({ tenantId, id: webhook!.id })).toEqual({ success: true });
+      await expect(client.getWebhook({ tenantId, id: webhook!.id })).rejects.toMatchObject({ code: 'not_found' });
+      await expect(client.deleteWebhook({ tenantId, id: webhook!.id })).rejects.toMatchObject({ code: 'not_found' });
+    });
+  });
+
+  describe('delivering events', () => {
+    it('delivers an event signed with the documented algorithms and headers', async () => {
+      const tenantId = tenant();
+      const { webhook, signingSecret } = await createHook(tenantId, '/signed', ['agent.created']);
+      const event = await producer.emit('agent.created', tenantId, sampleData.agentCreated);
+      const [request] = await receiver.waitForRequests(1, { path: '/signed' });
+
+      expect(request.method).toBe('POST');
+      expect(request.headers['content-type']).toBe('application/json');
+      expect(JSON.parse(request.body)).toEqual(event);
+      expect(request.headers['x-service-event-id']).toBe(event.id);
+      expect(request.headers['x-service-event-type']).toBe('agent.created');
+
+      const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(request.headers['x-service-signature']);
+      expect(match).not.toBeNull();
+      const [, t, v1] = match!;
+      expect(Math.abs(Number(t) - Date.now() / 1000)).toBeLessThan(30);
+      expect(v1).toBe(expectedServiceSignature(signingSecret, t, request.body));
+
+      expect(request.headers['webhook-id']).toBe(event.id);
+      expect(request.headers['webhook-timestamp']).toBe(t);
+      expect(request.headers['webhook-signature']).toBe(
+        `v1,${expectedStandardSignature(signingSecret, event.id, t, request.body)}`,
+      );
+
+      // The SDK accepts the real delivery and rejects anything altered.
+      expect(verifyWebhookSignature(request.body, request.headers['x-service-signature'], signingSecret)).toBe(true);
+      expect(verifyWebhookSignature(request.body.replace('Bot', 'Bob'), request.headers['x-service-signature'], signingSecret)).toBe(false);
+      expect(verifyWebhookSignature(request.body, request.headers['x-service-signature'], 'whsec_wrongwrongwrongwrongwrongwrongwrong=')).toBe(false);
+      expect(() =>
+        assertWebhookSignature(request.body, request.headers['x-service-signature'], signingSecret, 300, Date.now() + 301_000),
+      ).toThrow(WebhookSignatureError);
+
+      const [delivery] = await deliveryStatus(tenantId, webhook!.id, 'delivered');
+      expect(delivery).toMatchObject({ eventId: event.id, eventType: 'agent.created', attempts: 1, responseStatus: 200 });
+      expect(delivery.deliveredAt).toBeDefined();
+      expect(delivery.responseTimeMs).toBeGreaterThanOrEqual(0);
+    });
+
+    it('matches prefix, alias and * subscriptions and delivers nothing else, nor other tenants\' events', async () => {
+      const tenantId = tenant();
+      const prefix = await createHook(tenantId, '/prefix', ['agent.message']);
+      const alias = await createHook(tenantId, '/alias', ['workflow.completed']);
+      await createHook(tenantId, '/all', ['*']);
+      const events = [
+        await producer.emit('agent.message.created', tenantId, sampleData.messageCreated),
+        await producer.emit('agent.message.completed', tenantId, sampleData.messageCompleted),
+        await producer.emit('workflow.execution.completed', tenantId, sampleData.executionCompleted),
+        await producer.emit('workflow.execution.started', tenantId, sampleData.executionStarted),
+        await producer.emit('agent.created', tenantId, sampleData.agentCreated),
+        await producer.emit('billing.credits.low', tenantId, sampleData.creditsLow),
+      ];
+      await producer.emit('agent.message.created', tenant(), sampleData.messageCreated);
+
+      const all = await receiver.waitForRequests(6, { path: '/all' });
+      expect(eventIdsOf(all).sort()).toEqual(events.map((e) => e.id).sort());
+      await receiver.waitForRequests(2, { path: '/prefix' });
+      await receiver.waitForRequests(1, { path: '/alias' });
+      await sleep(1_000);
+      expect(eventIdsOf(receiver.to('/prefix')).sort()).toEqual([events[0].id, events[1].id].sort());
+      expect(eventIdsOf(receiver.to('/alias'))).toEqual([events[2].id]);
+      expect(receiver.to('/all')).toHaveLength(6);
+      const prefixLog = await client.listDeliveries({ tenantId, webhookId: prefix.webhook!.id, limit: 10 });
+      expect(prefixLog.items.map((d) => d.eventType).sort()).toEqual(['agent.message.completed', 'agent.message.created']);
+      const aliasLog = await client.listDeliveries({ tenantId, webhookId: alias.webhook!.id, limit: 10 });
+      expect(aliasLog.items.map((d) => d.eventType)).toEqual(['workflow.execution.completed']);
+    });
+
+    it('delivers to a flaky endpoint after retries, logging every attempt', async () => {
+      const tenantId = tenant();
+      receiver.on('/flaky', Receiver.sequence([500, 503, 200], { body: 'try later' }));
+      const { webhook } = await createHook(tenantId, '/flaky', ['agent.created']);
+      const event = await producer.emit('agent.created', tenantId, sampleData.agentCreated);
+      const requests = await receiver.waitForRequests(3, { path: '/flaky' });
+      expect(eventIdsOf(requests)).toEqual([event.id, event.id, event.id]);
+      expect(requests.map((r) => r.headers['x-service-delivery-attempt'])).toEqual(['1', '2', '3']);
+      expect(requests[1].receivedAt - requests[0].receivedAt).toBeGreaterThanOrEqual(SCHEDULE[1]);
+      expect(requests[2].receivedAt - requests[1].receivedAt).toBeGreaterThanOrEqual(SCHEDULE[2]);
+
+      const [delivery] = await deliveryStatus(tenantId, webhook!.id, 'delivered');
+      expect(delivery).toMatchObject({ attempts: 3, responseStatus: 200 });
+      const detail = await client.getDelivery({ tenantId, webhookId: webhook!.id, deliveryId: delivery.id });
+      expect(detail.attempts.map((a) => [a.number, a.responseStatus, a.success])).toEqual([
+        [1, 500, false],
+        [2, 503, false],
+        [3, 200, true],
+      ]);
+      expect(detail.attempts[0]).toMatchObject({ responseBody: 'try later', responseHeaders: expect.objectContaining({ 'content-type': 'text/plain' }) });
+      await sleep(1_500);
+      expect(receiver.to('/flaky')).toHaveLength(3);
+    });
+
+    it('honours Retry-After on 429', async () => {
+      const tenantId = tenant();
+      receiver.on('/throttled', (_request, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
+      await createHook(tenantId, '/throttled', ['*']);
+      await producer.emit('agent.created', tenantId, sampleData.agentCreated);
+      const [first, second] = await receiver.waitForRequests(2, { path: '/throttled' });
+      expect(second.receivedAt - first.receivedAt).toBeGreaterThanOrEqual(1_000);
+    });
+
+    it('records a network error as a failed attempt', async () => {
+      const tenantId = tenant();
+      const dead = await Receiver.start();
+      const url = dead.url('/gone');
+      await dead.close();
+      const { webhook } = await client.createWebhook({ tenantId, url, events: ['*'] });
+      const result = await client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
+      expect(result.success).toBe(false);
+      expect(result.responseStatus).toBeUndefined();
+      expect(result.error).toMatch(/ECONNREFUSED/);
+      const detail = await client.getDelivery({ tenantId, webhookId: webhook!.id, deliveryId: result.deliveryId });
+      expect(detail.attempts[0]).toMatchObject({ success: false, error: expect.stringMatching(/ECONNREFUSED/) });
+    });
+  });
+
+  describe('failing endpoints', () => {
+    it('gives up after exactly 5 attempts, fails the webhook, sends nothing more until PATCH re-enables it, and recovers', async () => {
+      const tenantId = tenant();
+      const start = new Date();
+      receiver.on('/dead', { status: 500, body: 'down' });
+      const dead = await createHook(tenantId, '/dead', ['agent']);
+      await createHook(tenantId, '/witness', ['agent']);
+
+      const first = await producer.emit('agent.created', tenantId, sampleData.agentCreated);
+      await receiver.waitForRequests(5, { path: '/dead' });
+      const [failedDelivery] = await deliveryStatus(tenantId, dead.webhook!.id, 'failed');
+      expect(failedDelivery).toMatchObject({ eventId: first.id, attempts: 5, responseStatus: 500 });
+      const failed = await waitFor(async () => {
+        const w = await client.getWebhook({ tenantId, id: dead.webhook!.id });
+        return w.status === 'failed' ? w : undefined;
+      });
+      expect(failed.failureReason).toMatch(/5 attempts/);
+      expect(failed.failedAt).toBeDefined();
+
+      // Later events reach the healthy webhook of the tenant but not the failed one.
+      const second = await producer.emit('agent.updated', tenantId, { agent_id: 'agt_1', changed: ['name'], status: 'active' });
+      await waitFor(() => eventIdsOf(receiver.to('/witness')).includes(second.id), { what: 'witness got the later event' });
+      await sleep(1_000);
+      expect(receiver.to('/dead')).toHaveLength(5);
+      expect((await client.listDeliveries({ tenantId, webhookId: dead.webhook!.id, limit: 10 })).items).toHaveLength(1);
+      await expect(client.recover({ tenantId, webhookId: dead.webhook!.id, since: start.toISOString() })).rejects.toMatchObject({
+        code: 'conflict',
+      });
+
+      // PATCH re-enables it: new events are delivered again.
+      receiver.on('/dead', { status: 200 });
+      const enabled = await client.updateWebhook({ tenantId, id: dead.webhook!.id, status: 'active', events: undefined, metadata: undefined });
+      expect(enabled.status).toBe('active');
+      expect(enabled.failedAt).toBeUndefined();
+      const third = await producer.emit('agent.created', tenantId, sampleData.agentCreated);
+      await waitFor(() => eventIdsOf(receiver.to('/dead')).includes(third.id), { what: 'delivery after re-enabling' });
+
+      // Recovery sends the failed event again and the one missed while the webhook was failed.
+      const recovered = await client.recover({ tenantId, webhookId: dead.webhook!.id, since: start.toISOString() });
+      expect(recovered).toEqual({ redelivered: 1, missed: 1 });
+      await waitFor(() => {
+        const ids = eventIdsOf(receiver.to('/dead'));
+        return ids.includes(second.id) && ids.filter((id) => id === first.id).length === 6;
+      }, { what: 'recovered deliveries' });
+      const delivered = await deliveryStatus(tenantId, dead.webhook!.id, 'delivered');
+      expect(delivered.map((d) => d.eventId).sort()).toEqual([first.id, second.id, third.id].sort());
+      expect(delivered.find((d) => d.eventId === first.id)!.attempts).toBe(6);
+    });
+
+    it('fails delivery and webhook at once on 410 Gone', async () => {
+      const tenantId = tenant();
+      receiver.on('/gone', { status: 410 });
+      const { webhook } = await createHook(tenantId, '/gone', ['*']);
+      await producer.emit('billing.credits.low', tenantId, sampleData.creditsLow);
+      await receiver.waitForRequests(1, { path: '/gone' });
+      const [delivery] = await deliveryStatus(tenantId, webhook!.id, 'failed');
+      expect(delivery.attempts).toBe(1);
+      const fetched = await waitFor(async () => {
+        const w = await client.getWebhook({ tenantId, id: webhook!.id });
+        return w.status === 'failed' ? w : undefined;
+      });
+      expect(fetched.failureReason).toMatch(/410/);
+      await sleep(800);
+      expect(receiver.to('/gone')).toHaveLength(1);
+    });
+  });
+
+  describe('test sends, rotation and redelivery', () => {
+    it('sends a test event synchronously and logs it like any delivery, without retries', async () => {
+      const tenantId = tenant();
+      receiver.on('/test-send', Receiver.sequence([200, 500]));
+      const { webhook, signingSecret } = await createHook(tenantId, '/test-send', ['billing']);
+      const ok = await client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.message.completed' });
+      expect(ok).toMatchObject({ success: true, responseStatus: 200, deliveryId: expect.stringMatching(/^dlv_/) });
+      expect(ok.responseTimeMs).toBeGreaterThanOrEqual(0);
+      const [request] = receiver.to('/test-send');
+      expect(JSON.parse(request.body)).toMatchObject({ type: 'agent.message.completed', tenant_id: tenantId, data: { tokens_used: 42 } });
+      expect(verifyWebhookSignature(request.body, request.headers['x-service-signature'], signingSecret)).toBe(true);
+
+      const failed = await client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
+      expect(failed).toMatchObject({ success: false, responseStatus: 500 });
+      await sleep(800);
+      expect(receiver.to('/test-send')).toHaveLength(2);
+      const log = await client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 10 });
+      expect(log.items.map((d) => [d.id, d.status, d.attempts, d.test])).toEqual([
+        [failed.deliveryId, 'failed', 1, true],
+        [ok.deliveryId, 'delivered', 1, true],
+      ]);
+      expect((await client.getWebhook({ tenantId, id: webhook!.id })).status).toBe('active');
+      await expect(client.testWebhook({ tenantId, id: webhook!.id, eventType: 'nope' })).rejects.toMatchObject({
+        details: [{ field: 'event_type' }],
+      });
+    });
+
+    it('signs with both the new and the old secret after a rotation', async () => {
+      const tenantId = tenant();
+      const { webhook, signingSecret: oldSecret } = await createHook(tenantId, '/rotate', ['*']);
+      const rotated = await client.rotateSecret({ tenantId, id: webhook!.id });
+      expect(rotated.signingSecret).toMatch(/^whsec_/);
+      expect(rotated.signingSecret).not.toBe(oldSecret);
+      expect(new Date(rotated.previousSecretExpiresAt).getTime() - Date.now()).toBeGreaterThan(23 * 3600 * 1000);
+
+      await client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
+      const [request] = receiver.to('/rotate');
+      const header = request.headers['x-service-signature'];
+      const [t, ...entries] = header.split(',');
+      const timestamp = t.slice(2);
+      expect(entries).toEqual([
+        `v1=${expectedServiceSignature(rotated.signingSecret, timestamp, request.body)}`,
+        `v1=${expectedServiceSignature(oldSecret, timestamp, request.body)}`,
+      ]);
+      expect(request.headers['webhook-signature'].split(' ')).toEqual([
+        `v1,${expectedStandardSignature(rotated.signingSecret, request.headers['webhook-id'], timestamp, request.body)}`,
+        `v1,${expectedStandardSignature(oldSecret, request.headers['webhook-id'], timestamp, request.body)}`,
+      ]);
+      expect(verifyWebhookSignature(request.body, header, oldSecret)).toBe(true);
+      expect(verifyWebhookSignature(request.body, header, rotated.signingSecret)).toBe(true);
+    });
+
+    it('redelivers one delivery on request', async () => {
+      const tenantId = tenant();
+      const { webhook } = await createHook(tenantId, '/redeliver', ['agent.created']);
+      const event = await producer.emit('agent.created', tenantId, sampleData.agentCreated);
+      await receiver.waitForRequests(1, { path: '/redeliver' });
+      const [delivery] = await deliveryStatus(tenantId, webhook!.id, 'delivered');
+
+      const requeued = await client.redeliver({ tenantId, webhookId: webhook!.id, deliveryId: delivery.id });
+      expect(requeued).toMatchObject({ id: delivery.id, status: 'pending' });
+      const requests = await receiver.waitForRequests(2, { path: '/redeliver' });
+      expect(eventIdsOf(requests)).toEqual([event.id, event.id]);
+      expect(requests[1].headers['x-service-delivery-attempt']).toBe('2');
+      const [after] = await deliveryStatus(tenantId, webhook!.id, 'delivered');
+      expect(after.attempts).toBe(2);
+      await expect(client.redeliver({ tenantId, webhookId: webhook!.id, deliveryId: 'dlv_missing' })).rejects.toMatchObject({
+        code: 'not_found',
+      });
+      await expect(client.redeliver({ tenantId: tenant(), webhookId: webhook!.id, deliveryId: delivery.id })).rejects.toMatchObject({
+        code: 'not_found',
+      });
+    });
+  });
+});

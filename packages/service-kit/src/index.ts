@@ -9,3 +9,5 @@ export * from './logger.js';
 export * from './metrics.js';
 export * from './mongo.js';
 export * from './service.js';
+export * from './outbound-guard.js';
+export * from './scopes.js';

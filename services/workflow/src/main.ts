@@ -1,11 +1,10 @@
 import { workflowV1 } from '@agentplatform/contracts';
 import { startOutbox } from '@agentplatform/events';
-import { bootService, openChannel, serve } from '@agentplatform/service-kit';
+import { bootService, createGuardedAgent, openChannel, serve } from '@agentplatform/service-kit';
 import { grpcAgentDirectory } from './clients/agents.client.js';
 import { grpcCreditLedger } from './clients/credits.client.js';
 import { loadServiceConfig } from './config.js';
 import { ExecutionEngine } from './engine/execution-engine.js';
-import { createGuardedAgent } from './engine/ssrf-guard.js';
 import { ExecutionRepository } from './persistence/execution.repository.js';
 import { WorkflowRepository } from './persistence/workflow.repository.js';
 import { startRetentionJob } from './jobs/retention.job.js';
@@ -30,13 +29,13 @@ async function main(): Promise<void> {
   });
   const agents = grpcAgentDirectory(agentMemoryChannel, config.GRPC_DEADLINE_MS, runtime.metrics);
   const credits = grpcCreditLedger(identityChannel, config.GRPC_DEADLINE_MS, runtime.metrics);
-  const http = createGuardedAgent(config.WEBHOOK_ALLOW_PRIVATE_URLS);
+  const http = createGuardedAgent({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
   runtime.lifecycle.onShutdown('http client', () => http.close());
 
   const engine = new ExecutionEngine({
     executions,
     outbox,
-    runners: { agents, http, allowPrivateUrls: config.WEBHOOK_ALLOW_PRIVATE_URLS },
+    runners: { agents, http },
     logger: runtime.logger,
     options: {
       leaseMs: config.EXECUTION_LEASE_MS,

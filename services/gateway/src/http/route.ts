@@ -1,25 +1,13 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { DomainError } from '@agentplatform/service-kit';
+import { DomainError, type Scope } from '@agentplatform/service-kit';
 import { parseOrThrow } from './validation.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** The scopes of DESIGN.md section 4. */
-export const SCOPES = [
-  'agents:read',
-  'agents:write',
-  'memory:read',
-  'memory:write',
-  'workflows:read',
-  'workflows:write',
-  'workflows:execute',
-  'webhooks:read',
-  'webhooks:write',
-  'billing:read',
-] as const;
-export type Scope = (typeof SCOPES)[number];
+/** The scopes of DESIGN.md section 4 (defined once, in service-kit). */
+export { SCOPES, type Scope } from '@agentplatform/service-kit';
 
 /**
  * Who may call a route: `none` (public: register, login, refresh, health, hooks), `user` (any

@@ -2,19 +2,9 @@
  * Roles and scopes (DESIGN.md section 4). This is the one table mapping a tenant role to the
  * scopes it grants; the gateway receives the resulting scopes with every verified caller.
  */
-export const SCOPES = [
-  'agents:read',
-  'agents:write',
-  'memory:read',
-  'memory:write',
-  'workflows:read',
-  'workflows:write',
-  'workflows:execute',
-  'webhooks:read',
-  'webhooks:write',
-  'billing:read',
-] as const;
-export type Scope = (typeof SCOPES)[number];
+import { SCOPES, isScope, type Scope } from '@agentplatform/service-kit';
+
+export { SCOPES, isScope, type Scope };
 
 export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -29,10 +19,6 @@ export const ROLE_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
   member: [...READ, ...WORK],
   viewer: [...READ],
 };
-
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
-}
 
 export function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value);

@@ -1,6 +1,6 @@
 import { Agent } from 'undici';
+import { guardedConnector } from '@agentplatform/service-kit';
 import type { AttemptResult } from '../domain/types.js';
-import { guardedConnector } from './ssrf-guard.js';
 
 /** Bytes of a response body kept in the attempt log. */
 export const RESPONSE_BODY_LIMIT = 4096;

@@ -1,10 +1,9 @@
 import type { Outbox } from '@agentplatform/events';
-import { createLogger } from '@agentplatform/service-kit';
+import { createGuardedAgent, createLogger } from '@agentplatform/service-kit';
 import type { Execution } from '../domain/execution.types.js';
 import type { WorkflowNode } from '../domain/workflow.types.js';
 import type { ExecutionChanges, ExecutionRepository } from '../persistence/execution.repository.js';
 import { ExecutionEngine } from './execution-engine.js';
-import { createGuardedAgent } from './ssrf-guard.js';
 
 /**
  * The engine against an in-memory stand-in for its repository and outbox (the real ones are
@@ -49,7 +48,7 @@ function setup(options: { defaultNodeTimeoutMs?: number } = {}) {
   const engine = new ExecutionEngine({
     executions: executions as unknown as ExecutionRepository,
     outbox,
-    runners: { agents: {} as never, http: createGuardedAgent(false), allowPrivateUrls: false },
+    runners: { agents: {} as never, http: createGuardedAgent({ allowPrivate: false }) },
     logger: createLogger('engine-test', 'silent'),
     options: { leaseMs: 10_000, pollIntervalMs: 60_000, maxConcurrent: 10, defaultNodeTimeoutMs: options.defaultNodeTimeoutMs ?? 5_000, stopGraceMs: 10 },
   });

@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import type { JsonObject, JsonValue } from '../domain/workflow.types.js';
-import { checkUrlTarget } from './ssrf-guard.js';
+import { isBlockedAddressError } from '@agentplatform/service-kit';
 
 /** Response bodies larger than this are cut (the node output is stored with the execution). */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -41,7 +41,8 @@ function hasHeader(headers: Record<string, string>, name: string): boolean {
 }
 
 /** Makes one real HTTP request; the node's output is `{status, headers, body}`. */
-export async function callHttp(call: HttpCall, dispatcher: Dispatcher, allowPrivate: boolean): Promise<JsonObject> {
+/** `dispatcher` is the SSRF-guarded agent (service-kit's createGuardedAgent), which refuses private destinations. */
+export async function callHttp(call: HttpCall, dispatcher: Dispatcher): Promise<JsonObject> {
   let url: URL;
   try {
     url = new URL(call.url);
@@ -49,11 +50,6 @@ export async function callHttp(call: HttpCall, dispatcher: Dispatcher, allowPriv
     throw new HttpCallError(`invalid URL '${call.url}'`, false);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new HttpCallError(`URL must be http(s): '${call.url}'`, false);
-  try {
-    checkUrlTarget(url, allowPrivate);
-  } catch (error) {
-    throw new HttpCallError((error as Error).message, false);
-  }
   const headers = { ...call.headers };
   const method = call.method.toUpperCase();
   const body = method === 'GET' || method === 'HEAD' ? undefined : serialize(call.body, headers);
@@ -73,8 +69,8 @@ export async function callHttp(call: HttpCall, dispatcher: Dispatcher, allowPriv
     if (call.signal.aborted) throw error;
     const cause = (error as { cause?: Error }).cause;
     const reason = signal.aborted ? `timed out after ${call.timeoutMs} ms` : (cause?.message ?? (error as Error).message);
-    const blocked = (cause as { code?: string } | undefined)?.code === 'E_BLOCKED_ADDRESS' || /refusing to connect/.test(reason);
-    throw new HttpCallError(`${method} ${url.origin}${url.pathname} failed: ${reason}`, !blocked);
+    // A refused destination stays refused: no retry.
+    throw new HttpCallError(`${method} ${url.origin}${url.pathname} failed: ${reason}`, !isBlockedAddressError(error));
   }
   const text = await readLimited(response.body, MAX_RESPONSE_BYTES).catch((error: Error) => {
     throw new HttpCallError(`${method} ${url.origin}${url.pathname}: reading the response failed: ${error.message}`, true);

@@ -37,7 +37,6 @@ export interface NodeRunInput {
 export interface NodeRunnerDeps {
   agents: AgentDirectory;
   http: Dispatcher;
-  allowPrivateUrls: boolean;
 }
 
 /** Nodes without side effects or waits: re-running them after a crash is harmless and cheap. */
@@ -166,7 +165,6 @@ async function runHttp(input: NodeRunInput, deps: NodeRunnerDeps): Promise<JsonO
     return await callHttp(
       { method: String(config.method ?? 'POST'), url, headers, body, timeoutMs: input.timeoutMs, signal: input.signal },
       deps.http,
-      deps.allowPrivateUrls,
     );
   } catch (error) {
     if (error instanceof HttpCallError) throw new NodeError(error.message, error.retryable, error.output);

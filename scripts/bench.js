@@ -102,53 +102,63 @@ async function main() {
     const ctx = { url: platform.url, platform, api, autocannon, measure, duration: DURATION, connections: CONNECTIONS, log, work, spawnNode };
     const results = new Map();
     const lines = [];
-    for (const scenario of loadScenarios(filter)) {
-      log(`scenario ${scenario.id}`);
-      const state = scenario.setup ? await scenario.setup(ctx) : {};
-      try {
-        if (scenario.load) {
-          const figures = await measure(await scenario.load(ctx, state));
-          results.set(scenario.id, { id: scenario.id, ...figures });
-          lines.push({ scenario, rows: [{ label: scenario.title, ...figures }] });
-        } else {
-          const { rows } = await scenario.run(ctx, state);
-          if (rows[0]) results.set(scenario.id, { id: scenario.id, ...rows[0] });
-          lines.push({ scenario, rows });
-        }
-      } finally {
-        if (scenario.teardown) await scenario.teardown(ctx, state);
-      }
-    }
-
-    const header = [
-      `# Benchmark report`,
-      '',
-      `- date: ${new Date().toISOString()}`,
-      `- machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
-      `- load: autocannon, ${CONNECTIONS} connections, ${DURATION} s per scenario, from the same machine`,
-      `- infrastructure: local MongoDB stand-in (in memory) and Kafka, all co-located`,
-      '',
-      '| scenario | req/s | p50 ms | p95 ms | p99 ms | errors | vs baseline | note |',
-      '|---|---|---|---|---|---|---|---|',
-    ];
-    const body = [];
-    const notes = [];
-    for (const { scenario, rows } of lines) {
-      const baseline = scenario.baseline ? results.get(scenario.baseline) : undefined;
-      for (const r of rows) body.push(row(scenario.id, r.label, r, baseline));
-      if (scenario.target) notes.push(`- ${scenario.title}: target ${scenario.target}`);
-    }
-    const report = [...header, ...body, '', ...(notes.length ? ['## Targets', '', ...notes, ''] : [])].join('\n');
     const dir = path.join(ROOT, 'bench', 'results');
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.md`);
-    fs.writeFileSync(file, `${report}\n`);
-    fs.writeFileSync(path.join(dir, 'latest.md'), `${report}\n`);
-    console.log(report);
+    for (const scenario of loadScenarios(filter)) {
+      log(`scenario ${scenario.id}`);
+      try {
+        const state = scenario.setup ? await scenario.setup(ctx) : {};
+        try {
+          if (scenario.load) {
+            const figures = await measure(await scenario.load(ctx, state));
+            results.set(scenario.id, { id: scenario.id, ...figures });
+            lines.push({ scenario, rows: [{ label: scenario.title, ...figures }] });
+          } else {
+            const { rows } = await scenario.run(ctx, state);
+            if (rows[0]) results.set(scenario.id, { id: scenario.id, ...rows[0] });
+            lines.push({ scenario, rows });
+          }
+        } finally {
+          if (scenario.teardown) await scenario.teardown(ctx, state);
+        }
+      } catch (error) {
+        // One broken scenario is reported as such; the others still run and are reported.
+        log(`scenario ${scenario.id} failed: ${error.message}`);
+        lines.push({ scenario, rows: [{ label: scenario.title, note: `failed: ${error.message.split('\n')[0]}` }] });
+      }
+      // Written after every scenario, so a long run that is stopped keeps what it measured.
+      writeReport(file, dir, results, lines);
+    }
+    console.log(fs.readFileSync(file, 'utf8'));
     log(`report written to ${path.relative(ROOT, file)}`);
   } finally {
     await cleanup();
   }
+}
+
+function writeReport(file, dir, results, lines) {
+  const header = [
+    `# Benchmark report`,
+    '',
+    `- date: ${new Date().toISOString()}`,
+    `- machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+    `- load: autocannon, ${CONNECTIONS} connections, ${DURATION} s per scenario, from the same machine`,
+    `- infrastructure: local MongoDB stand-in (mongo-java-server, in memory) and Kafka, all co-located`,
+    '',
+    '| scenario | req/s | p50 ms | p95 ms | p99 ms | errors | vs baseline | note |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  const body = [];
+  const notes = [];
+  for (const { scenario, rows } of lines) {
+    const baseline = scenario.baseline ? results.get(scenario.baseline) : undefined;
+    for (const r of rows) body.push(row(scenario.id, r.label, r, baseline));
+    if (scenario.target) notes.push(`- ${scenario.title}: target ${scenario.target}`);
+  }
+  const report = [...header, ...body, '', ...(notes.length ? ['## Targets', '', ...notes, ''] : [])].join('\n');
+  fs.writeFileSync(file, `${report}\n`);
+  fs.writeFileSync(path.join(dir, 'latest.md'), `${report}\n`);
 }
 
 /** Starts a helper Node process (e.g. a baseline server) that exits with the bench. */

@@ -48,7 +48,8 @@ const COMMON_JVM_OPTS = [
   '-Djava.awt.headless=true',
   '-Djava.net.preferIPv4Stack=true',
 ];
-const MONGO_JVM_OPTS = ['-Xms32m', '-Xmx256m', '-Xss512k'];
+// The stand-in keeps every document on the heap (in-memory mode): room for benchmark data sets.
+const MONGO_JVM_OPTS = ['-Xms64m', '-Xmx1g', '-Xss512k'];
 const KAFKA_JVM_OPTS = ['-Xms128m', '-Xmx512m'];
 
 // ---------------------------------------------------------------------------------------------

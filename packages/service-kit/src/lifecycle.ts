@@ -1,4 +1,4 @@
-import type { Logger } from './logger.js';
+import { abandonStdout, flushLogs, type Logger } from './logger.js';
 
 type Closer = { name: string; close: () => Promise<void> | void };
 
@@ -29,14 +29,17 @@ export class Lifecycle {
     const onSignal = (signal: string) => {
       this.logger.info({ signal }, 'shutting down');
       void this.shutdown().then(
-        () => process.exit(0),
-        () => process.exit(1),
+        () => flushLogs(this.logger).then(() => process.exit(0)),
+        () => flushLogs(this.logger).then(() => process.exit(1)),
       );
     };
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
     if (exitWithParent) {
-      process.stdin.once('end', () => onSignal('stdin closed'));
+      process.stdin.once('end', () => {
+        abandonStdout();
+        onSignal('stdin closed');
+      });
       process.stdin.resume();
     }
   }
@@ -49,7 +52,7 @@ export class Lifecycle {
   private async run(): Promise<void> {
     const timer = setTimeout(() => {
       this.logger.error({ timeout_ms: this.timeoutMs }, 'shutdown timed out; exiting');
-      process.exit(1);
+      void flushLogs(this.logger, 200).then(() => process.exit(1));
     }, this.timeoutMs);
     timer.unref();
     for (const closer of [...this.closers].reverse()) {

@@ -19,9 +19,33 @@ const REDACTED = [
   'req.headers.cookie',
 ];
 
-/** JSON logger; every line carries the service name and, inside a request, its request id. */
+let stdoutAbandoned = false;
+
+/** Called when the process that read stdout has gone: pending and further log lines may be dropped. */
+export function abandonStdout(): void {
+  stdoutAbandoned = true;
+}
+
+/**
+ * JSON logger; every line carries the service name and, inside a request, its request id.
+ *
+ * Lines go to stdout asynchronously: a synchronous write retries in a blocking loop while stdout
+ * cannot take more (a stalled or vanished log reader), which freezes the whole process, shutdown
+ * included. Asynchronous writes keep the event loop free; `flushLogs` drains them before exit.
+ */
 export function createLogger(service: string, level = 'info'): Logger {
-  return pino({
+  const destination = pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: 0,
+    // Once the supervisor reading stdout is gone, a full pipe never drains: drop instead of waiting
+    // (pino's exit hook flushes synchronously and would otherwise wait forever).
+    retryEAGAIN: () => !stdoutAbandoned,
+  } as Parameters<typeof pino.destination>[0]);
+  // A closed stdout (the supervisor is gone) must not crash the service: the lines are lost.
+  destination.on('error', () => undefined);
+  return pino(
+    {
     level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -31,5 +55,19 @@ export function createLogger(service: string, level = 'info'): Logger {
       const requestId = currentRequestId();
       return requestId ? { request_id: requestId } : {};
     },
+    },
+    destination,
+  );
+}
+
+/** Writes out buffered log lines, waiting at most `timeoutMs` (stdout may be gone). */
+export function flushLogs(logger: Logger, timeoutMs = 1_000): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    timer.unref();
+    logger.flush(() => {
+      clearTimeout(timer);
+      resolve();
+    });
   });
 }

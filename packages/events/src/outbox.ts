@@ -42,14 +42,28 @@ export function outboxModel(connection: Connection): Model<OutboxRecord> {
  */
 export class Outbox {
   readonly model: Model<OutboxRecord>;
-  /** Emits `enqueued` after events are stored, so an in-process relay publishes without waiting. */
+  /**
+   * Emits `enqueued` with the stored records once they are durable, so the relay in this process
+   * publishes them at once, without polling for them.
+   */
   readonly signals = new EventEmitter();
+  /** Set by this process's relay: new records are stored already leased to it. */
+  private claimant?: { owner: string; leaseMs: number };
 
   private constructor(
     readonly connection: Connection,
     readonly transactional: boolean,
   ) {
     this.model = outboxModel(connection);
+  }
+
+  /**
+   * Stores new records leased to `owner` (the relay of this process), so other replicas' relays
+   * leave them alone while it publishes them; if this process dies first, the lease expires and
+   * any relay picks them up. `undefined` stops it (the relay is stopping).
+   */
+  claimOnWrite(claimant: { owner: string; leaseMs: number } | undefined): void {
+    this.claimant = claimant;
   }
 
   static async open(connection: Connection): Promise<Outbox> {
@@ -63,18 +77,17 @@ export class Outbox {
    * use (undefined without transactions) and must be safe to retry when a transaction is retried.
    */
   async run<T>(work: (session?: ClientSession) => Promise<{ result: T; events: EventEnvelope[] }>): Promise<T> {
-    let outcome: { result: T; events: EventEnvelope[] };
+    let outcome: { result: T; records: OutboxRecord[] };
     if (this.transactional) {
       outcome = await this.connection.transaction(async (session) => {
         const inner = await work(session);
-        await this.insert(inner.events, session);
-        return inner;
+        return { result: inner.result, records: await this.insert(inner.events, session) };
       });
     } else {
-      outcome = await work(undefined);
-      await this.insert(outcome.events);
+      const inner = await work(undefined);
+      outcome = { result: inner.result, records: await this.insert(inner.events) };
     }
-    if (outcome.events.length > 0) this.signals.emit('enqueued');
+    if (outcome.records.length > 0) this.signals.emit('enqueued', outcome.records);
     return outcome.result;
   }
 
@@ -83,19 +96,20 @@ export class Outbox {
     await this.run(async () => ({ result: undefined, events }));
   }
 
-  private async insert(events: EventEnvelope[], session?: ClientSession): Promise<void> {
-    if (events.length === 0) return;
+  private async insert(events: EventEnvelope[], session?: ClientSession): Promise<OutboxRecord[]> {
+    if (events.length === 0) return [];
     const requestId = currentRequestId();
     const now = new Date();
-    await this.model.insertMany(
-      events.map((envelope) => ({
-        _id: envelope.id,
-        envelope,
-        request_id: requestId,
-        created_at: now,
-        attempts: 0,
-      })),
-      { session, ordered: true },
-    );
+    const claimant = this.claimant;
+    const records: OutboxRecord[] = events.map((envelope) => ({
+      _id: envelope.id,
+      envelope,
+      request_id: requestId,
+      created_at: now,
+      attempts: 0,
+      ...(claimant ? { lease_owner: claimant.owner, lease_until: new Date(now.getTime() + claimant.leaseMs) } : {}),
+    }));
+    await this.model.insertMany(records, { session, ordered: true });
+    return records;
   }
 }

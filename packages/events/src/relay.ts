@@ -32,6 +32,8 @@ export class OutboxRelay {
   private loop?: Promise<void>;
   private wake?: () => void;
   private pending = false;
+  /** Records this process just stored, leased to this relay: published without a claim query. */
+  private direct: OutboxRecord[] = [];
   private failing = false;
 
   constructor(private readonly options: RelayOptions) {
@@ -51,19 +53,24 @@ export class OutboxRelay {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.options.outbox.claimOnWrite({ owner: this.owner, leaseMs: this.leaseMs });
     this.options.outbox.signals.on('enqueued', this.nudge);
     this.loop = this.run();
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    this.options.outbox.claimOnWrite(undefined);
     this.options.outbox.signals.off('enqueued', this.nudge);
     this.wake?.();
     await this.loop;
+    // What this relay had taken on but not published goes back to the pool for the next relay.
+    if (this.direct.length > 0) await this.release(this.direct.splice(0), new Error('relay stopped'));
     await this.producer.disconnect().catch(() => undefined);
   }
 
-  private readonly nudge = () => {
+  private readonly nudge = (records: OutboxRecord[] = []) => {
+    this.direct.push(...records);
     this.pending = true;
     this.wake?.();
   };
@@ -85,13 +92,15 @@ export class OutboxRelay {
       }
       if (!this.running) break;
       if (backoff > 0) await this.sleep(backoff, false);
-      else if (published < this.batchSize && !this.pending) await this.sleep(this.pollIntervalMs, true);
+      else if (published < this.batchSize && !this.pending && this.direct.length === 0) {
+        await this.sleep(this.pollIntervalMs, true);
+      }
     }
   }
 
   /** Claims, publishes and deletes one batch; returns how many events it published. */
   private async publishBatch(): Promise<number> {
-    const batch = await this.claim();
+    const batch = this.direct.length > 0 ? this.direct.splice(0, this.batchSize) : await this.claim();
     if (batch.length === 0) return 0;
     try {
       await this.producer.connect();
@@ -112,7 +121,9 @@ export class OutboxRelay {
       await this.release(batch, error);
       throw error;
     }
-    await this.options.outbox.model.deleteMany({ _id: { $in: batch.map((r) => r._id) }, lease_owner: this.owner });
+    // By id alone: should the lease have run out and another relay published them too, they are
+    // published either way (consumers dedupe), and an id-only filter is cheap on every server.
+    await this.options.outbox.model.deleteMany({ _id: { $in: batch.map((r) => r._id) } });
     return batch.length;
   }
 

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { SonicBoom } from 'sonic-boom';
 import { currentRequestId } from './context.js';
 
 export type { Logger } from 'pino';
@@ -34,27 +35,32 @@ export function abandonStdout(): void {
  * included. Asynchronous writes keep the event loop free; `flushLogs` drains them before exit.
  */
 export function createLogger(service: string, level = 'info'): Logger {
-  const destination = pino.destination({
-    dest: 1,
+  // sonic-boom 5 directly rather than pino.destination (pino bundles 4.x, whose synchronous flush
+  // at exit retries a write that failed with EPIPE forever: a service whose supervisor died
+  // could never exit).
+  const destination = new SonicBoom({
+    fd: 1,
     sync: false,
     minLength: 0,
-    // Once the supervisor reading stdout is gone, a full pipe never drains: drop instead of waiting
-    // (pino's exit hook flushes synchronously and would otherwise wait forever).
+    // Once the supervisor reading stdout is gone, a full pipe never drains: drop instead of waiting.
     retryEAGAIN: () => !stdoutAbandoned,
-  } as Parameters<typeof pino.destination>[0]);
+    // And whatever the reason, a write that stdout refuses for ~5 s (retries 100 ms apart) is
+    // dropped rather than retried forever.
+    maxWriteRetries: 50,
+  } as ConstructorParameters<typeof SonicBoom>[0]); // maxWriteRetries is missing from its typings
   // A closed stdout (the supervisor is gone) must not crash the service: the lines are lost.
   destination.on('error', () => undefined);
   return pino(
     {
-    level,
-    base: { service },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-    redact: { paths: [...REDACTED, ...REDACTED.map((k) => `*.${k}`)], censor: '[redacted]' },
-    mixin() {
-      const requestId = currentRequestId();
-      return requestId ? { request_id: requestId } : {};
-    },
+      level,
+      base: { service },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: [...REDACTED, ...REDACTED.map((k) => `*.${k}`)], censor: '[redacted]' },
+      mixin() {
+        const requestId = currentRequestId();
+        return requestId ? { request_id: requestId } : {};
+      },
     },
     destination,
   );

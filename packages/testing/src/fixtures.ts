@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { request } from './http.js';
+import { api, request } from './http.js';
+import type { Platform } from './platform.js';
 
 export interface RegisteredUser {
   email: string;
@@ -58,4 +59,12 @@ export async function createApiKey(
   const res = await request(baseUrl, 'POST', '/api/v1/auth/api-keys', { name, scopes }, { token: accessToken });
   expectStatus('create API key', res, 201);
   return { id: res.body.id, key: res.body.key };
+}
+
+export type Http = ReturnType<typeof api>;
+
+/** A registered user (their own tenant) and an HTTP client carrying their access token. */
+export async function newTenant(platform: Pick<Platform, 'url'>): Promise<{ user: RegisteredUser; http: Http }> {
+  const user = await registerUser(platform.url);
+  return { user, http: api(platform.url, user.accessToken) };
 }

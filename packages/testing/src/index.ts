@@ -5,3 +5,5 @@ export * from './service-process.js';
 export * from './wait.js';
 export * from './receiver.js';
 export * from './fixtures.js';
+export * from './event-tap.js';
+export * from './clients.js';

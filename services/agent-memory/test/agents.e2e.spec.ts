@@ -314,27 +314,31 @@ describe('agents and chat through the gateway', () => {
       expect(after.body.ledger.some((e: { type: string; amount: number }) => e.type === 'charge' && e.amount === -1)).toBe(true);
 
       const identity = identityClient(platform);
-      const { balance } = await identity.getBalance({ tenantId: other.user.tenantId });
-      await identity.charge({
-        tenantId: other.user.tenantId,
-        amount: balance,
-        idempotencyKey: `drain-${other.user.tenantId}`,
-        description: 'test: drain',
-        allowNegative: false,
-      });
-      const refused = await other.http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'Anyone there?' });
-      expect(refused.status).toBe(402);
-      expect(refused.body.error).toBe('insufficient_credits');
-      const streamed = await other.http.post(
-        `/api/v1/agents/${agent.id}/chat`,
-        { message: 'Anyone there?' },
-        { headers: { accept: 'text/event-stream' } },
-      );
-      expect(streamed.status).toBe(402);
-      expect((await identity.getBalance({ tenantId: other.user.tenantId })).balance).toBe(0);
-      await waitFor(async () => (await other.http.get(`/api/v1/agents/${agent.id}/sessions`)).body.total === 1, {
-        what: 'no session for refused chats',
-      });
+      try {
+        const { balance } = await identity.client.getBalance({ tenantId: other.user.tenantId });
+        await identity.client.charge({
+          tenantId: other.user.tenantId,
+          amount: balance,
+          idempotencyKey: `drain-${other.user.tenantId}`,
+          description: 'test: drain',
+          allowNegative: false,
+        });
+        const refused = await other.http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'Anyone there?' });
+        expect(refused.status).toBe(402);
+        expect(refused.body.error).toBe('insufficient_credits');
+        const streamed = await other.http.post(
+          `/api/v1/agents/${agent.id}/chat`,
+          { message: 'Anyone there?' },
+          { headers: { accept: 'text/event-stream' } },
+        );
+        expect(streamed.status).toBe(402);
+        expect((await identity.client.getBalance({ tenantId: other.user.tenantId })).balance).toBe(0);
+        await waitFor(async () => (await other.http.get(`/api/v1/agents/${agent.id}/sessions`)).body.total === 1, {
+          what: 'no session for refused chats',
+        });
+      } finally {
+        identity.channel.close();
+      }
     });
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { errors as joseErrors, jwtVerify } from 'jose';
 import { ForbiddenError, UnauthorizedError, ValidationError } from '@agentplatform/service-kit';
@@ -79,8 +80,8 @@ export class IdentityAccessGuard implements AccessGuard {
   }
 
   private async apiKeyCaller(secret: string, tenant: string | undefined): Promise<Caller> {
-    // The cache key is the secret's own text in process memory only; it never leaves the process.
-    const verified = await this.keys.get(secret, async () => {
+    // Cached under the key's SHA-256, so no plaintext secret is kept in the cache.
+    const verified = await this.keys.get(createHash('sha256').update(secret).digest('hex'), async () => {
       const answer = await this.options.backends.identity.verifyApiKey({ key: secret });
       return {
         userId: answer.userId,

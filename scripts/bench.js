@@ -14,7 +14,9 @@
  *   teardown(ctx, state) (optional)
  * ctx: { url, platform, api, autocannon, measure, duration, connections, log }
  *
- * Environment: BENCH_DURATION (seconds per load, default 10), BENCH_CONNECTIONS (default 50).
+ * Environment: BENCH_DURATION (seconds per load, default 10), BENCH_CONNECTIONS (default 50),
+ * BENCH_SKIP_BUILD=1 (use the dist folders as they are), AP_SERVICE_NODE_ARGS (Node options for
+ * every service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile a scenario).
  * Targets belong in the scenarios' notes, never in tests.
  */
 const { execFileSync, spawn } = require('node:child_process');
@@ -61,12 +63,16 @@ function row(id, title, figures, baseline) {
 
 async function main() {
   const filter = process.argv[2];
-  log('building');
-  execFileSync(process.execPath, [require.resolve('nx/bin/nx'), 'run-many', '-t', 'build', '--outputStyle=static'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, NX_DAEMON: 'false' },
-  });
+  if (process.env.BENCH_SKIP_BUILD === '1') {
+    log('using the existing build (BENCH_SKIP_BUILD=1)');
+  } else {
+    log('building');
+    execFileSync(process.execPath, [require.resolve('nx/bin/nx'), 'run-many', '-t', 'build', '--outputStyle=static'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, NX_DAEMON: 'false' },
+    });
+  }
   const { Platform, api } = require(path.join(ROOT, 'packages/testing/dist'));
   const infra = require(path.join(ROOT, 'deploy/local/infra.js'));
 

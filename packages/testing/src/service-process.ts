@@ -42,7 +42,9 @@ export class ServiceProcess {
   async start(timeoutMs = 30_000): Promise<ReadyLine> {
     const entry = path.join(REPO_ROOT, 'services', this.name, 'dist', 'main.js');
     const log: WriteStream = createWriteStream(this.logFile, { flags: 'a' });
-    const child = spawn(process.execPath, [entry], {
+    // AP_SERVICE_NODE_ARGS adds Node options to every service, e.g. `--cpu-prof` to profile a bench.
+    const nodeArgs = (process.env.AP_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, entry], {
       cwd: REPO_ROOT,
       env: { ...this.env, EXIT_WITH_PARENT: 'true' },
       // stdin stays open: the service exits when it closes, so no process outlives the test run.

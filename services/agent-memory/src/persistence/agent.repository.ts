@@ -102,7 +102,7 @@ export class AgentRepository {
     if (changes.memoryTypes !== undefined) set.memory_types = changes.memoryTypes;
     if (changes.config !== undefined) set.config = changes.config;
     const doc = await this.model
-      .findOneAndUpdate({ _id: id, tenant_id: tenantId }, { $set: set }, { new: true, session })
+      .findOneAndUpdate({ _id: id, tenant_id: tenantId }, { $set: set }, { returnDocument: 'after', session })
       .lean<AgentDoc>();
     return doc ? toAgent(doc) : undefined;
   }
@@ -113,7 +113,7 @@ export class AgentRepository {
    */
   async bumpMemoryVersion(tenantId: string, id: string): Promise<number | undefined> {
     const doc = await this.model
-      .findOneAndUpdate({ _id: id, tenant_id: tenantId }, { $inc: { memory_version: 1 } }, { new: true, projection: { memory_version: 1 } })
+      .findOneAndUpdate({ _id: id, tenant_id: tenantId }, { $inc: { memory_version: 1 } }, { returnDocument: 'after', projection: { memory_version: 1 } })
       .lean<Pick<AgentDoc, 'memory_version'>>();
     return doc?.memory_version;
   }

@@ -130,7 +130,7 @@ export class MemoryRepository {
     if (changes.metadata !== undefined) set.metadata = changes.metadata;
     if (changes.memoryType !== undefined) set.memory_type = changes.memoryType;
     if (changes.embedding !== undefined) set.embedding = toEmbeddingDoc(changes.embedding);
-    const doc = await this.model.findOneAndUpdate({ _id: id, tenant_id: tenantId }, { $set: set }, { new: true }).lean<MemoryDoc>();
+    const doc = await this.model.findOneAndUpdate({ _id: id, tenant_id: tenantId }, { $set: set }, { returnDocument: 'after' }).lean<MemoryDoc>();
     return doc ? toItem(doc) : undefined;
   }
 

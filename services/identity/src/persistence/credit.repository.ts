@@ -65,7 +65,7 @@ export class CreditRepository {
     const filter: Record<string, unknown> = { _id: tenantId };
     if (floor !== undefined) filter.balance = { $gte: floor - delta };
     const record = await this.accounts
-      .findOneAndUpdate(filter, { $inc: { balance: delta }, $set: { updated_at: new Date() } }, { new: true, session })
+      .findOneAndUpdate(filter, { $inc: { balance: delta }, $set: { updated_at: new Date() } }, { returnDocument: 'after', session })
       .lean<CreditAccountRecord>();
     return record?.balance;
   }

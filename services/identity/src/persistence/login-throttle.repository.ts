@@ -27,7 +27,7 @@ export class LoginThrottleRepository {
       .findOneAndUpdate(
         { _id: account, window_started_at: { $gt: windowStart } },
         { $inc: { failures: 1 }, $set: { expires_at: expires } },
-        { new: true },
+        { returnDocument: 'after' },
       )
       .lean<LoginThrottleRecord>();
     if (counted) return counted.failures;

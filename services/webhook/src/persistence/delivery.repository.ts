@@ -217,7 +217,7 @@ export class DeliveryRepository {
         {
           $set: { status: 'pending', round_attempts: 0, next_attempt_at: now, lease_until: FREE, lease_token: null, updated_at: now },
         },
-        { new: true, projection: { attempt_log: 0, envelope: 0 } },
+        { returnDocument: 'after', projection: { attempt_log: 0, envelope: 0 } },
       )
       .lean<DeliveryRecord>();
     return record ? toDelivery(record) : undefined;

@@ -95,7 +95,7 @@ export class WebhookRepository {
       .findOneAndUpdate(
         { _id: id, tenant_id: tenantId },
         { $set: set, ...(Object.keys(unset).length ? { $unset: unset } : {}) },
-        { new: true },
+        { returnDocument: 'after' },
       )
       .lean<WebhookRecord>();
     return record ? toWebhook(record) : undefined;
@@ -112,7 +112,7 @@ export class WebhookRepository {
       .findOneAndUpdate(
         { _id: id, tenant_id: tenantId },
         { $set: { signing_secret: secret, previous_secrets: previous, updated_at: now } },
-        { new: true },
+        { returnDocument: 'after' },
       )
       .lean<WebhookRecord>();
     return record ? toWebhook(record) : undefined;

@@ -218,6 +218,15 @@ describe('memory through the gateway', () => {
       expect(res.body.details.map((d: { field: string }) => d.field)).toEqual([field]);
     });
 
+    it('never serves an agent cached for its tenant to another tenant', async () => {
+      // The version check reads the agent by id alone and compares the tenant in code.
+      expect((await search({ agent_id: agentId, query: 'refund policy' })).length).toBeGreaterThan(0);
+      const other = await newTenant(platform);
+      const res = await other.http.post('/api/v1/memory/search', { agent_id: agentId, query: 'refund policy' });
+      expect(res.status).toBe(404);
+      expect(res.body.error).toBe('not_found');
+    });
+
     it('sees writes made through another replica (the cache is checked against the agent version)', async () => {
       const replica = new ServiceProcess(
         'agent-memory',

@@ -59,17 +59,22 @@ export class AgentRepository {
     );
   }
 
+  /*
+   * Reads address the agent by `_id` alone and check the tenant here: another tenant's agent is
+   * "not found" all the same, and a filter of exactly the unique key is the one every MongoDB
+   * (and the local stand-in, which scans for anything else) answers from its index.
+   */
   async find(tenantId: string, id: string): Promise<Agent | undefined> {
-    const doc = await this.model.findOne({ _id: id, tenant_id: tenantId }).lean<AgentDoc>();
-    return doc ? toAgent(doc) : undefined;
+    const doc = await this.model.findOne({ _id: id }).lean<AgentDoc>();
+    return doc && doc.tenant_id === tenantId ? toAgent(doc) : undefined;
   }
 
   /** The agent's memory version only: the cheap check in front of every cached search. */
   async memoryVersion(tenantId: string, id: string): Promise<number | undefined> {
     const doc = await this.model
-      .findOne({ _id: id, tenant_id: tenantId }, { memory_version: 1 })
-      .lean<Pick<AgentDoc, 'memory_version'>>();
-    return doc ? (doc.memory_version ?? 0) : undefined;
+      .findOne({ _id: id }, { tenant_id: 1, memory_version: 1 })
+      .lean<Pick<AgentDoc, 'tenant_id' | 'memory_version'>>();
+    return doc && doc.tenant_id === tenantId ? (doc.memory_version ?? 0) : undefined;
   }
 
   async list(

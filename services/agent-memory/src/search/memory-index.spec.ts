@@ -1,4 +1,5 @@
 import { parseFilters } from '../domain/memory-filter.js';
+import { terms } from '../domain/text.js';
 import { localEmbedding } from '../embeddings/local-embedding.js';
 import { MemoryIndex } from './memory-index.js';
 
@@ -63,5 +64,59 @@ describe('MemoryIndex', () => {
   it('returns nothing for an empty index or a query sharing nothing', () => {
     expect(query(new MemoryIndex(0, 'x'), 'anything')).toEqual([]);
     expect(query(indexOf(corpus), 'zzzz qqqq', { minScore: 0.2 })).toEqual([]);
+  });
+
+  it('scores exactly the documented formula, also after updates, removals and growth', () => {
+    // A plain re-implementation of docs/agents-and-memory.md over whole documents, to hold the
+    // index's typed-array bookkeeping (column-major vectors, sparse query dimensions) to it.
+    const vocabulary = 'refund policy return order shipping invoice password account backup region plan canada laptop trial'.split(' ');
+    let seed = 7;
+    const random = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const sentence = (words: number) => Array.from({ length: words }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(' ');
+    const docs = new Map<string, string>();
+    const index = new MemoryIndex(1, 'local-hash-v1');
+    const put = (id: string, content: string) => {
+      docs.set(id, content);
+      index.upsert({ id, agentId: 'agt_1', memoryType: 'semantic', content, metadata: {}, createdAt: new Date(1000), vector: localEmbedding(content) });
+    };
+    for (let i = 0; i < 150; i++) put(`m${i}`, sentence(3 + (i % 9)));
+    for (let i = 0; i < 150; i += 7) {
+      index.remove(`m${i}`);
+      docs.delete(`m${i}`);
+    }
+    for (let i = 1; i < 150; i += 11) put(`m${i}`, sentence(5));
+
+    const expected = (text: string): Map<string, number> => {
+      const all = [...docs].map(([id, content]) => ({ id, terms: terms(content), vector: localEmbedding(content) }));
+      const avg = all.reduce((sum, d) => sum + d.terms.length, 0) / all.length;
+      const queryTerms = [...new Set(terms(text))];
+      const idf = (t: string) => {
+        const df = all.filter((d) => d.terms.includes(t)).length;
+        return Math.log(1 + (all.length - df + 0.5) / (df + 0.5));
+      };
+      const ceiling = queryTerms.reduce((sum, t) => sum + idf(t), 0);
+      const q = localEmbedding(text);
+      return new Map(
+        all.map((d) => {
+          let bm25 = 0;
+          for (const t of queryTerms) {
+            const tf = d.terms.filter((x) => x === t).length;
+            if (tf > 0) bm25 += (idf(t) * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * d.terms.length) / avg));
+          }
+          const cosine = d.vector.reduce((sum, v, j) => sum + v * q[j], 0);
+          return [d.id, Math.min(1, 0.5 * Math.min(1, bm25 / ceiling) + 0.5 * Math.max(0, cosine))];
+        }),
+      );
+    };
+
+    for (const text of ['refund policy for canada', 'laptop trial plan', 'backup of the account password region', 'zebra']) {
+      const want = expected(text);
+      const got = query(index, text, { topK: 100 });
+      expect(got.length).toBe(Math.min(100, [...want.values()].filter((v) => v > 0).length));
+      for (const r of got) expect(r.score).toBeCloseTo(want.get(r.item.id)!, 9);
+      const best = [...want.values()].sort((x, y) => y - x);
+      got.forEach((r, i) => expect(r.score).toBeCloseTo(best[i], 9));
+    }
+    expect(index.vectorOf('m1')).toEqual(localEmbedding(docs.get('m1')!));
   });
 });

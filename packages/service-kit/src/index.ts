@@ -11,3 +11,4 @@ export * from './mongo.js';
 export * from './service.js';
 export * from './outbound-guard.js';
 export * from './scopes.js';
+export * from './group-commit.js';

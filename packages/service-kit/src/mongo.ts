@@ -49,3 +49,36 @@ export async function supportsTransactions(connection: Connection): Promise<bool
 export function isDuplicateKeyError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: number }).code === 11000;
 }
+
+/** A write error of one document in a batch, with the server's code (11000 for a duplicate key). */
+export class DocumentWriteError extends Error {
+  constructor(
+    message: string,
+    readonly code: number | undefined,
+  ) {
+    super(message);
+    this.name = 'DocumentWriteError';
+  }
+}
+
+interface InsertManyTarget<D> {
+  insertMany(docs: D[], options: { ordered: false }): Promise<unknown>;
+}
+
+/**
+ * Inserts a batch in one round trip, unordered, and answers per document: undefined when stored,
+ * or the error that document met (the others are stored regardless). For GroupCommit flushes.
+ */
+export async function insertEach<D>(collection: InsertManyTarget<D>, docs: D[]): Promise<Array<undefined | Error>> {
+  try {
+    await collection.insertMany(docs, { ordered: false });
+    return docs.map(() => undefined);
+  } catch (error) {
+    const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
+    if (writeErrors === undefined) throw error;
+    const list = (Array.isArray(writeErrors) ? writeErrors : [writeErrors]) as Array<{ index: number; code?: number; errmsg?: string }>;
+    const results: Array<undefined | Error> = docs.map(() => undefined);
+    for (const e of list) results[e.index] = new DocumentWriteError(e.errmsg ?? 'write failed', e.code);
+    return results;
+  }
+}

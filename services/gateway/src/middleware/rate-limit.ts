@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import { RateLimiterMemory, RateLimiterMongo, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { DomainError, type Connection } from '@agentplatform/service-kit';
+import { DomainError, GroupCommit, type Connection } from '@agentplatform/service-kit';
 
 /** Requests per minute and per day by plan (DESIGN.md section 5); null is unlimited. */
 export const PLAN_LIMITS: Readonly<Record<string, { perMinute: number; perDay: number } | null>> = {
@@ -21,19 +21,62 @@ export interface LimiterStore {
 /**
  * A fixed-window limiter whose counters live in the gateway's MongoDB database, so every gateway
  * replica draws from the same budget (rate-limiter-flexible's Mongo store: one atomic upsert per
- * request). If the database is unreachable an in-memory limiter with the same limit takes over
- * per replica, so an outage of the counter store neither blocks nor unlimits the API.
+ * request, or per group of requests under load: see GroupedLimiter). If the database is
+ * unreachable an in-memory limiter with the same limit takes over per replica, so an outage of the
+ * counter store neither blocks nor unlimits the API.
  */
-function mongoLimiter(store: LimiterStore, keyPrefix: string, points: number, duration: number): RateLimiterAbstract {
-  return new RateLimiterMongo({
-    storeClient: store.client,
-    dbName: store.dbName,
-    tableName: COLLECTION,
-    keyPrefix,
-    points,
-    duration,
-    insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
-  });
+function mongoLimiter(store: LimiterStore, keyPrefix: string, points: number, duration: number): GroupedLimiter {
+  return new GroupedLimiter(
+    new RateLimiterMongo({
+      storeClient: store.client,
+      dbName: store.dbName,
+      tableName: COLLECTION,
+      keyPrefix,
+      points,
+      duration,
+      insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
+    }),
+  );
+}
+
+interface Outcome {
+  ok: boolean;
+  res: RateLimiterRes;
+}
+
+/**
+ * Counts the requests for one key in groups: those that arrive while a count for the key is in
+ * flight are counted together by one `consume(key, n)`, one database round trip instead of n. Each
+ * request's outcome is exactly what n separate consumes in arrival order would have given: from
+ * the window's total after the group, request i (1-based) was the (total - n + i)-th of the window,
+ * which says whether it fit the limit and how many points remained after it.
+ */
+export class GroupedLimiter {
+  private readonly commit: GroupCommit<null, Outcome>;
+
+  constructor(limiter: RateLimiterAbstract) {
+    this.commit = new GroupCommit(async (key, items) => {
+      const n = items.length;
+      let total: RateLimiterRes;
+      try {
+        total = await limiter.consume(key, n);
+      } catch (rejection) {
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        total = rejection;
+      }
+      const limit = limiter.points;
+      return items.map((_, i) => {
+        const nth = total.consumedPoints - n + i + 1;
+        const res = new RateLimiterRes(Math.max(0, limit - nth), total.msBeforeNext, nth, total.isFirstInDuration && i === 0);
+        return { ok: nth <= limit, res };
+      });
+    });
+  }
+
+  /** Consumes one point; a rejection comes back as the outcome instead of a throw. */
+  take(key: string): Promise<Outcome> {
+    return this.commit.submit(key, null);
+  }
 }
 
 function resetEpochSeconds(res: RateLimiterRes): number {
@@ -56,19 +99,9 @@ function exceeded(ctx: Context, limit: number, res: RateLimiterRes, what: string
   return new DomainError('rate_limit_exceeded', `Rate limit exceeded: ${what}; retry in ${retryAfter} s`, [], retryAfter);
 }
 
-/** Consumes one point; a rejection comes back as the limiter's result instead of a throw. */
-async function take(limiter: RateLimiterAbstract, key: string): Promise<{ ok: boolean; res: RateLimiterRes }> {
-  try {
-    return { ok: true, res: await limiter.consume(key) };
-  } catch (rejection) {
-    if (rejection instanceof RateLimiterRes) return { ok: false, res: rejection };
-    throw rejection;
-  }
-}
-
 /** The per-tenant budget of DESIGN.md section 5, counted across all keys, users and replicas. */
 export class TenantRateLimiter {
-  private readonly limiters = new Map<string, { minute: RateLimiterAbstract; day: RateLimiterAbstract; perMinute: number; perDay: number }>();
+  private readonly limiters = new Map<string, { minute: GroupedLimiter; day: GroupedLimiter; perMinute: number; perDay: number }>();
 
   constructor(store: LimiterStore) {
     for (const [plan, limits] of Object.entries(PLAN_LIMITS)) {
@@ -89,9 +122,9 @@ export class TenantRateLimiter {
   async consume(ctx: Context, tenantId: string, plan: string): Promise<void> {
     const limits = PLAN_LIMITS[plan] === undefined ? this.limiters.get('free') : this.limiters.get(plan);
     if (!limits) return;
-    const minute = await take(limits.minute, tenantId);
+    const minute = await limits.minute.take(tenantId);
     if (!minute.ok) throw exceeded(ctx, limits.perMinute, minute.res, `${limits.perMinute} requests per minute on the ${plan} plan`);
-    const day = await take(limits.day, tenantId);
+    const day = await limits.day.take(tenantId);
     if (!day.ok) throw exceeded(ctx, limits.perDay, day.res, `${limits.perDay} requests per day on the ${plan} plan`);
     if (day.res.remainingPoints < minute.res.remainingPoints) setHeaders(ctx, limits.perDay, day.res);
     else setHeaders(ctx, limits.perMinute, minute.res);
@@ -100,7 +133,7 @@ export class TenantRateLimiter {
 
 /** Per client address limits for unauthenticated endpoints (register, login, refresh). */
 export class AddressRateLimiter {
-  private readonly limiter: RateLimiterAbstract;
+  private readonly limiter: GroupedLimiter;
 
   constructor(
     store: LimiterStore,
@@ -110,7 +143,7 @@ export class AddressRateLimiter {
   }
 
   async consume(ctx: Context, bucket: string): Promise<void> {
-    const { ok, res } = await take(this.limiter, `${bucket}:${ctx.ip}`);
+    const { ok, res } = await this.limiter.take(`${bucket}:${ctx.ip}`);
     if (!ok) throw exceeded(ctx, this.perMinute, res, `${this.perMinute} requests per minute from this address`);
     setHeaders(ctx, this.perMinute, res);
   }
@@ -125,7 +158,7 @@ export function hookRateLimit(store: LimiterStore, perMinute: number): Middlewar
   return async (ctx, next) => {
     const workflowId = /^\/hooks\/([^/]+)/.exec(ctx.path)?.[1];
     if (!workflowId) return next();
-    const { ok, res } = await take(limiter, workflowId);
+    const { ok, res } = await limiter.take(workflowId);
     if (!ok) throw exceeded(ctx, perMinute, res, `${perMinute} requests per minute to this workflow's hooks`);
     setHeaders(ctx, perMinute, res);
     return next();

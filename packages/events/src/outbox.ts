@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { Schema, type ClientSession, type Connection, type Model } from 'mongoose';
-import { currentRequestId, supportsTransactions } from '@agentplatform/service-kit';
+import { Schema, type ClientSession, type Collection, type Connection, type Model } from 'mongoose';
+import { GroupCommit, currentRequestId, insertEach, supportsTransactions } from '@agentplatform/service-kit';
 import type { EventEnvelope } from './event-types.js';
 
 /** One event waiting in the service's own database to be published to Kafka. */
@@ -49,6 +49,18 @@ export class Outbox {
   readonly signals = new EventEmitter();
   /** Set by this process's relay: new records are stored already leased to it. */
   private claimant?: { owner: string; leaseMs: number };
+  /**
+   * Outside a transaction, the records of concurrent use cases are stored together: one
+   * insertMany for all the callers that arrived while the previous one was in flight.
+   */
+  private readonly inserts = new GroupCommit<OutboxRecord[], void>(async (_key, groups) => {
+    const results = await insertEach(this.model.collection as unknown as Collection<OutboxRecord>, groups.flat());
+    let at = 0;
+    return groups.map((group) => {
+      const failed = results.slice(at, (at += group.length)).find((r) => r instanceof Error);
+      return failed ?? undefined;
+    });
+  });
 
   private constructor(
     readonly connection: Connection,
@@ -109,7 +121,8 @@ export class Outbox {
       attempts: 0,
       ...(claimant ? { lease_owner: claimant.owner, lease_until: new Date(now.getTime() + claimant.leaseMs) } : {}),
     }));
-    await this.model.insertMany(records, { session, ordered: true });
+    if (session) await this.model.insertMany(records, { session, ordered: true });
+    else await this.inserts.submit('', records);
     return records;
   }
 }

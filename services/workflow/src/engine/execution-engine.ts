@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent, type EventEnvelope, type Outbox } from '@agentplatform/events';
 import type { Logger } from '@agentplatform/service-kit';
+import type { ClientSession } from 'mongoose';
 import type { Execution, ExecutionStatus, NodeExecution } from '../domain/execution.types.js';
 import { isFinished } from '../domain/execution.types.js';
 import { planGraph, type Plan } from '../domain/graph.js';
@@ -101,8 +102,20 @@ export class ExecutionEngine {
   /**
    * Stores a new execution and runs it here when a slot is free; otherwise it waits (status
    * running, no owner) for the poller of whichever replica has room first.
+   *
+   * With `runFirst`, a graph of pure nodes only (webhook, transform, condition: no side effects,
+   * no waits, microseconds of work) is run before anything is stored, and the execution is stored
+   * once, finished, with its events: a crash before that write loses nothing the caller was told
+   * about, and the run costs one write instead of an insert, an update and a lease. Callers that
+   * must answer with a running execution (async execute) leave it off.
+   * Answers the execution as it stands when the call returns.
    */
-  async submit(execution: Execution): Promise<void> {
+  async submit(execution: Execution, options: { runFirst?: boolean } = {}): Promise<Execution> {
+    if (options.runFirst && execution.graph.nodes.every(isPure)) {
+      const run: Run = { execution, controller: new AbortController(), done: Promise.resolve() };
+      await new RunState(run, this.deps, this.owner, { stored: false }).drive();
+      return execution;
+    }
     const now = Date.now();
     const runHere = !this.stopped && this.runs.size < this.deps.options.maxConcurrent;
     execution.lease_owner = runHere ? this.owner : null;
@@ -110,6 +123,7 @@ export class ExecutionEngine {
     await this.deps.executions.insert(execution);
     if (runHere) this.launch(execution);
     else this.backlog = true;
+    return execution;
   }
 
   /** Aborts an execution's in-flight work when this replica runs it (after it was cancelled). */
@@ -225,12 +239,16 @@ class RunState {
   private readonly finished: string[] = [];
   private readonly dataMemo = new Map<string, JsonObject>();
   private startedEventPending: boolean;
+  /** False while a run-first execution exists only in memory: its one write is an insert. */
+  private stored: boolean;
 
   constructor(
     private readonly run: Run,
     private readonly deps: EngineDeps,
     private readonly owner: string,
+    options: { stored: boolean } = { stored: true },
   ) {
+    this.stored = options.stored;
     this.execution = run.execution;
     this.plan = planGraph(this.execution.graph);
     for (const result of this.execution.node_executions) {
@@ -350,15 +368,16 @@ class RunState {
         break;
       }
       const limit = Math.min(timeoutMs, remaining);
-      const timeout = new AbortController();
-      const timer = setTimeout(() => timeout.abort(), limit);
+      // A pure node runs synchronously to its end: no timer could interrupt it, so it gets none.
+      const timeout = isPure(node) ? undefined : new AbortController();
+      const timer = timeout && setTimeout(() => timeout.abort(), limit);
       try {
         const output = await runNode(
           {
             tenantId: this.execution.tenant_id,
             node,
             scope,
-            signal: AbortSignal.any([this.signal, timeout.signal]),
+            signal: timeout ? AbortSignal.any([this.signal, timeout.signal]) : this.signal,
             timeoutMs: limit,
             resumedFrom: attempt === 1 ? resumedFrom : undefined,
           },
@@ -367,7 +386,7 @@ class RunState {
         return { node_id: node.id, status: 'completed', started_at: startedAt, duration_ms: Date.now() - startedAt.getTime(), output, attempts };
       } catch (error) {
         if (this.signal.aborted) throw new Abandoned('aborted');
-        if (timeout.signal.aborted) {
+        if (timeout?.signal.aborted) {
           lastError = new NodeError(limit < timeoutMs ? this.durationExceeded() : `timed out after ${limit} ms`, limit >= timeoutMs);
         } else if (error instanceof NodeError) {
           lastError = error;
@@ -423,10 +442,25 @@ class RunState {
   }
 
   private async write(changes: ExecutionChanges, unset: Array<'in_flight'>, events: EventEnvelope[]): Promise<boolean> {
-    return this.deps.outbox.run(async (session) => {
-      const ok = await this.deps.executions.save(this.execution, this.owner, changes, unset, session);
-      return { result: ok, events: ok ? events : [] };
+    const ok = await this.deps.outbox.run(async (session) => {
+      const written = this.stored
+        ? await this.deps.executions.save(this.execution, this.owner, changes, unset, session)
+        : await this.insertFinished(changes, session);
+      return { result: written, events: written ? events : [] };
     });
+    if (ok) {
+      Object.assign(this.execution, changes);
+      for (const key of unset) delete this.execution[key];
+    }
+    return ok;
+  }
+
+  /** The single write of a run-first execution: the whole finished document. */
+  private async insertFinished(changes: ExecutionChanges, session?: ClientSession): Promise<boolean> {
+    const { in_flight: _inFlight, ...execution } = this.execution;
+    await this.deps.executions.insert({ ...execution, ...changes, lease_owner: null, lease_until: new Date(0) }, session);
+    this.stored = true;
+    return true;
   }
 
   /** The last write: status, results, output, the end events; the lease is given up. */

@@ -1,3 +1,4 @@
+import { GroupCommit, insertEach } from '@agentplatform/service-kit';
 import type { ClientSession, Collection, Connection, Model } from 'mongoose';
 import type { Execution, ExecutionStatus } from '../domain/execution.types.js';
 import type { StatusCounts } from '../domain/statistics.js';
@@ -27,6 +28,8 @@ export class ExecutionRepository {
   readonly model: Model<ExecutionDocument>;
   private readonly collection: Collection<ExecutionDocument>;
 
+  private readonly inserts = new GroupCommit<ExecutionDocument, void>((_key, docs) => insertEach(this.collection, docs));
+
   constructor(connection: Connection) {
     this.model = executionModel(connection);
     this.collection = this.model.collection as unknown as Collection<ExecutionDocument>;
@@ -36,9 +39,15 @@ export class ExecutionRepository {
     await this.model.init();
   }
 
-  async insert(execution: Execution): Promise<void> {
+  /**
+   * Stores a new execution. Outside a transaction, the inserts that arrive while one is in flight
+   * go out together as one insertMany (a group commit: under load, one round trip for many runs).
+   */
+  async insert(execution: Execution, session?: ClientSession): Promise<void> {
     const { id, ...rest } = execution;
-    await this.collection.insertOne({ _id: id, ...rest, claims: 0 } as ExecutionDocument);
+    const doc = { _id: id, ...rest, claims: 0 } as ExecutionDocument;
+    if (session) await this.collection.insertOne(doc, { session });
+    else await this.inserts.submit('', doc);
   }
 
   /** By id alone (the cheapest lookup everywhere), then scoped: another tenant's execution is not found. */

@@ -1,3 +1,4 @@
+import { GroupCommit } from '@agentplatform/service-kit';
 import type { Connection, Model } from 'mongoose';
 import type { Workflow, WorkflowStatus } from '../domain/workflow.types.js';
 import { workflowModel, type WorkflowDocument } from './workflow.schema.js';
@@ -30,11 +31,20 @@ export class WorkflowRepository {
     return doc && doc.tenant_id === tenantId ? toWorkflow(doc) : undefined;
   }
 
-  /** Hooks are addressed by workflow id alone (the id is unguessable); the tenant comes from the document. */
-  async getForHook(id: string): Promise<Workflow | undefined> {
-    const doc = await this.model.findOne({ _id: id }).lean<WorkflowDocument>();
-    return doc ? toWorkflow(doc) : undefined;
+  /**
+   * Hooks are addressed by workflow id alone (the id is unguessable); the tenant comes from the
+   * document. Hooks for one workflow that arrive while its read is in flight share the next read:
+   * each caller still sees a read that started after its call, so a pause is never missed.
+   */
+  getForHook(id: string): Promise<Workflow | undefined> {
+    return this.hookReads.submit(id, null);
   }
+
+  private readonly hookReads = new GroupCommit<null, Workflow | undefined>(async (id, callers) => {
+    const doc = await this.model.findOne({ _id: id }).lean<WorkflowDocument>();
+    const workflow = doc ? toWorkflow(doc) : undefined;
+    return callers.map(() => workflow);
+  });
 
   async list(tenantId: string, options: { skip: number; limit: number; status?: string }): Promise<{ items: Workflow[]; total: number }> {
     const filter: Record<string, unknown> = { tenant_id: tenantId };

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError } from '@agentplatform/service-kit';
-import type { Execution } from '../domain/execution.types.js';
+import { isFinished, type Execution } from '../domain/execution.types.js';
 import type { JsonObject } from '../domain/workflow.types.js';
 import type { WorkflowDeps } from './deps.js';
 import { startExecution } from './start-execution.js';
@@ -23,8 +23,8 @@ export async function executeWorkflow(deps: WorkflowDeps, input: ExecuteWorkflow
   const workflow = await deps.workflows.get(input.tenantId, input.workflowId);
   if (!workflow) throw new NotFoundError('Workflow');
   if (workflow.status === 'paused') throw new ConflictError('Workflow is paused; resume it to execute');
-  const execution = await startExecution(deps, workflow, 'manual', input.input);
-  if (input.async) return execution;
+  const execution = await startExecution(deps, workflow, 'manual', input.input, { runFirst: !input.async });
+  if (input.async || isFinished(execution.status)) return execution;
   const wait = Math.min(MAX_WAIT_MS, input.waitMs && input.waitMs > 0 ? input.waitMs : MAX_WAIT_MS);
   return (await deps.engine.waitFor(input.tenantId, workflow.id, execution.id, wait)) ?? execution;
 }

@@ -5,13 +5,16 @@ import type { WorkflowDeps } from './deps.js';
 
 /**
  * Starts a run: charges its credit (402 when the balance is too low), stores the execution with a
- * snapshot of the graph and hands it to the engine, which runs it at once on this replica.
+ * snapshot of the graph and hands it to the engine, which runs it at once on this replica. With
+ * `runFirst` a graph of pure nodes is finished before it is stored (ExecutionEngine.submit).
+ * Answers the execution as it stands then: running, or already finished.
  */
 export async function startExecution(
   deps: Pick<WorkflowDeps, 'engine' | 'credits' | 'logger' | 'settings'>,
   workflow: Workflow,
   trigger: ExecutionTrigger,
   input: JsonObject,
+  options: { runFirst: boolean },
 ): Promise<Execution> {
   const id = newId('exe');
   await deps.credits.chargeRun(workflow.tenant_id, id, workflow.id);
@@ -30,12 +33,11 @@ export async function startExecution(
     started_event: false,
   };
   try {
-    await deps.engine.submit(execution);
+    return await deps.engine.submit(execution, options);
   } catch (error) {
     await deps.credits.refundRun(workflow.tenant_id, id).catch((refundError) => {
       deps.logger.error({ err: refundError, execution_id: id }, 'could not refund the credit of a run that did not start');
     });
     throw error;
   }
-  return execution;
 }

@@ -1,5 +1,5 @@
 import { NotFoundError } from '@agentplatform/service-kit';
-import type { Execution } from '../domain/execution.types.js';
+import { isFinished, type Execution } from '../domain/execution.types.js';
 import { hookPathOf, hookResponseMode, type JsonObject } from '../domain/workflow.types.js';
 import type { WorkflowDeps } from './deps.js';
 import { MAX_WAIT_MS } from './execute-workflow.js';
@@ -22,9 +22,11 @@ export async function triggerHook(
   const workflow = await deps.workflows.getForHook(input.workflowId);
   if (!workflow || workflow.status !== 'active') throw new NotFoundError('Hook');
   if (input.path.replace(/^\/+|\/+$/g, '') !== hookPathOf(workflow)) throw new NotFoundError('Hook');
-  const execution = await startExecution(deps, workflow, 'webhook', input.input);
+  // A hook answers 202 {execution_id} (or the result, with last_node): never a running status, so
+  // a pure graph may finish before it is stored.
+  const execution = await startExecution(deps, workflow, 'webhook', input.input, { runFirst: true });
   const responseMode = hookResponseMode(workflow);
-  if (responseMode === 'immediate') return { execution, responseMode };
+  if (responseMode === 'immediate' || isFinished(execution.status)) return { execution, responseMode };
   const finished = await deps.engine.waitFor(workflow.tenant_id, workflow.id, execution.id, MAX_WAIT_MS);
   return { execution: finished ?? execution, responseMode };
 }

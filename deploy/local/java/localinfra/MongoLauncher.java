@@ -4,6 +4,7 @@ import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.MongoVersion;
 import de.bwaldvogel.mongo.backend.AbstractMongoBackend;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 
 import java.io.File;
 import java.util.ArrayList;
@@ -11,11 +12,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * mongo-java-server launcher (H2 backend), bound to 127.0.0.1 only.
+ * mongo-java-server launcher, bound to 127.0.0.1 only: the memory backend for ":memory:" (tests and
+ * benchmarks; documents stay Java objects, several times cheaper per operation than H2's
+ * serialised in-memory MVStore), the H2 backend for a data file (npm start keeps its data).
  *
  * Usage: localinfra.MongoLauncher <port> <dataFile | :memory:> [serverVersion] [oplog]
  *   port           TCP port (0 = any free port; the chosen one is printed)
- *   dataFile       H2 MVStore file for on-disk data, or ":memory:" for an in-memory store
+ *   dataFile       H2 MVStore file for on-disk data, or ":memory:" for the memory backend
  *   serverVersion  MongoDB version to report in hello/buildInfo, default 4.4 (maxWireVersion 9).
  *                  mongo-java-server's own ServerVersion enum tops out at MONGO_5_0 with wire
  *                  version 8, which the MongoDB Node driver 7.x (mongoose 9) rejects: it needs >= 9.
@@ -37,9 +40,9 @@ public final class MongoLauncher {
         ReportedVersion version = ReportedVersion.parse(args.length > 2 ? args[2] : "4.4");
         boolean oplog = args.length > 3 && "oplog".equals(args[3]);
 
-        final H2Backend backend;
+        final AbstractMongoBackend backend;
         if (":memory:".equals(data)) {
-            backend = H2Backend.inMemory();
+            backend = new MemoryBackend();
         } else {
             File f = new File(data).getAbsoluteFile();
             File dir = f.getParentFile();
@@ -48,7 +51,7 @@ public final class MongoLauncher {
             }
             backend = new H2Backend(f.getPath());
         }
-        ((AbstractMongoBackend) backend).version(version);
+        backend.version(version);
         if (oplog) backend.enableOplog();
 
         final MongoServer server = new MongoServer(backend);
@@ -59,13 +62,13 @@ public final class MongoLauncher {
             } catch (Throwable ignored) {
             }
             try {
-                backend.close(); // commits and closes the H2 MVStore file
+                backend.close(); // commits and closes the H2 MVStore file, if any
             } catch (Throwable ignored) {
             }
         }, "localinfra-mongo-shutdown"));
         System.out.println("LOCALINFRA_MONGO_READY port=" + server.getLocalAddress().getPort()
                 + " version=" + version + " wire=" + version.getWireVersion()
-                + " store=" + (backend.isInMemory() ? "memory" : data));
+                + " store=" + (backend instanceof MemoryBackend ? "memory" : data));
         System.out.flush();
         // Netty's non-daemon event loop threads keep the JVM alive.
     }

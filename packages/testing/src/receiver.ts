@@ -30,6 +30,9 @@ export type ReplyPlan = (request: ReceivedRequest, index: number) => ReceiverRep
  */
 export class Receiver {
   readonly requests: ReceivedRequest[] = [];
+  // The same requests by path: a reply plan's index and `to()` must not scan every request ever
+  // received, which made a benchmark receiver's cost grow with the square of its requests.
+  private readonly byPath = new Map<string, ReceivedRequest[]>();
   private plan: ReplyPlan = () => ({ status: 200, body: 'ok' });
   private readonly routes = new Map<string, ReplyPlan>();
   private readonly sockets = new Set<import('node:net').Socket>();
@@ -79,7 +82,7 @@ export class Receiver {
 
   /** Requests to one path. */
   to(path: string): ReceivedRequest[] {
-    return this.requests.filter((r) => r.path === path);
+    return [...(this.byPath.get(path) ?? [])];
   }
 
   /** Waits until at least `count` requests (to `path`, when given) have arrived. */
@@ -113,7 +116,10 @@ export class Receiver {
         body: Buffer.concat(chunks).toString('utf8'),
         receivedAt: Date.now(),
       };
-      const index = this.to(request.path).length;
+      let samePath = this.byPath.get(request.path);
+      if (!samePath) this.byPath.set(request.path, (samePath = []));
+      const index = samePath.length;
+      samePath.push(request);
       this.requests.push(request);
       const reply = (this.routes.get(request.path) ?? this.plan)(request, index);
       const answer = () => {

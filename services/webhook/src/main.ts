@@ -1,4 +1,4 @@
-import { startConsumer } from '@agentplatform/events';
+import { startBatchConsumer } from '@agentplatform/events';
 import { webhookV1 } from '@agentplatform/contracts';
 import { bootService, serve } from '@agentplatform/service-kit';
 import { loadServiceConfig } from './config.js';
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     userAgent: 'AgentPlatform-Webhooks/1.0',
   });
   const dispatcher = new Dispatcher(
-    { deliveries, webhooks, events, sender, logger: runtime.logger },
+    { deliveries, webhooks, sender, logger: runtime.logger },
     {
       schedule: config.WEBHOOK_RETRY_SCHEDULE_MS,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -53,7 +53,10 @@ async function main(): Promise<void> {
   };
   runtime.server.add(webhookV1.WebhookServiceDefinition, webhookGrpcService(deps));
   await serve(runtime, config);
-  startConsumer(
+  const handleEvents = createEventHandler({ events, webhooks, deliveries, dispatcher, logger: runtime.logger, leaseMs: config.WEBHOOK_LEASE_MS });
+  // No per-event markers: a delivery's _id is derived from (webhook, event), so an event handled
+  // again creates, and therefore sends, nothing new.
+  startBatchConsumer(
     runtime,
     {
       ...config,
@@ -62,7 +65,7 @@ async function main(): Promise<void> {
       // Batches of several partitions handled together share one round of database writes.
       partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     },
-    createEventHandler({ events, webhooks, deliveries, dispatcher, logger: runtime.logger, leaseMs: config.WEBHOOK_LEASE_MS }),
+    (consumed) => handleEvents(consumed.map((c) => c.event)),
   );
 }
 

@@ -1,3 +1,4 @@
+import { createEvent, createKafka, EVENT_HEADERS } from '@agentplatform/events';
 import { assertWebhookSignature, verifyWebhookSignature, WebhookSignatureError } from '@agentplatform/sdk';
 import { Receiver, startPlatform, waitFor, type Platform } from '@agentplatform/testing';
 import {
@@ -5,6 +6,7 @@ import {
   eventIdsOf,
   expectedServiceSignature,
   expectedStandardSignature,
+  logger,
   sampleData,
   sleep,
   tenant,
@@ -14,6 +16,8 @@ import {
 
 /** Short retry schedule: five attempts within about two seconds. */
 const SCHEDULE = [0, 200, 400, 600, 800];
+/** Time for an answer; short so a hanging endpoint is tested quickly. */
+const TIMEOUT_MS = 1_500;
 
 /**
  * The webhook service as a real process consuming the platform's Kafka topic, fed by a real
@@ -28,7 +32,9 @@ describe('webhook deliveries', () => {
   beforeAll(async () => {
     platform = await startPlatform({
       services: ['webhook'],
-      serviceEnv: { webhook: { WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(','), WEBHOOK_POLL_INTERVAL_MS: '100' } },
+      serviceEnv: {
+        webhook: { WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(','), WEBHOOK_POLL_INTERVAL_MS: '100', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) },
+      },
     });
     producer = await EventProducer.start(platform);
     receiver = await Receiver.start();
@@ -236,6 +242,59 @@ describe('webhook deliveries', () => {
       expect(result.error).toMatch(/ECONNREFUSED/);
       const detail = await client.getDelivery({ tenantId, webhookId: webhook!.id, deliveryId: result.deliveryId });
       expect(detail.attempts[0]).toMatchObject({ success: false, error: expect.stringMatching(/ECONNREFUSED/) });
+    });
+  });
+
+  describe('repeated events and endpoints that answer badly', () => {
+    it('delivers an event that Kafka carries twice only once', async () => {
+      const tenantId = tenant();
+      const { webhook } = await createHook(tenantId, '/twice', ['*']);
+      const kafka = createKafka({ brokers: platform.kafkaBrokers, clientId: 'webhook-test-repeat', logger });
+      const direct = kafka.producer();
+      await direct.connect();
+      try {
+        const event = createEvent('agent.created', tenantId, sampleData.agentCreated);
+        const message = {
+          key: tenantId,
+          value: JSON.stringify(event),
+          headers: { [EVENT_HEADERS.type]: event.type, [EVENT_HEADERS.id]: event.id },
+        };
+        // Two sends, as a relay re-publishing after a crash would; the second may land in a later batch.
+        await direct.send({ topic: platform.topic, messages: [message] });
+        await receiver.waitForRequests(1, { path: '/twice' });
+        await direct.send({ topic: platform.topic, messages: [message] });
+        const marker = await producer.emit('agent.updated', tenantId, { agent_id: 'agt_1', changed: ['name'], status: 'active' });
+        await waitFor(() => eventIdsOf(receiver.to('/twice')).includes(marker.id), { what: 'a later event delivered' });
+        await sleep(500);
+        expect(eventIdsOf(receiver.to('/twice')).filter((id) => id === event.id)).toHaveLength(1);
+        const { items } = await client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 10 });
+        expect(items.filter((d) => d.eventId === event.id)).toHaveLength(1);
+      } finally {
+        await direct.disconnect();
+      }
+    });
+
+    it('logs the first 4 KiB of a long answer', async () => {
+      const tenantId = tenant();
+      receiver.on('/long', { status: 200, body: 'x'.repeat(20_000) });
+      const { webhook } = await createHook(tenantId, '/long', ['*']);
+      const result = await client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
+      expect(result).toMatchObject({ success: true, responseStatus: 200 });
+      const detail = await client.getDelivery({ tenantId, webhookId: webhook!.id, deliveryId: result.deliveryId });
+      expect(detail.attempts[0]!.responseBody).toBe('x'.repeat(4096));
+    });
+
+    it('records an endpoint that does not answer in time as a timeout', async () => {
+      const tenantId = tenant();
+      receiver.on('/hang', { status: 200, delayMs: TIMEOUT_MS + 1_000 });
+      const { webhook } = await createHook(tenantId, '/hang', ['*']);
+      const started = Date.now();
+      const result = await client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
+      expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 1_000);
+      expect(result).toMatchObject({ success: false, error: 'timeout: no answer within the time limit' });
+      expect(result.responseStatus).toBeUndefined();
+      const detail = await client.getDelivery({ tenantId, webhookId: webhook!.id, deliveryId: result.deliveryId });
+      expect(detail.attempts[0]).toMatchObject({ success: false, error: 'timeout: no answer within the time limit' });
     });
   });
 

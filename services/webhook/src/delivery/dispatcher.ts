@@ -6,7 +6,6 @@ import { signingSecrets } from '../domain/secrets.js';
 import { signatureHeaders } from '../domain/signature.js';
 import type { AttemptResult, Webhook } from '../domain/types.js';
 import type { AttemptOutcome, DeliveryRepository } from '../persistence/delivery.repository.js';
-import type { EventRepository } from '../persistence/event.repository.js';
 import type { WebhookRepository } from '../persistence/webhook.repository.js';
 import type { HttpSender } from './http-sender.js';
 
@@ -82,7 +81,6 @@ export class Dispatcher {
     private readonly deps: {
       deliveries: DeliveryRepository;
       webhooks: WebhookRepository;
-      events: EventRepository;
       sender: HttpSender;
       logger: Logger;
     },
@@ -311,14 +309,11 @@ export class Dispatcher {
     const claimed = await this.deps.deliveries.claimDue(token, room, this.options.leaseMs);
     if (claimed.length === 0) return 0;
     const leaseUntil = claimed[0].lease_until.getTime();
-    const [webhooks, envelopes] = await Promise.all([
-      this.deps.webhooks.findMany(claimed.map((d) => ({ tenantId: d.tenant_id, id: d.webhook_id }))),
-      this.deps.events.findMany(claimed.filter((d) => !d.envelope).map((d) => ({ tenantId: d.tenant_id, id: d.event_id }))),
-    ]);
+    const webhooks = await this.deps.webhooks.findMany(claimed.map((d) => ({ tenantId: d.tenant_id, id: d.webhook_id })));
     const jobs: DispatchJob[] = [];
     for (const record of claimed) {
       const webhook = webhooks.get(record.webhook_id);
-      const envelope = record.envelope ?? envelopes.get(record.event_id);
+      const envelope = record.envelope;
       if (!webhook || (webhook.status !== 'active' && !record.test)) {
         await this.deps.deliveries.failUnsent(record._id, token, `not sent: the webhook is ${webhook ? webhook.status : 'deleted'}`);
         continue;

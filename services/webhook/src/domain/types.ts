@@ -54,6 +54,6 @@ export interface Delivery {
   deliveredAt?: Date;
   lastError?: string;
   createdAt: Date;
-  /** Only test sends carry their envelope; other deliveries read it from the events collection. */
+  /** The event sent (absent only on deliveries stored before envelopes were kept on them). */
   envelope?: EventEnvelope;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@agentplatform/events';
-import { newId, type Logger } from '@agentplatform/service-kit';
+import type { Logger } from '@agentplatform/service-kit';
+import { deliveryIdFor } from '../domain/delivery-id.js';
 import { matchesAny } from '../domain/event-matching.js';
 import type { Webhook } from '../domain/types.js';
 import { jobBody, type Dispatcher, type DispatchJob } from '../delivery/dispatcher.js';
@@ -29,11 +30,12 @@ export function plannedDeliveries(events: readonly EventEnvelope[], webhooks: re
         event,
         webhook,
         delivery: {
-          id: newId('dlv'),
+          id: deliveryIdFor(webhook.id, event.id, event.created_at),
           tenantId: event.tenant_id,
           webhookId: webhook.id,
           eventId: event.id,
           eventType: event.type,
+          envelope: event,
           createdAt: now,
         },
       });
@@ -43,18 +45,17 @@ export function plannedDeliveries(events: readonly EventEnvelope[], webhooks: re
 }
 
 /**
- * What the dispatcher does with each event from Kafka. The consumer hands over a batch of events
- * at once; they are gathered for one turn of the event loop and handled together, with one write
- * per collection: record the events, find the tenants' active webhooks, create the deliveries
- * (unique per webhook and event, so a repeated event creates nothing) leased to this replica, and
- * queue their first attempts. An event counts as handled once its deliveries are stored; sending
- * happens after, so Kafka offsets never wait for receivers.
+ * What the dispatcher does with the events from Kafka. Calls made in one turn of the event loop
+ * (the batches of several partitions) are handled together, with one write per collection: record
+ * the events, find the tenants' active webhooks, create the deliveries (their ids are derived from
+ * (webhook, event), so a repeated event creates nothing) leased to this replica, and queue their
+ * first attempts. Events count as handled once their deliveries are stored; sending happens after,
+ * so Kafka offsets never wait for receivers.
  */
 export function createEventHandler(deps: FanOutDeps) {
-  let pending: Array<{ event: EventEnvelope; resolve: () => void; reject: (error: unknown) => void }> = [];
+  let pending: Array<{ events: readonly EventEnvelope[]; resolve: () => void; reject: (error: unknown) => void }> = [];
 
-  async function handleBatch(batch: typeof pending): Promise<void> {
-    const events = batch.map((b) => b.event);
+  async function handleBatch(events: readonly EventEnvelope[]): Promise<void> {
     const now = new Date();
     const [, webhooks] = await Promise.all([
       deps.events.recordMany(events, now),
@@ -95,15 +96,16 @@ export function createEventHandler(deps: FanOutDeps) {
   function flush(): void {
     const batch = pending;
     pending = [];
-    handleBatch(batch).then(
+    handleBatch(batch.flatMap((b) => b.events)).then(
       () => batch.forEach((b) => b.resolve()),
       (error) => batch.forEach((b) => b.reject(error)),
     );
   }
 
-  return (event: EventEnvelope): Promise<void> =>
+  return (events: readonly EventEnvelope[]): Promise<void> =>
     new Promise<void>((resolve, reject) => {
+      if (events.length === 0) return resolve();
       if (pending.length === 0) setImmediate(flush);
-      pending.push({ event, resolve, reject });
+      pending.push({ events, resolve, reject });
     });
 }

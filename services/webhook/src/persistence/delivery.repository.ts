@@ -1,4 +1,5 @@
 import type { Connection, Model } from 'mongoose';
+import type { EventEnvelope } from '@agentplatform/events';
 import type { AttemptResult, Delivery, DeliveryStatus } from '../domain/types.js';
 import { deliveryModel, type AttemptRecord, type DeliveryRecord } from './delivery.schema.js';
 
@@ -56,13 +57,15 @@ export function toDelivery(record: DeliveryRecord): Delivery {
 
 /** A new delivery, created already leased by the replica that sends its first attempt. */
 export interface NewDelivery {
+  /** `deliveryIdFor(webhookId, eventId, ...)`: the id is what keeps deliveries unique per (webhook, event). */
   id: string;
   tenantId: string;
   webhookId: string;
   eventId: string;
   eventType: string;
   test?: boolean;
-  envelope?: Delivery['envelope'];
+  /** The event, kept on the delivery so a retry needs no other read. */
+  envelope: EventEnvelope;
   leaseToken?: string;
   leaseUntil?: Date;
   createdAt: Date;
@@ -101,7 +104,7 @@ export class DeliveryRepository {
       event_type: d.eventType,
       status: 'pending',
       test: d.test ?? false,
-      envelope: d.envelope ?? null,
+      envelope: d.envelope,
       attempts: 0,
       round_attempts: 0,
       attempt_log: [],
@@ -118,8 +121,8 @@ export class DeliveryRepository {
   }
 
   /**
-   * Inserts deliveries, skipping any whose (webhook, event) pair exists already; answers the ids
-   * actually inserted, which are the only ones their creator may send.
+   * Inserts deliveries, skipping any whose (webhook, event) pair exists already (its `_id` is taken);
+   * answers the ids actually inserted, which are the only ones their creator may send.
    */
   async insertNew(deliveries: readonly NewDelivery[]): Promise<Set<string>> {
     if (deliveries.length === 0) return new Set();
@@ -153,10 +156,14 @@ export class DeliveryRepository {
     return this.model.find({ _id: { $in: candidates.map((c) => c._id) }, lease_token: token }).lean<DeliveryRecord[]>();
   }
 
-  /** Writes attempt outcomes in one round trip; an outcome whose lease was lost is dropped. */
+  /**
+   * Writes attempt outcomes in one round trip; an outcome whose lease was lost is dropped. Goes to
+   * the driver directly: the values are already typed, and mongoose's casting of every update was
+   * a tenth of the service's CPU under load.
+   */
   async recordOutcomes(outcomes: readonly AttemptOutcome[], now = new Date()): Promise<number> {
     if (outcomes.length === 0) return 0;
-    const result = await this.model.bulkWrite(
+    const result = await this.model.collection.bulkWrite(
       outcomes.map((o) => ({
         updateOne: {
           filter: o.leaseCertain ? { _id: o.id } : { _id: o.id, lease_token: o.leaseToken },

@@ -21,6 +21,7 @@ export interface DeliveryRecord {
   event_type: string;
   status: DeliveryStatus;
   test: boolean;
+  // The exact event sent; absent only on deliveries stored before envelopes were kept here.
   envelope?: EventEnvelope | null;
   attempts: number;
   round_attempts: number;
@@ -65,8 +66,12 @@ const deliverySchema = new Schema<DeliveryRecord>(
   },
   { collection: 'deliveries', versionKey: false, minimize: false },
 );
-// One delivery per webhook and event: a Kafka redelivery or a second replica creates nothing new.
-deliverySchema.index({ webhook_id: 1, event_id: 1 }, { unique: true });
+// One delivery per webhook and event is enforced by `_id`, which is derived from the pair (see
+// domain/delivery-id.ts); this index serves lookups by event. It is not unique on purpose: a second
+// unique index would repeat the `_id` check, and on the local MongoDB stand-in every unique index
+// costs several lookups on each insert and update of a delivery. Named, so a database that still
+// has the former unique index of the same keys keeps it instead of failing the index build.
+deliverySchema.index({ webhook_id: 1, event_id: 1 }, { name: 'webhook_event_lookup' });
 // The retry poller: due pending deliveries.
 deliverySchema.index({ status: 1, next_attempt_at: 1 });
 // The delivery log, newest first, and recovery by time.

@@ -1,59 +1,53 @@
+import { randomUUID } from 'node:crypto';
 import type { Connection, Model } from 'mongoose';
 import type { EventEnvelope } from '@agentplatform/events';
-import { eventModel, type StoredEvent } from './event.schema.js';
+import { eventBatchModel, type StoredEventBatch } from './event.schema.js';
 
+/** Events received from Kafka, stored per tenant and batch for recovery. */
 export class EventRepository {
-  private readonly model: Model<StoredEvent>;
+  private readonly model: Model<StoredEventBatch>;
 
   constructor(connection: Connection) {
-    this.model = eventModel(connection);
+    this.model = eventBatchModel(connection);
   }
 
-  /** Stores an event once; storing it again (a Kafka redelivery) changes nothing. */
-  async record(envelope: EventEnvelope): Promise<void> {
-    await this.recordMany([envelope]);
-  }
-
-  /** Stores a batch of events in one round trip; events stored before are left as they are. */
+  /**
+   * Stores a batch of events in one round trip, one document per tenant. An event delivered again
+   * by Kafka may be stored twice; `since` answers it once.
+   */
   async recordMany(envelopes: readonly EventEnvelope[], now = new Date()): Promise<void> {
     if (envelopes.length === 0) return;
-    try {
-      await this.model.collection.insertMany(
-        envelopes.map((envelope) => ({
-          _id: envelope.id,
-          tenant_id: envelope.tenant_id,
-          type: envelope.type,
-          envelope,
-          received_at: now,
-        })) as never[],
-        { ordered: false },
-      );
-    } catch (error) {
-      const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
-      const list = (Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : []) as Array<{ code: number }>;
-      if (list.length === 0 || list.some((e) => e.code !== 11000)) throw error;
+    const byTenant = new Map<string, EventEnvelope[]>();
+    for (const envelope of envelopes) {
+      const list = byTenant.get(envelope.tenant_id);
+      if (list) list.push(envelope);
+      else byTenant.set(envelope.tenant_id, [envelope]);
     }
+    await this.model.collection.insertMany(
+      [...byTenant].map(([tenantId, list]) => ({ _id: randomUUID(), tenant_id: tenantId, received_at: now, envelopes: list })) as never[],
+      { ordered: false },
+    );
   }
 
-  async find(tenantId: string, eventId: string): Promise<StoredEvent | null> {
-    return this.model.findOne({ _id: eventId, tenant_id: tenantId }).lean<StoredEvent>();
-  }
-
-  /** Envelopes by (tenant, event id) pairs. */
-  async findMany(keys: ReadonlyArray<{ tenantId: string; id: string }>): Promise<Map<string, EventEnvelope>> {
-    if (keys.length === 0) return new Map();
-    // Looked up by id alone (an index lookup everywhere); the tenant is checked on the result.
-    const records = await this.model.find({ _id: { $in: keys.map((k) => k.id) } }).lean<StoredEvent[]>();
-    const wanted = new Set(keys.map((k) => `${k.tenantId}/${k.id}`));
-    return new Map(records.filter((r) => wanted.has(`${r.tenant_id}/${r._id}`)).map((r) => [r._id, r.envelope]));
-  }
-
-  /** A tenant's events of the given types received since a time, oldest first. */
-  async since(tenantId: string, since: Date, types: readonly string[], limit: number): Promise<StoredEvent[]> {
-    return this.model
-      .find({ tenant_id: tenantId, received_at: { $gte: since }, type: { $in: types } })
-      .sort({ _id: 1 })
-      .limit(limit)
-      .lean<StoredEvent[]>();
+  /** Up to `limit` distinct events of a tenant of the given types received since a time, in arrival order. */
+  async since(tenantId: string, since: Date, types: readonly string[], limit: number): Promise<EventEnvelope[]> {
+    const wanted = new Set(types);
+    const found = new Map<string, EventEnvelope>();
+    const cursor = this.model
+      .find({ tenant_id: tenantId, received_at: { $gte: since } })
+      .sort({ received_at: 1 })
+      .lean<StoredEventBatch>()
+      .cursor();
+    try {
+      for await (const batch of cursor) {
+        for (const envelope of batch.envelopes) {
+          if (wanted.has(envelope.type) && !found.has(envelope.id)) found.set(envelope.id, envelope);
+          if (found.size >= limit) return [...found.values()];
+        }
+      }
+    } finally {
+      await cursor.close();
+    }
+    return [...found.values()];
   }
 }

@@ -1,30 +1,32 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { EventEnvelope } from '@agentplatform/events';
 
-/** Every event received from Kafka, kept so deliveries can be (re)sent from the original envelope. */
-export interface StoredEvent {
+/**
+ * The events of one tenant that arrived in one batch from Kafka, kept so a recovery can create the
+ * deliveries a webhook missed while it was failed or disabled. One document per tenant and batch,
+ * not per event: every document written costs the database index work, and these are only read
+ * by a recovery (deliveries carry their own envelope).
+ */
+export interface StoredEventBatch {
   _id: string;
   tenant_id: string;
-  type: string;
-  envelope: EventEnvelope;
   received_at: Date;
+  envelopes: EventEnvelope[];
 }
 
-const eventSchema = new Schema<StoredEvent>(
+const eventBatchSchema = new Schema<StoredEventBatch>(
   {
     _id: { type: String, required: true },
     tenant_id: { type: String, required: true },
-    type: { type: String, required: true },
-    envelope: { type: Schema.Types.Mixed, required: true },
     received_at: { type: Date, required: true },
+    envelopes: { type: Schema.Types.Mixed, required: true },
   },
-  { collection: 'events', versionKey: false, minimize: false },
+  { collection: 'event_batches', versionKey: false, minimize: false },
 );
-eventSchema.index({ tenant_id: 1, _id: -1 });
 // Recovery looks events up by arrival; kept as long as deliveries (30 days).
-eventSchema.index({ tenant_id: 1, received_at: 1 });
-eventSchema.index({ received_at: 1 }, { expireAfterSeconds: 30 * 24 * 3600 });
+eventBatchSchema.index({ tenant_id: 1, received_at: 1 });
+eventBatchSchema.index({ received_at: 1 }, { expireAfterSeconds: 30 * 24 * 3600 });
 
-export function eventModel(connection: Connection): Model<StoredEvent> {
-  return (connection.models.StoredEvent as Model<StoredEvent>) ?? connection.model('StoredEvent', eventSchema);
+export function eventBatchModel(connection: Connection): Model<StoredEventBatch> {
+  return (connection.models.StoredEventBatch as Model<StoredEventBatch>) ?? connection.model('StoredEventBatch', eventBatchSchema);
 }

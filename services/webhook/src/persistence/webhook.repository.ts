@@ -73,9 +73,8 @@ export class WebhookRepository {
   /** Webhooks by (tenant, id) pairs, for deliveries claimed by the retry poller. */
   async findMany(keys: ReadonlyArray<{ tenantId: string; id: string }>): Promise<Map<string, Webhook>> {
     if (keys.length === 0) return new Map();
-    const records = await this.model
-      .find({ _id: { $in: keys.map((k) => k.id) }, tenant_id: { $in: [...new Set(keys.map((k) => k.tenantId))] } })
-      .lean<WebhookRecord[]>();
+    // Looked up by id alone (an index lookup everywhere, also on the local stand-in); the tenant is checked below.
+    const records = await this.model.find({ _id: { $in: [...new Set(keys.map((k) => k.id))] } }).lean<WebhookRecord[]>();
     const wanted = new Set(keys.map((k) => `${k.tenantId}/${k.id}`));
     return new Map(records.filter((r) => wanted.has(`${r.tenant_id}/${r._id}`)).map((r) => [r._id, toWebhook(r)]));
   }

@@ -1,4 +1,5 @@
-import { ConflictError, newId, ValidationError } from '@agentplatform/service-kit';
+import { ConflictError, ValidationError } from '@agentplatform/service-kit';
+import { deliveryIdFor } from '../domain/delivery-id.js';
 import { coveredTypes } from '../domain/event-matching.js';
 import { requireWebhook, type UseCaseDeps } from './deps.js';
 
@@ -27,13 +28,21 @@ export async function recover(
   const existing = await deps.deliveries.existingEventIds(
     input.tenantId,
     webhook.id,
-    events.map((e) => e._id),
+    events.map((e) => e.id),
   );
   const now = new Date();
   const inserted = await deps.deliveries.insertNew(
     events
-      .filter((e) => !existing.has(e._id))
-      .map((e) => ({ id: newId('dlv'), tenantId: input.tenantId, webhookId: webhook.id, eventId: e._id, eventType: e.type, createdAt: now })),
+      .filter((e) => !existing.has(e.id))
+      .map((e) => ({
+        id: deliveryIdFor(webhook.id, e.id, e.created_at),
+        tenantId: input.tenantId,
+        webhookId: webhook.id,
+        eventId: e.id,
+        eventType: e.type,
+        envelope: e,
+        createdAt: now,
+      })),
   );
   if (redelivered + inserted.size > 0) deps.dispatcher.nudge();
   return { redelivered, missed: inserted.size };

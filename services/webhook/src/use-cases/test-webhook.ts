@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent, EVENT_TYPES, isEventType, type EventType } from '@agentplatform/events';
-import { newId, ValidationError } from '@agentplatform/service-kit';
+import { ValidationError } from '@agentplatform/service-kit';
 import { jobBody } from '../delivery/dispatcher.js';
+import { deliveryIdFor } from '../domain/delivery-id.js';
 import { SAMPLE_EVENT_DATA } from '../domain/sample-events.js';
 import { requireWebhook, type UseCaseDeps } from './deps.js';
 
@@ -32,7 +33,7 @@ export async function testWebhook(
   const now = new Date();
   const leaseToken = randomUUID();
   const leaseUntil = now.getTime() + deps.settings.leaseMs;
-  const deliveryId = newId('dlv');
+  const deliveryId = deliveryIdFor(webhook.id, envelope.id, envelope.created_at);
   await deps.deliveries.insertNew([
     {
       id: deliveryId,

@@ -16,6 +16,78 @@ const processedSchema = new Schema<ProcessedEvent>(
 // Kafka redelivers within minutes or hours, never weeks: older markers are pruned.
 processedSchema.index({ processed_at: 1 }, { expireAfterSeconds: 14 * 24 * 3600 });
 
+/** An event read from Kafka, with the request id of the call that caused it. */
+export interface ConsumedEvent {
+  event: EventEnvelope;
+  requestId?: string;
+}
+
+export interface BatchConsumerOptions {
+  kafka: Kafka;
+  topic: string;
+  groupId: string;
+  logger: Logger;
+  /** Handles a slice of a Kafka batch; throwing makes kafkajs retry from the last handled slice. */
+  handleBatch: (events: ConsumedEvent[]) => Promise<void>;
+  /** Events handed over at once; a Kafka batch is cut into slices of this size (default: whole batches). */
+  sliceSize?: number;
+  /** Partitions whose batches are handled at the same time (kafkajs' partitionsConsumedConcurrently). */
+  partitionsConcurrently?: number;
+}
+
+/**
+ * Consumes the events topic in slices and commits a slice's offsets only after `handleBatch` has
+ * handled it, so a crash loses nothing; what it repeats, the handler must tolerate (either because
+ * it is idempotent by itself, or through IdempotentConsumer's markers).
+ */
+export class BatchConsumer {
+  private readonly consumer: Consumer;
+
+  constructor(private readonly options: BatchConsumerOptions) {
+    this.consumer = options.kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: 30_000,
+      heartbeatInterval: 3_000,
+      // The broker answers a fetch as soon as data arrives; the wait only bounds an idle long
+      // poll, and a short one lets shutdown finish promptly.
+      maxWaitTimeInMs: 500,
+      allowAutoTopicCreation: false,
+      retry: { initialRetryTime: 300, maxRetryTime: 5_000, retries: Number.MAX_SAFE_INTEGER },
+    });
+  }
+
+  async start(): Promise<void> {
+    const sliceSize = this.options.sliceSize ?? Number.MAX_SAFE_INTEGER;
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topic: this.options.topic, fromBeginning: true });
+    await this.consumer.run({
+      autoCommit: true,
+      partitionsConsumedConcurrently: this.options.partitionsConcurrently ?? 1,
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {
+        for (let i = 0; i < batch.messages.length; i += sliceSize) {
+          if (!isRunning() || isStale()) return;
+          const slice = batch.messages.slice(i, i + sliceSize);
+          const events: ConsumedEvent[] = [];
+          for (const message of slice) {
+            const event = parseEnvelope(message.value);
+            if (event) events.push({ event, requestId: message.headers?.[EVENT_HEADERS.requestId]?.toString() });
+            else this.options.logger.warn({ offset: message.offset, partition: batch.partition }, 'skipping unreadable event');
+          }
+          if (events.length > 0) await this.options.handleBatch(events);
+          resolveOffset(slice[slice.length - 1]!.offset);
+          await heartbeat();
+        }
+        await commitOffsetsIfNecessary();
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer.disconnect();
+  }
+}
+
 export interface ConsumerOptions {
   kafka: Kafka;
   connection: Connection;
@@ -37,20 +109,18 @@ export interface ConsumerOptions {
  * committed only after the batch's events are handled and recorded, so a crash loses nothing.
  */
 export class IdempotentConsumer {
-  private readonly consumer: Consumer;
+  private readonly batches: BatchConsumer;
   private readonly processed: Model<ProcessedEvent>;
   private readonly concurrency: number;
 
   constructor(private readonly options: ConsumerOptions) {
-    this.consumer = options.kafka.consumer({
+    this.batches = new BatchConsumer({
+      kafka: options.kafka,
+      topic: options.topic,
       groupId: options.groupId,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
-      // The broker answers a fetch as soon as data arrives; the wait only bounds an idle long
-      // poll, and a short one lets shutdown finish promptly.
-      maxWaitTimeInMs: 500,
-      allowAutoTopicCreation: false,
-      retry: { initialRetryTime: 300, maxRetryTime: 5_000, retries: Number.MAX_SAFE_INTEGER },
+      logger: options.logger,
+      partitionsConcurrently: options.partitionsConcurrently,
+      handleBatch: (events) => this.handleAll(events),
     });
     this.processed =
       (options.connection.models.ProcessedEvent as Model<ProcessedEvent>) ??
@@ -60,38 +130,18 @@ export class IdempotentConsumer {
 
   async start(): Promise<void> {
     await this.processed.init();
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topic: this.options.topic, fromBeginning: true });
-    await this.consumer.run({
-      autoCommit: true,
-      partitionsConsumedConcurrently: this.options.partitionsConcurrently ?? 1,
-      eachBatchAutoResolve: false,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {
-        if (!isRunning() || isStale()) return;
-        const events: Array<{ event: EventEnvelope; requestId?: string }> = [];
-        for (const message of batch.messages) {
-          const event = parseEnvelope(message.value);
-          if (event) events.push({ event, requestId: message.headers?.[EVENT_HEADERS.requestId]?.toString() });
-          else this.options.logger.warn({ offset: message.offset, partition: batch.partition }, 'skipping unreadable event');
-        }
-        await this.handleAll(events);
-        resolveOffset(batch.lastOffset());
-        await commitOffsetsIfNecessary();
-        await heartbeat();
-      },
-    });
+    await this.batches.start();
   }
 
   async stop(): Promise<void> {
-    await this.consumer.disconnect();
+    await this.batches.stop();
   }
 
   private key(eventId: string): string {
     return `${this.options.groupId}:${eventId}`;
   }
 
-  private async handleAll(events: Array<{ event: EventEnvelope; requestId?: string }>): Promise<void> {
-    if (events.length === 0) return;
+  private async handleAll(events: ConsumedEvent[]): Promise<void> {
     const seen = new Set(
       (await this.processed.find({ _id: { $in: events.map((e) => this.key(e.event.id)) } }, { _id: 1 }).lean()).map(
         (doc) => doc._id,

@@ -1,6 +1,6 @@
 import type { Kafka } from 'kafkajs';
 import type { ServiceRuntime } from '@agentplatform/service-kit';
-import { IdempotentConsumer } from './consumer.js';
+import { BatchConsumer, IdempotentConsumer, type ConsumedEvent } from './consumer.js';
 import type { EventEnvelope } from './event-types.js';
 import { createKafka, ensureTopic } from './kafka.js';
 import { Outbox } from './outbox.js';
@@ -49,27 +49,10 @@ export async function startOutbox(runtime: ServiceRuntime, config: KafkaConfig):
   return outbox;
 }
 
-/** Starts an idempotent consumer of the events topic in the background; stops it on shutdown. */
-export function startConsumer(
-  runtime: ServiceRuntime,
-  config: KafkaConfig & { groupId: string; concurrency?: number; partitionsConcurrently?: number },
-  handle: (event: EventEnvelope) => Promise<void>,
-): IdempotentConsumer {
-  const kafka = createKafka({
-    brokers: config.KAFKA_BROKERS,
-    clientId: config.KAFKA_CLIENT_ID ?? runtime.name,
-    logger: runtime.logger,
-  });
-  const consumer = new IdempotentConsumer({
-    kafka,
-    connection: runtime.mongo,
-    topic: config.KAFKA_TOPIC,
-    groupId: config.groupId,
-    logger: runtime.logger,
-    handle,
-    concurrency: config.concurrency,
-    partitionsConcurrently: config.partitionsConcurrently,
-  });
+type ConsumerConfig = KafkaConfig & { groupId: string; concurrency?: number; partitionsConcurrently?: number };
+
+/** Starts a consumer in the background once the topic exists; stops it on shutdown. */
+function runInBackground(runtime: ServiceRuntime, kafka: Kafka, config: ConsumerConfig, consumer: { start(): Promise<void>; stop(): Promise<void> }): void {
   let stopped = false;
   const begin = async (): Promise<void> => {
     await ensureTopicInBackground(runtime, kafka, config);
@@ -85,5 +68,48 @@ export function startConsumer(
     stopped = true;
     await consumer.stop();
   });
+}
+
+function kafkaFor(runtime: ServiceRuntime, config: KafkaConfig): Kafka {
+  return createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? runtime.name, logger: runtime.logger });
+}
+
+/** Starts an idempotent consumer of the events topic in the background; stops it on shutdown. */
+export function startConsumer(runtime: ServiceRuntime, config: ConsumerConfig, handle: (event: EventEnvelope) => Promise<void>): IdempotentConsumer {
+  const kafka = kafkaFor(runtime, config);
+  const consumer = new IdempotentConsumer({
+    kafka,
+    connection: runtime.mongo,
+    topic: config.KAFKA_TOPIC,
+    groupId: config.groupId,
+    logger: runtime.logger,
+    handle,
+    concurrency: config.concurrency,
+    partitionsConcurrently: config.partitionsConcurrently,
+  });
+  runInBackground(runtime, kafka, config, consumer);
+  return consumer;
+}
+
+/**
+ * Starts a consumer that hands slices of `concurrency` events to `handleBatch`, for a handler that
+ * is idempotent by itself and so needs no per-event markers (each costs a read and a write).
+ */
+export function startBatchConsumer(
+  runtime: ServiceRuntime,
+  config: ConsumerConfig,
+  handleBatch: (events: ConsumedEvent[]) => Promise<void>,
+): BatchConsumer {
+  const kafka = kafkaFor(runtime, config);
+  const consumer = new BatchConsumer({
+    kafka,
+    topic: config.KAFKA_TOPIC,
+    groupId: config.groupId,
+    logger: runtime.logger,
+    handleBatch,
+    sliceSize: config.concurrency,
+    partitionsConcurrently: config.partitionsConcurrently,
+  });
+  runInBackground(runtime, kafka, config, consumer);
   return consumer;
 }

@@ -21,7 +21,9 @@ describe('outbox -> Kafka -> webhook consumer', () => {
   async function receivedEvent(platform: Platform, id: string, uri: string) {
     const connection = await mongoose.createConnection(uri, { dbName: platform.database('webhook') }).asPromise();
     try {
-      return await connection.collection('events').findOne({ _id: id as never });
+      // The webhook service keeps received events per tenant and batch, for recoveries.
+      const batch = await connection.collection('event_batches').findOne({ 'envelopes.id': id });
+      return batch ? { tenant_id: batch.tenant_id, envelope: (batch.envelopes as Array<{ id: string }>).find((e) => e.id === id) } : null;
     } finally {
       await connection.close();
     }
@@ -61,7 +63,7 @@ describe('outbox -> Kafka -> webhook consumer', () => {
       const stored = await waitFor(() => receivedEvent(platform, event.id, platform.mongoUri).then((d) => d ?? undefined), {
         what: 'event recorded by the webhook service',
       });
-      expect(stored).toMatchObject({ tenant_id: 'ten_test', type: 'agent.created', envelope: event });
+      expect(stored).toMatchObject({ tenant_id: 'ten_test', envelope: event });
       expect(await outbox.model.countDocuments()).toBe(0);
     });
 
@@ -133,7 +135,7 @@ describe('outbox -> Kafka -> webhook consumer', () => {
           timeoutMs: 60_000,
           what: 'event delivered after the outage',
         });
-        expect(stored).toMatchObject({ type: 'agent.updated', envelope: during });
+        expect(stored).toMatchObject({ tenant_id: 'ten_outage', envelope: during });
       } finally {
         await relay.stop();
         await connection.close();

@@ -18,6 +18,16 @@ export interface AccessGuardOptions {
 
 type Verified = Omit<Caller, 'kind'>;
 
+/** The claims of a verified access token that the guard uses. */
+interface TokenClaims {
+  sub: string;
+  tid?: unknown;
+  exp: number;
+}
+
+/** Seconds of clock skew tolerated on `exp`, as in the signature check. */
+const CLOCK_TOLERANCE_S = 5;
+
 function knownScopes(values: readonly string[]): Scope[] {
   return values.filter((v): v is Scope => (SCOPES as readonly string[]).includes(v));
 }
@@ -40,17 +50,21 @@ function requestedTenant(ctx: Context): string | undefined {
  * Authenticates the caller, resolves the tenant, counts the request against the tenant's rate
  * limit and checks the route's access rule.
  *
- * - Access tokens (JWT) are verified locally against identity's cached public keys; the user's
- *   role in the requested tenant comes from identity and is cached for a few seconds.
+ * - Access tokens (JWT) are verified locally against identity's cached public keys; a verified
+ *   token's claims are reused for a few seconds (under its SHA-256; its expiry is still checked
+ *   on every request), since the signature check was ~14% of the gateway's CPU. The user's role
+ *   in the requested tenant comes from identity and is cached for a few seconds.
  * - API keys (`apk_...`) are verified by identity (only a hash is stored there); the answer is
  *   cached for a few seconds, which bounds how long a revoked key keeps working.
  */
 export class IdentityAccessGuard implements AccessGuard {
   private readonly keys: TtlCache<Verified>;
+  private readonly tokens: TtlCache<TokenClaims>;
   private readonly memberships: TtlCache<Verified>;
 
   constructor(private readonly options: AccessGuardOptions) {
     this.keys = new TtlCache(options.cacheTtlMs);
+    this.tokens = new TtlCache(options.cacheTtlMs);
     this.memberships = new TtlCache(options.cacheTtlMs);
   }
 
@@ -97,27 +111,32 @@ export class IdentityAccessGuard implements AccessGuard {
   }
 
   private async userCaller(token: string, tenant: string | undefined): Promise<Caller> {
-    const { issuer, audience } = await this.options.jwks.settings();
-    let claims: { sub?: string; tid?: unknown };
-    try {
-      ({ payload: claims } = await jwtVerify(token, (header) => this.options.jwks.key(header.kid), {
-        issuer,
-        audience,
-        algorithms: ['EdDSA', 'ES256'],
-        requiredClaims: ['sub', 'exp', 'iat'],
-        clockTolerance: 5,
-      }));
-    } catch (error) {
-      if (error instanceof joseErrors.JWTExpired) throw new UnauthorizedError('Access token has expired');
-      if (error instanceof joseErrors.JOSEError) throw new UnauthorizedError('Invalid access token');
-      throw error;
-    }
-    const userId = claims.sub!;
+    const claims = await this.tokens.get(createHash('sha256').update(token).digest('hex'), () => this.verifyToken(token));
+    if (Date.now() / 1000 > claims.exp + CLOCK_TOLERANCE_S) throw new UnauthorizedError('Access token has expired');
+    const userId = claims.sub;
     const tenantId = tenant ?? (typeof claims.tid === 'string' ? claims.tid : '');
     const verified = await this.memberships.get(`${userId}:${tenantId}`, async () => {
       const answer = await this.options.backends.identity.resolveAccess({ userId, tenantId });
       return { userId, tenantId: answer.tenantId, role: answer.role, scopes: knownScopes(answer.scopes), plan: answer.plan };
     });
     return { kind: 'user', ...verified };
+  }
+
+  private async verifyToken(token: string): Promise<TokenClaims> {
+    const { issuer, audience } = await this.options.jwks.settings();
+    try {
+      const { payload } = await jwtVerify(token, (header) => this.options.jwks.key(header.kid), {
+        issuer,
+        audience,
+        algorithms: ['EdDSA', 'ES256'],
+        requiredClaims: ['sub', 'exp', 'iat'],
+        clockTolerance: CLOCK_TOLERANCE_S,
+      });
+      return { sub: payload.sub!, tid: payload.tid, exp: payload.exp! };
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) throw new UnauthorizedError('Access token has expired');
+      if (error instanceof joseErrors.JOSEError) throw new UnauthorizedError('Invalid access token');
+      throw error;
+    }
   }
 }

@@ -64,10 +64,14 @@ export class CreditRepository {
   async adjust(tenantId: string, delta: number, floor: number | undefined, session?: ClientSession): Promise<number | undefined> {
     const filter: Record<string, unknown> = { _id: tenantId };
     if (floor !== undefined) filter.balance = { $gte: floor - delta };
-    const record = await this.accounts
-      .findOneAndUpdate(filter, { $inc: { balance: delta }, $set: { updated_at: new Date() } }, { returnDocument: 'after', session })
-      .lean<CreditAccountRecord>();
-    return record?.balance;
+    // The driver directly: a charge is on every chat and run, and mongoose's casting of this fixed
+    // shape is pure overhead there.
+    const record = await this.accounts.collection.findOneAndUpdate(
+      filter,
+      { $inc: { balance: delta }, $set: { updated_at: new Date() } },
+      { returnDocument: 'after', projection: { balance: 1 }, session },
+    );
+    return record ? (record.balance as number) : undefined;
   }
 
   /** Disarms the low-credit alert; true for the one caller that disarmed it. */
@@ -100,8 +104,8 @@ export class CreditRepository {
   }
 
   async findByKey(tenantId: string, idempotencyKey: string): Promise<LedgerEntry | undefined> {
-    const record = await this.entries.findOne({ tenant_id: tenantId, idempotency_key: idempotencyKey }).lean<CreditEntryRecord>();
-    return record ? toEntry(record) : undefined;
+    const record = await this.entries.collection.findOne({ tenant_id: tenantId, idempotency_key: idempotencyKey });
+    return record ? toEntry(record as unknown as CreditEntryRecord) : undefined;
   }
 
   async recent(tenantId: string, limit: number): Promise<LedgerEntry[]> {

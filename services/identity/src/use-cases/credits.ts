@@ -49,6 +49,32 @@ async function move(
   options: { floor?: number },
   eventsFor: (entry: LedgerEntry, session?: ClientSession) => Promise<EventEnvelope[]>,
 ): Promise<LedgerEntry> {
+  // Concurrent retries of one movement in this process share its outcome. Without transactions
+  // (the standalone local stand-in) they would otherwise each move the balance before the unique
+  // index stops all but one, and the winner's entry would record a balance_after that counts the
+  // losers' moves, undone a moment later.
+  const key = `${movement.tenantId}\u0000${movement.idempotencyKey}`;
+  const running = inFlight.get(key);
+  if (running) return running;
+  const outcome = moveOnce(deps, type, movement, options, eventsFor);
+  inFlight.set(key, outcome);
+  try {
+    return await outcome;
+  } finally {
+    inFlight.delete(key);
+  }
+}
+
+/** Movements being made by this process, by tenant and idempotency key. */
+const inFlight = new Map<string, Promise<LedgerEntry>>();
+
+async function moveOnce(
+  deps: IdentityDeps,
+  type: LedgerEntryType,
+  movement: Movement,
+  options: { floor?: number },
+  eventsFor: (entry: LedgerEntry, session?: ClientSession) => Promise<EventEnvelope[]>,
+): Promise<LedgerEntry> {
   const previous = await deps.credits.findByKey(movement.tenantId, movement.idempotencyKey);
   if (previous) return previous;
   const delta = type === 'charge' ? -movement.amount : movement.amount;

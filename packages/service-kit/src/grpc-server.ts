@@ -78,6 +78,8 @@ export function createGrpcServer({ logger, metrics }: GrpcServerOptions): { serv
   const server = createServer({
     'grpc.max_receive_message_length': 8 * 1024 * 1024,
     'grpc.keepalive_permit_without_calls': 1,
+    // Channelz keeps per-call statistics for a debugging service nothing here serves.
+    'grpc.enable_channelz': 0,
   })
     .use(errorDetailsServerMiddleware)
     .use(platform);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@agentplatform/events';
-import type { Logger } from '@agentplatform/service-kit';
+import { GroupCommit, type Logger } from '@agentplatform/service-kit';
 import { decideAfterAttempt } from '../domain/retry-policy.js';
 import { signingSecrets } from '../domain/secrets.js';
 import { signatureHeaders } from '../domain/signature.js';
@@ -48,6 +48,13 @@ export function jobBody(envelope: EventEnvelope): string {
   return JSON.stringify(envelope);
 }
 
+/** An attempt's outcome waiting to be written, with what follows from it. */
+interface PendingOutcome {
+  outcome: AttemptOutcome;
+  decision: { failWebhook?: string };
+  job: DispatchJob;
+}
+
 /**
  * Sends deliveries. First attempts come straight from the event consumer (created already leased
  * to this replica), so an event is usually delivered within milliseconds; retries come from a
@@ -60,14 +67,8 @@ export class Dispatcher {
   private inFlight = 0;
   private readonly roomWaiters: Array<() => void> = [];
   private readonly idleWaiters: Array<() => void> = [];
-  private readonly pendingOutcomes: Array<{
-    outcome: AttemptOutcome;
-    decision: { failWebhook?: string };
-    job: DispatchJob;
-    stored: () => void;
-  }> = [];
-  private flushScheduled = false;
-  private flushing: Promise<void> = Promise.resolve();
+  /** Outcomes of attempts that end while others are being written go out in one bulk write. */
+  private readonly outcomes = new GroupCommit<PendingOutcome, undefined>((_key, batch) => this.storeOutcomes(batch), 500);
   private running = false;
   private accepting = true;
   private loop?: Promise<void>;
@@ -146,8 +147,8 @@ export class Dispatcher {
     const unsent = this.queue.splice(0);
     await Promise.all(unsent.map((job) => this.deps.deliveries.release(job.deliveryId, job.leaseToken).catch(() => undefined)));
     this.releaseRoom();
+    // A job holds its slot until its outcome is stored, so idle means every outcome is written.
     if (this.inFlight > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
-    await this.flushOutcomes();
   }
 
   private pump(): void {
@@ -182,10 +183,7 @@ export class Dispatcher {
       }
       const result = await this.attempt(job);
       const { outcome, decision } = this.outcomeOf(job, result);
-      await new Promise<void>((stored) => {
-        this.pendingOutcomes.push({ outcome, decision, job, stored });
-        this.scheduleFlush();
-      });
+      await this.outcomes.submit('', { outcome, decision, job });
     } catch (error) {
       this.deps.logger.error({ err: error, delivery_id: job.deliveryId }, 'delivery attempt failed unexpectedly');
     }
@@ -229,40 +227,27 @@ export class Dispatcher {
     return { outcome, decision };
   }
 
-  /** Outcomes are written in batches: one bulk write per turn of the event loop. */
-  private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      this.flushing = this.flushing.then(() => this.flushOutcomes());
-    });
-  }
-
-  private async flushOutcomes(): Promise<void> {
-    while (this.pendingOutcomes.length > 0) {
-      const batch = this.pendingOutcomes.splice(0, 500);
-      const now = Date.now();
-      try {
-        const written = await this.deps.deliveries.recordOutcomes(
-          batch.map((b) => ({ ...b.outcome, leaseCertain: b.job.leaseUntil - now > LEASE_SAFETY_MS })),
-        );
-        if (written < batch.length) {
-          this.deps.logger.warn({ lost: batch.length - written }, 'attempt outcomes not stored: lease no longer held');
-        }
-        for (const { job, decision, outcome } of batch) {
-          await this.afterOutcome(job, decision).catch((error) =>
-            this.deps.logger.error({ err: error, webhook_id: job.webhook.id }, 'cannot mark webhook failed'),
-          );
-          if (outcome.nextAttemptAt) this.scheduleWake(outcome.nextAttemptAt.getTime());
-        }
-      } catch (error) {
-        // The leases run out and the deliveries are claimed again: at least once, never lost.
-        this.deps.logger.error({ err: error, count: batch.length }, 'cannot store attempt outcomes');
-      } finally {
-        for (const { stored } of batch) stored();
+  /** Writes a batch of outcomes; never throws (a failed write leaves the leases to run out). */
+  private async storeOutcomes(batch: PendingOutcome[]): Promise<undefined[]> {
+    const now = Date.now();
+    try {
+      const written = await this.deps.deliveries.recordOutcomes(
+        batch.map((b) => ({ ...b.outcome, leaseCertain: b.job.leaseUntil - now > LEASE_SAFETY_MS })),
+      );
+      if (written < batch.length) {
+        this.deps.logger.warn({ lost: batch.length - written }, 'attempt outcomes not stored: lease no longer held');
       }
+      for (const { job, decision, outcome } of batch) {
+        await this.afterOutcome(job, decision).catch((error) =>
+          this.deps.logger.error({ err: error, webhook_id: job.webhook.id }, 'cannot mark webhook failed'),
+        );
+        if (outcome.nextAttemptAt) this.scheduleWake(outcome.nextAttemptAt.getTime());
+      }
+    } catch (error) {
+      // The leases run out and the deliveries are claimed again: at least once, never lost.
+      this.deps.logger.error({ err: error, count: batch.length }, 'cannot store attempt outcomes');
     }
+    return batch.map(() => undefined);
   }
 
   private async afterOutcome(job: DispatchJob, decision: { failWebhook?: string }): Promise<void> {

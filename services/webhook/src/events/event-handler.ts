@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@agentplatform/events';
-import type { Logger } from '@agentplatform/service-kit';
+import { GroupCommit, type Logger } from '@agentplatform/service-kit';
 import { deliveryIdFor } from '../domain/delivery-id.js';
 import { matchesAny } from '../domain/event-matching.js';
 import type { Webhook } from '../domain/types.js';
@@ -45,16 +45,14 @@ export function plannedDeliveries(events: readonly EventEnvelope[], webhooks: re
 }
 
 /**
- * What the dispatcher does with the events from Kafka. Calls made in one turn of the event loop
- * (the batches of several partitions) are handled together, with one write per collection: record
- * the events, find the tenants' active webhooks, create the deliveries (their ids are derived from
- * (webhook, event), so a repeated event creates nothing) leased to this replica, and queue their
- * first attempts. Events count as handled once their deliveries are stored; sending happens after,
+ * What the dispatcher does with the events from Kafka. Calls that arrive while one is being handled
+ * (the batches of several partitions) are handled together (a GroupCommit), with one write per
+ * collection: record the events, find the tenants' active webhooks, create the deliveries (their
+ * ids are derived from (webhook, event), so a repeated event creates nothing) leased to this
+ * replica, and queue their first attempts. Events count as handled once their deliveries are stored; sending happens after,
  * so Kafka offsets never wait for receivers.
  */
-export function createEventHandler(deps: FanOutDeps) {
-  let pending: Array<{ events: readonly EventEnvelope[]; resolve: () => void; reject: (error: unknown) => void }> = [];
-
+export function createEventHandler(deps: FanOutDeps): (events: readonly EventEnvelope[]) => Promise<void> {
   async function handleBatch(events: readonly EventEnvelope[]): Promise<void> {
     const now = new Date();
     const [, webhooks] = await Promise.all([
@@ -93,19 +91,11 @@ export function createEventHandler(deps: FanOutDeps) {
     deps.logger.debug({ events: events.length, deliveries: jobs.length }, 'events fanned out');
   }
 
-  function flush(): void {
-    const batch = pending;
-    pending = [];
-    handleBatch(batch.flatMap((b) => b.events)).then(
-      () => batch.forEach((b) => b.resolve()),
-      (error) => batch.forEach((b) => b.reject(error)),
-    );
-  }
-
-  return (events: readonly EventEnvelope[]): Promise<void> =>
-    new Promise<void>((resolve, reject) => {
-      if (events.length === 0) return resolve();
-      if (pending.length === 0) setImmediate(flush);
-      pending.push({ events, resolve, reject });
-    });
+  const calls = new GroupCommit<readonly EventEnvelope[], undefined>(async (_key, groups) => {
+    await handleBatch(groups.flat());
+    return groups.map(() => undefined);
+  });
+  return async (events) => {
+    if (events.length > 0) await calls.submit('', events);
+  };
 }

@@ -1,7 +1,6 @@
 import type { Kafka } from 'kafkajs';
 import type { ServiceRuntime } from '@agentplatform/service-kit';
-import { BatchConsumer, IdempotentConsumer, type ConsumedEvent } from './consumer.js';
-import type { EventEnvelope } from './event-types.js';
+import { BatchConsumer, type ConsumedEvent } from './consumer.js';
 import { createKafka, ensureTopic } from './kafka.js';
 import { Outbox } from './outbox.js';
 import { OutboxRelay } from './relay.js';
@@ -33,13 +32,13 @@ function ensureTopicInBackground(runtime: ServiceRuntime, kafka: Kafka, config: 
   });
 }
 
+function kafkaFor(runtime: ServiceRuntime, config: KafkaConfig): Kafka {
+  return createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? runtime.name, logger: runtime.logger });
+}
+
 /** Opens the service's outbox and starts relaying it to Kafka; stops the relay on shutdown. */
 export async function startOutbox(runtime: ServiceRuntime, config: KafkaConfig): Promise<Outbox> {
-  const kafka = createKafka({
-    brokers: config.KAFKA_BROKERS,
-    clientId: config.KAFKA_CLIENT_ID ?? runtime.name,
-    logger: runtime.logger,
-  });
+  const kafka = kafkaFor(runtime, config);
   const outbox = await Outbox.open(runtime.mongo);
   const relay = new OutboxRelay({ outbox, kafka, topic: config.KAFKA_TOPIC, logger: runtime.logger });
   void ensureTopicInBackground(runtime, kafka, config);
@@ -49,10 +48,27 @@ export async function startOutbox(runtime: ServiceRuntime, config: KafkaConfig):
   return outbox;
 }
 
-type ConsumerConfig = KafkaConfig & { groupId: string; concurrency?: number; partitionsConcurrently?: number };
-
-/** Starts a consumer in the background once the topic exists; stops it on shutdown. */
-function runInBackground(runtime: ServiceRuntime, kafka: Kafka, config: ConsumerConfig, consumer: { start(): Promise<void>; stop(): Promise<void> }): void {
+/**
+ * Starts a consumer of the events topic in the background, once the topic exists, that hands
+ * slices of `concurrency` events to `handleBatch`; stops it on shutdown. The handler must be
+ * idempotent by itself (a crash repeats the slice it was handling); one that is not can wrap its
+ * work in an IdempotentConsumer instead, whose per-event markers cost a read and a write each.
+ */
+export function startBatchConsumer(
+  runtime: ServiceRuntime,
+  config: KafkaConfig & { groupId: string; concurrency?: number; partitionsConcurrently?: number },
+  handleBatch: (events: ConsumedEvent[]) => Promise<void>,
+): BatchConsumer {
+  const kafka = kafkaFor(runtime, config);
+  const consumer = new BatchConsumer({
+    kafka,
+    topic: config.KAFKA_TOPIC,
+    groupId: config.groupId,
+    logger: runtime.logger,
+    handleBatch,
+    sliceSize: config.concurrency,
+    partitionsConcurrently: config.partitionsConcurrently,
+  });
   let stopped = false;
   const begin = async (): Promise<void> => {
     await ensureTopicInBackground(runtime, kafka, config);
@@ -68,48 +84,5 @@ function runInBackground(runtime: ServiceRuntime, kafka: Kafka, config: Consumer
     stopped = true;
     await consumer.stop();
   });
-}
-
-function kafkaFor(runtime: ServiceRuntime, config: KafkaConfig): Kafka {
-  return createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? runtime.name, logger: runtime.logger });
-}
-
-/** Starts an idempotent consumer of the events topic in the background; stops it on shutdown. */
-export function startConsumer(runtime: ServiceRuntime, config: ConsumerConfig, handle: (event: EventEnvelope) => Promise<void>): IdempotentConsumer {
-  const kafka = kafkaFor(runtime, config);
-  const consumer = new IdempotentConsumer({
-    kafka,
-    connection: runtime.mongo,
-    topic: config.KAFKA_TOPIC,
-    groupId: config.groupId,
-    logger: runtime.logger,
-    handle,
-    concurrency: config.concurrency,
-    partitionsConcurrently: config.partitionsConcurrently,
-  });
-  runInBackground(runtime, kafka, config, consumer);
-  return consumer;
-}
-
-/**
- * Starts a consumer that hands slices of `concurrency` events to `handleBatch`, for a handler that
- * is idempotent by itself and so needs no per-event markers (each costs a read and a write).
- */
-export function startBatchConsumer(
-  runtime: ServiceRuntime,
-  config: ConsumerConfig,
-  handleBatch: (events: ConsumedEvent[]) => Promise<void>,
-): BatchConsumer {
-  const kafka = kafkaFor(runtime, config);
-  const consumer = new BatchConsumer({
-    kafka,
-    topic: config.KAFKA_TOPIC,
-    groupId: config.groupId,
-    logger: runtime.logger,
-    handleBatch,
-    sliceSize: config.concurrency,
-    partitionsConcurrently: config.partitionsConcurrently,
-  });
-  runInBackground(runtime, kafka, config, consumer);
   return consumer;
 }

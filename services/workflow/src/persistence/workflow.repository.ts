@@ -11,6 +11,12 @@ function toWorkflow(doc: WorkflowDocument): Workflow {
 /** Workflows; every query is scoped by tenant except the public hook lookup, which has only the id. */
 export class WorkflowRepository {
   readonly model: Model<WorkflowDocument>;
+  /** Hook reads of one workflow that arrive while its read is in flight share the next read. */
+  private readonly hookReads = new GroupCommit<null, Workflow | undefined>(async (id, callers) => {
+    const doc = await this.model.findOne({ _id: id }).lean<WorkflowDocument>();
+    const workflow = doc ? toWorkflow(doc) : undefined;
+    return callers.map(() => workflow);
+  });
 
   constructor(connection: Connection) {
     this.model = workflowModel(connection);
@@ -40,11 +46,6 @@ export class WorkflowRepository {
     return this.hookReads.submit(id, null);
   }
 
-  private readonly hookReads = new GroupCommit<null, Workflow | undefined>(async (id, callers) => {
-    const doc = await this.model.findOne({ _id: id }).lean<WorkflowDocument>();
-    const workflow = doc ? toWorkflow(doc) : undefined;
-    return callers.map(() => workflow);
-  });
 
   async list(tenantId: string, options: { skip: number; limit: number; status?: string }): Promise<{ items: Workflow[]; total: number }> {
     const filter: Record<string, unknown> = { tenant_id: tenantId };

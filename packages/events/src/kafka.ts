@@ -1,5 +1,6 @@
 import { Kafka, logLevel, type LogEntry, type Admin } from 'kafkajs';
 import type { Logger } from '@agentplatform/service-kit';
+import { fixKafkajsIdleLoop } from './kafkajs-idle-fix.js';
 
 export interface KafkaOptions {
   brokers: string[];
@@ -16,6 +17,7 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
 
 /** A kafkajs client whose logs go through the service's logger. */
 export function createKafka({ brokers, clientId, logger }: KafkaOptions): Kafka {
+  fixKafkajsIdleLoop();
   const log = logger.child({ component: 'kafka' });
   return new Kafka({
     clientId,

@@ -1,7 +1,6 @@
 import { fixKafkajsIdleLoop } from './kafkajs-idle-fix.js';
 
 // The real kafkajs class the fix replaces a method of.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const RequestQueue = require('kafkajs/src/network/requestQueue') as new (options: object) => {
   throttleCheckTimeoutId: NodeJS.Timeout | null;
   push(request: object): void;

@@ -40,13 +40,11 @@ let applied: boolean | undefined;
 export function fixKafkajsIdleLoop(): boolean {
   if (applied !== undefined) return applied;
   // kafkajs has no exports map, so its internals resolve like any file of the package.
-  /* eslint-disable @typescript-eslint/no-require-imports */
   const { version } = require('kafkajs/package.json') as { version: string };
   applied = version === FIXED_VERSION;
   if (applied) {
     const queue = require('kafkajs/src/network/requestQueue') as { prototype: RequestQueue };
     queue.prototype.scheduleCheckPendingRequests = scheduleCheckPendingRequests;
   }
-  /* eslint-enable @typescript-eslint/no-require-imports */
   return applied;
 }

@@ -95,3 +95,9 @@ export function fromClientError(error: unknown): unknown {
   }
   return new DomainError(code, error.details, details, retryAfter);
 }
+
+/** The DomainError of one failed item of a batch call (the other side's `toCallError`). */
+export function fromCallError(error: { code: string; message: string; retryAfterSeconds: number }): DomainError {
+  const code = isErrorCode(error.code) ? error.code : 'internal_error';
+  return new DomainError(code, error.message, [], error.retryAfterSeconds > 0 ? error.retryAfterSeconds : undefined);
+}

@@ -19,6 +19,13 @@ import type { Metrics } from './metrics.js';
 /** The `domain` of every ErrorInfo this platform sends; its `reason` is the SPEC error code. */
 export const ERROR_DOMAIN = 'agentplatform';
 
+/** An error nobody expected: logged with an id the caller is given instead of a stack. */
+function unexpected(error: unknown, logger: Logger, method: string): { errorId: string; message: string } {
+  const errorId = newId('err');
+  logger.error({ err: error, error_id: errorId, method }, 'unexpected error');
+  return { errorId, message: `Internal error (${errorId})` };
+}
+
 /** Maps a thrown error to the gRPC error a caller receives; unknown errors get an id, not a stack. */
 export function toServerError(error: unknown, logger: Logger, method: string): ServerError {
   if (error instanceof ServerError) return error;
@@ -36,11 +43,19 @@ export function toServerError(error: unknown, logger: Logger, method: string): S
     }
     return new RichServerError(ERROR_CODES[error.code].grpc, error.message, extra);
   }
-  const errorId = newId('err');
-  logger.error({ err: error, error_id: errorId, method }, 'unexpected error');
-  return new RichServerError(Status.INTERNAL, `Internal error (${errorId})`, [
+  const { errorId, message } = unexpected(error, logger, method);
+  return new RichServerError(Status.INTERNAL, message, [
     ErrorInfo.fromPartial({ reason: 'internal_error', domain: ERROR_DOMAIN, metadata: { error_id: errorId } }),
   ]);
+}
+
+/**
+ * One item's failure in a batch call (a `CallError` message): the same code, message and retry
+ * delay a failed single call would carry; unknown errors are logged and get an id.
+ */
+export function toCallError(error: unknown, logger: Logger, method: string): { code: string; message: string; retryAfterSeconds: number } {
+  if (error instanceof DomainError) return { code: error.code, message: error.message, retryAfterSeconds: error.retryAfter ?? 0 };
+  return { code: 'internal_error', message: unexpected(error, logger, method).message, retryAfterSeconds: 0 };
 }
 
 export interface GrpcServerOptions {

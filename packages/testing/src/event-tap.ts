@@ -13,6 +13,8 @@ export interface TappedEvent {
   created_at: string;
   api_version: string;
   data: Record<string, any>;
+  /** Not part of the envelope: the request-id header the event travelled with, when it had one. */
+  request_id?: string;
 }
 
 /** Reads a platform's events topic from the beginning and keeps every envelope it sees. */
@@ -34,7 +36,11 @@ export class EventTap {
     await consumer.subscribe({ topic: platform.topic, fromBeginning: true });
     await consumer.run({
       eachMessage: async ({ message }) => {
-        if (message.value) tap.events.push(JSON.parse(message.value.toString()) as TappedEvent);
+        if (!message.value) return;
+        const event = JSON.parse(message.value.toString()) as TappedEvent;
+        const requestId = message.headers?.['request-id'];
+        if (requestId) event.request_id = requestId.toString();
+        tap.events.push(event);
       },
     });
     return tap;

@@ -445,6 +445,48 @@ describe('workflows through the gateway', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ execution_id: expect.any(String), status: 'completed', output: { greeting: 'hello Ada' } });
     });
+
+    it('answers hooks that arrive together each on its own: accepted, refused, and slow ones holding up none', async () => {
+      const wf = await create({
+        name: 'sync router',
+        nodes: [
+          { id: 'hook', type: 'webhook', config: { path: 'orders', response_mode: 'last_node' } },
+          { id: 'check', type: 'condition', config: { rules: [{ if: 'input.body.slow', goto: 'wait' }, { else: 'echo' }] } },
+          { id: 'wait', type: 'delay', config: { ms: 3_000 } },
+          { id: 'echo', type: 'transform', config: { fields: { amount: 'input.body.amount' } } },
+        ],
+        edges: [
+          { source: 'hook', target: 'check' },
+          { source: 'check', target: 'wait' },
+          { source: 'check', target: 'echo' },
+        ],
+      });
+      await http.post(`/api/v1/workflows/${wf.id}/resume`);
+      const anon = api(platform.url);
+      // Open the connections first, so that the hooks below are all sent at once and reach the
+      // gateway together (which sends them to the workflow service in one call).
+      await Promise.all(Array.from({ length: 18 }, () => anon.get('/healthz')));
+      const answeredAt = (res: Promise<any>) => res.then((r) => ({ ...r, at: Date.now() }));
+      const slow = [1, 2].map(() => answeredAt(anon.post(`/hooks/${wf.id}/orders`, { slow: true, amount: 0 })));
+      const fast = Array.from({ length: 12 }, (_, i) =>
+        answeredAt(anon.post(`/hooks/${wf.id}/orders`, { slow: false, amount: i }, { headers: { 'x-request-id': `hook-together-${i}` } })),
+      );
+      const refused = Array.from({ length: 4 }, () => answeredAt(anon.post(`/hooks/${wf.id}/elsewhere`, { amount: 1 })));
+
+      const quick = await Promise.all([...fast, ...refused]);
+      for (const res of quick.slice(12)) expect(res.status).toBe(404);
+      const runs = quick.slice(0, 12);
+      // Each hook ran with its own body and answered its own output, under its own request id.
+      for (const [i, res] of runs.entries()) {
+        expect(res).toMatchObject({ status: 200, body: { status: 'completed', output: { amount: i } } });
+        const started = await tap.wait('workflow.execution.started', (e) => e.data.execution_id === res.body.execution_id);
+        expect(started.request_id).toBe(`hook-together-${i}`);
+      }
+      expect(new Set(runs.map((r) => r.body.execution_id)).size).toBe(12);
+      const waited = await Promise.all(slow);
+      for (const res of waited) expect(res).toMatchObject({ status: 200, body: { status: 'completed' } });
+      expect(Math.max(...quick.map((r) => r.at))).toBeLessThan(Math.min(...waited.map((r) => r.at)));
+    });
   });
 
   describe('history, statistics and events', () => {

@@ -1,5 +1,6 @@
 import { workflowV1 } from '@agentplatform/contracts';
-import { ValidationError } from '@agentplatform/service-kit';
+import { randomUUID } from 'node:crypto';
+import { ValidationError, runWithContext, toCallError } from '@agentplatform/service-kit';
 import type { Execution, NodeExecution } from '../domain/execution.types.js';
 import { triggerType, webhookPath, type JsonObject, type Workflow, type WorkflowEdge, type WorkflowNode, type WorkflowStatistics } from '../domain/workflow.types.js';
 import { cancelExecution } from '../use-cases/cancel-execution.js';
@@ -98,6 +99,20 @@ function executionToProto(e: Execution): workflowV1.Execution {
 
 /** Proto <-> use-case mapping only. */
 export function workflowGrpcService(deps: WorkflowDeps): Impl {
+  async function hook(req: workflowV1.TriggerHookRequest): Promise<workflowV1.TriggerHookResponse> {
+    const { execution, responseMode } = await triggerHook(deps, {
+      workflowId: req.workflowId,
+      path: req.path,
+      input: (req.input ?? {}) as JsonObject,
+    });
+    return {
+      executionId: execution.id,
+      workflowId: execution.workflow_id,
+      responseMode,
+      execution: responseMode === 'last_node' ? executionToProto(execution) : undefined,
+    };
+  }
+
   return {
     async createWorkflow(req) {
       const workflow = await createWorkflow(deps, {
@@ -158,18 +173,31 @@ export function workflowGrpcService(deps: WorkflowDeps): Impl {
       });
       return executionToProto(execution);
     },
-    async triggerHook(req) {
-      const { execution, responseMode } = await triggerHook(deps, {
-        workflowId: req.workflowId,
-        path: req.path,
-        input: (req.input ?? {}) as JsonObject,
+    triggerHook: (req) => hook(req),
+    async *triggerHooks(req) {
+      // Every hook starts at once; answers go out as they settle, each in its own request context.
+      const settled: workflowV1.TriggerHooksAnswer[] = [];
+      let wake: (() => void) | undefined;
+      req.hooks.forEach((one, index) => {
+        void runWithContext({ requestId: one.requestId || randomUUID() }, () => hook(one))
+          .then(
+            (accepted): workflowV1.TriggerHooksAnswer => ({ index, outcome: { $case: 'accepted', value: accepted } }),
+            (error: unknown): workflowV1.TriggerHooksAnswer => ({
+              index,
+              outcome: { $case: 'error', value: toCallError(error, deps.logger, '/agentplatform.workflow.v1.WorkflowService/TriggerHooks') },
+            }),
+          )
+          .then((answer) => {
+            settled.push(answer);
+            wake?.();
+          });
       });
-      return {
-        executionId: execution.id,
-        workflowId: execution.workflow_id,
-        responseMode,
-        execution: responseMode === 'last_node' ? executionToProto(execution) : undefined,
-      };
+      for (let answered = 0; answered < req.hooks.length; ) {
+        if (settled.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+        const ready = settled.splice(0);
+        answered += ready.length;
+        yield* ready;
+      }
     },
     async getExecution(req) {
       return executionToProto(

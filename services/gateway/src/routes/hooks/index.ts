@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { NotFoundError } from '@agentplatform/service-kit';
+import { HookTrigger } from '../../clients/hook-trigger.js';
 import type { RouteDeps } from '../deps.js';
 import { EXECUTE_DEADLINE_MS } from '../workflows/index.js';
 import { executionToJson } from '../workflows/workflows.mapping.js';
@@ -26,16 +27,14 @@ function hookInput(ctx: Context): Record<string, unknown> {
  * The per-workflow rate limit runs before this (app.ts).
  */
 export function mountHookRoutes(router: Router, { backends }: RouteDeps): void {
+  // A last_node hook waits for the run like a synchronous execute.
+  const hooks = new HookTrigger(backends.workflow, EXECUTE_DEADLINE_MS);
   router.post('/hooks/:workflow_id{/*path}', async (ctx) => {
     const workflowId = String(ctx.params.workflow_id ?? '');
     if (!/^wf_[0-9A-Za-z]{1,64}$/.test(workflowId)) throw new NotFoundError('Hook');
     const rawPath = (ctx.params as Record<string, unknown>).path;
     const path = Array.isArray(rawPath) ? rawPath.join('/') : String(rawPath ?? '');
-    const answer = await backends.workflow.triggerHook(
-      { workflowId, path, input: hookInput(ctx) },
-      // A last_node hook waits for the run like a synchronous execute.
-      { deadline: EXECUTE_DEADLINE_MS },
-    );
+    const answer = await hooks.trigger({ workflowId, path, input: hookInput(ctx) });
     if (answer.responseMode === 'last_node' && answer.execution) {
       const execution = executionToJson(answer.execution);
       ctx.status = execution.status === 'running' ? 202 : 200;

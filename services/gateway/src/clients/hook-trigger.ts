@@ -1,0 +1,70 @@
+import type { workflowV1 } from '@agentplatform/contracts';
+import { DomainError, currentRequestId, fromCallError, runWithContext } from '@agentplatform/service-kit';
+import type { Backends } from './backends.js';
+
+type Hook = Omit<workflowV1.TriggerHookRequest, 'requestId'>;
+
+interface Pending {
+  request: workflowV1.TriggerHookRequest;
+  resolve: (answer: workflowV1.TriggerHookResponse) => void;
+  reject: (error: unknown) => void;
+  settled: boolean;
+}
+
+/** Hooks per TriggerHooks call at most. */
+const MAX_BATCH = 64;
+
+/**
+ * Starts inbound hooks on the workflow service. The hooks that reach this point in one turn of the
+ * event loop (under load, the requests that one grouped rate-limit count let through together) go
+ * out as one TriggerHooks call, whose answers stream back as each hook is accepted or refused, so
+ * a slow `last_node` hook holds up no other. A lone hook is one TriggerHook call, as before.
+ * A gRPC call costs the gateway and the workflow service more than the rest of a hook's handling.
+ */
+export class HookTrigger {
+  private queue: Pending[] = [];
+
+  constructor(
+    private readonly workflow: Backends['workflow'],
+    private readonly deadlineMs: number,
+  ) {}
+
+  trigger(hook: Hook): Promise<workflowV1.TriggerHookResponse> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ request: { ...hook, requestId: currentRequestId() ?? '' }, resolve, reject, settled: false });
+      if (this.queue.length === 1) setImmediate(this.flush);
+    });
+  }
+
+  private readonly flush = (): void => {
+    const queued = this.queue;
+    this.queue = [];
+    for (let at = 0; at < queued.length; at += MAX_BATCH) void this.send(queued.slice(at, at + MAX_BATCH));
+  };
+
+  private async send(batch: Pending[]): Promise<void> {
+    if (batch.length === 1) {
+      const [only] = batch as [Pending];
+      // The request id travels in the call's metadata, taken from the async context.
+      runWithContext({ requestId: only.request.requestId }, () => this.workflow.triggerHook(only.request, { deadline: this.deadlineMs })).then(
+        only.resolve,
+        only.reject,
+      );
+      return;
+    }
+    let failure: unknown = new DomainError('service_unavailable', 'The workflow service did not answer this hook');
+    try {
+      const answers = this.workflow.triggerHooks({ hooks: batch.map((p) => p.request) }, { deadline: this.deadlineMs });
+      for await (const answer of answers) {
+        const pending = batch[answer.index];
+        if (!pending || pending.settled || !answer.outcome) continue;
+        pending.settled = true;
+        if (answer.outcome.$case === 'accepted') pending.resolve(answer.outcome.value);
+        else pending.reject(fromCallError(answer.outcome.value));
+      }
+    } catch (error) {
+      failure = error;
+    }
+    for (const pending of batch) if (!pending.settled) pending.reject(failure);
+  }
+}

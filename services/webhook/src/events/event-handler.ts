@@ -47,25 +47,28 @@ export function plannedDeliveries(events: readonly EventEnvelope[], webhooks: re
 /**
  * What the dispatcher does with the events from Kafka. Calls that arrive while one is being handled
  * (the batches of several partitions) are handled together (a GroupCommit), with one write per
- * collection: record the events, find the tenants' active webhooks, create the deliveries (their
- * ids are derived from (webhook, event), so a repeated event creates nothing) leased to this
- * replica, and queue their first attempts. Events count as handled once their deliveries are stored; sending happens after,
+ * collection: find the tenants' webhooks, create the deliveries for the active ones (their ids are
+ * derived from (webhook, event), so a repeated event creates nothing) leased to this replica,
+ * record the events a recovery may need, and queue their first attempts. Events count as handled once their deliveries are stored; sending happens after,
  * so Kafka offsets never wait for receivers.
  */
 export function createEventHandler(deps: FanOutDeps): (events: readonly EventEnvelope[]) => Promise<void> {
   async function handleBatch(events: readonly EventEnvelope[]): Promise<void> {
     const now = new Date();
-    const [, webhooks] = await Promise.all([
-      deps.events.recordMany(events, now),
-      deps.webhooks.activeForTenants([...new Set(events.map((e) => e.tenant_id))]),
-    ]);
-    const planned = plannedDeliveries(events, webhooks, now);
-    if (planned.length === 0) return;
+    const webhooks = await deps.webhooks.ofTenants([...new Set(events.map((e) => e.tenant_id))]);
+    const active = webhooks.filter((w) => w.status === 'active');
+    // Recovery needs the events a webhook got no delivery of: those of tenants with a webhook
+    // that is not active now. An active webhook gets its deliveries below, and events from
+    // before a webhook existed are never delivered to it.
+    const waiting = new Set(webhooks.filter((w) => w.status !== 'active').map((w) => w.tenantId));
+    const planned = plannedDeliveries(events, active, now);
     const leaseToken = randomUUID();
     const leaseUntil = now.getTime() + deps.leaseMs;
-    const inserted = await deps.deliveries.insertNew(
-      planned.map((p) => ({ ...p.delivery, leaseToken, leaseUntil: new Date(leaseUntil) })),
-    );
+    const [, inserted] = await Promise.all([
+      deps.events.recordMany(events.filter((e) => waiting.has(e.tenant_id)), now),
+      deps.deliveries.insertNew(planned.map((p) => ({ ...p.delivery, leaseToken, leaseUntil: new Date(leaseUntil) }))),
+    ]);
+    if (planned.length === 0) return;
     const bodies = new Map<string, string>();
     const jobs: DispatchJob[] = planned
       .filter((p) => inserted.has(p.delivery.id))

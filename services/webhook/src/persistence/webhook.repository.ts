@@ -64,9 +64,10 @@ export class WebhookRepository {
   }
 
   /** The active webhooks of several tenants at once (one query per batch of events). */
-  async activeForTenants(tenantIds: readonly string[]): Promise<Webhook[]> {
+  /** Every webhook of these tenants, whatever its status. */
+  async ofTenants(tenantIds: readonly string[]): Promise<Webhook[]> {
     if (tenantIds.length === 0) return [];
-    const records = await this.model.find({ tenant_id: { $in: tenantIds }, status: 'active' }).lean<WebhookRecord[]>();
+    const records = await this.model.find({ tenant_id: { $in: tenantIds } }).lean<WebhookRecord[]>();
     return records.map(toWebhook);
   }
 

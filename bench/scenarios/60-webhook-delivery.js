@@ -169,6 +169,8 @@ module.exports = {
     const burst = received(receiver, burstIds);
     const times = burst.requests.map((r) => r.receivedAt);
     const burstRate = Math.round(burst.requests.length / Math.max(0.001, (Math.max(...times) - Math.min(...times)) / 1000));
+    // Epoch ms of the first and last delivery, to line up with per-process CPU samples.
+    ctx.log(`webhooks: burst delivered from ${Math.min(...times)} to ${Math.max(...times)}`);
 
     // Latency at a steady rate: through outbox and relay (the production path), then straight onto the topic.
     const viaOutbox = await steadyRun(ctx, receiver, event, (batch) => outbox.publish(batch), 'via outbox');

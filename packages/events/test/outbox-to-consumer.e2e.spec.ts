@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import mongoose, { type Connection } from 'mongoose';
 import { createLogger } from '@agentplatform/service-kit';
-import { localInfra, startPlatform, waitFor, type Platform } from '@agentplatform/testing';
+import { Receiver, localInfra, startPlatform, waitFor, webhookClient, type Platform } from '@agentplatform/testing';
 import { createEvent, createKafka, IdempotentConsumer, Outbox, OutboxRelay } from '../src';
 
 /**
@@ -18,15 +18,24 @@ describe('outbox -> Kafka -> webhook consumer', () => {
     return { connection, outbox: await Outbox.open(connection) };
   }
 
-  async function receivedEvent(platform: Platform, id: string, uri: string) {
-    const connection = await mongoose.createConnection(uri, { dbName: platform.database('webhook') }).asPromise();
+  /** Subscribes a receiver to every event of a tenant through the webhook service. */
+  async function subscribe(platform: Platform, tenantId: string): Promise<Receiver> {
+    const receiver = await Receiver.start();
+    const { client, channel } = webhookClient(platform);
     try {
-      // The webhook service keeps received events per tenant and batch, for recoveries.
-      const batch = await connection.collection('event_batches').findOne({ 'envelopes.id': id });
-      return batch ? { tenant_id: batch.tenant_id, envelope: (batch.envelopes as Array<{ id: string }>).find((e) => e.id === id) } : null;
+      await client.createWebhook({ tenantId, url: receiver.url('/events'), events: ['*'], metadata: {} });
     } finally {
-      await connection.close();
+      channel.close();
     }
+    return receiver;
+  }
+
+  /** The event as the webhook service delivered it to the receiver, once it has. */
+  function delivered(receiver: Receiver, id: string): { id: string } | undefined {
+    return receiver
+      .to('/events')
+      .map((r) => JSON.parse(r.body) as { id: string })
+      .find((e) => e.id === id);
   }
 
   describe('with Kafka up', () => {
@@ -34,9 +43,11 @@ describe('outbox -> Kafka -> webhook consumer', () => {
     let connection: Connection;
     let relay: OutboxRelay;
     let outbox: Outbox;
+    let receiver: Receiver;
 
     beforeAll(async () => {
       platform = await startPlatform({ services: ['webhook'] });
+      receiver = await subscribe(platform, 'ten_test');
       ({ connection, outbox } = await openOutbox(platform.mongoUri, `producer_${platform.suffix}`));
       const kafka = createKafka({ brokers: platform.kafkaBrokers, clientId: 'events-test', logger });
       relay = new OutboxRelay({ outbox, kafka, topic: platform.topic, logger, pollIntervalMs: 100 });
@@ -46,6 +57,7 @@ describe('outbox -> Kafka -> webhook consumer', () => {
     afterAll(async () => {
       await relay?.stop();
       await connection?.close();
+      await receiver?.close();
       await platform?.stop();
     });
 
@@ -60,10 +72,8 @@ describe('outbox -> Kafka -> webhook consumer', () => {
         await connection.collection('agents').insertOne({ _id: 'agt_1' as never, name: 'Support bot' }, { session });
         return { result: undefined, events: [event] };
       });
-      const stored = await waitFor(() => receivedEvent(platform, event.id, platform.mongoUri).then((d) => d ?? undefined), {
-        what: 'event recorded by the webhook service',
-      });
-      expect(stored).toMatchObject({ tenant_id: 'ten_test', envelope: event });
+      const received = await waitFor(() => delivered(receiver, event.id), { what: 'event delivered by the webhook service' });
+      expect(received).toEqual(JSON.parse(JSON.stringify(event)));
       expect(await outbox.model.countDocuments()).toBe(0);
     });
 
@@ -118,27 +128,26 @@ describe('outbox -> Kafka -> webhook consumer', () => {
       const client = createKafka({ brokers: kafka.brokers, clientId: 'events-test', logger });
       const relay = new OutboxRelay({ outbox, kafka: client, topic: platform.topic, logger, pollIntervalMs: 100 });
       relay.start();
+      const receiver = await subscribe(platform, 'ten_outage');
       try {
         const before = createEvent('agent.updated', 'ten_outage', { agent_id: 'agt_1', changed: ['name'], status: 'active' });
         await outbox.publish([before]);
-        await waitFor(() => receivedEvent(platform, before.id, platform.mongoUri).then((d) => d ?? undefined));
+        await waitFor(() => delivered(receiver, before.id), { what: 'event delivered before the outage' });
 
         await kafka.stop();
         const during = createEvent('agent.updated', 'ten_outage', { agent_id: 'agt_1', changed: ['status'], status: 'inactive' });
         await outbox.publish([during]);
         await new Promise((resolve) => setTimeout(resolve, 2_000));
         expect(await outbox.model.countDocuments({ _id: during.id })).toBe(1);
-        expect(await receivedEvent(platform, during.id, platform.mongoUri)).toBeNull();
+        expect(delivered(receiver, during.id)).toBeUndefined();
 
         kafka = await localInfra().startKafka({ port: kafka.port, dataDir: kafkaDir, logFile: path.join(kafkaDir, 'kafka.log') });
-        const stored = await waitFor(() => receivedEvent(platform, during.id, platform.mongoUri).then((d) => d ?? undefined), {
-          timeoutMs: 60_000,
-          what: 'event delivered after the outage',
-        });
-        expect(stored).toMatchObject({ tenant_id: 'ten_outage', envelope: during });
+        const received = await waitFor(() => delivered(receiver, during.id), { timeoutMs: 60_000, what: 'event delivered after the outage' });
+        expect(received).toEqual(JSON.parse(JSON.stringify(during)));
       } finally {
         await relay.stop();
         await connection.close();
+        await receiver.close();
       }
     });
   });

@@ -298,12 +298,12 @@ export class Dispatcher {
     const jobs: DispatchJob[] = [];
     for (const record of claimed) {
       const webhook = webhooks.get(record.webhook_id);
-      const envelope = record.envelope;
+      const body = record.body;
       if (!webhook || (webhook.status !== 'active' && !record.test)) {
         await this.deps.deliveries.failUnsent(record._id, token, `not sent: the webhook is ${webhook ? webhook.status : 'deleted'}`);
         continue;
       }
-      if (!envelope) {
+      if (!body) {
         await this.deps.deliveries.failUnsent(record._id, token, 'not sent: the event is no longer stored');
         continue;
       }
@@ -318,7 +318,7 @@ export class Dispatcher {
         leaseToken: token,
         leaseUntil,
         webhook,
-        body: jobBody(envelope),
+        body,
       });
     }
     this.enqueue(jobs);

@@ -1,4 +1,3 @@
-import type { EventEnvelope } from '@agentplatform/events';
 import type { GraceSecret } from './secrets.js';
 
 export const WEBHOOK_STATUSES = ['active', 'failed', 'disabled'] as const;
@@ -54,6 +53,4 @@ export interface Delivery {
   deliveredAt?: Date;
   lastError?: string;
   createdAt: Date;
-  /** The event sent (absent only on deliveries stored before envelopes were kept on them). */
-  envelope?: EventEnvelope;
 }

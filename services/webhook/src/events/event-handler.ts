@@ -24,8 +24,11 @@ export function plannedDeliveries(events: readonly EventEnvelope[], webhooks: re
   for (const webhook of webhooks) byTenant.set(webhook.tenantId, [...(byTenant.get(webhook.tenantId) ?? []), webhook]);
   const planned: Array<{ event: EventEnvelope; webhook: Webhook; delivery: Omit<NewDelivery, 'leaseToken' | 'leaseUntil'> }> = [];
   for (const event of events) {
+    let body: string | undefined;
     for (const webhook of byTenant.get(event.tenant_id) ?? []) {
       if (!matchesAny(webhook.events, event.type)) continue;
+      // Serialized once per event, whatever the number of its webhooks.
+      body ??= jobBody(event);
       planned.push({
         event,
         webhook,
@@ -35,7 +38,7 @@ export function plannedDeliveries(events: readonly EventEnvelope[], webhooks: re
           webhookId: webhook.id,
           eventId: event.id,
           eventType: event.type,
-          envelope: event,
+          body,
           createdAt: now,
         },
       });
@@ -49,8 +52,8 @@ export function plannedDeliveries(events: readonly EventEnvelope[], webhooks: re
  * (the batches of several partitions) are handled together (a GroupCommit), with one write per
  * collection: find the tenants' webhooks, create the deliveries for the active ones (their ids are
  * derived from (webhook, event), so a repeated event creates nothing) leased to this replica,
- * record the events a recovery may need, and queue their first attempts. Events count as handled once their deliveries are stored; sending happens after,
- * so Kafka offsets never wait for receivers.
+ * record the events a recovery may need, and queue their first attempts. Events count as handled
+ * once their deliveries are stored; sending happens after, so Kafka offsets never wait for receivers.
  */
 export function createEventHandler(deps: FanOutDeps): (events: readonly EventEnvelope[]) => Promise<void> {
   async function handleBatch(events: readonly EventEnvelope[]): Promise<void> {
@@ -69,26 +72,21 @@ export function createEventHandler(deps: FanOutDeps): (events: readonly EventEnv
       deps.deliveries.insertNew(planned.map((p) => ({ ...p.delivery, leaseToken, leaseUntil: new Date(leaseUntil) }))),
     ]);
     if (planned.length === 0) return;
-    const bodies = new Map<string, string>();
     const jobs: DispatchJob[] = planned
       .filter((p) => inserted.has(p.delivery.id))
-      .map((p) => {
-        let body = bodies.get(p.event.id);
-        if (body === undefined) bodies.set(p.event.id, (body = jobBody(p.event)));
-        return {
-          deliveryId: p.delivery.id,
-          tenantId: p.event.tenant_id,
-          eventId: p.event.id,
-          eventType: p.event.type,
-          test: false,
-          roundAttempts: 0,
-          attempts: 0,
-          leaseToken,
-          leaseUntil,
-          webhook: p.webhook,
-          body,
-        };
-      });
+      .map((p) => ({
+        deliveryId: p.delivery.id,
+        tenantId: p.event.tenant_id,
+        eventId: p.event.id,
+        eventType: p.event.type,
+        test: false,
+        roundAttempts: 0,
+        attempts: 0,
+        leaseToken,
+        leaseUntil,
+        webhook: p.webhook,
+        body: p.delivery.body,
+      }));
     await deps.dispatcher.waitForRoom();
     deps.dispatcher.enqueue(jobs);
     deps.logger.debug({ events: events.length, deliveries: jobs.length }, 'events fanned out');

@@ -1,5 +1,4 @@
 import type { Connection, Model } from 'mongoose';
-import type { EventEnvelope } from '@agentplatform/events';
 import type { AttemptResult, Delivery, DeliveryStatus } from '../domain/types.js';
 import { deliveryModel, type AttemptRecord, type DeliveryRecord } from './delivery.schema.js';
 
@@ -51,7 +50,6 @@ export function toDelivery(record: DeliveryRecord): Delivery {
     deliveredAt: record.delivered_at ?? undefined,
     lastError: record.last_error ?? undefined,
     createdAt: record.created_at,
-    envelope: record.envelope ?? undefined,
   };
 }
 
@@ -64,8 +62,8 @@ export interface NewDelivery {
   eventId: string;
   eventType: string;
   test?: boolean;
-  /** The event, kept on the delivery so a retry needs no other read. */
-  envelope: EventEnvelope;
+  /** The request body (`jobBody` of the event), kept on the delivery so a retry needs no other read. */
+  body: string;
   leaseToken?: string;
   leaseUntil?: Date;
   createdAt: Date;
@@ -104,7 +102,7 @@ export class DeliveryRepository {
       event_type: d.eventType,
       status: 'pending',
       test: d.test ?? false,
-      envelope: d.envelope,
+      body: d.body,
       attempts: 0,
       round_attempts: 0,
       attempt_log: [],
@@ -204,7 +202,7 @@ export class DeliveryRepository {
 
   async list(tenantId: string, webhookId: string, limit: number, status?: DeliveryStatus): Promise<Delivery[]> {
     const records = await this.model
-      .find({ tenant_id: tenantId, webhook_id: webhookId, ...(status ? { status } : {}) }, { attempt_log: 0, envelope: 0 })
+      .find({ tenant_id: tenantId, webhook_id: webhookId, ...(status ? { status } : {}) }, { attempt_log: 0, body: 0 })
       .sort({ _id: -1 })
       .limit(limit)
       .lean<DeliveryRecord[]>();
@@ -224,7 +222,7 @@ export class DeliveryRepository {
         {
           $set: { status: 'pending', round_attempts: 0, next_attempt_at: now, lease_until: FREE, lease_token: null, updated_at: now },
         },
-        { returnDocument: 'after', projection: { attempt_log: 0, envelope: 0 } },
+        { returnDocument: 'after', projection: { attempt_log: 0, body: 0 } },
       )
       .lean<DeliveryRecord>();
     return record ? toDelivery(record) : undefined;

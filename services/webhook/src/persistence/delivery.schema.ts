@@ -1,5 +1,4 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { EventEnvelope } from '@agentplatform/events';
 import type { DeliveryStatus } from '../domain/types.js';
 
 export interface AttemptRecord {
@@ -21,8 +20,9 @@ export interface DeliveryRecord {
   event_type: string;
   status: DeliveryStatus;
   test: boolean;
-  // The exact event sent; absent only on deliveries stored before envelopes were kept here.
-  envelope?: EventEnvelope | null;
+  // The exact request body every attempt sends (the event's JSON): one string, so neither this
+  // service nor the database takes the event apart again on each write of the delivery.
+  body?: string | null;
   attempts: number;
   round_attempts: number;
   attempt_log: AttemptRecord[];
@@ -50,7 +50,7 @@ const deliverySchema = new Schema<DeliveryRecord>(
     event_type: { type: String, required: true },
     status: { type: String, required: true },
     test: { type: Boolean, default: false },
-    envelope: Schema.Types.Mixed,
+    body: String,
     attempts: { type: Number, default: 0 },
     round_attempts: { type: Number, default: 0 },
     attempt_log: { type: Schema.Types.Mixed, default: [] },

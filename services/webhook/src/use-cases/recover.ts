@@ -1,6 +1,7 @@
 import { ConflictError, ValidationError } from '@agentplatform/service-kit';
 import { deliveryIdFor } from '../domain/delivery-id.js';
 import { coveredTypes } from '../domain/event-matching.js';
+import { jobBody } from '../delivery/dispatcher.js';
 import { requireWebhook, type UseCaseDeps } from './deps.js';
 
 /** Events one recovery looks at; a larger backlog is recovered by calling again with a later `since`. */
@@ -40,7 +41,7 @@ export async function recover(
         webhookId: webhook.id,
         eventId: e.id,
         eventType: e.type,
-        envelope: e,
+        body: jobBody(e),
         createdAt: now,
       })),
   );

@@ -34,6 +34,7 @@ export async function testWebhook(
   const leaseToken = randomUUID();
   const leaseUntil = now.getTime() + deps.settings.leaseMs;
   const deliveryId = deliveryIdFor(webhook.id, envelope.id, envelope.created_at);
+  const body = jobBody(envelope);
   await deps.deliveries.insertNew([
     {
       id: deliveryId,
@@ -42,7 +43,7 @@ export async function testWebhook(
       eventId: envelope.id,
       eventType: type,
       test: true,
-      envelope,
+      body,
       leaseToken,
       leaseUntil: new Date(leaseUntil),
       createdAt: now,
@@ -59,7 +60,7 @@ export async function testWebhook(
     leaseToken,
     leaseUntil,
     webhook,
-    body: jobBody(envelope),
+    body,
   });
   return {
     success: result.success,

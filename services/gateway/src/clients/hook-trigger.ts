@@ -52,7 +52,7 @@ export class HookTrigger {
       );
       return;
     }
-    let failure: unknown = new DomainError('service_unavailable', 'The workflow service did not answer this hook');
+    let failure: unknown;
     try {
       const answers = this.workflow.triggerHooks({ hooks: batch.map((p) => p.request) }, { deadline: this.deadlineMs });
       for await (const answer of answers) {
@@ -65,6 +65,8 @@ export class HookTrigger {
     } catch (error) {
       failure = error;
     }
-    for (const pending of batch) if (!pending.settled) pending.reject(failure);
+    for (const pending of batch) {
+      if (!pending.settled) pending.reject(failure ?? new DomainError('service_unavailable', 'The workflow service did not answer this hook'));
+    }
   }
 }

@@ -1,3 +1,5 @@
+import { workflowV1 } from '@agentplatform/contracts';
+import { createGrpcClient, openChannel } from '@agentplatform/service-kit';
 import { Receiver, api, startPlatform, waitFor, type Platform } from '@agentplatform/testing';
 import { EventTap, byNode, finished, identityClient, newTenant, type Http } from './workflows.support';
 
@@ -486,6 +488,21 @@ describe('workflows through the gateway', () => {
       const waited = await Promise.all(slow);
       for (const res of waited) expect(res).toMatchObject({ status: 200, body: { status: 'completed' } });
       expect(Math.max(...quick.map((r) => r.at))).toBeLessThan(Math.min(...waited.map((r) => r.at)));
+    });
+    it('has the workflow service refuse a TriggerHooks call of more hooks than it takes, naming the field', async () => {
+      const channel = openChannel(`127.0.0.1:${platform.service('workflow').ready!.grpc_port}`);
+      try {
+        const client = createGrpcClient(workflowV1.WorkflowServiceDefinition, channel, { deadlineMs: 10_000 });
+        const hooks = Array.from({ length: 257 }, () => ({ workflowId: 'wf_00000000000000000000000000', path: '', requestId: '' }));
+        const consume = async () => {
+          for await (const _answer of client.triggerHooks({ hooks })) {
+            // nothing is expected
+          }
+        };
+        await expect(consume()).rejects.toMatchObject({ code: 'validation_error', details: [{ field: 'hooks' }] });
+      } finally {
+        channel.close();
+      }
     });
   });
 

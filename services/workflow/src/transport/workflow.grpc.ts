@@ -1,5 +1,5 @@
-import { workflowV1 } from '@agentplatform/contracts';
 import { randomUUID } from 'node:crypto';
+import { workflowV1 } from '@agentplatform/contracts';
 import { ValidationError, runWithContext, toCallError } from '@agentplatform/service-kit';
 import type { Execution, NodeExecution } from '../domain/execution.types.js';
 import { triggerType, webhookPath, type JsonObject, type Workflow, type WorkflowEdge, type WorkflowNode, type WorkflowStatistics } from '../domain/workflow.types.js';
@@ -17,6 +17,9 @@ import { triggerHook } from '../use-cases/trigger-hook.js';
 import { updateWorkflow } from '../use-cases/update-workflow.js';
 
 type Impl = workflowV1.WorkflowServiceImplementation;
+
+/** Hooks one TriggerHooks call may carry (the gateway sends at most 64). */
+export const MAX_HOOKS_PER_CALL = 256;
 
 function requireTenant(tenantId: string): string {
   if (!tenantId) throw ValidationError.field('tenant_id', 'is required');
@@ -175,6 +178,7 @@ export function workflowGrpcService(deps: WorkflowDeps): Impl {
     },
     triggerHook: (req) => hook(req),
     async *triggerHooks(req) {
+      if (req.hooks.length > MAX_HOOKS_PER_CALL) throw ValidationError.field('hooks', `must be at most ${MAX_HOOKS_PER_CALL} per call`);
       // Every hook starts at once; answers go out as they settle, each in its own request context.
       const settled: workflowV1.TriggerHooksAnswer[] = [];
       let wake: (() => void) | undefined;

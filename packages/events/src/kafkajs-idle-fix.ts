@@ -7,7 +7,7 @@
  *
  * The replacement arms the timer only while requests wait: pushing a request schedules a check,
  * and a fulfilled or timed-out request checks the queue anyway, so nothing waits longer than
- * before. Other kafkajs versions are left alone; `idleLoopFixApplied` says whether it applied.
+ * before. Other kafkajs versions are left alone (`fixKafkajsIdleLoop` answers false; its spec then fails).
  */
 
 interface RequestQueue {

@@ -12,3 +12,4 @@ export * from './service.js';
 export * from './outbound-guard.js';
 export * from './scopes.js';
 export * from './group-commit.js';
+export * from './hashing.js';

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { errors as joseErrors, jwtVerify } from 'jose';
-import { ForbiddenError, UnauthorizedError, ValidationError } from '@agentplatform/service-kit';
+import { ForbiddenError, UnauthorizedError, ValidationError, sha256Hex } from '@agentplatform/service-kit';
 import type { Backends } from '../clients/backends.js';
 import type { JwksCache } from '../clients/jwks-cache.js';
 import { TtlCache } from '../clients/ttl-cache.js';
@@ -95,7 +94,7 @@ export class IdentityAccessGuard implements AccessGuard {
 
   private async apiKeyCaller(secret: string, tenant: string | undefined): Promise<Caller> {
     // Cached under the key's SHA-256, so no plaintext secret is kept in the cache.
-    const verified = await this.keys.get(createHash('sha256').update(secret).digest('hex'), async () => {
+    const verified = await this.keys.get(sha256Hex(secret), async () => {
       const answer = await this.options.backends.identity.verifyApiKey({ key: secret });
       return {
         userId: answer.userId,
@@ -111,7 +110,7 @@ export class IdentityAccessGuard implements AccessGuard {
   }
 
   private async userCaller(token: string, tenant: string | undefined): Promise<Caller> {
-    const claims = await this.tokens.get(createHash('sha256').update(token).digest('hex'), () => this.verifyToken(token));
+    const claims = await this.tokens.get(sha256Hex(token), () => this.verifyToken(token));
     if (Date.now() / 1000 > claims.exp + CLOCK_TOLERANCE_S) throw new UnauthorizedError('Access token has expired');
     const userId = claims.sub;
     const tenantId = tenant ?? (typeof claims.tid === 'string' ? claims.tid : '');

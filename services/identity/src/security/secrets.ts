@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -14,10 +14,3 @@ export function randomToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
-/**
- * Secrets with enough entropy to rule out guessing (API keys, refresh tokens) are stored as a
- * plain SHA-256: a slow hash would only add latency to every request.
- */
-export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
-}

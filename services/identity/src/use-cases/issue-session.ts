@@ -1,5 +1,5 @@
-import { ForbiddenError, newId } from '@agentplatform/service-kit';
-import { randomToken, sha256Hex } from '../security/secrets.js';
+import { ForbiddenError, newId, sha256Hex } from '@agentplatform/service-kit';
+import { randomToken } from '../security/secrets.js';
 import type { IdentityDeps } from './identity-deps.js';
 
 export interface Session {

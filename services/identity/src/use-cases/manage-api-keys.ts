@@ -1,8 +1,8 @@
-import { ForbiddenError, NotFoundError, newId, type FieldIssue } from '@agentplatform/service-kit';
+import { ForbiddenError, NotFoundError, newId, sha256Hex, type FieldIssue } from '@agentplatform/service-kit';
 import { throwIfIssues } from '../domain/account-rules.js';
 import { isScope, managesAllKeys, scopesOf, type Role } from '../domain/roles.js';
 import type { ApiKey } from '../persistence/api-key.repository.js';
-import { randomBase62, sha256Hex } from '../security/secrets.js';
+import { randomBase62 } from '../security/secrets.js';
 import type { IdentityDeps } from './identity-deps.js';
 
 /** `apk_` + 40 base62 characters: about 238 bits of entropy. */

@@ -1,5 +1,4 @@
-import { UnauthorizedError, ValidationError } from '@agentplatform/service-kit';
-import { sha256Hex } from '../security/secrets.js';
+import { UnauthorizedError, ValidationError, sha256Hex } from '@agentplatform/service-kit';
 import type { IdentityDeps } from './identity-deps.js';
 import { issueSession, type Session } from './issue-session.js';
 

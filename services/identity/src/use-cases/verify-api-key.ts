@@ -1,6 +1,5 @@
-import { UnauthorizedError } from '@agentplatform/service-kit';
+import { UnauthorizedError, sha256Hex } from '@agentplatform/service-kit';
 import { effectiveScopes, type Role, type Scope } from '../domain/roles.js';
-import { sha256Hex } from '../security/secrets.js';
 import type { IdentityDeps } from './identity-deps.js';
 
 export interface VerifiedKey {

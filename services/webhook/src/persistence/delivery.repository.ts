@@ -1,4 +1,5 @@
-import type { Connection, Model } from 'mongoose';
+import type { Collection, Connection, Model } from 'mongoose';
+import { insertEach, isDuplicateKeyError } from '@agentplatform/service-kit';
 import type { AttemptResult, Delivery, DeliveryStatus } from '../domain/types.js';
 import { deliveryModel, type AttemptRecord, type DeliveryRecord } from './delivery.schema.js';
 
@@ -125,17 +126,10 @@ export class DeliveryRepository {
   async insertNew(deliveries: readonly NewDelivery[]): Promise<Set<string>> {
     if (deliveries.length === 0) return new Set();
     const records = deliveries.map((d) => this.newRecord(d));
-    try {
-      await this.model.collection.insertMany(records as never[], { ordered: false });
-      return new Set(records.map((r) => r._id));
-    } catch (error) {
-      const writeErrors = (error as { writeErrors?: Array<{ index: number; code: number }> | { index: number; code: number } })
-        .writeErrors;
-      const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : undefined;
-      if (!list || list.some((e) => e.code !== 11000)) throw error;
-      const failed = new Set(list.map((e) => e.index));
-      return new Set(records.filter((_, index) => !failed.has(index)).map((r) => r._id));
-    }
+    const results = await insertEach(this.model.collection as unknown as Collection<DeliveryRecord>, records);
+    const failure = results.find((r) => r !== undefined && !isDuplicateKeyError(r));
+    if (failure) throw failure;
+    return new Set(records.filter((_, index) => results[index] === undefined).map((r) => r._id));
   }
 
   /**

@@ -5,7 +5,14 @@ export default [
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
   {
-    ignores: ['**/dist', '**/node_modules', '**/generated', 'deploy/local/.cache', 'bench/results', '**/jest.config.js'],
+    ignores: [
+      '**/dist',
+      '**/node_modules',
+      '**/generated',
+      'deploy/local/.cache',
+      'bench/results',
+      '**/jest.config.js',
+    ],
   },
   {
     files: ['**/*.ts'],

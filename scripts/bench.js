@@ -105,7 +105,18 @@ async function main() {
     await platform.start();
     log(`platform at ${platform.url}`);
 
-    const ctx = { url: platform.url, platform, api, autocannon, measure, duration: DURATION, connections: CONNECTIONS, log, work, spawnNode };
+    const ctx = {
+      url: platform.url,
+      platform,
+      api,
+      autocannon,
+      measure,
+      duration: DURATION,
+      connections: CONNECTIONS,
+      log,
+      work,
+      spawnNode,
+    };
     const results = new Map();
     const lines = [];
     const dir = path.join(ROOT, 'bench', 'results');
@@ -169,12 +180,20 @@ function writeReport(file, dir, results, lines) {
 
 /** Starts a helper Node process (e.g. a baseline server) that exits with the bench. */
 function spawnNode(file, env = {}) {
-  const child = spawn(process.execPath, [file], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [file], {
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const ready = new Promise((resolve, reject) => {
     child.stdout.once('data', (chunk) => resolve(JSON.parse(chunk.toString())));
     child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
   });
-  return { child, ready, stop: () => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill()))) };
+  return {
+    child,
+    ready,
+    stop: () =>
+      new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill()))),
+  };
 }
 
 main().catch((error) => {

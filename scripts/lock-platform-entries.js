@@ -13,7 +13,10 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const lockPath = path.join(__dirname, '..', 'package-lock.json');
-const check = spawnSync('npm', ['ci', '--dry-run', '--no-audit', '--no-fund'], { cwd: path.dirname(lockPath), encoding: 'utf8' });
+const check = spawnSync('npm', ['ci', '--dry-run', '--no-audit', '--no-fund'], {
+  cwd: path.dirname(lockPath),
+  encoding: 'utf8',
+});
 const missing = [...`${check.stdout}${check.stderr}`.matchAll(/Missing: (.+?)@ from lock file/g)].map((m) => m[1]);
 if (missing.length === 0) {
   console.log('package-lock.json already satisfies npm ci');
@@ -21,7 +24,18 @@ if (missing.length === 0) {
 }
 const lock = JSON.parse(fs.readFileSync(lockPath, 'utf8'));
 const OS = ['darwin', 'win32', 'linux', 'android', 'freebsd', 'openharmony'];
-const CPU = { arm64: 'arm64', aarch64: 'arm64', x64: 'x64', armv7: 'arm', arm: 'arm', ia32: 'ia32', ppc64: 'ppc64', s390x: 's390x', loong64: 'loong64', riscv64: 'riscv64' };
+const CPU = {
+  arm64: 'arm64',
+  aarch64: 'arm64',
+  x64: 'x64',
+  armv7: 'arm',
+  arm: 'arm',
+  ia32: 'ia32',
+  ppc64: 'ppc64',
+  s390x: 's390x',
+  loong64: 'loong64',
+  riscv64: 'riscv64',
+};
 for (const name of missing) {
   const parent = Object.entries(lock.packages).find(([, p]) => p.optionalDependencies && p.optionalDependencies[name]);
   if (!parent) throw new Error(`no parent for ${name}`);
@@ -29,13 +43,24 @@ for (const name of missing) {
   const parts = name.split('/').pop().split('-');
   const os = parts.find((p) => OS.includes(p));
   const cpu = parts.map((p) => CPU[p]).find(Boolean);
-  const libc = parts.includes('musl') || parts.includes('musleabihf') ? 'musl' : parts.includes('gnu') || parts.includes('gnueabihf') ? 'glibc' : undefined;
-  const entry = { version: info.optionalDependencies[name].replace(/^[\^~]/, ''), ...(info.dev ? { dev: true } : {}), optional: true };
+  const libc =
+    parts.includes('musl') || parts.includes('musleabihf')
+      ? 'musl'
+      : parts.includes('gnu') || parts.includes('gnueabihf')
+        ? 'glibc'
+        : undefined;
+  const entry = {
+    version: info.optionalDependencies[name].replace(/^[\^~]/, ''),
+    ...(info.dev ? { dev: true } : {}),
+    optional: true,
+  };
   if (os) entry.os = [os];
   if (cpu) entry.cpu = [cpu];
   if (libc) entry.libc = [libc];
   lock.packages[`node_modules/${name}`] = entry;
 }
-lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
+lock.packages = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+);
 fs.writeFileSync(lockPath, JSON.stringify(lock, null, 2) + '\n');
 console.log(`added ${missing.length} platform entries to package-lock.json`);

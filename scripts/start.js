@@ -113,7 +113,10 @@ async function main() {
 
   const url = `http://127.0.0.1:${PORT}`;
   for (let i = 0; i < 100; i += 1) {
-    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

@@ -11,7 +11,9 @@ module.exports = {
   baseline: 'koa-baseline',
   async setup(ctx) {
     const { accessToken } = await loggedInUser(ctx);
-    const created = await ctx.api(ctx.url, accessToken).post('/api/v1/auth/api-keys', { name: 'bench', scopes: ['agents:read'] });
+    const created = await ctx
+      .api(ctx.url, accessToken)
+      .post('/api/v1/auth/api-keys', { name: 'bench', scopes: ['agents:read'] });
     if (created.status !== 201) throw new Error(`create key: ${created.status} ${created.text}`);
     return { key: created.body.key };
   },

@@ -74,7 +74,11 @@ async function latencies({ total, concurrency, request }) {
 function post(ctx, token, path, body) {
   return {
     url: `${ctx.url}/api/v1${path}`,
-    init: { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) },
+    init: {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    },
   };
 }
 
@@ -82,7 +86,11 @@ function post(ctx, token, path, body) {
 async function agentWithMemories(ctx, count, label) {
   const { accessToken } = await loggedInUser(ctx);
   const client = ctx.api(ctx.url, accessToken);
-  const agent = await client.post('/api/v1/agents', { name: `bench ${label}`, type: 'research', memory_types: ['semantic', 'episodic'] });
+  const agent = await client.post('/api/v1/agents', {
+    name: `bench ${label}`,
+    type: 'research',
+    memory_types: ['semantic', 'episodic'],
+  });
   if (agent.status !== 201) throw new Error(`create agent: ${agent.status} ${agent.text}`);
   const random = rng(count + 17);
   if (count > 0) {
@@ -112,7 +120,12 @@ function searchScenario(count) {
     setup: (ctx) => agentWithMemories(ctx, count, `search ${count}`),
     async run(ctx, state) {
       const queries = Array.from({ length: 50 }, () => sentence(state.random, 4));
-      const request = (i) => post(ctx, state.accessToken, '/memory/search', { agent_id: state.agentId, query: queries[i % queries.length], top_k: 10 });
+      const request = (i) =>
+        post(ctx, state.accessToken, '/memory/search', {
+          agent_id: state.agentId,
+          query: queries[i % queries.length],
+          top_k: 10,
+        });
       // Warm-up, not measured: the first search loads the agent's index into the replica's cache,
       // and the same load for a moment lets the JIT compile the search path and the platform
       // finish the seeding's tail (its events), so the figures are the steady state.

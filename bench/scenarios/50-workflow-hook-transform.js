@@ -40,7 +40,8 @@ async function createActiveWorkflow(http, body) {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function completedCount(state) {
-  return (await state.http.get(`/api/v1/workflows/${state.workflow.id}/executions?limit=1&status=completed`)).body.total;
+  return (await state.http.get(`/api/v1/workflows/${state.workflow.id}/executions?limit=1&status=completed`)).body
+    .total;
 }
 
 /** Waits until no execution of the workflow is running. */
@@ -74,7 +75,9 @@ async function measureHookRuns(ctx, state, label) {
   let counts = {};
   for (let i = 0; i < 600 && running > 0; i++) {
     const [r, c, f] = await Promise.all(
-      ['running', 'completed', 'failed'].map((s) => state.http.get(`/api/v1/workflows/${state.workflow.id}/executions?limit=1&status=${s}`)),
+      ['running', 'completed', 'failed'].map((s) =>
+        state.http.get(`/api/v1/workflows/${state.workflow.id}/executions?limit=1&status=${s}`),
+      ),
     );
     running = r.body.total;
     counts = { completed: c.body.total, failed: f.body.total };
@@ -112,7 +115,13 @@ module.exports = {
       name: 'bench transform',
       nodes: [
         { id: 'hook', type: 'webhook', config: { path: 'orders' } },
-        { id: 'shape', type: 'transform', config: { fields: { customer: 'input.body.name', total: 'input.body.amount * 2', big: 'input.body.amount > 100' } } },
+        {
+          id: 'shape',
+          type: 'transform',
+          config: {
+            fields: { customer: 'input.body.name', total: 'input.body.amount * 2', big: 'input.body.amount > 100' },
+          },
+        },
       ],
       edges: [{ source: 'hook', target: 'shape' }],
     });

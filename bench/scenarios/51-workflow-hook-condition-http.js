@@ -1,7 +1,12 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const { workflowTenant, liftHookLimit, createActiveWorkflow, measureHookRuns } = require('./50-workflow-hook-transform.js');
+const {
+  workflowTenant,
+  liftHookLimit,
+  createActiveWorkflow,
+  measureHookRuns,
+} = require('./50-workflow-hook-transform.js');
 
 /** A tiny HTTP endpoint in its own process for the http node to call (keeps it off the bench's event loop). */
 const RECEIVER = `
@@ -29,11 +34,20 @@ module.exports = {
       name: 'bench http',
       nodes: [
         { id: 'hook', type: 'webhook' },
-        { id: 'check', type: 'condition', config: { rules: [{ if: 'input.body.amount > 100', goto: 'notify' }, { else: 'skip' }] } },
+        {
+          id: 'check',
+          type: 'condition',
+          config: { rules: [{ if: 'input.body.amount > 100', goto: 'notify' }, { else: 'skip' }] },
+        },
         {
           id: 'notify',
           type: 'integration',
-          config: { service: 'http', method: 'POST', url: `http://127.0.0.1:${port}/orders`, body: { amount: '{{ input.body.amount }}' } },
+          config: {
+            service: 'http',
+            method: 'POST',
+            url: `http://127.0.0.1:${port}/orders`,
+            body: { amount: '{{ input.body.amount }}' },
+          },
         },
         { id: 'skip', type: 'transform' },
       ],

@@ -46,7 +46,10 @@ module.exports = {
       rows: [
         { label: 'execution of 1 transform node (mean duration)', note: `${one.toFixed(2)} ms over ${RUNS} runs` },
         { label: 'per pure node (transform)', note: `${((pure - one) / 20).toFixed(3)} ms per node (21 vs 1 nodes)` },
-        { label: 'per checkpointed node (delay 0 ms)', note: `${((stored - one) / 10).toFixed(3)} ms per node (1 + 10 vs 1 nodes)` },
+        {
+          label: 'per checkpointed node (delay 0 ms)',
+          note: `${((stored - one) / 10).toFixed(3)} ms per node (1 + 10 vs 1 nodes)`,
+        },
       ],
     };
   },

@@ -15,7 +15,9 @@ const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const { Receiver } = require(path.join(ROOT, 'packages/testing/dist'));
-const { createEvent, createKafka, EVENT_HEADERS, Outbox, OutboxRelay } = require(path.join(ROOT, 'packages/events/dist'));
+const { createEvent, createKafka, EVENT_HEADERS, Outbox, OutboxRelay } = require(
+  path.join(ROOT, 'packages/events/dist'),
+);
 const { createGrpcClient, createLogger, newId, openChannel } = require(path.join(ROOT, 'packages/service-kit/dist'));
 const { webhookV1 } = require(path.join(ROOT, 'packages/contracts/dist'));
 
@@ -105,7 +107,9 @@ module.exports = {
     const logger = createLogger('bench-webhooks', 'silent');
     const { platform } = ctx;
     const mongoose = require(require.resolve('mongoose', { paths: [path.join(ROOT, 'packages/events')] }));
-    const connection = await mongoose.createConnection(platform.mongoUri, { dbName: `bench_producer_${platform.suffix}` }).asPromise();
+    const connection = await mongoose
+      .createConnection(platform.mongoUri, { dbName: `bench_producer_${platform.suffix}` })
+      .asPromise();
     const outbox = await Outbox.open(connection);
     const relay = new OutboxRelay({
       outbox,
@@ -115,7 +119,11 @@ module.exports = {
       pollIntervalMs: 50,
     });
     relay.start();
-    const producer = createKafka({ brokers: platform.kafkaBrokers, clientId: 'bench-webhooks-burst', logger }).producer();
+    const producer = createKafka({
+      brokers: platform.kafkaBrokers,
+      clientId: 'bench-webhooks-burst',
+      logger,
+    }).producer();
     await producer.connect();
     const receiver = await Receiver.start();
     const client = createGrpcClient(
@@ -145,12 +153,13 @@ module.exports = {
         })),
       });
     let counter = 0;
-    const event = (label) => createEvent('agent.created', tenants[counter++ % tenants.length], {
-      agent_id: `agt_${label}`,
-      name: 'Bench agent',
-      type: 'assistant',
-      status: 'active',
-    });
+    const event = (label) =>
+      createEvent('agent.created', tenants[counter++ % tenants.length], {
+        agent_id: `agt_${label}`,
+        name: 'Bench agent',
+        type: 'assistant',
+        status: 'active',
+      });
 
     // Warm-up: connections, JIT, indexes; first through the outbox, then a burst like the measured
     // one (a fifth of its size), so the measured burst finds the sender's connections open and its
@@ -173,7 +182,9 @@ module.exports = {
     const burstDone = await waitForAll(receiver, burstIds, 600_000);
     const burst = received(receiver, burstIds);
     const times = burst.requests.map((r) => r.receivedAt);
-    const burstRate = Math.round(burst.requests.length / Math.max(0.001, (Math.max(...times) - Math.min(...times)) / 1000));
+    const burstRate = Math.round(
+      burst.requests.length / Math.max(0.001, (Math.max(...times) - Math.min(...times)) / 1000),
+    );
     // Epoch ms of the first and last delivery, to line up with per-process CPU samples.
     ctx.log(`webhooks: burst delivered from ${Math.min(...times)} to ${Math.max(...times)}`);
 

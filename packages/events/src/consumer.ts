@@ -74,7 +74,11 @@ export class BatchConsumer {
           for (const message of slice) {
             const event = parseEnvelope(message.value);
             if (event) events.push({ event, requestId: message.headers?.[EVENT_HEADERS.requestId]?.toString() });
-            else this.options.logger.warn({ offset: message.offset, partition: batch.partition }, 'skipping unreadable event');
+            else
+              this.options.logger.warn(
+                { offset: message.offset, partition: batch.partition },
+                'skipping unreadable event',
+              );
           }
           if (events.length > 0) await this.options.handleBatch(events);
           resolveOffset(slice[slice.length - 1]!.offset);

@@ -12,13 +12,26 @@ const RequestQueue = require('kafkajs/src/network/requestQueue') as new (options
 const quietLogger = { debug: () => undefined, warn: () => undefined, error: () => undefined, info: () => undefined };
 
 function queue(maxInFlightRequests: number) {
-  return new RequestQueue({ maxInFlightRequests, requestTimeout: 10_000, clientId: 'spec', broker: 'spec:9092', logger: quietLogger });
+  return new RequestQueue({
+    maxInFlightRequests,
+    requestTimeout: 10_000,
+    clientId: 'spec',
+    broker: 'spec:9092',
+    logger: quietLogger,
+  });
 }
 
 /** A request as kafkajs' Connection pushes it; `sent` records when its bytes would go out. */
 function request(correlationId: number, sent: number[]) {
   return {
-    entry: { correlationId, apiKey: 1, apiName: 'Fetch', apiVersion: 11, resolve: () => undefined, reject: () => undefined },
+    entry: {
+      correlationId,
+      apiKey: 1,
+      apiName: 'Fetch',
+      apiVersion: 11,
+      resolve: () => undefined,
+      reject: () => undefined,
+    },
     expectResponse: true,
     sendRequest: () => sent.push(correlationId),
   };

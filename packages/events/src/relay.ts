@@ -138,7 +138,10 @@ export class OutboxRelay {
       { _id: { $in: ids }, ...free },
       { $set: { lease_owner: this.owner, lease_until: new Date(now.getTime() + this.leaseMs) } },
     );
-    return model.find({ _id: { $in: ids }, lease_owner: this.owner }).sort({ _id: 1 }).lean<OutboxRecord[]>();
+    return model
+      .find({ _id: { $in: ids }, lease_owner: this.owner })
+      .sort({ _id: 1 })
+      .lean<OutboxRecord[]>();
   }
 
   private async release(batch: OutboxRecord[], error: unknown): Promise<void> {

@@ -23,7 +23,8 @@ function ensureTopicInBackground(runtime: ServiceRuntime, kafka: Kafka, config: 
     let warned = false;
     const attempt = () =>
       ensureTopic(kafka, config.KAFKA_TOPIC, config.KAFKA_TOPIC_PARTITIONS).then(resolve, (error) => {
-        if (!warned) runtime.logger.warn({ err: error, topic: config.KAFKA_TOPIC }, 'kafka not reachable yet; retrying');
+        if (!warned)
+          runtime.logger.warn({ err: error, topic: config.KAFKA_TOPIC }, 'kafka not reachable yet; retrying');
         warned = true;
         delay = Math.min(delay * 2, 5_000);
         setTimeout(attempt, delay).unref();
@@ -33,7 +34,11 @@ function ensureTopicInBackground(runtime: ServiceRuntime, kafka: Kafka, config: 
 }
 
 function kafkaFor(runtime: ServiceRuntime, config: KafkaConfig): Kafka {
-  return createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? runtime.name, logger: runtime.logger });
+  return createKafka({
+    brokers: config.KAFKA_BROKERS,
+    clientId: config.KAFKA_CLIENT_ID ?? runtime.name,
+    logger: runtime.logger,
+  });
 }
 
 /** Opens the service's outbox and starts relaying it to Kafka; stops the relay on shutdown. */

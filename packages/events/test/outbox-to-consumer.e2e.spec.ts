@@ -72,7 +72,9 @@ describe('outbox -> Kafka -> webhook consumer', () => {
         await connection.collection('agents').insertOne({ _id: 'agt_1' as never, name: 'Support bot' }, { session });
         return { result: undefined, events: [event] };
       });
-      const received = await waitFor(() => delivered(receiver, event.id), { what: 'event delivered by the webhook service' });
+      const received = await waitFor(() => delivered(receiver, event.id), {
+        what: 'event delivered by the webhook service',
+      });
       expect(received).toEqual(JSON.parse(JSON.stringify(event)));
       expect(await outbox.model.countDocuments()).toBe(0);
     });
@@ -130,19 +132,34 @@ describe('outbox -> Kafka -> webhook consumer', () => {
       relay.start();
       const receiver = await subscribe(platform, 'ten_outage');
       try {
-        const before = createEvent('agent.updated', 'ten_outage', { agent_id: 'agt_1', changed: ['name'], status: 'active' });
+        const before = createEvent('agent.updated', 'ten_outage', {
+          agent_id: 'agt_1',
+          changed: ['name'],
+          status: 'active',
+        });
         await outbox.publish([before]);
         await waitFor(() => delivered(receiver, before.id), { what: 'event delivered before the outage' });
 
         await kafka.stop();
-        const during = createEvent('agent.updated', 'ten_outage', { agent_id: 'agt_1', changed: ['status'], status: 'inactive' });
+        const during = createEvent('agent.updated', 'ten_outage', {
+          agent_id: 'agt_1',
+          changed: ['status'],
+          status: 'inactive',
+        });
         await outbox.publish([during]);
         await new Promise((resolve) => setTimeout(resolve, 2_000));
         expect(await outbox.model.countDocuments({ _id: during.id })).toBe(1);
         expect(delivered(receiver, during.id)).toBeUndefined();
 
-        kafka = await localInfra().startKafka({ port: kafka.port, dataDir: kafkaDir, logFile: path.join(kafkaDir, 'kafka.log') });
-        const received = await waitFor(() => delivered(receiver, during.id), { timeoutMs: 60_000, what: 'event delivered after the outage' });
+        kafka = await localInfra().startKafka({
+          port: kafka.port,
+          dataDir: kafkaDir,
+          logFile: path.join(kafkaDir, 'kafka.log'),
+        });
+        const received = await waitFor(() => delivered(receiver, during.id), {
+          timeoutMs: 60_000,
+          what: 'event delivered after the outage',
+        });
         expect(received).toEqual(JSON.parse(JSON.stringify(during)));
       } finally {
         await relay.stop();

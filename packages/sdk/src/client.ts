@@ -86,13 +86,17 @@ export class AgentPlatformClient {
       response = await this.fetchImpl(url, { method, headers, body, signal });
       text = await response.text();
     } catch (error) {
-      throw new ApiConnectionError(`${method} ${url.pathname} failed: ${error instanceof Error ? error.message : String(error)}`, error);
+      throw new ApiConnectionError(
+        `${method} ${url.pathname} failed: ${error instanceof Error ? error.message : String(error)}`,
+        error,
+      );
     }
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch (error) {
-      if (response.ok) throw new ApiConnectionError(`${method} ${url.pathname} answered a body that is not JSON`, error);
+      if (response.ok)
+        throw new ApiConnectionError(`${method} ${url.pathname} answered a body that is not JSON`, error);
     }
     if (!response.ok) throw toApiError(response.status, parsed, response.headers);
     if (prefix === '/v1' && parsed && typeof parsed === 'object' && 'success' in parsed && 'data' in parsed) {
@@ -106,13 +110,22 @@ export class AgentPlatformClient {
       this.request<T.RegisterResponse>('POST', '/auth/register', { json: body, options, anonymous: true }),
     /** Password login (form-urlencoded `username` and `password`, as SPEC requires). */
     login: (email: string, password: string, options?: CallOptions) =>
-      this.request<T.TokenResponse>('POST', '/auth/login', { form: { username: email, password }, options, anonymous: true }),
+      this.request<T.TokenResponse>('POST', '/auth/login', {
+        form: { username: email, password },
+        options,
+        anonymous: true,
+      }),
     refresh: (refreshToken: string, options?: CallOptions) =>
-      this.request<T.TokenResponse>('POST', '/auth/refresh', { json: { refresh_token: refreshToken }, options, anonymous: true }),
+      this.request<T.TokenResponse>('POST', '/auth/refresh', {
+        json: { refresh_token: refreshToken },
+        options,
+        anonymous: true,
+      }),
     me: (options?: CallOptions) => this.request<T.CurrentUser>('GET', '/auth/me', { options }),
     createApiKey: (body: T.CreateApiKeyRequest, options?: CallOptions) =>
       this.request<T.CreatedApiKey>('POST', '/auth/api-keys', { json: body, options }),
-    listApiKeys: (options?: CallOptions) => this.request<{ items: T.ApiKeySummary[] }>('GET', '/auth/api-keys', { options }),
+    listApiKeys: (options?: CallOptions) =>
+      this.request<{ items: T.ApiKeySummary[] }>('GET', '/auth/api-keys', { options }),
     revokeApiKey: (keyId: string, options?: CallOptions) =>
       this.request<T.RevokeResponse>('DELETE', path`/auth/api-keys/${keyId}`, { options }),
   };
@@ -122,7 +135,8 @@ export class AgentPlatformClient {
       this.request<T.AgentList>('GET', '/agents', { query, options, tenant: true }),
     create: (body: T.CreateAgentRequest, options?: CallOptions) =>
       this.request<T.Agent>('POST', '/agents', { json: body, options, tenant: true }),
-    get: (agentId: string, options?: CallOptions) => this.request<T.Agent>('GET', path`/agents/${agentId}`, { options }),
+    get: (agentId: string, options?: CallOptions) =>
+      this.request<T.Agent>('GET', path`/agents/${agentId}`, { options }),
     update: (agentId: string, body: T.UpdateAgentRequest, options?: CallOptions) =>
       this.request<T.Agent>('PATCH', path`/agents/${agentId}`, { json: body, options }),
     delete: (agentId: string, options?: CallOptions) =>
@@ -153,8 +167,11 @@ export class AgentPlatformClient {
       this.request<T.Execution>('POST', path`/workflows/${workflowId}/execute`, { json: body, options }),
     getExecution: (workflowId: string, executionId: string, options?: CallOptions) =>
       this.request<T.Execution>('GET', path`/workflows/${workflowId}/executions/${executionId}`, { options }),
-    listExecutions: (workflowId: string, query: { limit?: number; status?: T.ExecutionStatus } = {}, options?: CallOptions) =>
-      this.request<T.ExecutionList>('GET', path`/workflows/${workflowId}/executions`, { query, options }),
+    listExecutions: (
+      workflowId: string,
+      query: { limit?: number; status?: T.ExecutionStatus } = {},
+      options?: CallOptions,
+    ) => this.request<T.ExecutionList>('GET', path`/workflows/${workflowId}/executions`, { query, options }),
     pause: (workflowId: string, options?: CallOptions) =>
       this.request<T.WorkflowStateChange>('POST', path`/workflows/${workflowId}/pause`, { options }),
     resume: (workflowId: string, options?: CallOptions) =>
@@ -166,7 +183,8 @@ export class AgentPlatformClient {
       this.request<T.WebhookList>('GET', '/webhooks', { query, options, tenant: true }),
     create: (body: T.CreateWebhookRequest, options?: CallOptions) =>
       this.request<T.CreatedWebhook>('POST', '/webhooks', { json: body, options, tenant: true }),
-    get: (webhookId: string, options?: CallOptions) => this.request<T.Webhook>('GET', path`/webhooks/${webhookId}`, { options }),
+    get: (webhookId: string, options?: CallOptions) =>
+      this.request<T.Webhook>('GET', path`/webhooks/${webhookId}`, { options }),
     update: (webhookId: string, body: T.UpdateWebhookRequest, options?: CallOptions) =>
       this.request<T.Webhook>('PATCH', path`/webhooks/${webhookId}`, { json: body, options }),
     delete: (webhookId: string, options?: CallOptions) =>
@@ -174,9 +192,15 @@ export class AgentPlatformClient {
     rotateSecret: (webhookId: string, body: { secret?: string } = {}, options?: CallOptions) =>
       this.request<T.RotatedSecret>('POST', path`/webhooks/${webhookId}/rotate-secret`, { json: body, options }),
     test: (webhookId: string, eventType: T.EventType, options?: CallOptions) =>
-      this.request<T.TestSendResult>('POST', path`/webhooks/${webhookId}/test`, { json: { event_type: eventType }, options }),
-    listDeliveries: (webhookId: string, query: { limit?: number; status?: T.DeliveryStatus } = {}, options?: CallOptions) =>
-      this.request<T.DeliveryList>('GET', path`/webhooks/${webhookId}/deliveries`, { query, options }),
+      this.request<T.TestSendResult>('POST', path`/webhooks/${webhookId}/test`, {
+        json: { event_type: eventType },
+        options,
+      }),
+    listDeliveries: (
+      webhookId: string,
+      query: { limit?: number; status?: T.DeliveryStatus } = {},
+      options?: CallOptions,
+    ) => this.request<T.DeliveryList>('GET', path`/webhooks/${webhookId}/deliveries`, { query, options }),
     getDelivery: (webhookId: string, deliveryId: string, options?: CallOptions) =>
       this.request<T.DeliveryDetail>('GET', path`/webhooks/${webhookId}/deliveries/${deliveryId}`, { options }),
     redeliver: (webhookId: string, deliveryId: string, options?: CallOptions) =>

@@ -64,9 +64,18 @@ export function toApiError(status: number, body: unknown, headers: { get(name: s
   if (body && typeof body === 'object') {
     const flat = body as Partial<ApiErrorBody>;
     if (typeof flat.error === 'string') {
-      return new ApiError(status, flat.error, flat.message ?? flat.error, flat.details ?? [], flat.retry_after, requestId);
+      return new ApiError(
+        status,
+        flat.error,
+        flat.message ?? flat.error,
+        flat.details ?? [],
+        flat.retry_after,
+        requestId,
+      );
     }
-    const envelope = body as { error?: { code?: string; message?: string; details?: ApiErrorDetail[]; retry_after?: number } };
+    const envelope = body as {
+      error?: { code?: string; message?: string; details?: ApiErrorDetail[]; retry_after?: number };
+    };
     if (envelope.error && typeof envelope.error === 'object' && typeof envelope.error.code === 'string') {
       return new ApiError(
         status,

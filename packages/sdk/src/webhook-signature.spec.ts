@@ -13,7 +13,9 @@ describe('verifyWebhookSignature', () => {
   const now = Math.floor(Date.now() / 1000);
 
   function header(t: number, ...keys: string[]) {
-    return [`t=${t}`, ...keys.map((k) => `v1=${createHmac('sha256', k).update(`${t}.${body}`).digest('hex')}`)].join(',');
+    return [`t=${t}`, ...keys.map((k) => `v1=${createHmac('sha256', k).update(`${t}.${body}`).digest('hex')}`)].join(
+      ',',
+    );
   }
 
   it('accepts the hex HMAC-SHA256 of "<t>.<raw body>" keyed with the secret', () => {
@@ -23,7 +25,9 @@ describe('verifyWebhookSignature', () => {
 
   it('accepts any matching v1 entry, as sent during a secret rotation', () => {
     expect(verifyWebhookSignature(body, header(now, 'new-secret-0123456789', secret), secret)).toBe(true);
-    expect(verifyWebhookSignature(body, header(now, secret, 'old-secret-0123456789'), 'old-secret-0123456789')).toBe(true);
+    expect(verifyWebhookSignature(body, header(now, secret, 'old-secret-0123456789'), 'old-secret-0123456789')).toBe(
+      true,
+    );
   });
 
   it('rejects a tampered body, a wrong secret and a stale or future timestamp', () => {
@@ -45,8 +49,12 @@ describe('verifyWebhookSignature', () => {
     };
     expect(reason(() => assertWebhookSignature(body, undefined, secret))).toBe('missing_header');
     expect(reason(() => assertWebhookSignature(body, 'v1=abc', secret))).toBe('malformed_header');
-    expect(reason(() => assertWebhookSignature(body, header(now - 1000, secret), secret))).toBe('timestamp_out_of_tolerance');
-    expect(reason(() => assertWebhookSignature(body, header(now, 'wrong-secret-0123456789'), secret))).toBe('signature_mismatch');
+    expect(reason(() => assertWebhookSignature(body, header(now - 1000, secret), secret))).toBe(
+      'timestamp_out_of_tolerance',
+    );
+    expect(reason(() => assertWebhookSignature(body, header(now, 'wrong-secret-0123456789'), secret))).toBe(
+      'signature_mismatch',
+    );
   });
 
   it('signs the way it verifies, and parses the event once verified', () => {

@@ -2,10 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Why a webhook delivery was rejected. */
 export type WebhookSignatureFailure =
-  | 'missing_header'
-  | 'malformed_header'
-  | 'timestamp_out_of_tolerance'
-  | 'signature_mismatch';
+  'missing_header' | 'malformed_header' | 'timestamp_out_of_tolerance' | 'signature_mismatch';
 
 export class WebhookSignatureError extends Error {
   constructor(
@@ -41,7 +38,9 @@ export function parseSignatureHeader(header: string): ParsedSignatureHeader {
 }
 
 function toBuffer(rawBody: string | Uint8Array): Buffer {
-  return typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+  return typeof rawBody === 'string'
+    ? Buffer.from(rawBody, 'utf8')
+    : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
 }
 
 /** Hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the secret's UTF-8 bytes. */
@@ -82,7 +81,10 @@ export function assertWebhookSignature(
   if (!header) throw new WebhookSignatureError('missing_header', 'No X-Service-Signature header');
   const parsed = parseSignatureHeader(header);
   if (Math.abs(Math.floor(now / 1000) - parsed.timestamp) > toleranceSeconds) {
-    throw new WebhookSignatureError('timestamp_out_of_tolerance', `Signature timestamp is more than ${toleranceSeconds} s from now`);
+    throw new WebhookSignatureError(
+      'timestamp_out_of_tolerance',
+      `Signature timestamp is more than ${toleranceSeconds} s from now`,
+    );
   }
   const secrets = typeof secret === 'string' ? [secret] : secret;
   let matched = false;

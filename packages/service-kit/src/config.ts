@@ -23,9 +23,7 @@ export function loadConfig<S extends z.ZodRawShape>(
   }
   const result = z.object(shape).safeParse(input);
   if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
-    );
+    throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`));
   }
   return result.data;
 }
@@ -59,8 +57,14 @@ export function serviceEnvShape(defaults: { grpcPort: number; database: string; 
     GRPC_HOST: z.string().default('0.0.0.0'),
     GRPC_PORT: env.port(defaults.grpcPort),
     METRICS_PORT: env.port(defaults.metricsPort),
-    MONGODB_URI: z.string().startsWith('mongodb', 'must be a mongodb:// or mongodb+srv:// URI').default('mongodb://127.0.0.1:27017'),
-    MONGODB_DATABASE: z.string().regex(/^[A-Za-z0-9_-]+$/).default(defaults.database),
+    MONGODB_URI: z
+      .string()
+      .startsWith('mongodb', 'must be a mongodb:// or mongodb+srv:// URI')
+      .default('mongodb://127.0.0.1:27017'),
+    MONGODB_DATABASE: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .default(defaults.database),
     SHUTDOWN_TIMEOUT_MS: env.int(10_000),
     /** Stop when stdin closes (set by `npm start` and the test harness, which keep it open). */
     EXIT_WITH_PARENT: env.bool(false),

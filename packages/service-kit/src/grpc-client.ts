@@ -1,11 +1,5 @@
 import { ChannelCredentials } from '@grpc/grpc-js';
-import {
-  createChannel,
-  createClientFactory,
-  type Channel,
-  type Client,
-  type CompatServiceDefinition,
-} from 'nice-grpc';
+import { createChannel, createClientFactory, type Channel, type Client, type CompatServiceDefinition } from 'nice-grpc';
 import { ClientError, Metadata, Status, type CallOptions, type ClientMiddlewareCall } from 'nice-grpc-common';
 import { deadlineMiddleware } from 'nice-grpc-client-middleware-deadline';
 import {

@@ -1,8 +1,5 @@
 import type { Server } from 'nice-grpc';
-import {
-  HealthCheckRequest,
-  HealthCheckResponse,
-} from 'nice-grpc-server-health/lib/proto/grpc/health/v1/health';
+import { HealthCheckRequest, HealthCheckResponse } from 'nice-grpc-server-health/lib/proto/grpc/health/v1/health';
 import { currentRequestId, runWithContext } from './context';
 import { DomainError, ValidationError } from './errors';
 import { createGrpcClient, openChannel } from './grpc-client';

@@ -53,8 +53,13 @@ export function toServerError(error: unknown, logger: Logger, method: string): S
  * One item's failure in a batch call (a `CallError` message): the same code, message and retry
  * delay a failed single call would carry; unknown errors are logged and get an id.
  */
-export function toCallError(error: unknown, logger: Logger, method: string): { code: string; message: string; retryAfterSeconds: number } {
-  if (error instanceof DomainError) return { code: error.code, message: error.message, retryAfterSeconds: error.retryAfter ?? 0 };
+export function toCallError(
+  error: unknown,
+  logger: Logger,
+  method: string,
+): { code: string; message: string; retryAfterSeconds: number } {
+  if (error instanceof DomainError)
+    return { code: error.code, message: error.message, retryAfterSeconds: error.retryAfter ?? 0 };
   return { code: 'internal_error', message: unexpected(error, logger, method).message, retryAfterSeconds: 0 };
 }
 

@@ -41,7 +41,10 @@ export function isMongoReady(connection: Connection): boolean {
 export async function supportsTransactions(connection: Connection): Promise<boolean> {
   const db = connection.db;
   if (!db) return false;
-  const hello = await db.admin().command({ hello: 1 }).catch(() => db.admin().command({ isMaster: 1 }));
+  const hello = await db
+    .admin()
+    .command({ hello: 1 })
+    .catch(() => db.admin().command({ isMaster: 1 }));
   return Boolean(hello.setName) || hello.msg === 'isdbgrid';
 }
 
@@ -76,7 +79,11 @@ export async function insertEach<D>(collection: InsertManyTarget<D>, docs: D[]):
   } catch (error) {
     const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
     if (writeErrors === undefined) throw error;
-    const list = (Array.isArray(writeErrors) ? writeErrors : [writeErrors]) as Array<{ index: number; code?: number; errmsg?: string }>;
+    const list = (Array.isArray(writeErrors) ? writeErrors : [writeErrors]) as Array<{
+      index: number;
+      code?: number;
+      errmsg?: string;
+    }>;
     const results: Array<undefined | Error> = docs.map(() => undefined);
     for (const e of list) results[e.index] = new DocumentWriteError(e.errmsg ?? 'write failed', e.code);
     return results;

@@ -112,9 +112,15 @@ function guardedLookup(hostname: string, options: LookupOptions, callback: Looku
  * undici's own; otherwise IP literals are checked directly (sockets skip `lookup` for them) and
  * names go through `guardedLookup`.
  */
-export function guardedConnector(options: { allowPrivate: boolean; connectTimeoutMs: number }): buildConnector.connector {
+export function guardedConnector(options: {
+  allowPrivate: boolean;
+  connectTimeoutMs: number;
+}): buildConnector.connector {
   if (options.allowPrivate) return buildConnector({ timeout: options.connectTimeoutMs });
-  const connect = buildConnector({ timeout: options.connectTimeoutMs, lookup: guardedLookup } as buildConnector.BuildOptions);
+  const connect = buildConnector({
+    timeout: options.connectTimeoutMs,
+    lookup: guardedLookup,
+  } as buildConnector.BuildOptions);
   return (connectOptions, callback) => {
     const host = connectOptions.hostname.replace(/^\[|\]$/g, '');
     if ((isIP(host) && isBlockedAddress(host)) || isBlockedName(host)) {
@@ -133,6 +139,9 @@ export function createGuardedAgent(options: {
 }): Agent {
   return new Agent({
     connections: options.connections ?? 128,
-    connect: guardedConnector({ allowPrivate: options.allowPrivate, connectTimeoutMs: options.connectTimeoutMs ?? 10_000 }),
+    connect: guardedConnector({
+      allowPrivate: options.allowPrivate,
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+    }),
   });
 }

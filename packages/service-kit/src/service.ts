@@ -66,6 +66,8 @@ export async function serve(runtime: ServiceRuntime, config: BaseServiceConfig):
   mongo.on('reconnected', update);
 
   // Supervisors (`npm start`, tests, bench) wait for this line, so it is written whatever LOG_LEVEL says.
-  logger.child({}, { level: 'info' }).info({ event: 'ready', grpc_port: grpcPort, metrics_port: metricsServer.port }, 'ready');
+  logger
+    .child({}, { level: 'info' })
+    .info({ event: 'ready', grpc_port: grpcPort, metrics_port: metricsServer.port }, 'ready');
   return { grpcPort };
 }

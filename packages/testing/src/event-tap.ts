@@ -31,7 +31,10 @@ export class EventTap {
     // The services create the topic in the background; wait until it exists.
     const admin = kafka.admin();
     await admin.connect();
-    await waitFor(async () => (await admin.listTopics()).includes(platform.topic), { timeoutMs: 30_000, what: 'events topic' });
+    await waitFor(async () => (await admin.listTopics()).includes(platform.topic), {
+      timeoutMs: 30_000,
+      what: 'events topic',
+    });
     await admin.disconnect();
     await consumer.subscribe({ topic: platform.topic, fromBeginning: true });
     await consumer.run({

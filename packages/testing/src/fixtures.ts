@@ -28,7 +28,11 @@ export function uniqueEmail(label = 'user'): string {
 }
 
 /** Logs a user in through the gateway (form-urlencoded, as SPEC.md section 4 says). */
-export async function login(baseUrl: string, email: string, password: string): Promise<{ accessToken: string; refreshToken: string }> {
+export async function login(
+  baseUrl: string,
+  email: string,
+  password: string,
+): Promise<{ accessToken: string; refreshToken: string }> {
   const res = await request(baseUrl, 'POST', '/api/v1/auth/login', undefined, { form: { username: email, password } });
   expectStatus('login', res, 200);
   return { accessToken: res.body.access_token, refreshToken: res.body.refresh_token };

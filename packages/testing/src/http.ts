@@ -52,7 +52,8 @@ export function api(baseUrl: string, token?: string) {
     <T = any>(path: string, json?: unknown, options: RequestOptions = {}) =>
       request<T>(baseUrl, method, path, json, { token, ...options });
   return {
-    get: <T = any>(path: string, options: RequestOptions = {}) => request<T>(baseUrl, 'GET', path, undefined, { token, ...options }),
+    get: <T = any>(path: string, options: RequestOptions = {}) =>
+      request<T>(baseUrl, 'GET', path, undefined, { token, ...options }),
     post: call('POST'),
     put: call('PUT'),
     patch: call('PATCH'),

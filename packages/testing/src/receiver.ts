@@ -86,13 +86,20 @@ export class Receiver {
   }
 
   /** Waits until at least `count` requests (to `path`, when given) have arrived. */
-  async waitForRequests(count: number, options: { path?: string; timeoutMs?: number } = {}): Promise<ReceivedRequest[]> {
+  async waitForRequests(
+    count: number,
+    options: { path?: string; timeoutMs?: number } = {},
+  ): Promise<ReceivedRequest[]> {
     return waitFor(
       () => {
         const seen = options.path ? this.to(options.path) : this.requests;
         return seen.length >= count ? seen : undefined;
       },
-      { timeoutMs: options.timeoutMs ?? 15_000, intervalMs: 20, what: `${count} request(s)${options.path ? ` to ${options.path}` : ''}` },
+      {
+        timeoutMs: options.timeoutMs ?? 15_000,
+        intervalMs: 20,
+        what: `${count} request(s)${options.path ? ` to ${options.path}` : ''}`,
+      },
     );
   }
 

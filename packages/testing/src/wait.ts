@@ -1,7 +1,11 @@
 /** Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. */
 export async function waitFor<T>(
   check: () => Promise<T | undefined | false> | T | undefined | false,
-  { timeoutMs = 15_000, intervalMs = 100, what = 'condition' }: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+  {
+    timeoutMs = 15_000,
+    intervalMs = 100,
+    what = 'condition',
+  }: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;

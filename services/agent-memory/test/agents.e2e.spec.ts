@@ -37,7 +37,13 @@ describe('agents and chat through the gateway', () => {
         type: 'support',
         description: 'Answers billing questions',
         memory_types: ['semantic', 'episodic'],
-        config: { model: 'gpt-4o-mini', temperature: 0.2, max_tokens: 300, system_prompt: 'Be brief.', extra: 'dropped' },
+        config: {
+          model: 'gpt-4o-mini',
+          temperature: 0.2,
+          max_tokens: 300,
+          system_prompt: 'Be brief.',
+          extra: 'dropped',
+        },
       });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({
@@ -112,9 +118,17 @@ describe('agents and chat through the gateway', () => {
       ['memory_types not an array', { name: 'A', type: 'support', memory_types: 'semantic' }, 'memory_types'],
       ['temperature above 2', { name: 'A', type: 'support', config: { temperature: 2.5 } }, 'config.temperature'],
       ['temperature below 0', { name: 'A', type: 'support', config: { temperature: -0.1 } }, 'config.temperature'],
-      ['max_tokens not a positive integer', { name: 'A', type: 'support', config: { max_tokens: 0 } }, 'config.max_tokens'],
+      [
+        'max_tokens not a positive integer',
+        { name: 'A', type: 'support', config: { max_tokens: 0 } },
+        'config.max_tokens',
+      ],
       ['empty model', { name: 'A', type: 'support', config: { model: '' } }, 'config.model'],
-      ['system_prompt not a string', { name: 'A', type: 'support', config: { system_prompt: ['x'] } }, 'config.system_prompt'],
+      [
+        'system_prompt not a string',
+        { name: 'A', type: 'support', config: { system_prompt: ['x'] } },
+        'config.system_prompt',
+      ],
       ['config not an object', { name: 'A', type: 'support', config: 'fast' }, 'config'],
     ])('refuses %s with a 400 naming the field', async (_label, body, field) => {
       const res = await http.post('/api/v1/agents', body);
@@ -126,14 +140,21 @@ describe('agents and chat through the gateway', () => {
     it('names every wrong field at once, on create and on update', async () => {
       const res = await http.post('/api/v1/agents', { type: 'robot', config: { temperature: 9 } });
       expect(res.status).toBe(400);
-      expect(res.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['config.temperature', 'name', 'type']);
+      expect(res.body.details.map((d: { field: string }) => d.field).sort()).toEqual([
+        'config.temperature',
+        'name',
+        'type',
+      ]);
       const agent = await createAgent();
       const patch = await http.patch(`/api/v1/agents/${agent.id}`, { status: 'paused', memory_types: ['x'] });
       expect(patch.status).toBe(400);
       expect(patch.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['memory_types[0]', 'status']);
       const v1 = await http.post('/v1/agents', { name: 'A', type: 'robot' });
       expect(v1.status).toBe(400);
-      expect(v1.body).toMatchObject({ success: false, error: { code: 'validation_error', details: [{ field: 'type' }] } });
+      expect(v1.body).toMatchObject({
+        success: false,
+        error: { code: 'validation_error', details: [{ field: 'type' }] },
+      });
     });
   });
 
@@ -163,7 +184,10 @@ describe('agents and chat through the gateway', () => {
       expect(foreign.body.error).toBe('forbidden');
       // A session id of one agent is not usable with another agent of the same tenant either.
       const second = await createAgent();
-      expect((await http.post(`/api/v1/agents/${second.id}/chat`, { message: 'hi', session_id: chat.body.session_id })).status).toBe(404);
+      expect(
+        (await http.post(`/api/v1/agents/${second.id}/chat`, { message: 'hi', session_id: chat.body.session_id }))
+          .status,
+      ).toBe(404);
     });
   });
 
@@ -205,24 +229,44 @@ describe('agents and chat through the gateway', () => {
       const sessions = await http.get(`/api/v1/agents/${agent.id}/sessions`);
       expect(sessions.status).toBe(200);
       expect(sessions.body).toMatchObject({ total: 1, page: 1 });
-      expect(sessions.body.sessions[0]).toMatchObject({ id: res.body.session_id, message_count: 4, title: 'How long do refunds take?' });
+      expect(sessions.body.sessions[0]).toMatchObject({
+        id: res.body.session_id,
+        message_count: 4,
+        title: 'How long do refunds take?',
+      });
 
       const messages = await http.get(`/api/v1/agents/${agent.id}/sessions/${res.body.session_id}/messages`);
       expect(messages.status).toBe(200);
       expect(messages.body.total).toBe(4);
-      expect(messages.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
-      expect(messages.body.messages[1]).toMatchObject({ id: res.body.id, content: res.body.content, model: 'local', usage: res.body.usage });
+      expect(messages.body.messages.map((m: { role: string }) => m.role)).toEqual([
+        'user',
+        'assistant',
+        'user',
+        'assistant',
+      ]);
+      expect(messages.body.messages[1]).toMatchObject({
+        id: res.body.id,
+        content: res.body.content,
+        model: 'local',
+        usage: res.body.usage,
+      });
       expect((await http.get(`/api/v1/agents/${agent.id}/sessions/ses_nope/messages`)).status).toBe(404);
     });
 
     it('stores each exchange as an episodic memory when episodic is on, and recalls it later', async () => {
       const agent = await createAgent({ memory_types: ['semantic', 'episodic'] });
-      const first = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'My favourite colour is turquoise.' });
+      const first = await http.post(`/api/v1/agents/${agent.id}/chat`, {
+        message: 'My favourite colour is turquoise.',
+      });
       expect(first.status).toBe(200);
       const episodic = await http.get(`/api/v1/memory?agent_id=${agent.id}&memory_type=episodic`);
       expect(episodic.body.total).toBe(1);
       expect(episodic.body.items[0].content).toContain('User: My favourite colour is turquoise.');
-      expect(episodic.body.items[0].metadata).toMatchObject({ source: 'chat', session_id: first.body.session_id, message_id: first.body.id });
+      expect(episodic.body.items[0].metadata).toMatchObject({
+        source: 'chat',
+        session_id: first.body.session_id,
+        message_id: first.body.id,
+      });
 
       // A new session has no history: the answer comes from the episodic memory.
       const later = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'What is my favourite colour?' });
@@ -246,17 +290,30 @@ describe('agents and chat through the gateway', () => {
       expect(res.headers.get('content-type')).toContain('text/event-stream');
       const events = parseSse(res.text);
       expect(events[0].event).toBe('start');
-      expect(events[0].data).toMatchObject({ id: expect.stringMatching(/^msg_/), session_id: expect.stringMatching(/^ses_/), model: 'local' });
+      expect(events[0].data).toMatchObject({
+        id: expect.stringMatching(/^msg_/),
+        session_id: expect.stringMatching(/^ses_/),
+        model: 'local',
+      });
       const deltas = events.filter((e) => e.event === 'delta');
       expect(deltas.length).toBeGreaterThan(3);
       const done = events[events.length - 1];
       expect(done.event).toBe('done');
       expect(deltas.map((d) => d.data.content).join('')).toBe(done.data.content);
       expect(done.data.content).toContain('The wifi password is on the fridge.');
-      expect(done.data).toMatchObject({ id: events[0].data.id, session_id: events[0].data.session_id, role: 'assistant', model: 'local' });
+      expect(done.data).toMatchObject({
+        id: events[0].data.id,
+        session_id: events[0].data.session_id,
+        role: 'assistant',
+        model: 'local',
+      });
       expect(done.data.usage.total_tokens).toBe(done.data.usage.prompt_tokens + done.data.usage.completion_tokens);
       // The /v1 envelope leaves the stream alone.
-      const v1 = await http.post(`/v1/agents/${agent.id}/chat`, { message: 'wifi?' }, { headers: { accept: 'text/event-stream' } });
+      const v1 = await http.post(
+        `/v1/agents/${agent.id}/chat`,
+        { message: 'wifi?' },
+        { headers: { accept: 'text/event-stream' } },
+      );
       expect(parseSse(v1.text).map((e) => e.event)).toContain('done');
       // The streamed turn is stored like any other.
       const messages = await http.get(`/api/v1/agents/${agent.id}/sessions/${done.data.session_id}/messages`);
@@ -264,7 +321,11 @@ describe('agents and chat through the gateway', () => {
     });
 
     it('refuses a streamed chat with an ordinary JSON error before the stream starts', async () => {
-      const res = await http.post('/api/v1/agents/agt_missing/chat', { message: 'hi' }, { headers: { accept: 'text/event-stream' } });
+      const res = await http.post(
+        '/api/v1/agents/agt_missing/chat',
+        { message: 'hi' },
+        { headers: { accept: 'text/event-stream' } },
+      );
       expect(res.status).toBe(404);
       expect(res.body.error).toBe('not_found');
     });
@@ -287,7 +348,11 @@ describe('agents and chat through the gateway', () => {
       const created = await tap.wait('agent.message.created', (e) => e.data.agent_id === agent.id);
       const completed = await tap.wait('agent.message.completed', (e) => e.data.agent_id === agent.id);
       expect(created.tenant_id).toBe(tenantId);
-      expect(created.data).toMatchObject({ agent_id: agent.id, conversation_id: res.body.session_id, content: 'Ping for events' });
+      expect(created.data).toMatchObject({
+        agent_id: agent.id,
+        conversation_id: res.body.session_id,
+        content: 'Ping for events',
+      });
       expect(created.data.message_id).toMatch(/^msg_/);
       expect(completed.data).toEqual({
         agent_id: agent.id,
@@ -311,7 +376,9 @@ describe('agents and chat through the gateway', () => {
       expect(chat.status).toBe(200);
       const after = await other.http.get('/api/v1/billing/credits');
       expect(after.body.balance).toBe(before - chat.body.credits_used);
-      expect(after.body.ledger.some((e: { type: string; amount: number }) => e.type === 'charge' && e.amount === -1)).toBe(true);
+      expect(
+        after.body.ledger.some((e: { type: string; amount: number }) => e.type === 'charge' && e.amount === -1),
+      ).toBe(true);
 
       const identity = identityClient(platform);
       try {

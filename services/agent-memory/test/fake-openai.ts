@@ -112,7 +112,13 @@ export class FakeOpenAi {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-      send({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] });
+      send({
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model: body.model,
+        choices: [{ index: 0, delta, finish_reason: finish }],
+      });
     chunk({ role: 'assistant', content: '' });
     for (const piece of content.match(/\S+\s*/g) ?? []) {
       chunk({ content: piece });

@@ -34,10 +34,13 @@ describe('OpenAI-compatible LLM and embeddings providers', () => {
   });
 
   const newAgent = async (body: Record<string, unknown> = {}) =>
-    (await http.post('/api/v1/agents', { name: 'Acme helper', type: 'assistant', memory_types: ['semantic'], ...body })).body;
+    (await http.post('/api/v1/agents', { name: 'Acme helper', type: 'assistant', memory_types: ['semantic'], ...body }))
+      .body;
 
   it('sends the agent’s config, memories and history, and returns the provider’s content and usage', async () => {
-    const agent = await newAgent({ config: { model: 'acme-large', temperature: 0.3, max_tokens: 200, system_prompt: 'You are Acme’s helper.' } });
+    const agent = await newAgent({
+      config: { model: 'acme-large', temperature: 0.3, max_tokens: 200, system_prompt: 'You are Acme’s helper.' },
+    });
     await http.post('/api/v1/memory', { agent_id: agent.id, content: 'Acme was founded in 1999 in Lisbon.' });
     const before = (await http.get('/api/v1/billing/credits')).body.balance;
     fake.requests.length = 0;
@@ -65,7 +68,10 @@ describe('OpenAI-compatible LLM and embeddings providers', () => {
     const after = await http.get('/api/v1/billing/credits');
     expect(after.body.balance).toBe(before - 3);
 
-    const followUp = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'And where?', session_id: res.body.session_id });
+    const followUp = await http.post(`/api/v1/agents/${agent.id}/chat`, {
+      message: 'And where?',
+      session_id: res.body.session_id,
+    });
     expect(followUp.status).toBe(200);
     expect(fake.chats()[1].body.messages.slice(1)).toEqual([
       { role: 'user', content: 'When was Acme founded?' },
@@ -122,7 +128,11 @@ describe('OpenAI-compatible LLM and embeddings providers', () => {
   it('re-embeds stored items when the embeddings provider changes, instead of mixing vectors', async () => {
     const agent = await newAgent();
     const items = [];
-    for (const content of ['Penguins live in the southern hemisphere.', 'Camels store fat in their humps.', 'Owls hunt at night.']) {
+    for (const content of [
+      'Penguins live in the southern hemisphere.',
+      'Camels store fat in their humps.',
+      'Owls hunt at night.',
+    ]) {
       items.push((await http.post('/api/v1/memory', { agent_id: agent.id, content })).body);
     }
     expect(items.every((i) => i.embedding.provider === 'local-hash-v1')).toBe(true);

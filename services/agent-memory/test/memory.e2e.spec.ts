@@ -25,12 +25,21 @@ describe('memory through the gateway', () => {
   });
 
   const newAgent = async (memoryTypes = ['semantic', 'episodic']) => {
-    const res = await http.post('/api/v1/agents', { name: 'Memory agent', type: 'research', memory_types: memoryTypes });
+    const res = await http.post('/api/v1/agents', {
+      name: 'Memory agent',
+      type: 'research',
+      memory_types: memoryTypes,
+    });
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
 
-  const add = async (agentId: string, content: string, metadata: Record<string, unknown> = {}, memoryType = 'semantic') => {
+  const add = async (
+    agentId: string,
+    content: string,
+    metadata: Record<string, unknown> = {},
+    memoryType = 'semantic',
+  ) => {
     const res = await http.post('/api/v1/memory', { agent_id: agentId, memory_type: memoryType, content, metadata });
     expect(res.status).toBe(201);
     return res.body;
@@ -86,9 +95,16 @@ describe('memory through the gateway', () => {
 
     it('refuses a memory type the agent has not enabled, and an unknown agent', async () => {
       const agentId = await newAgent(['semantic']);
-      const res = await http.post('/api/v1/memory', { agent_id: agentId, memory_type: 'procedural', content: 'Step 1' });
+      const res = await http.post('/api/v1/memory', {
+        agent_id: agentId,
+        memory_type: 'procedural',
+        content: 'Step 1',
+      });
       expect(res.status).toBe(400);
-      expect(res.body.details[0]).toMatchObject({ field: 'memory_type', message: expect.stringContaining('not enabled') });
+      expect(res.body.details[0]).toMatchObject({
+        field: 'memory_type',
+        message: expect.stringContaining('not enabled'),
+      });
       expect((await http.post('/api/v1/memory', { agent_id: 'agt_unknown', content: 'x' })).status).toBe(404);
     });
 
@@ -103,11 +119,21 @@ describe('memory through the gateway', () => {
         metadata: { team: 'product' },
       });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ id: item.id, content: 'The launch moved to September.', metadata: { team: 'product' } });
+      expect(res.body).toMatchObject({
+        id: item.id,
+        content: 'The launch moved to September.',
+        metadata: { team: 'product' },
+      });
       expect(res.body.updated_at > item.updated_at).toBe(true);
       const after = await search({ agent_id: agentId, query: 'launch September' });
-      expect(after[0]).toMatchObject({ id: item.id, content: 'The launch moved to September.', metadata: { team: 'product' } });
-      expect((await search({ agent_id: agentId, query: 'March', min_score: 0.3 })).map((r) => r.id)).not.toContain(item.id);
+      expect(after[0]).toMatchObject({
+        id: item.id,
+        content: 'The launch moved to September.',
+        metadata: { team: 'product' },
+      });
+      expect((await search({ agent_id: agentId, query: 'March', min_score: 0.3 })).map((r) => r.id)).not.toContain(
+        item.id,
+      );
 
       const badPatch = await http.patch(`/api/v1/memory/${item.id}`, { content: '' });
       expect(badPatch.status).toBe(400);
@@ -127,20 +153,70 @@ describe('memory through the gateway', () => {
     beforeAll(async () => {
       agentId = await newAgent(['semantic', 'episodic', 'procedural']);
       const items: Array<[string, string, Record<string, unknown>, string?]> = [
-        ['refund', 'Our refund policy allows returns within 30 days of purchase.', { category: 'billing', priority: 3, tags: ['refund', 'policy'], source: 'faq', region: { code: 'EU' } }],
-        ['digital', 'Refunds for digital downloads are not possible once the file was opened.', { category: 'billing', priority: 1, tags: ['refund'], source: 'legal' }],
-        ['phone', 'Enterprise customers get phone support around the clock.', { category: 'support', priority: 5, tags: ['enterprise'], source: 'faq' }],
-        ['password', 'Passwords must be changed every 90 days for compliance.', { category: 'security', priority: 4, tags: ['password'], source: 'policy-doc' }],
-        ['ratelimit', 'The API rate limit on the pro plan is 600 requests per minute.', { category: 'api', priority: 2, tags: ['limits'], source: 'docs' }],
-        ['invoice', 'Invoices are emailed on the first day of every month.', { category: 'billing', priority: 2, tags: ['invoice'], source: 'faq', updated: '2026-03-01' }],
-        ['darkmode', 'The mobile app supports dark mode since version 3.2.', { category: 'product', priority: 1, tags: ['mobile'], source: 'release-notes', updated: '2026-05-10' }],
-        ['shipping', 'Shipping to Canada takes five to seven business days.', { category: 'logistics', priority: 2, tags: ['shipping'], source: 'faq' }],
-        ['twofactor', 'Two-factor authentication can be enabled in the security settings.', { category: 'security', priority: 3, tags: ['2fa'], source: 'docs' }],
-        ['backup', 'Customer data is backed up nightly to a second region.', { category: 'security', priority: 2, tags: ['backup'], source: 'docs' }],
-        ['ceo', 'Maria Lopez has been the chief executive officer since 2021.', { category: 'company', priority: 1, tags: [], source: 'wiki' }],
-        ['onboarding', 'To onboard a new employee: create the account, assign a laptop, book the intro call.', { category: 'hr', priority: 2, tags: ['howto'], source: 'wiki' }, 'procedural'],
+        [
+          'refund',
+          'Our refund policy allows returns within 30 days of purchase.',
+          { category: 'billing', priority: 3, tags: ['refund', 'policy'], source: 'faq', region: { code: 'EU' } },
+        ],
+        [
+          'digital',
+          'Refunds for digital downloads are not possible once the file was opened.',
+          { category: 'billing', priority: 1, tags: ['refund'], source: 'legal' },
+        ],
+        [
+          'phone',
+          'Enterprise customers get phone support around the clock.',
+          { category: 'support', priority: 5, tags: ['enterprise'], source: 'faq' },
+        ],
+        [
+          'password',
+          'Passwords must be changed every 90 days for compliance.',
+          { category: 'security', priority: 4, tags: ['password'], source: 'policy-doc' },
+        ],
+        [
+          'ratelimit',
+          'The API rate limit on the pro plan is 600 requests per minute.',
+          { category: 'api', priority: 2, tags: ['limits'], source: 'docs' },
+        ],
+        [
+          'invoice',
+          'Invoices are emailed on the first day of every month.',
+          { category: 'billing', priority: 2, tags: ['invoice'], source: 'faq', updated: '2026-03-01' },
+        ],
+        [
+          'darkmode',
+          'The mobile app supports dark mode since version 3.2.',
+          { category: 'product', priority: 1, tags: ['mobile'], source: 'release-notes', updated: '2026-05-10' },
+        ],
+        [
+          'shipping',
+          'Shipping to Canada takes five to seven business days.',
+          { category: 'logistics', priority: 2, tags: ['shipping'], source: 'faq' },
+        ],
+        [
+          'twofactor',
+          'Two-factor authentication can be enabled in the security settings.',
+          { category: 'security', priority: 3, tags: ['2fa'], source: 'docs' },
+        ],
+        [
+          'backup',
+          'Customer data is backed up nightly to a second region.',
+          { category: 'security', priority: 2, tags: ['backup'], source: 'docs' },
+        ],
+        [
+          'ceo',
+          'Maria Lopez has been the chief executive officer since 2021.',
+          { category: 'company', priority: 1, tags: [], source: 'wiki' },
+        ],
+        [
+          'onboarding',
+          'To onboard a new employee: create the account, assign a laptop, book the intro call.',
+          { category: 'hr', priority: 2, tags: ['howto'], source: 'wiki' },
+          'procedural',
+        ],
       ];
-      for (const [key, content, metadata, type] of items) ids[key] = (await add(agentId, content, metadata, type ?? 'semantic')).id;
+      for (const [key, content, metadata, type] of items)
+        ids[key] = (await add(agentId, content, metadata, type ?? 'semantic')).id;
     });
 
     it.each([
@@ -170,8 +246,19 @@ describe('memory through the gateway', () => {
     it('returns SPEC fields, honours top_k and memory_type', async () => {
       const results = await search({ agent_id: agentId, query: 'billing refund invoice policy', top_k: 2 });
       expect(results).toHaveLength(2);
-      expect(Object.keys(results[0]).sort()).toEqual(['content', 'created_at', 'id', 'memory_type', 'metadata', 'score']);
-      const procedural = await search({ agent_id: agentId, query: 'employee account laptop refund', memory_type: 'procedural' });
+      expect(Object.keys(results[0]).sort()).toEqual([
+        'content',
+        'created_at',
+        'id',
+        'memory_type',
+        'metadata',
+        'score',
+      ]);
+      const procedural = await search({
+        agent_id: agentId,
+        query: 'employee account laptop refund',
+        memory_type: 'procedural',
+      });
       expect(procedural.map((r) => r.id)).toEqual([ids.onboarding]);
     });
 
@@ -188,7 +275,12 @@ describe('memory through the gateway', () => {
       ['contains in a string', { source: { contains: 'NOTES' } }, ['darkmode']],
       ['nested path', { 'region.code': 'EU' }, ['refund']],
     ])('filters on metadata with %s', async (_label, filters, expected) => {
-      const results = await search({ agent_id: agentId, query: 'policy refund support data plan', top_k: 100, filters });
+      const results = await search({
+        agent_id: agentId,
+        query: 'policy refund support data plan',
+        top_k: 100,
+        filters,
+      });
       expect(results.map((r) => r.id).sort()).toEqual(expected.map((k) => ids[k]).sort());
     });
 
@@ -249,12 +341,21 @@ describe('memory through the gateway', () => {
       try {
         const other = createGrpcClient(agentMemoryV1.AgentMemoryServiceDefinition, channel, { deadlineMs: 10_000 });
         const query = { tenantId, agentId, query: 'penguins in the zoo', topK: 3 };
-        expect((await other.searchMemory(query)).results.map((r) => r.content)).not.toContain('The zoo has twelve penguins.');
+        expect((await other.searchMemory(query)).results.map((r) => r.content)).not.toContain(
+          'The zoo has twelve penguins.',
+        );
         const added = await add(agentId, 'The zoo has twelve penguins.');
         expect((await other.searchMemory(query)).results[0].id).toBe(added.id);
         await other.deleteMemory({ tenantId, memoryId: added.id });
-        expect((await search({ agent_id: agentId, query: 'penguins in the zoo' })).map((r) => r.id)).not.toContain(added.id);
-        const viaReplica = await other.addMemory({ tenantId, agentId, content: 'Penguins are fed at three.', metadata: {} });
+        expect((await search({ agent_id: agentId, query: 'penguins in the zoo' })).map((r) => r.id)).not.toContain(
+          added.id,
+        );
+        const viaReplica = await other.addMemory({
+          tenantId,
+          agentId,
+          content: 'Penguins are fed at three.',
+          metadata: {},
+        });
         expect((await search({ agent_id: agentId, query: 'when are penguins fed' }))[0].id).toBe(viaReplica.id);
         await http.delete(`/api/v1/memory/${viaReplica.id}`);
       } finally {
@@ -268,7 +369,10 @@ describe('memory through the gateway', () => {
     it('merges near-duplicates of one type, records what it merged, and fires memory.consolidated', async () => {
       const agentId = await newAgent();
       const keep = await add(agentId, 'The user prefers dark mode in the code editor.', { source: 'chat', seen: 1 });
-      const dup1 = await add(agentId, 'User prefers dark mode in the code editor', { source: 'survey', channel: 'web' });
+      const dup1 = await add(agentId, 'User prefers dark mode in the code editor', {
+        source: 'survey',
+        channel: 'web',
+      });
       const dup2 = await add(agentId, 'the user prefers DARK MODE in the code editor!', { extra: true });
       const episodicTwin = await add(agentId, 'The user prefers dark mode in the code editor.', {}, 'episodic');
       const other = await add(agentId, 'The user prefers light mode on the phone.');
@@ -286,7 +390,8 @@ describe('memory through the gateway', () => {
       expect(kept.body.merged_from.sort()).toEqual([...group.merged_ids].sort());
       expect(kept.body.metadata).toMatchObject({ channel: 'web', extra: true });
       for (const id of group.merged_ids) expect((await http.get(`/api/v1/memory/${id}`)).status).toBe(404);
-      for (const id of [episodicTwin.id, other.id, unrelated.id]) expect((await http.get(`/api/v1/memory/${id}`)).status).toBe(200);
+      for (const id of [episodicTwin.id, other.id, unrelated.id])
+        expect((await http.get(`/api/v1/memory/${id}`)).status).toBe(200);
       const results = await search({ agent_id: agentId, query: 'dark mode editor', memory_type: 'semantic' });
       expect(results.filter((r) => r.content.toLowerCase().includes('dark mode'))).toHaveLength(1);
 

@@ -7,7 +7,11 @@ export function parseSse(text: string): Array<{ event: string; data: any }> {
     .filter((block) => block.trim() !== '')
     .map((block) => {
       const lines = block.split('\n');
-      const event = lines.find((l) => l.startsWith('event:'))?.slice(6).trim() ?? 'message';
+      const event =
+        lines
+          .find((l) => l.startsWith('event:'))
+          ?.slice(6)
+          .trim() ?? 'message';
       const data = lines
         .filter((l) => l.startsWith('data:'))
         .map((l) => l.slice(5).trim())

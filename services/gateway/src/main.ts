@@ -54,14 +54,20 @@ async function main(): Promise<void> {
   });
   const metricsServer = await metrics.serve(config.METRICS_PORT);
   lifecycle.onShutdown('metrics', () => metricsServer.close());
-  lifecycle.onShutdown('http', () => new Promise<void>((resolve) => {
-    // Stop accepting, let in-flight requests finish, then drop idle keep-alive sockets.
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  }));
+  lifecycle.onShutdown(
+    'http',
+    () =>
+      new Promise<void>((resolve) => {
+        // Stop accepting, let in-flight requests finish, then drop idle keep-alive sockets.
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  );
   const port = (server.address() as AddressInfo).port;
   // Supervisors (`npm start`, tests, bench) wait for this line, so it is written whatever LOG_LEVEL says.
-  logger.child({}, { level: 'info' }).info({ event: 'ready', http_port: port, metrics_port: metricsServer.port }, 'ready');
+  logger
+    .child({}, { level: 'info' })
+    .info({ event: 'ready', http_port: port, metrics_port: metricsServer.port }, 'ready');
 }
 
 main().catch((error) => {

@@ -48,7 +48,10 @@ describe('authentication and keys', () => {
     });
 
     it('refuses a duplicate e-mail with 409', async () => {
-      const res = await api(platform.url).post('/api/v1/auth/register', { email: alice.email.toUpperCase(), password: 'another-pass' });
+      const res = await api(platform.url).post('/api/v1/auth/register', {
+        email: alice.email.toUpperCase(),
+        password: 'another-pass',
+      });
       expect(res.status).toBe(409);
       expect(res.body.error).toBe('conflict');
     });
@@ -62,7 +65,10 @@ describe('authentication and keys', () => {
 
     it('refuses a password over 72 bytes instead of truncating it', async () => {
       // 37 two-byte characters: 37 characters but 74 bytes.
-      const res = await api(platform.url).post('/api/v1/auth/register', { email: uniqueEmail(), password: 'é'.repeat(37) });
+      const res = await api(platform.url).post('/api/v1/auth/register', {
+        email: uniqueEmail(),
+        password: 'é'.repeat(37),
+      });
       expect(res.status).toBe(422);
       expect(res.body.details).toEqual([{ field: 'password', message: expect.stringContaining('72 bytes') }]);
     });
@@ -94,7 +100,10 @@ describe('authentication and keys', () => {
         refresh_token: expect.stringMatching(/^rt_/),
       });
       const [header] = res.body.access_token.split('.');
-      expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toMatchObject({ alg: 'EdDSA', kid: expect.any(String) });
+      expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toMatchObject({
+        alg: 'EdDSA',
+        kid: expect.any(String),
+      });
     });
 
     it('answers a wrong password and an unknown account with the same 401', async () => {
@@ -177,7 +186,9 @@ describe('authentication and keys', () => {
 
     it('answers 401 for an expired token signed with the real key', async () => {
       // Sign with identity's own stored key, so only the expiry is wrong.
-      const connection = await mongoose.createConnection(platform.mongoUri, { dbName: platform.database('identity') }).asPromise();
+      const connection = await mongoose
+        .createConnection(platform.mongoUri, { dbName: platform.database('identity') })
+        .asPromise();
       try {
         const stored = await connection.collection('signing_keys').find().sort({ generation: -1 }).limit(1).next();
         const privateJwk = JSON.parse(stored!.private_jwk.data) as JWK;
@@ -281,7 +292,10 @@ describe('authentication and keys', () => {
       expect(me.status).toBe(200);
       expect(me.body.id).toBe(alice.userId);
 
-      const create = await api(platform.url, key.key).post('/api/v1/auth/api-keys', { name: 'escalate', scopes: ['agents:read'] });
+      const create = await api(platform.url, key.key).post('/api/v1/auth/api-keys', {
+        name: 'escalate',
+        scopes: ['agents:read'],
+      });
       expect(create.status).toBe(403);
       expect(create.body.error).toBe('forbidden');
       expect((await api(platform.url, key.key).get('/api/v1/auth/api-keys')).status).toBe(403);
@@ -305,7 +319,11 @@ describe('authentication and keys', () => {
       const agent = await api(platform.url, key.key).post('/api/v1/agents', { name: 'Bot', type: 'assistant' });
       expect(agent.status).toBe(403);
       expect(agent.body).toEqual({ error: 'forbidden', message: 'Missing scope agents:write' });
-      const workflow = await api(platform.url, key.key).post('/api/v1/workflows', { name: 'Flow', nodes: [], edges: [] });
+      const workflow = await api(platform.url, key.key).post('/api/v1/workflows', {
+        name: 'Flow',
+        nodes: [],
+        edges: [],
+      });
       expect(workflow.status).toBe(403);
       expect(workflow.body).toEqual({ error: 'forbidden', message: 'Missing scope workflows:write' });
     });
@@ -340,13 +358,22 @@ describe('authentication and keys', () => {
   describe('tenants', () => {
     it("answers 403 for another tenant's tenant_id, with a token or a key", async () => {
       const mallory = await registerUser(platform.url);
-      const res = await api(platform.url, mallory.accessToken).get(`/api/v1/billing/credits?tenant_id=${alice.tenantId}`);
+      const res = await api(platform.url, mallory.accessToken).get(
+        `/api/v1/billing/credits?tenant_id=${alice.tenantId}`,
+      );
       expect(res.status).toBe(403);
       expect(res.body.error).toBe('forbidden');
       const key = await createApiKey(platform.url, mallory.accessToken, ['billing:read']);
-      expect((await api(platform.url, key.key).get(`/api/v1/billing/credits?tenant_id=${alice.tenantId}`)).status).toBe(403);
-      expect((await api(platform.url, mallory.accessToken).get(`/api/v1/billing/credits?tenant_id=ten_does_not_exist`)).status).toBe(403);
-      const own = await api(platform.url, mallory.accessToken).get(`/api/v1/billing/credits?tenant_id=${mallory.tenantId}`);
+      expect((await api(platform.url, key.key).get(`/api/v1/billing/credits?tenant_id=${alice.tenantId}`)).status).toBe(
+        403,
+      );
+      expect(
+        (await api(platform.url, mallory.accessToken).get(`/api/v1/billing/credits?tenant_id=ten_does_not_exist`))
+          .status,
+      ).toBe(403);
+      const own = await api(platform.url, mallory.accessToken).get(
+        `/api/v1/billing/credits?tenant_id=${mallory.tenantId}`,
+      );
       expect(own.status).toBe(200);
     });
 

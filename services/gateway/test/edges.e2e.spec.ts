@@ -1,7 +1,15 @@
 import type { Consumer } from 'kafkajs';
 import { createKafka, type EventEnvelope } from '@agentplatform/events';
 import { createLogger } from '@agentplatform/service-kit';
-import { api, createApiKey, registerUser, startPlatform, waitFor, type Platform, type RegisteredUser } from '@agentplatform/testing';
+import {
+  api,
+  createApiKey,
+  registerUser,
+  startPlatform,
+  waitFor,
+  type Platform,
+  type RegisteredUser,
+} from '@agentplatform/testing';
 
 /** Error edges, both error shapes, billing with its events, Idempotency-Key and the OpenAPI document. */
 describe('gateway edges, billing and idempotency', () => {
@@ -13,7 +21,11 @@ describe('gateway edges, billing and idempotency', () => {
   beforeAll(async () => {
     platform = await startPlatform({ services: ['identity'] });
     owner = await registerUser(platform.url);
-    const kafka = createKafka({ brokers: platform.kafkaBrokers, clientId: 'gateway-test', logger: createLogger('test', 'silent') });
+    const kafka = createKafka({
+      brokers: platform.kafkaBrokers,
+      clientId: 'gateway-test',
+      logger: createLogger('test', 'silent'),
+    });
     consumer = kafka.consumer({ groupId: `gateway-test-${platform.suffix}` });
     await consumer.connect();
     await waitFor(
@@ -42,7 +54,11 @@ describe('gateway edges, billing and idempotency', () => {
         headers: { 'content-type': 'application/json' },
       });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: 'validation_error', message: 'Malformed JSON body', details: [{ field: 'body', message: 'is not valid JSON' }] });
+      expect(res.body).toEqual({
+        error: 'validation_error',
+        message: 'Malformed JSON body',
+        details: [{ field: 'body', message: 'is not valid JSON' }],
+      });
     });
 
     it('answers a body over 1 MiB with 413', async () => {
@@ -68,7 +84,10 @@ describe('gateway edges, billing and idempotency', () => {
       expect(flat.status).toBe(404);
       expect(flat.body).toEqual({ error: 'not_found', message: 'Route not found' });
       const envelope = await api(platform.url, owner.accessToken).get('/v1/no/such/route');
-      expect(envelope.body).toEqual({ success: false, error: { code: 'not_found', message: 'Route not found', details: [] } });
+      expect(envelope.body).toEqual({
+        success: false,
+        error: { code: 'not_found', message: 'Route not found', details: [] },
+      });
     });
 
     it('answers REST validation errors with 400 (422 is for the auth endpoints)', async () => {
@@ -86,7 +105,10 @@ describe('gateway edges, billing and idempotency', () => {
       expect(ok.body).toEqual({ success: true, data: expect.objectContaining({ balance: expect.any(Number) }) });
       const denied = await api(platform.url).get('/v1/billing/credits');
       expect(denied.status).toBe(401);
-      expect(denied.body).toEqual({ success: false, error: { code: 'unauthorized', message: 'Missing bearer token', details: [] } });
+      expect(denied.body).toEqual({
+        success: false,
+        error: { code: 'unauthorized', message: 'Missing bearer token', details: [] },
+      });
     });
   });
 
@@ -115,7 +137,12 @@ describe('gateway edges, billing and idempotency', () => {
       const user = await registerUser(platform.url);
       const res = await api(platform.url, user.accessToken).post('/api/v1/billing/purchases', { credits: 500 });
       expect(res.status).toBe(201);
-      expect(res.body).toEqual({ id: expect.stringMatching(/^led_/), credits: 500, balance: 1500, created_at: expect.any(String) });
+      expect(res.body).toEqual({
+        id: expect.stringMatching(/^led_/),
+        credits: 500,
+        balance: 1500,
+        created_at: expect.any(String),
+      });
       const credits = await api(platform.url, user.accessToken).get('/api/v1/billing/credits');
       expect(credits.body.balance).toBe(1500);
       expect(credits.body.ledger[0]).toMatchObject({ type: 'purchase', amount: 500, balance_after: 1500 });
@@ -167,7 +194,9 @@ describe('gateway edges, billing and idempotency', () => {
 
       const same = { 'idempotency-key': 'race-key' };
       const results = await Promise.all(
-        Array.from({ length: 4 }, () => api(platform.url, a.accessToken).post('/api/v1/billing/purchases', { credits: 7 }, { headers: same })),
+        Array.from({ length: 4 }, () =>
+          api(platform.url, a.accessToken).post('/api/v1/billing/purchases', { credits: 7 }, { headers: same }),
+        ),
       );
       const created = results.filter((r) => r.status === 201);
       expect(created.length).toBeGreaterThanOrEqual(1);
@@ -179,9 +208,17 @@ describe('gateway edges, billing and idempotency', () => {
     it('does not store a failed request, so it can be retried', async () => {
       const user = await registerUser(platform.url);
       const headers = { 'idempotency-key': 'fix-and-retry' };
-      const bad = await api(platform.url, user.accessToken).post('/api/v1/auth/api-keys', { name: 'k', scopes: ['nope'] }, { headers });
+      const bad = await api(platform.url, user.accessToken).post(
+        '/api/v1/auth/api-keys',
+        { name: 'k', scopes: ['nope'] },
+        { headers },
+      );
       expect(bad.status).toBe(422);
-      const bad2 = await api(platform.url, user.accessToken).post('/api/v1/auth/api-keys', { name: 'k', scopes: ['agents:read'] }, { headers });
+      const bad2 = await api(platform.url, user.accessToken).post(
+        '/api/v1/auth/api-keys',
+        { name: 'k', scopes: ['agents:read'] },
+        { headers },
+      );
       expect(bad2.status).toBe(201);
     });
   });
@@ -198,7 +235,9 @@ describe('gateway edges, billing and idempotency', () => {
         properties: { email: { type: 'string', format: 'email' } },
       });
       expect(register.responses['422']).toBeDefined();
-      expect(res.body.paths['/auth/login'].post.requestBody.content).toHaveProperty(['application/x-www-form-urlencoded']);
+      expect(res.body.paths['/auth/login'].post.requestBody.content).toHaveProperty([
+        'application/x-www-form-urlencoded',
+      ]);
       expect(res.body.paths['/auth/api-keys/{key_id}'].delete.parameters).toContainEqual(
         expect.objectContaining({ name: 'key_id', in: 'path', required: true }),
       );
@@ -223,7 +262,10 @@ describe('gateway edges, billing and idempotency', () => {
       const identity = platform.service('identity');
       await identity.stop();
       try {
-        const res = await api(platform.url).post('/api/v1/auth/register', { email: 'down@example.com', password: 'password-123' });
+        const res = await api(platform.url).post('/api/v1/auth/register', {
+          email: 'down@example.com',
+          password: 'password-123',
+        });
         expect(res.status).toBe(503);
         expect(res.body.error).toBe('service_unavailable');
         expect(res.text).not.toMatch(/\bat .+\.js:\d+/);

@@ -18,10 +18,13 @@ describe('gateway health and edges', () => {
   });
 
   it('is ready once every backend answers its gRPC health check', async () => {
-    const res = await waitFor(async () => {
-      const r = await api(platform.url).get('/readyz');
-      return r.status === 200 ? r : undefined;
-    }, { what: '/readyz 200' });
+    const res = await waitFor(
+      async () => {
+        const r = await api(platform.url).get('/readyz');
+        return r.status === 200 ? r : undefined;
+      },
+      { what: '/readyz 200' },
+    );
     expect(res.body).toEqual({
       status: 'ready',
       services: { identity: 'up', 'agent-memory': 'up', workflow: 'up', webhook: 'up' },
@@ -41,7 +44,10 @@ describe('gateway health and edges', () => {
     expect(flat.body).toEqual({ error: 'not_found', message: 'Route not found' });
     const envelope = await api(platform.url).get('/v1/nope');
     expect(envelope.status).toBe(404);
-    expect(envelope.body).toEqual({ success: false, error: { code: 'not_found', message: 'Route not found', details: [] } });
+    expect(envelope.body).toEqual({
+      success: false,
+      error: { code: 'not_found', message: 'Route not found', details: [] },
+    });
   });
 
   it('names the backend that is down on /readyz, and recovers when it is back', async () => {

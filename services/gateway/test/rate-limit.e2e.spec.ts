@@ -9,7 +9,11 @@ describe('rate limits', () => {
 
   beforeAll(async () => {
     const gatewayEnv = { TRUST_PROXY: 'true', AUTH_RATE_LIMIT_PER_MINUTE: '8', HOOK_RATE_LIMIT_PER_MINUTE: '3' };
-    platform = await startPlatform({ services: ['identity'], env: { DEFAULT_PLAN: 'free' }, serviceEnv: { gateway: gatewayEnv } });
+    platform = await startPlatform({
+      services: ['identity'],
+      env: { DEFAULT_PLAN: 'free' },
+      serviceEnv: { gateway: gatewayEnv },
+    });
     // A second replica: same backends, same gateway database, its own port.
     second = new ServiceProcess(
       'gateway',
@@ -44,7 +48,9 @@ describe('rate limits', () => {
     const remaining: number[] = [];
     for (let sent = 1; sent < 60; sent += 10) {
       const answers = await Promise.all(
-        Array.from({ length: Math.min(10, 60 - sent) }, (_, i) => gateways[(sent + i) % 2].get('/api/v1/billing/credits')),
+        Array.from({ length: Math.min(10, 60 - sent) }, (_, i) =>
+          gateways[(sent + i) % 2].get('/api/v1/billing/credits'),
+        ),
       );
       for (const res of answers) {
         expect(res.status).toBe(200);
@@ -60,7 +66,11 @@ describe('rate limits', () => {
 
     const refused = await gateways[0].get('/api/v1/billing/credits');
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ error: 'rate_limit_exceeded', message: expect.any(String), retry_after: expect.any(Number) });
+    expect(refused.body).toEqual({
+      error: 'rate_limit_exceeded',
+      message: expect.any(String),
+      retry_after: expect.any(Number),
+    });
     expect(refused.body.retry_after).toBeGreaterThanOrEqual(1);
     expect(refused.body.retry_after).toBeLessThanOrEqual(60);
     expect(refused.headers.get('retry-after')).toBe(String(refused.body.retry_after));
@@ -92,7 +102,8 @@ describe('rate limits', () => {
         form: { username: user.email, password: user.password },
         headers: from(address),
       });
-    for (let i = 0; i < 8; i += 1) expect((await attempt('203.0.113.7', i % 2 ? secondUrl : platform.url)).status).toBe(200);
+    for (let i = 0; i < 8; i += 1)
+      expect((await attempt('203.0.113.7', i % 2 ? secondUrl : platform.url)).status).toBe(200);
     const refused = await attempt('203.0.113.7');
     expect(refused.status).toBe(429);
     expect(refused.body.error).toBe('rate_limit_exceeded');
@@ -101,8 +112,10 @@ describe('rate limits', () => {
   });
 
   it("limits each workflow's inbound hooks separately, across replicas", async () => {
-    const hook = (url: string, workflowId: string) => api(url).post(`/hooks/${workflowId}/incoming`, { hello: 'world' });
-    for (let i = 0; i < 3; i += 1) expect((await hook(i % 2 ? secondUrl : platform.url, 'wf_flooded')).status).not.toBe(429);
+    const hook = (url: string, workflowId: string) =>
+      api(url).post(`/hooks/${workflowId}/incoming`, { hello: 'world' });
+    for (let i = 0; i < 3; i += 1)
+      expect((await hook(i % 2 ? secondUrl : platform.url, 'wf_flooded')).status).not.toBe(429);
     const refused = await hook(platform.url, 'wf_flooded');
     expect(refused.status).toBe(429);
     expect(refused.body.error).toBe('rate_limit_exceeded');

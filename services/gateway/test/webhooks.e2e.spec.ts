@@ -33,7 +33,9 @@ describe('webhooks API', () => {
     receiver = await Receiver.start();
     user = await registerUser(platform.url);
     sdk = new AgentPlatformClient({ baseUrl: platform.url, token: user.accessToken });
-    connection = await mongoose.createConnection(platform.mongoUri, { dbName: `producer_${platform.suffix}` }).asPromise();
+    connection = await mongoose
+      .createConnection(platform.mongoUri, { dbName: `producer_${platform.suffix}` })
+      .asPromise();
     outbox = await Outbox.open(connection);
     relay = new OutboxRelay({
       outbox,
@@ -68,7 +70,10 @@ describe('webhooks API', () => {
       created_at: expect.any(String),
     });
     const list = await sdk.webhooks.list();
-    expect(list.items.find((w) => w.id === created.body.id)).toMatchObject({ url: receiver.url('/create'), status: 'active' });
+    expect(list.items.find((w) => w.id === created.body.id)).toMatchObject({
+      url: receiver.url('/create'),
+      status: 'active',
+    });
     expect(JSON.stringify(list)).not.toContain(created.body.signing_secret);
     const fetched = await sdk.webhooks.get(created.body.id);
     expect(fetched).toMatchObject({ id: created.body.id, metadata: { team: 'support' } });
@@ -76,30 +81,50 @@ describe('webhooks API', () => {
   });
 
   it('answers bad input with 400 naming the field, in both error shapes', async () => {
-    const error = await sdk.webhooks.create({ url: receiver.url(), events: ['agent.created', 'agent.nope'] }).catch((e) => e);
+    const error = await sdk.webhooks
+      .create({ url: receiver.url(), events: ['agent.created', 'agent.nope'] })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 400, code: 'validation_error' });
     expect(error.detail('events[1]')).toBeDefined();
 
-    const flat = await api(platform.url, user.accessToken).post('/api/v1/webhooks', { url: 'ftp://x.example/hook', events: ['*'] });
+    const flat = await api(platform.url, user.accessToken).post('/api/v1/webhooks', {
+      url: 'ftp://x.example/hook',
+      events: ['*'],
+    });
     expect(flat.status).toBe(400);
     expect(flat.body).toMatchObject({ error: 'validation_error', details: [{ field: 'url' }] });
     const missing = await api(platform.url, user.accessToken).post('/api/v1/webhooks', { events: ['*'] });
     expect(missing.status).toBe(400);
     expect(missing.body.details).toEqual([{ field: 'url', message: 'is required' }]);
-    const envelope = await api(platform.url, user.accessToken).post('/v1/webhooks', { url: receiver.url(), events: ['nope'] });
+    const envelope = await api(platform.url, user.accessToken).post('/v1/webhooks', {
+      url: receiver.url(),
+      events: ['nope'],
+    });
     expect(envelope.status).toBe(400);
-    expect(envelope.body).toMatchObject({ success: false, error: { code: 'validation_error', details: [{ field: 'events[0]' }] } });
+    expect(envelope.body).toMatchObject({
+      success: false,
+      error: { code: 'validation_error', details: [{ field: 'events[0]' }] },
+    });
   });
 
   it('delivers the tenant’s events signed, and shows them in the delivery log with every attempt', async () => {
     receiver.on('/deliver', Receiver.sequence([503, 200]));
     const hook = await sdk.webhooks.create({ url: receiver.url('/deliver'), events: ['agent.created'] });
-    const event = createEvent('agent.created', user.tenantId, { agent_id: 'agt_x', name: 'Bot', type: 'support', status: 'active' });
+    const event = createEvent('agent.created', user.tenantId, {
+      agent_id: 'agt_x',
+      name: 'Bot',
+      type: 'support',
+      status: 'active',
+    });
     await outbox.publish([event]);
     const [, request] = await receiver.waitForRequests(2, { path: '/deliver' });
-    expect(verifyWebhookSignature(request.body, request.headers['x-service-signature'], hook.signing_secret)).toBe(true);
-    expect(constructWebhookEvent(request.body, request.headers['x-service-signature'], hook.signing_secret)).toEqual(event);
+    expect(verifyWebhookSignature(request.body, request.headers['x-service-signature'], hook.signing_secret)).toBe(
+      true,
+    );
+    expect(constructWebhookEvent(request.body, request.headers['x-service-signature'], hook.signing_secret)).toEqual(
+      event,
+    );
 
     const log = await waitFor(async () => {
       const out = await sdk.webhooks.listDeliveries(hook.id, { limit: 5 });
@@ -125,7 +150,11 @@ describe('webhooks API', () => {
   });
 
   it('test-sends synchronously, rotates the secret, redelivers and recovers', async () => {
-    const hook = await sdk.webhooks.create({ url: receiver.url('/ops'), events: ['*'], secret: 'first-secret-0123456789' });
+    const hook = await sdk.webhooks.create({
+      url: receiver.url('/ops'),
+      events: ['*'],
+      secret: 'first-secret-0123456789',
+    });
     const test = await sdk.webhooks.test(hook.id, 'billing.credits.low');
     expect(test).toMatchObject({ success: true, response_status: 200, delivery_id: expect.stringMatching(/^dlv_/) });
     expect(test.response_time_ms).toEqual(expect.any(Number));
@@ -133,8 +162,12 @@ describe('webhooks API', () => {
     const rotated = await sdk.webhooks.rotateSecret(hook.id);
     await sdk.webhooks.test(hook.id, 'agent.created');
     const signed = receiver.to('/ops')[1];
-    expect(verifyWebhookSignature(signed.body, signed.headers['x-service-signature'], 'first-secret-0123456789')).toBe(true);
-    expect(verifyWebhookSignature(signed.body, signed.headers['x-service-signature'], rotated.signing_secret)).toBe(true);
+    expect(verifyWebhookSignature(signed.body, signed.headers['x-service-signature'], 'first-secret-0123456789')).toBe(
+      true,
+    );
+    expect(verifyWebhookSignature(signed.body, signed.headers['x-service-signature'], rotated.signing_secret)).toBe(
+      true,
+    );
 
     const redelivered = await sdk.webhooks.redeliver(hook.id, test.delivery_id);
     expect(redelivered).toMatchObject({ id: test.delivery_id, status: 'pending' });
@@ -173,7 +206,10 @@ describe('webhooks API', () => {
     await expect(otherSdk.webhooks.listDeliveries(hook.id)).rejects.toMatchObject({ status: 404 });
     await expect(otherSdk.webhooks.test(hook.id, 'agent.created')).rejects.toMatchObject({ status: 404 });
     expect((await otherSdk.webhooks.list()).items).toEqual([]);
-    await expect(sdk.webhooks.list({}, { tenantId: other.tenantId })).rejects.toMatchObject({ status: 403, code: 'forbidden' });
+    await expect(sdk.webhooks.list({}, { tenantId: other.tenantId })).rejects.toMatchObject({
+      status: 403,
+      code: 'forbidden',
+    });
 
     const readOnly = await createApiKey(platform.url, user.accessToken, ['webhooks:read']);
     const keySdk = sdk.withToken(readOnly.key);

@@ -81,7 +81,13 @@ describe('workflow executions survive a crash', () => {
     receiver.on('/slow-post', { status: 200, delayMs: 20_000, body: 'late' });
     const workflowId = await create({
       name: 'post',
-      nodes: [{ id: 'call', type: 'integration', config: { service: 'http', method: 'POST', url: receiver.url('/slow-post') } }],
+      nodes: [
+        {
+          id: 'call',
+          type: 'integration',
+          config: { service: 'http', method: 'POST', url: receiver.url('/slow-post') },
+        },
+      ],
     });
     const executionId = await startAsync(workflowId);
     await receiver.waitForRequests(1, { path: '/slow-post' });
@@ -90,16 +96,24 @@ describe('workflow executions survive a crash', () => {
     await workflow.start();
 
     const execution = await finished(http, workflowId, executionId);
-    expect(execution).toMatchObject({ status: 'failed', failed_node_id: 'call', error: expect.stringMatching(/not safe to repeat/) });
+    expect(execution).toMatchObject({
+      status: 'failed',
+      failed_node_id: 'call',
+      error: expect.stringMatching(/not safe to repeat/),
+    });
     expect(byNode(execution).call.status).toBe('failed');
     expect(receiver.to('/slow-post')).toHaveLength(1);
   });
 
   it('repeats an interrupted GET, which is safe to repeat', async () => {
-    receiver.on('/slow-get', (_req, index) => (index === 0 ? { status: 200, delayMs: 20_000 } : { status: 200, body: 'second' }));
+    receiver.on('/slow-get', (_req, index) =>
+      index === 0 ? { status: 200, delayMs: 20_000 } : { status: 200, body: 'second' },
+    );
     const workflowId = await create({
       name: 'get',
-      nodes: [{ id: 'call', type: 'integration', config: { service: 'http', method: 'GET', url: receiver.url('/slow-get') } }],
+      nodes: [
+        { id: 'call', type: 'integration', config: { service: 'http', method: 'GET', url: receiver.url('/slow-get') } },
+      ],
     });
     const executionId = await startAsync(workflowId);
     await receiver.waitForRequests(1, { path: '/slow-get' });
@@ -113,11 +127,15 @@ describe('workflow executions survive a crash', () => {
     expect(receiver.to('/slow-get')).toHaveLength(2);
   });
 
-  it('hands a dead replica\'s execution to another running replica', async () => {
+  it("hands a dead replica's execution to another running replica", async () => {
     const primary = platform.service('workflow');
     // A second replica on the same database: the same environment, its own port.
     const env = (primary as unknown as { env: NodeJS.ProcessEnv }).env;
-    const second = new ServiceProcess('workflow', { ...env, GRPC_PORT: '0' }, path.join(platform.logDir, 'workflow-2.log'));
+    const second = new ServiceProcess(
+      'workflow',
+      { ...env, GRPC_PORT: '0' },
+      path.join(platform.logDir, 'workflow-2.log'),
+    );
     const ready = await second.start();
     let channel: Channel | undefined;
     try {

@@ -40,7 +40,11 @@ describe('workflows through the gateway', () => {
         type: 'condition',
         config: { rules: [{ if: 'input.body.amount > 100', goto: 'big' }, { else: 'small' }] },
       },
-      { id: 'big', type: 'transform', config: { fields: { size: '"big"', amount: 'input.body.amount', doubled: 'input.body.amount * 2' } } },
+      {
+        id: 'big',
+        type: 'transform',
+        config: { fields: { size: '"big"', amount: 'input.body.amount', doubled: 'input.body.amount * 2' } },
+      },
       { id: 'small', type: 'transform', config: { fields: { size: '"small"', amount: 'input.body.amount' } } },
     ],
     edges: [
@@ -91,7 +95,13 @@ describe('workflows through the gateway', () => {
       expect(list.body.total).toBeGreaterThanOrEqual(1);
       expect(list.body.page).toBe(1);
       const item = list.body.items.find((w: { id: string }) => w.id === created.id);
-      expect(item).toMatchObject({ id: created.id, name: 'Order router', status: 'draft', trigger_type: 'webhook', last_run_at: null });
+      expect(item).toMatchObject({
+        id: created.id,
+        name: 'Order router',
+        status: 'draft',
+        trigger_type: 'webhook',
+        last_run_at: null,
+      });
     });
 
     it('a workflow without a webhook node is manual, and its hook URL has no path', async () => {
@@ -105,7 +115,9 @@ describe('workflows through the gateway', () => {
       const renamed = await http.put(`/api/v1/workflows/${created.id}`, { name: 'Renamed' });
       expect(renamed.status).toBe(200);
       expect(renamed.body).toMatchObject({ id: created.id, name: 'Renamed', status: 'draft', nodes: branching.nodes });
-      expect(new Date(renamed.body.updated_at).getTime()).toBeGreaterThanOrEqual(new Date(created.updated_at).getTime());
+      expect(new Date(renamed.body.updated_at).getTime()).toBeGreaterThanOrEqual(
+        new Date(created.updated_at).getTime(),
+      );
 
       const nodes = branching.nodes.map((n) => (n.id === 'hook' ? { ...n, config: { path: 'orders/v2' } } : n));
       const regraphed = await http.put(`/api/v1/workflows/${created.id}`, { nodes });
@@ -113,7 +125,9 @@ describe('workflows through the gateway', () => {
       expect(regraphed.body.edges).toEqual(branching.edges);
       expect(regraphed.body.webhook_url).toBe(`${platform.url}/hooks/${created.id}/orders/v2`);
 
-      const invalid = await http.put(`/api/v1/workflows/${created.id}`, { edges: [{ source: 'hook', target: 'ghost' }] });
+      const invalid = await http.put(`/api/v1/workflows/${created.id}`, {
+        edges: [{ source: 'hook', target: 'ghost' }],
+      });
       expect(invalid.status).toBe(400);
       expect(invalid.body.details).toEqual([{ field: 'edges[0].target', message: "unknown node 'ghost'" }]);
     });
@@ -171,31 +185,73 @@ describe('workflows through the gateway', () => {
       ['no nodes', { name: 'x', nodes: [] }, 'nodes'],
       ['a duplicate node id', { name: 'x', nodes: [t('a'), t('a')] }, 'nodes[1].id'],
       ['an unknown node type', { name: 'x', nodes: [{ id: 'a', type: 'teleport', config: {} }] }, 'nodes[0].type'],
-      ['an unknown config key', { name: 'x', nodes: [{ id: 'a', type: 'delay', config: { ms: 1, speed: 2 } }] }, 'nodes[0].config.speed'],
-      ['an out-of-range config value', { name: 'x', nodes: [{ id: 'a', type: 'delay', config: { ms: 300_001 } }] }, 'nodes[0].config.ms'],
-      ['an unsupported integration', { name: 'x', nodes: [{ id: 'a', type: 'integration', config: { service: 'smtp', url: 'https://x.test' } }] }, 'nodes[0].config.service'],
-      ['an edge to a missing node', { name: 'x', nodes: [t('a')], edges: [{ source: 'a', target: 'b' }] }, 'edges[0].target'],
+      [
+        'an unknown config key',
+        { name: 'x', nodes: [{ id: 'a', type: 'delay', config: { ms: 1, speed: 2 } }] },
+        'nodes[0].config.speed',
+      ],
+      [
+        'an out-of-range config value',
+        { name: 'x', nodes: [{ id: 'a', type: 'delay', config: { ms: 300_001 } }] },
+        'nodes[0].config.ms',
+      ],
+      [
+        'an unsupported integration',
+        { name: 'x', nodes: [{ id: 'a', type: 'integration', config: { service: 'smtp', url: 'https://x.test' } }] },
+        'nodes[0].config.service',
+      ],
+      [
+        'an edge to a missing node',
+        { name: 'x', nodes: [t('a')], edges: [{ source: 'a', target: 'b' }] },
+        'edges[0].target',
+      ],
       [
         'a condition target that does not exist',
-        { name: 'x', nodes: [t('a'), { id: 'c', type: 'condition', config: { rules: [{ if: 'true', goto: 'nope' }] } }] },
+        {
+          name: 'x',
+          nodes: [t('a'), { id: 'c', type: 'condition', config: { rules: [{ if: 'true', goto: 'nope' }] } }],
+        },
         'nodes[1].config.rules[0].goto',
       ],
       [
         'an expression that does not parse',
-        { name: 'x', nodes: [t('a'), { id: 'c', type: 'condition', config: { rules: [{ if: 'input.amount >', goto: 'a' }] } }] },
+        {
+          name: 'x',
+          nodes: [t('a'), { id: 'c', type: 'condition', config: { rules: [{ if: 'input.amount >', goto: 'a' }] } }],
+        },
         'nodes[1].config.rules[0].if',
       ],
-      ['a transform expression that does not parse', { name: 'x', nodes: [t('a', { fields: { total: 'input.(' } })] }, 'nodes[0].config.fields.total'],
+      [
+        'a transform expression that does not parse',
+        { name: 'x', nodes: [t('a', { fields: { total: 'input.(' } })] },
+        'nodes[0].config.fields.total',
+      ],
       ['two triggers', { name: 'x', nodes: [hook, { ...hook, id: 'hook2' }] }, 'nodes[1].type'],
-      ['an edge into the trigger', { name: 'x', nodes: [t('a'), hook], edges: [{ source: 'a', target: 'hook' }] }, 'edges[0].target'],
+      [
+        'an edge into the trigger',
+        { name: 'x', nodes: [t('a'), hook], edges: [{ source: 'a', target: 'hook' }] },
+        'edges[0].target',
+      ],
       [
         'a cycle',
-        { name: 'x', nodes: [t('a'), t('b'), t('c')], edges: [{ source: 'a', target: 'b' }, { source: 'b', target: 'c' }, { source: 'c', target: 'a' }] },
+        {
+          name: 'x',
+          nodes: [t('a'), t('b'), t('c')],
+          edges: [
+            { source: 'a', target: 'b' },
+            { source: 'b', target: 'c' },
+            { source: 'c', target: 'a' },
+          ],
+        },
         'edges[2]',
       ],
       ['more than 100 nodes', { name: 'x', nodes: Array.from({ length: 101 }, (_, i) => t(`n${i}`)) }, 'nodes'],
       ['a node id of the wrong type', { name: 'x', nodes: [{ id: 5, type: 'transform' }] }, 'nodes[0].id'],
-      ['an agent that does not exist', { name: 'x', nodes: [{ id: 'ask', type: 'agent', config: { agent_id: 'agt_missing' } }] }, 'nodes[0].config.agent_id'],
+      [
+        'an agent that does not exist',
+        { name: 'x', nodes: [{ id: 'ask', type: 'agent', config: { agent_id: 'agt_missing' } }] },
+        'nodes[0].config.agent_id',
+      ],
     ];
 
     it.each(cases)('refuses %s with a 400 naming the field', async (_label, body, field) => {
@@ -209,7 +265,10 @@ describe('workflows through the gateway', () => {
     it('answers the same details in the /v1 envelope', async () => {
       const res = await request('/v1/workflows', { name: 'x', nodes: [t('a'), t('a')] });
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ success: false, error: { code: 'validation_error', details: [{ field: 'nodes[1].id', reason: expect.any(String) }] } });
+      expect(res.body).toMatchObject({
+        success: false,
+        error: { code: 'validation_error', details: [{ field: 'nodes[1].id', reason: expect.any(String) }] },
+      });
     });
 
     function request(path: string, body: unknown) {
@@ -234,7 +293,12 @@ describe('workflows through the gateway', () => {
       const bigNodes = byNode(big.body);
       expect(bigNodes.hook.status).toBe('completed');
       expect(bigNodes.check).toMatchObject({ status: 'completed', output: { branch: 'rules[0]', goto: 'big' } });
-      expect(bigNodes.big).toMatchObject({ status: 'completed', output: { size: 'big' }, started_at: expect.any(String), duration_ms: expect.any(Number) });
+      expect(bigNodes.big).toMatchObject({
+        status: 'completed',
+        output: { size: 'big' },
+        started_at: expect.any(String),
+        duration_ms: expect.any(Number),
+      });
       expect(bigNodes.small).toMatchObject({ status: 'skipped' });
 
       const small = await execute(wf.id, { body: { amount: 20 } });
@@ -244,25 +308,42 @@ describe('workflows through the gateway', () => {
     });
 
     it('counts a rule that cannot be evaluated as not matched, and says why', async () => {
-      const nodes = branching.nodes.map((n) => (n.id === 'small' ? { ...n, config: { fields: { size: '"small"' } } } : n));
+      const nodes = branching.nodes.map((n) =>
+        n.id === 'small' ? { ...n, config: { fields: { size: '"small"' } } } : n,
+      );
       const wf = await create({ ...branching, nodes });
       const res = await execute(wf.id, { body: { note: 'no amount' } });
       expect(res.body.status).toBe('completed');
       const check = byNode(res.body).check;
       expect(check.output.branch).toBe('else');
-      expect(check.output.evaluations[0]).toMatchObject({ rule: 0, matched: false, reason: expect.stringMatching(/amount/) });
+      expect(check.output.evaluations[0]).toMatchObject({
+        rule: 0,
+        matched: false,
+        reason: expect.stringMatching(/amount/),
+      });
     });
 
     it('fails the node and the execution on an expression error outside conditions', async () => {
-      const wf = await create({ name: 'bad', nodes: [{ id: 't', type: 'transform', config: { fields: { x: 'input.missing + 1' } } }] });
+      const wf = await create({
+        name: 'bad',
+        nodes: [{ id: 't', type: 'transform', config: { fields: { x: 'input.missing + 1' } } }],
+      });
       const res = await execute(wf.id, {});
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ status: 'failed', failed_node_id: 't', error: expect.stringMatching(/expression error/) });
+      expect(res.body).toMatchObject({
+        status: 'failed',
+        failed_node_id: 't',
+        error: expect.stringMatching(/expression error/),
+      });
       expect(byNode(res.body).t.status).toBe('failed');
     });
 
     it('calls a real HTTP server with templated method, url, headers and body', async () => {
-      receiver.on('/orders', { status: 201, headers: { 'content-type': 'application/json' }, body: '{"accepted":true,"id":"ord_1"}' });
+      receiver.on('/orders', {
+        status: 201,
+        headers: { 'content-type': 'application/json' },
+        body: '{"accepted":true,"id":"ord_1"}',
+      });
       const wf = await create({
         name: 'notify',
         nodes: [
@@ -314,13 +395,24 @@ describe('workflows through the gateway', () => {
       receiver.on('/down', { status: 500, body: 'boom' });
       const down = await create({ name: 'down', nodes: [node('/down')] });
       const failed = await execute(down.id, {});
-      expect(failed.body).toMatchObject({ status: 'failed', failed_node_id: 'call', error: expect.stringMatching(/answered 500/) });
-      expect(byNode(failed.body).call).toMatchObject({ status: 'failed', attempts: 3, output: { status: 500, body: 'boom' } });
+      expect(failed.body).toMatchObject({
+        status: 'failed',
+        failed_node_id: 'call',
+        error: expect.stringMatching(/answered 500/),
+      });
+      expect(byNode(failed.body).call).toMatchObject({
+        status: 'failed',
+        attempts: 3,
+        output: { status: 500, body: 'boom' },
+      });
       expect(receiver.to('/down')).toHaveLength(3);
     });
 
     it('times a node out', async () => {
-      const wf = await create({ name: 'slow', nodes: [{ id: 'wait', type: 'delay', config: { ms: 5_000 }, timeout_ms: 200 }] });
+      const wf = await create({
+        name: 'slow',
+        nodes: [{ id: 'wait', type: 'delay', config: { ms: 5_000 }, timeout_ms: 200 }],
+      });
       const res = await execute(wf.id, {});
       expect(res.body).toMatchObject({ status: 'failed', failed_node_id: 'wait' });
       expect(byNode(res.body).wait.error).toMatch(/timed out after 200 ms/);
@@ -333,8 +425,19 @@ describe('workflows through the gateway', () => {
         name: 'ask',
         nodes: [
           { id: 'hook', type: 'webhook' },
-          { id: 'ask', type: 'agent', config: { agent_id: agent.body.id, message: 'Customer {{ input.body.name }} asks: {{ input.body.question }}' } },
-          { id: 'reply', type: 'transform', config: { fields: { answer: 'content', session: 'nodes.ask.session_id' } } },
+          {
+            id: 'ask',
+            type: 'agent',
+            config: {
+              agent_id: agent.body.id,
+              message: 'Customer {{ input.body.name }} asks: {{ input.body.question }}',
+            },
+          },
+          {
+            id: 'reply',
+            type: 'transform',
+            config: { fields: { answer: 'content', session: 'nodes.ask.session_id' } },
+          },
         ],
         edges: [
           { source: 'hook', target: 'ask' },
@@ -356,16 +459,35 @@ describe('workflows through the gateway', () => {
     });
 
     it('answers 202 running for async, and the execution finishes on its own', async () => {
-      const wf = await create({ name: 'async', nodes: [{ id: 'w', type: 'delay', config: { ms: 300 } }, { id: 't', type: 'transform', config: { fields: { ok: 'true' } } }], edges: [{ source: 'w', target: 't' }] });
+      const wf = await create({
+        name: 'async',
+        nodes: [
+          { id: 'w', type: 'delay', config: { ms: 300 } },
+          { id: 't', type: 'transform', config: { fields: { ok: 'true' } } },
+        ],
+        edges: [{ source: 'w', target: 't' }],
+      });
       const res = await execute(wf.id, { x: 1 }, true);
       expect(res.status).toBe(202);
-      expect(res.body).toMatchObject({ execution_id: expect.any(String), workflow_id: wf.id, status: 'running', started_at: expect.any(String) });
+      expect(res.body).toMatchObject({
+        execution_id: expect.any(String),
+        workflow_id: wf.id,
+        status: 'running',
+        started_at: expect.any(String),
+      });
       const done = await finished(http, wf.id, res.body.execution_id);
       expect(done).toMatchObject({ status: 'completed', output: { ok: true } });
     });
 
     it('cancels a running execution, abandoning its in-flight node', async () => {
-      const wf = await create({ name: 'long', nodes: [{ id: 'w', type: 'delay', config: { ms: 20_000 } }, { id: 't', type: 'transform' }], edges: [{ source: 'w', target: 't' }] });
+      const wf = await create({
+        name: 'long',
+        nodes: [
+          { id: 'w', type: 'delay', config: { ms: 20_000 } },
+          { id: 't', type: 'transform' },
+        ],
+        edges: [{ source: 'w', target: 't' }],
+      });
       const started = await execute(wf.id, {}, true);
       const id = started.body.execution_id;
       const cancelled = await http.post(`/api/v1/workflows/${wf.id}/executions/${id}/cancel`);
@@ -391,11 +513,18 @@ describe('workflows through the gateway', () => {
       const identity = identityClient(platform);
       try {
         const { balance } = await identity.client.getBalance({ tenantId: poor.user.tenantId });
-        await identity.client.charge({ tenantId: poor.user.tenantId, amount: balance, idempotencyKey: `drain-${poor.user.tenantId}`, description: 'test drain', allowNegative: false });
+        await identity.client.charge({
+          tenantId: poor.user.tenantId,
+          amount: balance,
+          idempotencyKey: `drain-${poor.user.tenantId}`,
+          description: 'test drain',
+          allowNegative: false,
+        });
       } finally {
         identity.channel.close();
       }
-      const poorWf = (await poor.http.post('/api/v1/workflows', { name: 'p', nodes: [{ id: 't', type: 'transform' }] })).body;
+      const poorWf = (await poor.http.post('/api/v1/workflows', { name: 'p', nodes: [{ id: 't', type: 'transform' }] }))
+        .body;
       const refused = await poor.http.post(`/api/v1/workflows/${poorWf.id}/execute`, { input: {} });
       expect(refused.status).toBe(402);
       expect(refused.body.error).toBe('insufficient_credits');
@@ -406,9 +535,13 @@ describe('workflows through the gateway', () => {
     it('starts an execution with {body, query, headers}, dropping credentials, and answers 202', async () => {
       const wf = await create(branching);
       await http.post(`/api/v1/workflows/${wf.id}/resume`);
-      const res = await api(platform.url).post(`/hooks/${wf.id}/orders?source=shop`, { amount: 500 }, {
-        headers: { authorization: 'Bearer secret-token', cookie: 'session=abc', 'x-shop': 'north' },
-      });
+      const res = await api(platform.url).post(
+        `/hooks/${wf.id}/orders?source=shop`,
+        { amount: 500 },
+        {
+          headers: { authorization: 'Bearer secret-token', cookie: 'session=abc', 'x-shop': 'north' },
+        },
+      );
       expect(res.status).toBe(202);
       expect(res.body).toEqual({ execution_id: expect.stringMatching(/^exe_/) });
       const done = await finished(http, wf.id, res.body.execution_id);
@@ -445,7 +578,11 @@ describe('workflows through the gateway', () => {
       await http.post(`/api/v1/workflows/${wf.id}/resume`);
       const res = await api(platform.url).post(`/hooks/${wf.id}`, { name: 'Ada' });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ execution_id: expect.any(String), status: 'completed', output: { greeting: 'hello Ada' } });
+      expect(res.body).toEqual({
+        execution_id: expect.any(String),
+        status: 'completed',
+        output: { greeting: 'hello Ada' },
+      });
     });
 
     it('answers hooks that arrive together each on its own: accepted, refused, and slow ones holding up none', async () => {
@@ -453,7 +590,11 @@ describe('workflows through the gateway', () => {
         name: 'sync router',
         nodes: [
           { id: 'hook', type: 'webhook', config: { path: 'orders', response_mode: 'last_node' } },
-          { id: 'check', type: 'condition', config: { rules: [{ if: 'input.body.slow', goto: 'wait' }, { else: 'echo' }] } },
+          {
+            id: 'check',
+            type: 'condition',
+            config: { rules: [{ if: 'input.body.slow', goto: 'wait' }, { else: 'echo' }] },
+          },
           { id: 'wait', type: 'delay', config: { ms: 3_000 } },
           { id: 'echo', type: 'transform', config: { fields: { amount: 'input.body.amount' } } },
         ],
@@ -471,9 +612,17 @@ describe('workflows through the gateway', () => {
       const answeredAt = (res: Promise<any>) => res.then((r) => ({ ...r, at: Date.now() }));
       const slow = [1, 2].map(() => answeredAt(anon.post(`/hooks/${wf.id}/orders`, { slow: true, amount: 0 })));
       const fast = Array.from({ length: 12 }, (_, i) =>
-        answeredAt(anon.post(`/hooks/${wf.id}/orders`, { slow: false, amount: i }, { headers: { 'x-request-id': `hook-together-${i}` } })),
+        answeredAt(
+          anon.post(
+            `/hooks/${wf.id}/orders`,
+            { slow: false, amount: i },
+            { headers: { 'x-request-id': `hook-together-${i}` } },
+          ),
+        ),
       );
-      const refused = Array.from({ length: 4 }, () => answeredAt(anon.post(`/hooks/${wf.id}/elsewhere`, { amount: 1 })));
+      const refused = Array.from({ length: 4 }, () =>
+        answeredAt(anon.post(`/hooks/${wf.id}/elsewhere`, { amount: 1 })),
+      );
 
       const quick = await Promise.all([...fast, ...refused]);
       for (const res of quick.slice(12)) expect(res.status).toBe(404);
@@ -481,7 +630,10 @@ describe('workflows through the gateway', () => {
       // Each hook ran with its own body and answered its own output, under its own request id.
       for (const [i, res] of runs.entries()) {
         expect(res).toMatchObject({ status: 200, body: { status: 'completed', output: { amount: i } } });
-        const started = await tap.wait('workflow.execution.started', (e) => e.data.execution_id === res.body.execution_id);
+        const started = await tap.wait(
+          'workflow.execution.started',
+          (e) => e.data.execution_id === res.body.execution_id,
+        );
         expect(started.request_id).toBe(`hook-together-${i}`);
       }
       expect(new Set(runs.map((r) => r.body.execution_id)).size).toBe(12);
@@ -493,7 +645,11 @@ describe('workflows through the gateway', () => {
       const channel = openChannel(`127.0.0.1:${platform.service('workflow').ready!.grpc_port}`);
       try {
         const client = createGrpcClient(workflowV1.WorkflowServiceDefinition, channel, { deadlineMs: 10_000 });
-        const hooks = Array.from({ length: 257 }, () => ({ workflowId: 'wf_00000000000000000000000000', path: '', requestId: '' }));
+        const hooks = Array.from({ length: 257 }, () => ({
+          workflowId: 'wf_00000000000000000000000000',
+          path: '',
+          requestId: '',
+        }));
         const consume = async () => {
           for await (const _answer of client.triggerHooks({ hooks })) {
             // nothing is expected
@@ -511,7 +667,11 @@ describe('workflows through the gateway', () => {
       const wf = await create({
         name: 'stats',
         nodes: [
-          { id: 'check', type: 'condition', config: { rules: [{ if: 'input.ok == true', goto: 'fine' }, { else: 'boom' }] } },
+          {
+            id: 'check',
+            type: 'condition',
+            config: { rules: [{ if: 'input.ok == true', goto: 'fine' }, { else: 'boom' }] },
+          },
           { id: 'fine', type: 'transform', config: { fields: { ok: 'true' } } },
           { id: 'boom', type: 'transform', config: { fields: { x: 'input.nothing.here' } } },
         ],
@@ -524,8 +684,15 @@ describe('workflows through the gateway', () => {
       const all = await http.get(`/api/v1/workflows/${wf.id}/executions?limit=2`);
       expect(all.status).toBe(200);
       expect(all.body.total).toBe(4);
-      expect(all.body.items.map((i: { execution_id: string }) => i.execution_id)).toEqual([runs[3].execution_id, runs[2].execution_id]);
-      expect(all.body.items[0]).toMatchObject({ status: 'failed', duration_ms: expect.any(Number), started_at: expect.any(String) });
+      expect(all.body.items.map((i: { execution_id: string }) => i.execution_id)).toEqual([
+        runs[3].execution_id,
+        runs[2].execution_id,
+      ]);
+      expect(all.body.items[0]).toMatchObject({
+        status: 'failed',
+        duration_ms: expect.any(Number),
+        started_at: expect.any(String),
+      });
 
       const failed = await http.get(`/api/v1/workflows/${wf.id}/executions?status=failed`);
       expect(failed.body.total).toBe(1);
@@ -533,19 +700,40 @@ describe('workflows through the gateway', () => {
       expect((await http.get(`/api/v1/workflows/${wf.id}/executions?status=bogus`)).status).toBe(400);
 
       const got = await http.get(`/api/v1/workflows/${wf.id}`);
-      expect(got.body.statistics).toEqual({ total_runs: 4, success_rate: 0.75, avg_duration: expect.stringMatching(/^\d+\.\d{2}s$/) });
+      expect(got.body.statistics).toEqual({
+        total_runs: 4,
+        success_rate: 0.75,
+        avg_duration: expect.stringMatching(/^\d+\.\d{2}s$/),
+      });
       expect(got.body.last_run_at).toBe(runs[3].started_at);
       const list = await http.get('/api/v1/workflows?per_page=100');
       expect(list.body.items.find((w: { id: string }) => w.id === wf.id).last_run_at).toBe(runs[3].started_at);
 
       const started = await tap.wait('workflow.execution.started', (e) => e.data.execution_id === runs[0].execution_id);
       expect(started).toMatchObject({ tenant_id: tenantId, data: { workflow_id: wf.id, trigger: 'manual' } });
-      const completed = await tap.wait('workflow.execution.completed', (e) => e.data.execution_id === runs[0].execution_id);
-      expect(completed.data).toMatchObject({ workflow_id: wf.id, output: { ok: true }, duration_ms: expect.any(Number) });
-      const failedEvent = await tap.wait('workflow.execution.failed', (e) => e.data.execution_id === runs[3].execution_id);
-      expect(failedEvent.data).toMatchObject({ workflow_id: wf.id, failed_node_id: 'boom', error: expect.stringMatching(/expression error/) });
+      const completed = await tap.wait(
+        'workflow.execution.completed',
+        (e) => e.data.execution_id === runs[0].execution_id,
+      );
+      expect(completed.data).toMatchObject({
+        workflow_id: wf.id,
+        output: { ok: true },
+        duration_ms: expect.any(Number),
+      });
+      const failedEvent = await tap.wait(
+        'workflow.execution.failed',
+        (e) => e.data.execution_id === runs[3].execution_id,
+      );
+      expect(failedEvent.data).toMatchObject({
+        workflow_id: wf.id,
+        failed_node_id: 'boom',
+        error: expect.stringMatching(/expression error/),
+      });
       // Exactly one start and one end per run.
-      await waitFor(() => tap.filter((e) => (e.data as { execution_id?: string }).execution_id === runs[1].execution_id).length === 2);
+      await waitFor(
+        () =>
+          tap.filter((e) => (e.data as { execution_id?: string }).execution_id === runs[1].execution_id).length === 2,
+      );
     });
   });
 });

@@ -30,7 +30,15 @@ async function main(): Promise<void> {
   const signingKeys = new SigningKeyRepository(runtime.mongo);
   const loginThrottles = new LoginThrottleRepository(runtime.mongo);
   // Unique indexes are part of the rules (e-mail, idempotency keys, key generations): build them first.
-  await Promise.all([users.init(), tenants.init(), refreshTokens.init(), apiKeys.init(), credits.init(), signingKeys.init(), loginThrottles.init()]);
+  await Promise.all([
+    users.init(),
+    tenants.init(),
+    refreshTokens.init(),
+    apiKeys.init(),
+    credits.init(),
+    signingKeys.init(),
+    loginThrottles.init(),
+  ]);
 
   const keys = new SigningKeyRing({
     repository: signingKeys,

@@ -40,7 +40,11 @@ describe('identity credits over gRPC', () => {
     platform = await startPlatform({ services: ['identity'] });
     channel = openChannel(`127.0.0.1:${platform.service('identity').ready!.grpc_port}`);
     identity = createGrpcClient(identityV1.IdentityServiceDefinition, channel, { deadlineMs: 5_000 });
-    const kafka = createKafka({ brokers: platform.kafkaBrokers, clientId: 'identity-test', logger: createLogger('test', 'silent') });
+    const kafka = createKafka({
+      brokers: platform.kafkaBrokers,
+      clientId: 'identity-test',
+      logger: createLogger('test', 'silent'),
+    });
     consumer = kafka.consumer({ groupId: `identity-test-${platform.suffix}` });
     await consumer.connect();
     await waitFor(
@@ -70,7 +74,13 @@ describe('identity credits over gRPC', () => {
 
   it('charges once per idempotency key, even when retried concurrently', async () => {
     const tenantId = await newTenant();
-    const charge = { tenantId, amount: 30, idempotencyKey: 'run:exe_1', description: 'workflow run', allowNegative: false };
+    const charge = {
+      tenantId,
+      amount: 30,
+      idempotencyKey: 'run:exe_1',
+      description: 'workflow run',
+      allowNegative: false,
+    };
     const answers = await Promise.all([identity.charge(charge), identity.charge(charge), identity.charge(charge)]);
     expect(new Set(answers.map((a) => a.entryId)).size).toBe(1);
     expect(answers[0].balance).toBe(970);
@@ -87,7 +97,13 @@ describe('identity credits over gRPC', () => {
     );
     expect(error.code).toBe('insufficient_credits');
     expect((await identity.getBalance({ tenantId })).balance).toBe(1000);
-    const negative = await identity.charge({ tenantId, amount: 1005, idempotencyKey: 'chat:msg_1', description: 'chat', allowNegative: true });
+    const negative = await identity.charge({
+      tenantId,
+      amount: 1005,
+      idempotencyKey: 'chat:msg_1',
+      description: 'chat',
+      allowNegative: true,
+    });
     expect(negative.balance).toBe(-5);
   });
 
@@ -102,7 +118,9 @@ describe('identity credits over gRPC', () => {
 
   it('validates amounts and keys, and answers not_found for an unknown tenant', async () => {
     const tenantId = await newTenant();
-    const bad = await failure(identity.charge({ tenantId, amount: 0, idempotencyKey: '', description: '', allowNegative: false }));
+    const bad = await failure(
+      identity.charge({ tenantId, amount: 0, idempotencyKey: '', description: '', allowNegative: false }),
+    );
     expect(bad.code).toBe('validation_error');
     expect(bad.details.map((d) => d.field).sort()).toEqual(['amount', 'idempotency_key']);
     const missing = await failure(identity.getBalance({ tenantId: 'ten_missing' }));
@@ -115,7 +133,10 @@ describe('identity credits over gRPC', () => {
     await identity.charge({ tenantId, amount: 850, idempotencyKey: 'a', description: '', allowNegative: false });
     await identity.charge({ tenantId, amount: 60, idempotencyKey: 'b', description: '', allowNegative: false });
     await identity.charge({ tenantId, amount: 10, idempotencyKey: 'c', description: '', allowNegative: false });
-    const [low] = await waitFor(() => (lows().length > 0 ? lows() : undefined), { timeoutMs: 30_000, what: 'billing.credits.low' });
+    const [low] = await waitFor(() => (lows().length > 0 ? lows() : undefined), {
+      timeoutMs: 30_000,
+      what: 'billing.credits.low',
+    });
     expect(low.data).toEqual({ balance: 90, threshold: 100 });
 
     const purchase = await identity.purchaseCredits({ tenantId, userId, credits: 100, idempotencyKey: 'p1' });
@@ -133,7 +154,9 @@ describe('identity credits over gRPC', () => {
   it('lets only the owner purchase', async () => {
     const { tenantId } = await newAccount();
     const stranger = await newAccount();
-    const error = await failure(identity.purchaseCredits({ tenantId, userId: stranger.userId, credits: 10, idempotencyKey: 'x' }));
+    const error = await failure(
+      identity.purchaseCredits({ tenantId, userId: stranger.userId, credits: 10, idempotencyKey: 'x' }),
+    );
     expect(error.code).toBe('forbidden');
   });
 });

@@ -53,7 +53,14 @@ async function main(): Promise<void> {
   };
   runtime.server.add(webhookV1.WebhookServiceDefinition, webhookGrpcService(deps));
   await serve(runtime, config);
-  const handleEvents = createEventHandler({ events, webhooks, deliveries, dispatcher, logger: runtime.logger, leaseMs: config.WEBHOOK_LEASE_MS });
+  const handleEvents = createEventHandler({
+    events,
+    webhooks,
+    deliveries,
+    dispatcher,
+    logger: runtime.logger,
+    leaseMs: config.WEBHOOK_LEASE_MS,
+  });
   // No per-event markers: a delivery's _id is derived from (webhook, event), so an event handled
   // again creates, and therefore sends, nothing new.
   startBatchConsumer(

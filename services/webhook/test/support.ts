@@ -1,7 +1,15 @@
 import { createHmac } from 'node:crypto';
 import mongoose, { type Connection } from 'mongoose';
 import { webhookV1 } from '@agentplatform/contracts';
-import { createEvent, createKafka, Outbox, OutboxRelay, type EventData, type EventEnvelope, type EventType } from '@agentplatform/events';
+import {
+  createEvent,
+  createKafka,
+  Outbox,
+  OutboxRelay,
+  type EventData,
+  type EventEnvelope,
+  type EventType,
+} from '@agentplatform/events';
 import { createGrpcClient, createLogger, newId, openChannel } from '@agentplatform/service-kit';
 import type { Platform, ReceivedRequest, ServiceProcess } from '@agentplatform/testing';
 
@@ -28,7 +36,9 @@ export class EventProducer {
   ) {}
 
   static async start(platform: Platform): Promise<EventProducer> {
-    const connection = await mongoose.createConnection(platform.mongoUri, { dbName: `producer_${platform.suffix}` }).asPromise();
+    const connection = await mongoose
+      .createConnection(platform.mongoUri, { dbName: `producer_${platform.suffix}` })
+      .asPromise();
     const outbox = await Outbox.open(connection);
     const kafka = createKafka({ brokers: platform.kafkaBrokers, clientId: 'webhook-test', logger });
     const relay = new OutboxRelay({ outbox, kafka, topic: platform.topic, logger, pollIntervalMs: 50 });

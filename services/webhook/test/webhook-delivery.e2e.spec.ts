@@ -33,7 +33,11 @@ describe('webhook deliveries', () => {
     platform = await startPlatform({
       services: ['webhook'],
       serviceEnv: {
-        webhook: { WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(','), WEBHOOK_POLL_INTERVAL_MS: '100', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) },
+        webhook: {
+          WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(','),
+          WEBHOOK_POLL_INTERVAL_MS: '100',
+          WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+        },
       },
     });
     producer = await EventProducer.start(platform);
@@ -66,7 +70,11 @@ describe('webhook deliveries', () => {
       const tenantId = tenant();
       const created = await createHook(tenantId, '/manage', ['agent.created']);
       expect(created.signingSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-      expect(created.webhook).toMatchObject({ url: receiver.url('/manage'), events: ['agent.created'], status: 'active' });
+      expect(created.webhook).toMatchObject({
+        url: receiver.url('/manage'),
+        events: ['agent.created'],
+        status: 'active',
+      });
       const fetched = await client.getWebhook({ tenantId, id: created.webhook!.id });
       expect(JSON.stringify(fetched)).not.toContain(created.signingSecret);
       const list = await client.listWebhooks({ tenantId, page: 1, perPage: 20 });
@@ -81,10 +89,12 @@ describe('webhook deliveries', () => {
 
     it('refuses bad URLs, unknown event names and weak secrets, naming the field', async () => {
       const tenantId = tenant();
-      await expect(client.createWebhook({ tenantId, url: 'ftp://example.com/x', events: ['*'] })).rejects.toMatchObject({
-        code: 'validation_error',
-        details: [{ field: 'url', message: expect.stringContaining('http') }],
-      });
+      await expect(client.createWebhook({ tenantId, url: 'ftp://example.com/x', events: ['*'] })).rejects.toMatchObject(
+        {
+          code: 'validation_error',
+          details: [{ field: 'url', message: expect.stringContaining('http') }],
+        },
+      );
       await expect(client.createWebhook({ tenantId, url: 'not a url', events: ['*'] })).rejects.toMatchObject({
         details: [{ field: 'url' }],
       });
@@ -94,7 +104,9 @@ describe('webhook deliveries', () => {
       await expect(client.createWebhook({ tenantId, url: receiver.url(), events: [] })).rejects.toMatchObject({
         details: [{ field: 'events' }],
       });
-      await expect(client.createWebhook({ tenantId, url: receiver.url(), events: ['*'], secret: 'short' })).rejects.toMatchObject({
+      await expect(
+        client.createWebhook({ tenantId, url: receiver.url(), events: ['*'], secret: 'short' }),
+      ).rejects.toMatchObject({
         details: [{ field: 'secret' }],
       });
     });
@@ -109,12 +121,22 @@ describe('webhook deliveries', () => {
         events: { events: ['agent', 'workflow.completed'] },
         metadata: { team: 'ops' },
       });
-      expect(updated).toMatchObject({ url: receiver.url('/update-2'), events: ['agent', 'workflow.completed'], metadata: { team: 'ops' } });
-      await expect(client.updateWebhook({ tenantId, id: webhook!.id, status: 'failed', events: undefined, metadata: undefined })).rejects.toMatchObject({
+      expect(updated).toMatchObject({
+        url: receiver.url('/update-2'),
+        events: ['agent', 'workflow.completed'],
+        metadata: { team: 'ops' },
+      });
+      await expect(
+        client.updateWebhook({ tenantId, id: webhook!.id, status: 'failed', events: undefined, metadata: undefined }),
+      ).rejects.toMatchObject({
         details: [{ field: 'status' }],
       });
-      await expect(client.getWebhook({ tenantId: tenant(), id: webhook!.id })).rejects.toMatchObject({ code: 'not_found' });
-      await expect(client.listDeliveries({ tenantId: tenant(), webhookId: webhook!.id, limit: 5 })).rejects.toMatchObject({
+      await expect(client.getWebhook({ tenantId: tenant(), id: webhook!.id })).rejects.toMatchObject({
+        code: 'not_found',
+      });
+      await expect(
+        client.listDeliveries({ tenantId: tenant(), webhookId: webhook!.id, limit: 5 }),
+      ).rejects.toMatchObject({
         code: 'not_found',
       });
     });
@@ -156,19 +178,42 @@ describe('webhook deliveries', () => {
 
       // The SDK accepts the real delivery and rejects anything altered.
       expect(verifyWebhookSignature(request.body, request.headers['x-service-signature'], signingSecret)).toBe(true);
-      expect(verifyWebhookSignature(request.body.replace('Bot', 'Bob'), request.headers['x-service-signature'], signingSecret)).toBe(false);
-      expect(verifyWebhookSignature(request.body, request.headers['x-service-signature'], 'whsec_wrongwrongwrongwrongwrongwrongwrong=')).toBe(false);
+      expect(
+        verifyWebhookSignature(
+          request.body.replace('Bot', 'Bob'),
+          request.headers['x-service-signature'],
+          signingSecret,
+        ),
+      ).toBe(false);
+      expect(
+        verifyWebhookSignature(
+          request.body,
+          request.headers['x-service-signature'],
+          'whsec_wrongwrongwrongwrongwrongwrongwrong=',
+        ),
+      ).toBe(false);
       expect(() =>
-        assertWebhookSignature(request.body, request.headers['x-service-signature'], signingSecret, 300, Date.now() + 301_000),
+        assertWebhookSignature(
+          request.body,
+          request.headers['x-service-signature'],
+          signingSecret,
+          300,
+          Date.now() + 301_000,
+        ),
       ).toThrow(WebhookSignatureError);
 
       const [delivery] = await deliveryStatus(tenantId, webhook!.id, 'delivered');
-      expect(delivery).toMatchObject({ eventId: event.id, eventType: 'agent.created', attempts: 1, responseStatus: 200 });
+      expect(delivery).toMatchObject({
+        eventId: event.id,
+        eventType: 'agent.created',
+        attempts: 1,
+        responseStatus: 200,
+      });
       expect(delivery.deliveredAt).toBeDefined();
       expect(delivery.responseTimeMs).toBeGreaterThanOrEqual(0);
     });
 
-    it('matches prefix, alias and * subscriptions and delivers nothing else, nor other tenants\' events', async () => {
+    it("matches prefix, alias and * subscriptions and delivers nothing else, nor other tenants' events", async () => {
       const tenantId = tenant();
       const prefix = await createHook(tenantId, '/prefix', ['agent.message']);
       const alias = await createHook(tenantId, '/alias', ['workflow.completed']);
@@ -192,7 +237,10 @@ describe('webhook deliveries', () => {
       expect(eventIdsOf(receiver.to('/alias'))).toEqual([events[2].id]);
       expect(receiver.to('/all')).toHaveLength(6);
       const prefixLog = await client.listDeliveries({ tenantId, webhookId: prefix.webhook!.id, limit: 10 });
-      expect(prefixLog.items.map((d) => d.eventType).sort()).toEqual(['agent.message.completed', 'agent.message.created']);
+      expect(prefixLog.items.map((d) => d.eventType).sort()).toEqual([
+        'agent.message.completed',
+        'agent.message.created',
+      ]);
       const aliasLog = await client.listDeliveries({ tenantId, webhookId: alias.webhook!.id, limit: 10 });
       expect(aliasLog.items.map((d) => d.eventType)).toEqual(['workflow.execution.completed']);
     });
@@ -216,14 +264,19 @@ describe('webhook deliveries', () => {
         [2, 503, false],
         [3, 200, true],
       ]);
-      expect(detail.attempts[0]).toMatchObject({ responseBody: 'try later', responseHeaders: expect.objectContaining({ 'content-type': 'text/plain' }) });
+      expect(detail.attempts[0]).toMatchObject({
+        responseBody: 'try later',
+        responseHeaders: expect.objectContaining({ 'content-type': 'text/plain' }),
+      });
       await sleep(1_500);
       expect(receiver.to('/flaky')).toHaveLength(3);
     });
 
     it('honours Retry-After on 429', async () => {
       const tenantId = tenant();
-      receiver.on('/throttled', (_request, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
+      receiver.on('/throttled', (_request, index) =>
+        index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 },
+      );
       await createHook(tenantId, '/throttled', ['*']);
       await producer.emit('agent.created', tenantId, sampleData.agentCreated);
       const [first, second] = await receiver.waitForRequests(2, { path: '/throttled' });
@@ -263,7 +316,11 @@ describe('webhook deliveries', () => {
         await direct.send({ topic: platform.topic, messages: [message] });
         await receiver.waitForRequests(1, { path: '/twice' });
         await direct.send({ topic: platform.topic, messages: [message] });
-        const marker = await producer.emit('agent.updated', tenantId, { agent_id: 'agt_1', changed: ['name'], status: 'active' });
+        const marker = await producer.emit('agent.updated', tenantId, {
+          agent_id: 'agt_1',
+          changed: ['name'],
+          status: 'active',
+        });
         await waitFor(() => eventIdsOf(receiver.to('/twice')).includes(marker.id), { what: 'a later event delivered' });
         await sleep(500);
         expect(eventIdsOf(receiver.to('/twice')).filter((id) => id === event.id)).toHaveLength(1);
@@ -318,18 +375,32 @@ describe('webhook deliveries', () => {
       expect(failed.failedAt).toBeDefined();
 
       // Later events reach the healthy webhook of the tenant but not the failed one.
-      const second = await producer.emit('agent.updated', tenantId, { agent_id: 'agt_1', changed: ['name'], status: 'active' });
-      await waitFor(() => eventIdsOf(receiver.to('/witness')).includes(second.id), { what: 'witness got the later event' });
+      const second = await producer.emit('agent.updated', tenantId, {
+        agent_id: 'agt_1',
+        changed: ['name'],
+        status: 'active',
+      });
+      await waitFor(() => eventIdsOf(receiver.to('/witness')).includes(second.id), {
+        what: 'witness got the later event',
+      });
       await sleep(1_000);
       expect(receiver.to('/dead')).toHaveLength(5);
       expect((await client.listDeliveries({ tenantId, webhookId: dead.webhook!.id, limit: 10 })).items).toHaveLength(1);
-      await expect(client.recover({ tenantId, webhookId: dead.webhook!.id, since: start.toISOString() })).rejects.toMatchObject({
+      await expect(
+        client.recover({ tenantId, webhookId: dead.webhook!.id, since: start.toISOString() }),
+      ).rejects.toMatchObject({
         code: 'conflict',
       });
 
       // PATCH re-enables it: new events are delivered again.
       receiver.on('/dead', { status: 200 });
-      const enabled = await client.updateWebhook({ tenantId, id: dead.webhook!.id, status: 'active', events: undefined, metadata: undefined });
+      const enabled = await client.updateWebhook({
+        tenantId,
+        id: dead.webhook!.id,
+        status: 'active',
+        events: undefined,
+        metadata: undefined,
+      });
       expect(enabled.status).toBe('active');
       expect(enabled.failedAt).toBeUndefined();
       const third = await producer.emit('agent.created', tenantId, sampleData.agentCreated);
@@ -338,10 +409,13 @@ describe('webhook deliveries', () => {
       // Recovery sends the failed event again and the one missed while the webhook was failed.
       const recovered = await client.recover({ tenantId, webhookId: dead.webhook!.id, since: start.toISOString() });
       expect(recovered).toEqual({ redelivered: 1, missed: 1 });
-      await waitFor(() => {
-        const ids = eventIdsOf(receiver.to('/dead'));
-        return ids.includes(second.id) && ids.filter((id) => id === first.id).length === 6;
-      }, { what: 'recovered deliveries' });
+      await waitFor(
+        () => {
+          const ids = eventIdsOf(receiver.to('/dead'));
+          return ids.includes(second.id) && ids.filter((id) => id === first.id).length === 6;
+        },
+        { what: 'recovered deliveries' },
+      );
       const delivered = await deliveryStatus(tenantId, dead.webhook!.id, 'delivered');
       expect(delivered.map((d) => d.eventId).sort()).toEqual([first.id, second.id, third.id].sort());
       expect(delivered.find((d) => d.eventId === first.id)!.attempts).toBe(6);
@@ -374,7 +448,11 @@ describe('webhook deliveries', () => {
       expect(ok).toMatchObject({ success: true, responseStatus: 200, deliveryId: expect.stringMatching(/^dlv_/) });
       expect(ok.responseTimeMs).toBeGreaterThanOrEqual(0);
       const [request] = receiver.to('/test-send');
-      expect(JSON.parse(request.body)).toMatchObject({ type: 'agent.message.completed', tenant_id: tenantId, data: { tokens_used: 42 } });
+      expect(JSON.parse(request.body)).toMatchObject({
+        type: 'agent.message.completed',
+        tenant_id: tenantId,
+        data: { tokens_used: 42 },
+      });
       expect(verifyWebhookSignature(request.body, request.headers['x-service-signature'], signingSecret)).toBe(true);
 
       const failed = await client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
@@ -431,10 +509,14 @@ describe('webhook deliveries', () => {
       expect(requests[1].headers['x-service-delivery-attempt']).toBe('2');
       const [after] = await deliveryStatus(tenantId, webhook!.id, 'delivered');
       expect(after.attempts).toBe(2);
-      await expect(client.redeliver({ tenantId, webhookId: webhook!.id, deliveryId: 'dlv_missing' })).rejects.toMatchObject({
+      await expect(
+        client.redeliver({ tenantId, webhookId: webhook!.id, deliveryId: 'dlv_missing' }),
+      ).rejects.toMatchObject({
         code: 'not_found',
       });
-      await expect(client.redeliver({ tenantId: tenant(), webhookId: webhook!.id, deliveryId: delivery.id })).rejects.toMatchObject({
+      await expect(
+        client.redeliver({ tenantId: tenant(), webhookId: webhook!.id, deliveryId: delivery.id }),
+      ).rejects.toMatchObject({
         code: 'not_found',
       });
     });

@@ -1,5 +1,12 @@
 import path from 'node:path';
-import { Receiver, ServiceProcess, startPlatform, waitFor, type Platform, type ReceivedRequest } from '@agentplatform/testing';
+import {
+  Receiver,
+  ServiceProcess,
+  startPlatform,
+  waitFor,
+  type Platform,
+  type ReceivedRequest,
+} from '@agentplatform/testing';
 import type { EventEnvelope } from '@agentplatform/events';
 import { EventProducer, eventIdsOf, sampleData, sleep, tenant, webhookClient, type WebhookClient } from './support';
 
@@ -47,30 +54,44 @@ describe('webhook dispatcher replicas and restarts', () => {
     receiver.on('/restart', failFirst(receiver, 1));
     const { webhook } = await client.createWebhook({ tenantId, url: receiver.url('/restart'), events: ['*'] });
     const events: EventEnvelope[] = [];
-    for (let i = 0; i < 10; i += 1) events.push(await producer.emit('agent.created', tenantId, sampleData.agentCreated));
+    for (let i = 0; i < 10; i += 1)
+      events.push(await producer.emit('agent.created', tenantId, sampleData.agentCreated));
     await receiver.waitForRequests(10, { path: '/restart' });
     // Every first attempt is stored as failed and waiting for its retry.
-    await waitFor(async () => {
-      const { items } = await client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 20 });
-      return items.length === 10 && items.every((d) => d.status === 'pending' && d.attempts === 1);
-    }, { what: 'first attempts stored' });
+    await waitFor(
+      async () => {
+        const { items } = await client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 20 });
+        return items.length === 10 && items.every((d) => d.status === 'pending' && d.attempts === 1);
+      },
+      { what: 'first attempts stored' },
+    );
 
     const dispatcher = platform.service('webhook');
     await dispatcher.kill();
     // An event produced while no dispatcher runs waits in Kafka.
-    const whileDown = await producer.emit('agent.updated', tenantId, { agent_id: 'agt_1', changed: ['name'], status: 'active' });
+    const whileDown = await producer.emit('agent.updated', tenantId, {
+      agent_id: 'agt_1',
+      changed: ['name'],
+      status: 'active',
+    });
     await dispatcher.start();
 
     // Retries come from the database and are sent as soon as the restarted process polls.
-    await waitFor(async () => {
-      const { items } = await client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 20 });
-      return events.every((e) => items.some((d) => d.eventId === e.id && d.status === 'delivered'));
-    }, { what: 'retries delivered after the restart' });
+    await waitFor(
+      async () => {
+        const { items } = await client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 20 });
+        return events.every((e) => items.some((d) => d.eventId === e.id && d.status === 'delivered'));
+      },
+      { what: 'retries delivered after the restart' },
+    );
     // The event waits in Kafka until the group hands the dead member's partitions over (its session times out).
-    await waitFor(async () => {
-      const { items } = await client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 20 });
-      return items.length === 11 && items.every((d) => d.status === 'delivered');
-    }, { timeoutMs: 75_000, intervalMs: 250, what: 'the event produced while down delivered' });
+    await waitFor(
+      async () => {
+        const { items } = await client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 20 });
+        return items.length === 11 && items.every((d) => d.status === 'delivered');
+      },
+      { timeoutMs: 75_000, intervalMs: 250, what: 'the event produced while down delivered' },
+    );
     await sleep(1_000);
     const counts = countById(receiver.to('/restart'));
     for (const event of events) expect(counts.get(event.id)).toBe(2);
@@ -112,7 +133,8 @@ describe('webhook dispatcher replicas and restarts', () => {
 
       const events: EventEnvelope[] = [];
       for (let round = 0; round < 5; round += 1) {
-        for (const tenantId of tenants) events.push(await producer.emit('agent.created', tenantId, sampleData.agentCreated));
+        for (const tenantId of tenants)
+          events.push(await producer.emit('agent.created', tenantId, sampleData.agentCreated));
       }
       await receiver.waitForRequests(events.length * 3, { path: '/pair', timeoutMs: 45_000 });
       await sleep(1_500);
@@ -121,7 +143,9 @@ describe('webhook dispatcher replicas and restarts', () => {
       expect(counts.size).toBe(events.length);
       for (const event of events) expect(counts.get(event.id)).toBe(3);
       for (const event of events) {
-        const attempts = requests.filter((r) => JSON.parse(r.body).id === event.id).map((r) => r.headers['x-service-delivery-attempt']);
+        const attempts = requests
+          .filter((r) => JSON.parse(r.body).id === event.id)
+          .map((r) => r.headers['x-service-delivery-attempt']);
         expect(attempts).toEqual(['1', '2', '3']);
       }
       for (const tenantId of tenants) {

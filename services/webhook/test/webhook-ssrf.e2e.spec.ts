@@ -48,7 +48,11 @@ describe('webhook SSRF guard', () => {
   });
 
   it('accepts a public URL', async () => {
-    const { webhook } = await client.createWebhook({ tenantId: tenant(), url: 'https://hooks.example.com/in', events: ['*'] });
+    const { webhook } = await client.createWebhook({
+      tenantId: tenant(),
+      url: 'https://hooks.example.com/in',
+      events: ['*'],
+    });
     expect(webhook!.status).toBe('active');
   });
 
@@ -57,7 +61,11 @@ describe('webhook SSRF guard', () => {
     const host = hostname();
     const resolved = await lookup(host);
     const tenantId = tenant();
-    const { webhook } = await client.createWebhook({ tenantId, url: `http://${host}:${receiver.port}/ssrf`, events: ['*'] });
+    const { webhook } = await client.createWebhook({
+      tenantId,
+      url: `http://${host}:${receiver.port}/ssrf`,
+      events: ['*'],
+    });
 
     const test = await client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
     expect(test.success).toBe(false);
@@ -65,10 +73,13 @@ describe('webhook SSRF guard', () => {
     expect(test.error).toContain(`refused: ${host} resolves to ${resolved.address}`);
 
     await producer.emit('agent.created', tenantId, sampleData.agentCreated);
-    const delivery = await waitFor(async () => {
-      const { items } = await client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 10 });
-      return items.find((d) => !d.test && d.status === 'failed');
-    }, { what: 'the refused delivery to fail' });
+    const delivery = await waitFor(
+      async () => {
+        const { items } = await client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 10 });
+        return items.find((d) => !d.test && d.status === 'failed');
+      },
+      { what: 'the refused delivery to fail' },
+    );
     expect(delivery.attempts).toBe(5);
     expect(delivery.lastError).toMatch(/^refused: /);
     expect(receiver.to('/ssrf')).toHaveLength(0);

@@ -59,7 +59,10 @@ async function main(): Promise<void> {
       credits,
       outbox,
       logger: runtime.logger,
-      settings: { maxExecutionDurationMs: config.EXECUTION_MAX_DURATION_MS, retentionDays: config.EXECUTION_RETENTION_DAYS },
+      settings: {
+        maxExecutionDurationMs: config.EXECUTION_MAX_DURATION_MS,
+        retentionDays: config.EXECUTION_RETENTION_DAYS,
+      },
     }),
   );
   await serve(runtime, config);

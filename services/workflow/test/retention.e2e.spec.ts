@@ -12,7 +12,9 @@ describe('execution retention', () => {
   const now = new Date('2026-06-30T12:00:00Z');
 
   beforeAll(async () => {
-    connection = await mongoose.createConnection(process.env.MONGODB_URI!, { dbName: `workflow_retention_${randomBytes(4).toString('hex')}` }).asPromise();
+    connection = await mongoose
+      .createConnection(process.env.MONGODB_URI!, { dbName: `workflow_retention_${randomBytes(4).toString('hex')}` })
+      .asPromise();
     executions = new ExecutionRepository(connection);
     await executions.init();
   });
@@ -22,7 +24,12 @@ describe('execution retention', () => {
     await connection?.close();
   });
 
-  function execution(id: string, status: Execution['status'], ageDays: number, finished = status !== 'running'): Execution {
+  function execution(
+    id: string,
+    status: Execution['status'],
+    ageDays: number,
+    finished = status !== 'running',
+  ): Execution {
     const started = new Date(now.getTime() - ageDays * DAY);
     return {
       id,
@@ -49,7 +56,10 @@ describe('execution retention', () => {
 
     const deleted = await pruneExecutions(executions, 30, now);
     expect(deleted).toBe(3);
-    const left = await connection.collection('executions').find({}, { projection: { _id: 1 } }).toArray();
+    const left = await connection
+      .collection('executions')
+      .find({}, { projection: { _id: 1 } })
+      .toArray();
     expect(left.map((d) => d._id).sort()).toEqual(['exe_old_running', 'exe_recent']);
     expect(await pruneExecutions(executions, 30, now)).toBe(0);
   });

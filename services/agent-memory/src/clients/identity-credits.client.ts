@@ -9,7 +9,11 @@ export interface CreditsPort {
 }
 
 /** Credits through the identity service's gRPC API. */
-export function identityCredits(address: string, deadlineMs: number, metrics: Metrics): CreditsPort & { close(): void } {
+export function identityCredits(
+  address: string,
+  deadlineMs: number,
+  metrics: Metrics,
+): CreditsPort & { close(): void } {
   const channel = openChannel(address);
   const client = createGrpcClient(identityV1.IdentityServiceDefinition, channel, { deadlineMs, metrics });
   return {

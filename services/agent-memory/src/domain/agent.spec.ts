@@ -21,7 +21,13 @@ describe('agent validation', () => {
     expect(
       fields(() =>
         validateAgentInput(
-          { name: 'x', type: 'robot', status: 'asleep', memoryTypes: ['semantic', 'dream'], config: { temperature: 3, max_tokens: 1.5, model: '' } },
+          {
+            name: 'x',
+            type: 'robot',
+            status: 'asleep',
+            memoryTypes: ['semantic', 'dream'],
+            config: { temperature: 3, max_tokens: 1.5, model: '' },
+          },
           'create',
         ),
       ),
@@ -29,8 +35,14 @@ describe('agent validation', () => {
   });
 
   it('drops unknown config keys, dedupes memory types and merges config patches', () => {
-    const valid = validateAgentInput({ name: ' A ', type: 'custom', memoryTypes: ['semantic', 'semantic'], config: { temperature: 1, x: 1 } }, 'create');
+    const valid = validateAgentInput(
+      { name: ' A ', type: 'custom', memoryTypes: ['semantic', 'semantic'], config: { temperature: 1, x: 1 } },
+      'create',
+    );
     expect(valid).toEqual({ name: 'A', type: 'custom', memoryTypes: ['semantic'], config: { temperature: 1 } });
-    expect(mergeConfig({ model: 'm', temperature: 1 }, { model: null, max_tokens: 10 })).toEqual({ temperature: 1, max_tokens: 10 });
+    expect(mergeConfig({ model: 'm', temperature: 1 }, { model: null, max_tokens: 10 })).toEqual({
+      temperature: 1,
+      max_tokens: 10,
+    });
   });
 });

@@ -2,7 +2,14 @@ import { ValidationError } from '@agentplatform/service-kit';
 import { matchesFilters, parseFilters } from './memory-filter.js';
 
 describe('memory metadata filters', () => {
-  const metadata = { category: 'billing', priority: 3, tags: ['refund', 'eu'], source: 'Release-Notes', updated: '2026-04-02', nested: { lang: 'en' } };
+  const metadata = {
+    category: 'billing',
+    priority: 3,
+    tags: ['refund', 'eu'],
+    source: 'Release-Notes',
+    updated: '2026-04-02',
+    nested: { lang: 'en' },
+  };
   const holds = (filters: Record<string, unknown>) => matchesFilters(metadata, parseFilters(filters));
 
   it.each([
@@ -26,7 +33,8 @@ describe('memory metadata filters', () => {
   });
 
   it('names the wrong operator or operand in a validation error', () => {
-    const attempt = () => parseFilters({ priority: { between: [1, 2] }, source: { in: 'x' }, n: { gt: null }, t: { contains: {} }, e: {} });
+    const attempt = () =>
+      parseFilters({ priority: { between: [1, 2] }, source: { in: 'x' }, n: { gt: null }, t: { contains: {} }, e: {} });
     expect(attempt).toThrow(ValidationError);
     try {
       attempt();

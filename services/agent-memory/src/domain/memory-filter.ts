@@ -33,10 +33,14 @@ export function parseFilters(raw: Record<string, unknown> | undefined): FilterCl
       continue;
     }
     const ops = Object.entries(spec);
-    if (ops.length === 0) issues.push({ field, message: `must name at least one operator (${FILTER_OPERATORS.join(', ')})` });
+    if (ops.length === 0)
+      issues.push({ field, message: `must name at least one operator (${FILTER_OPERATORS.join(', ')})` });
     for (const [op, value] of ops) {
       if (!(FILTER_OPERATORS as readonly string[]).includes(op)) {
-        issues.push({ field: `${field}.${op}`, message: `unknown operator; use one of ${FILTER_OPERATORS.join(', ')}` });
+        issues.push({
+          field: `${field}.${op}`,
+          message: `unknown operator; use one of ${FILTER_OPERATORS.join(', ')}`,
+        });
         continue;
       }
       if (op === 'in' && !Array.isArray(value)) {
@@ -75,7 +79,8 @@ function equal(a: unknown, b: unknown): boolean {
 
 function compare(actual: unknown, expected: unknown): number | undefined {
   if (typeof actual === 'number' && typeof expected === 'number') return actual - expected;
-  if (typeof actual === 'string' && typeof expected === 'string') return actual < expected ? -1 : actual > expected ? 1 : 0;
+  if (typeof actual === 'string' && typeof expected === 'string')
+    return actual < expected ? -1 : actual > expected ? 1 : 0;
   return undefined;
 }
 

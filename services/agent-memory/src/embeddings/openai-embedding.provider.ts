@@ -36,7 +36,8 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
     try {
       const body = (await response.json()) as { data?: Array<{ index?: number; embedding?: number[] }> };
       const data = body.data ?? [];
-      if (data.length !== input.length) throw new ProviderError(`embeddings: expected ${input.length} vectors, got ${data.length}`);
+      if (data.length !== input.length)
+        throw new ProviderError(`embeddings: expected ${input.length} vectors, got ${data.length}`);
       const ordered = [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
       return ordered.map((d) => {
         if (!Array.isArray(d.embedding)) throw new ProviderError('embeddings: answer without an embedding array');

@@ -41,9 +41,15 @@ export async function postJson(
   options: PostJsonOptions,
 ): Promise<{ response: Response; done: () => void }> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new ProviderError(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+  const timer = setTimeout(
+    () => controller.abort(new ProviderError(`no answer within ${options.timeoutMs} ms`)),
+    options.timeoutMs,
+  );
   const done = () => clearTimeout(timer);
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: options.accept ?? 'application/json' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: options.accept ?? 'application/json',
+  };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   let lastError: ProviderError | undefined;
   let delay = 0;

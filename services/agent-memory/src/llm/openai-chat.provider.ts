@@ -86,11 +86,15 @@ export class OpenAiChatProvider implements LlmProvider {
     return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
   }
 
-  private async readJson(response: Response, model: string): Promise<{ content: string; model: string; usage?: Usage }> {
+  private async readJson(
+    response: Response,
+    model: string,
+  ): Promise<{ content: string; model: string; usage?: Usage }> {
     const json = (await response.json()) as Completion;
     if (json.error) throw new ProviderError(`chat completions: ${json.error.message ?? 'error'}`);
     const content = json.choices?.[0]?.message?.content;
-    if (typeof content !== 'string') throw new ProviderError('chat completions: answer without choices[0].message.content');
+    if (typeof content !== 'string')
+      throw new ProviderError('chat completions: answer without choices[0].message.content');
     return { content, model: json.model ?? model, usage: json.usage ? toUsage(json.usage) : undefined };
   }
 

@@ -98,7 +98,13 @@ export class AgentRepository {
     return { agents: docs.map(toAgent), total };
   }
 
-  async update(tenantId: string, id: string, changes: AgentChanges, now: Date, session?: ClientSession): Promise<Agent | undefined> {
+  async update(
+    tenantId: string,
+    id: string,
+    changes: AgentChanges,
+    now: Date,
+    session?: ClientSession,
+  ): Promise<Agent | undefined> {
     const set: Record<string, unknown> = { updated_at: now };
     if (changes.name !== undefined) set.name = changes.name;
     if (changes.type !== undefined) set.type = changes.type;
@@ -118,7 +124,11 @@ export class AgentRepository {
    */
   async bumpMemoryVersion(tenantId: string, id: string): Promise<number | undefined> {
     const doc = await this.model
-      .findOneAndUpdate({ _id: id, tenant_id: tenantId }, { $inc: { memory_version: 1 } }, { returnDocument: 'after', projection: { memory_version: 1 } })
+      .findOneAndUpdate(
+        { _id: id, tenant_id: tenantId },
+        { $inc: { memory_version: 1 } },
+        { returnDocument: 'after', projection: { memory_version: 1 } },
+      )
       .lean<Pick<AgentDoc, 'memory_version'>>();
     return doc?.memory_version;
   }

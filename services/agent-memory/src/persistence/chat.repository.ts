@@ -24,7 +24,11 @@ function toMessage(doc: MessageDoc): ChatMessage {
     content: doc.content,
     model: doc.model,
     usage: doc.usage
-      ? { promptTokens: doc.usage.prompt_tokens, completionTokens: doc.usage.completion_tokens, totalTokens: doc.usage.total_tokens }
+      ? {
+          promptTokens: doc.usage.prompt_tokens,
+          completionTokens: doc.usage.completion_tokens,
+          totalTokens: doc.usage.total_tokens,
+        }
       : undefined,
     latencyMs: doc.latency_ms,
     credits: doc.credits,
@@ -43,7 +47,11 @@ function toMessageDoc(m: ChatMessage): MessageDoc {
     content: m.content,
     model: m.model,
     usage: m.usage
-      ? { prompt_tokens: m.usage.promptTokens, completion_tokens: m.usage.completionTokens, total_tokens: m.usage.totalTokens }
+      ? {
+          prompt_tokens: m.usage.promptTokens,
+          completion_tokens: m.usage.completionTokens,
+          total_tokens: m.usage.totalTokens,
+        }
       : undefined,
     latency_ms: m.latencyMs,
     credits: m.credits,
@@ -110,7 +118,12 @@ export class ChatRepository {
     return docs.reverse().map(toMessage);
   }
 
-  async listSessions(tenantId: string, agentId: string, page: number, perPage: number): Promise<{ sessions: Session[]; total: number }> {
+  async listSessions(
+    tenantId: string,
+    agentId: string,
+    page: number,
+    perPage: number,
+  ): Promise<{ sessions: Session[]; total: number }> {
     const query = { tenant_id: tenantId, agent_id: agentId };
     const [docs, total] = await Promise.all([
       this.sessions

@@ -130,7 +130,9 @@ export class MemoryRepository {
     if (changes.metadata !== undefined) set.metadata = changes.metadata;
     if (changes.memoryType !== undefined) set.memory_type = changes.memoryType;
     if (changes.embedding !== undefined) set.embedding = toEmbeddingDoc(changes.embedding);
-    const doc = await this.model.findOneAndUpdate({ _id: id, tenant_id: tenantId }, { $set: set }, { returnDocument: 'after' }).lean<MemoryDoc>();
+    const doc = await this.model
+      .findOneAndUpdate({ _id: id, tenant_id: tenantId }, { $set: set }, { returnDocument: 'after' })
+      .lean<MemoryDoc>();
     return doc ? toItem(doc) : undefined;
   }
 
@@ -139,14 +141,19 @@ export class MemoryRepository {
     if (updates.length === 0) return;
     await this.model.bulkWrite(
       updates.map((u) => ({
-        updateOne: { filter: { _id: u.id, tenant_id: tenantId }, update: { $set: { embedding: toEmbeddingDoc(u.embedding) } } },
+        updateOne: {
+          filter: { _id: u.id, tenant_id: tenantId },
+          update: { $set: { embedding: toEmbeddingDoc(u.embedding) } },
+        },
       })),
       { ordered: false },
     );
   }
 
   async delete(tenantId: string, id: string): Promise<MemoryItem | undefined> {
-    const doc = await this.model.findOneAndDelete({ _id: id, tenant_id: tenantId }, { projection: { embedding: 0 } }).lean<MemoryDoc>();
+    const doc = await this.model
+      .findOneAndDelete({ _id: id, tenant_id: tenantId }, { projection: { embedding: 0 } })
+      .lean<MemoryDoc>();
     return doc ? toItem(doc) : undefined;
   }
 
@@ -173,7 +180,12 @@ export class MemoryRepository {
         $set: { metadata, updated_at: now },
         $push: {
           merged_from: {
-            $each: absorbed.map((a) => ({ id: a.id, content: a.content, metadata: a.metadata, created_at: a.createdAt })),
+            $each: absorbed.map((a) => ({
+              id: a.id,
+              content: a.content,
+              metadata: a.metadata,
+              created_at: a.createdAt,
+            })),
           },
         },
       },

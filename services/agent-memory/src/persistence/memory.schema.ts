@@ -36,14 +36,16 @@ const memorySchema = new Schema<MemoryDoc>(
     content: { type: String, required: true },
     metadata: { type: Schema.Types.Mixed, default: {} },
     embedding: {
-      type: new Schema<EmbeddingDoc>(
-        { provider: String, dimension: Number, vector: Buffer },
-        { _id: false },
-      ),
+      type: new Schema<EmbeddingDoc>({ provider: String, dimension: Number, vector: Buffer }, { _id: false }),
       required: false,
     },
     merged_from: {
-      type: [new Schema<MergedDoc>({ id: String, content: String, metadata: Schema.Types.Mixed, created_at: Date }, { _id: false, minimize: false })],
+      type: [
+        new Schema<MergedDoc>(
+          { id: String, content: String, metadata: Schema.Types.Mixed, created_at: Date },
+          { _id: false, minimize: false },
+        ),
+      ],
       default: [],
     },
     created_at: { type: Date, required: true },

@@ -6,13 +6,29 @@ import { MemoryIndex } from './memory-index.js';
 function indexOf(contents: Array<[string, string, Record<string, unknown>?]>): MemoryIndex {
   const index = new MemoryIndex(1, 'local-hash-v1');
   contents.forEach(([id, content, metadata], n) =>
-    index.upsert({ id, agentId: 'agt_1', memoryType: 'semantic', content, metadata: metadata ?? {}, createdAt: new Date(1000 + n), vector: localEmbedding(content) }),
+    index.upsert({
+      id,
+      agentId: 'agt_1',
+      memoryType: 'semantic',
+      content,
+      metadata: metadata ?? {},
+      createdAt: new Date(1000 + n),
+      vector: localEmbedding(content),
+    }),
   );
   return index;
 }
 
 const query = (index: MemoryIndex, text: string, extra: Partial<Parameters<MemoryIndex['search']>[0]> = {}) =>
-  index.search({ text, vector: localEmbedding(text), filters: [], topK: 10, minScore: 0, lexicalWeight: 0.5, ...extra });
+  index.search({
+    text,
+    vector: localEmbedding(text),
+    filters: [],
+    topK: 10,
+    minScore: 0,
+    lexicalWeight: 0.5,
+    ...extra,
+  });
 
 describe('MemoryIndex', () => {
   const corpus: Array<[string, string, Record<string, unknown>?]> = [
@@ -42,7 +58,15 @@ describe('MemoryIndex', () => {
   it('keeps working after removals and updates move documents between slots', () => {
     const index = indexOf(corpus);
     index.remove('a');
-    index.upsert({ id: 'b', agentId: 'agt_1', memoryType: 'semantic', content: 'Biscuit retired; the office cat is Pixel.', metadata: {}, createdAt: new Date(), vector: localEmbedding('Biscuit retired; the office cat is Pixel.') });
+    index.upsert({
+      id: 'b',
+      agentId: 'agt_1',
+      memoryType: 'semantic',
+      content: 'Biscuit retired; the office cat is Pixel.',
+      metadata: {},
+      createdAt: new Date(),
+      vector: localEmbedding('Biscuit retired; the office cat is Pixel.'),
+    });
     expect(index.size).toBe(3);
     expect(query(index, 'refunds processed').map((r) => r.item.id)).not.toContain('a');
     expect(query(index, 'office cat Pixel')[0].item.id).toBe('b');
@@ -69,15 +93,25 @@ describe('MemoryIndex', () => {
   it('scores exactly the documented formula, also after updates, removals and growth', () => {
     // A plain re-implementation of docs/agents-and-memory.md over whole documents, to hold the
     // index's typed-array bookkeeping (column-major vectors, sparse query dimensions) to it.
-    const vocabulary = 'refund policy return order shipping invoice password account backup region plan canada laptop trial'.split(' ');
+    const vocabulary =
+      'refund policy return order shipping invoice password account backup region plan canada laptop trial'.split(' ');
     let seed = 7;
-    const random = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-    const sentence = (words: number) => Array.from({ length: words }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(' ');
+    const random = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+    const sentence = (words: number) =>
+      Array.from({ length: words }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(' ');
     const docs = new Map<string, string>();
     const index = new MemoryIndex(1, 'local-hash-v1');
     const put = (id: string, content: string) => {
       docs.set(id, content);
-      index.upsert({ id, agentId: 'agt_1', memoryType: 'semantic', content, metadata: {}, createdAt: new Date(1000), vector: localEmbedding(content) });
+      index.upsert({
+        id,
+        agentId: 'agt_1',
+        memoryType: 'semantic',
+        content,
+        metadata: {},
+        createdAt: new Date(1000),
+        vector: localEmbedding(content),
+      });
     };
     for (let i = 0; i < 150; i++) put(`m${i}`, sentence(3 + (i % 9)));
     for (let i = 0; i < 150; i += 7) {
@@ -109,7 +143,12 @@ describe('MemoryIndex', () => {
       );
     };
 
-    for (const text of ['refund policy for canada', 'laptop trial plan', 'backup of the account password region', 'zebra']) {
+    for (const text of [
+      'refund policy for canada',
+      'laptop trial plan',
+      'backup of the account password region',
+      'zebra',
+    ]) {
       const want = expected(text);
       const got = query(index, text, { topK: 100 });
       expect(got.length).toBe(Math.min(100, [...want.values()].filter((v) => v > 0).length));

@@ -7,7 +7,10 @@ import { terms } from '../domain/text.js';
 const K1 = 1.2;
 const B = 0.75;
 
-export type IndexableMemory = Pick<MemoryItem, 'id' | 'agentId' | 'memoryType' | 'content' | 'metadata' | 'createdAt'> & {
+export type IndexableMemory = Pick<
+  MemoryItem,
+  'id' | 'agentId' | 'memoryType' | 'content' | 'metadata' | 'createdAt'
+> & {
   vector: Float32Array;
 };
 
@@ -87,7 +90,8 @@ export class MemoryIndex {
     const dim = this.dimension;
     const columns = new Float32Array(next * dim);
     const used = this.slots.length;
-    for (let j = 0; j < dim; j++) columns.set(this.columns.subarray(j * this.capacity, j * this.capacity + used), j * next);
+    for (let j = 0; j < dim; j++)
+      columns.set(this.columns.subarray(j * this.capacity, j * this.capacity + used), j * next);
     const lengths = new Float64Array(next);
     lengths.set(this.lengths);
     this.columns = columns;
@@ -137,7 +141,8 @@ export class MemoryIndex {
     const to = doc.slot;
     this.slots[to] = last;
     last.slot = to;
-    for (let j = 0; j < this.dimension; j++) this.columns[j * this.capacity + to] = this.columns[j * this.capacity + from];
+    for (let j = 0; j < this.dimension; j++)
+      this.columns[j * this.capacity + to] = this.columns[j * this.capacity + from];
     this.lengths[to] = this.lengths[from];
     for (const [term, tf] of last.termFreq) {
       const posting = this.postings.get(term)!;
@@ -196,7 +201,8 @@ export class MemoryIndex {
       const qb = q[dims[k + 1]];
       const qc = q[dims[k + 2]];
       const qd = q[dims[k + 3]];
-      for (let s = 0; s < n; s++) dots[s] += qa * columns[a + s] + qb * columns[b + s] + qc * columns[c + s] + qd * columns[d + s];
+      for (let s = 0; s < n; s++)
+        dots[s] += qa * columns[a + s] + qb * columns[b + s] + qc * columns[c + s] + qd * columns[d + s];
     }
     for (; k < count; k++) {
       const a = dims[k] * cap;

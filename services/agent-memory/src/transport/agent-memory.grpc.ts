@@ -30,7 +30,11 @@ function toAgent(agent: Agent): agentMemoryV1.Agent {
 }
 
 const toUsage = (usage: Usage | undefined): agentMemoryV1.Usage | undefined =>
-  usage && { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, totalTokens: usage.totalTokens };
+  usage && {
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    totalTokens: usage.totalTokens,
+  };
 
 function toChatResponse(outcome: ChatOutcome): agentMemoryV1.ChatResponse {
   return {
@@ -163,7 +167,12 @@ export function agentMemoryService(deps: Deps): Impl {
       return toAgent(await getAgent(deps, req.tenantId, req.agentId));
     },
     async listAgents(req) {
-      const out = await listAgents(deps, req.tenantId, { page: req.page, perPage: req.perPage, type: req.type, status: req.status });
+      const out = await listAgents(deps, req.tenantId, {
+        page: req.page,
+        perPage: req.perPage,
+        type: req.type,
+        status: req.status,
+      });
       return { agents: out.agents.map(toAgent), total: out.total, page: out.page, perPage: out.perPage };
     },
     async updateAgent(req) {
@@ -184,7 +193,11 @@ export function agentMemoryService(deps: Deps): Impl {
     },
     async chat(req) {
       return toChatResponse(
-        await chatWithAgent(deps, req.tenantId, { agentId: req.agentId, message: req.message, sessionId: req.sessionId }),
+        await chatWithAgent(deps, req.tenantId, {
+          agentId: req.agentId,
+          message: req.message,
+          sessionId: req.sessionId,
+        }),
       );
     },
     chatStream(req) {
@@ -195,7 +208,10 @@ export function agentMemoryService(deps: Deps): Impl {
       return { sessions: out.sessions.map(toSession), total: out.total, page: out.page, perPage: out.perPage };
     },
     async listMessages(req) {
-      const out = await listMessages(deps, req.tenantId, req.agentId, req.sessionId, { page: req.page, perPage: req.perPage });
+      const out = await listMessages(deps, req.tenantId, req.agentId, req.sessionId, {
+        page: req.page,
+        perPage: req.perPage,
+      });
       return { messages: out.messages.map(toMessage), total: out.total, page: out.page, perPage: out.perPage };
     },
     async addMemory(req) {

@@ -49,7 +49,8 @@ function validate(input: ChatInput): string {
   const issues: FieldIssue[] = [];
   const message = input.message ?? '';
   if (message.trim() === '') issues.push({ field: 'message', message: 'must not be empty' });
-  else if (message.length > LIMITS.message) issues.push({ field: 'message', message: `must be at most ${LIMITS.message} characters` });
+  else if (message.length > LIMITS.message)
+    issues.push({ field: 'message', message: `must be at most ${LIMITS.message} characters` });
   if (issues.length > 0) throw new ValidationError(issues);
   return message;
 }
@@ -77,7 +78,14 @@ async function retrieve(deps: Deps, agent: Agent, message: string, history: Chat
   }
 }
 
-async function charge(deps: Deps, tenantId: string, agent: Agent, messageId: string, usage: Usage, credits: number): Promise<boolean> {
+async function charge(
+  deps: Deps,
+  tenantId: string,
+  agent: Agent,
+  messageId: string,
+  usage: Usage,
+  credits: number,
+): Promise<boolean> {
   try {
     await deps.credits.charge({
       tenantId,
@@ -103,7 +111,12 @@ async function charge(deps: Deps, tenantId: string, agent: Agent, messageId: str
  * an idempotency key, stores the reply (agent.message.completed) and, with episodic memory on,
  * the exchange as an episodic memory.
  */
-export async function chatWithAgent(deps: Deps, tenantId: string, input: ChatInput, sink?: ChatSink): Promise<ChatOutcome> {
+export async function chatWithAgent(
+  deps: Deps,
+  tenantId: string,
+  input: ChatInput,
+  sink?: ChatSink,
+): Promise<ChatOutcome> {
   const message = validate(input);
   const started = Date.now();
   const agent = input.agentId ? await deps.agents.find(tenantId, input.agentId) : undefined;
@@ -154,7 +167,12 @@ export async function chatWithAgent(deps: Deps, tenantId: string, input: ChatInp
 
   const messageId = newId('msg');
   const historyMessages: LlmMessage[] = history.map((m) => ({ role: m.role, content: m.content }));
-  sink?.start({ messageId, sessionId: current.id, userMessageId: userMessage.id, model: deps.llm.modelFor(agent.config.model) });
+  sink?.start({
+    messageId,
+    sessionId: current.id,
+    userMessageId: userMessage.id,
+    model: deps.llm.modelFor(agent.config.model),
+  });
   let result;
   try {
     result = await deps.llm.complete(
@@ -162,7 +180,12 @@ export async function chatWithAgent(deps: Deps, tenantId: string, input: ChatInp
         model: agent.config.model,
         temperature: agent.config.temperature ?? DEFAULT_TEMPERATURE,
         maxTokens: agent.config.max_tokens ?? DEFAULT_MAX_TOKENS,
-        messages: buildPrompt(agent, historyMessages, memories.map((m) => m.item), message),
+        messages: buildPrompt(
+          agent,
+          historyMessages,
+          memories.map((m) => m.item),
+          message,
+        ),
         context: {
           agentName: agent.name,
           userMessage: message,

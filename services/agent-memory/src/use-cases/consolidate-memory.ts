@@ -68,9 +68,12 @@ export async function consolidateMemory(
   const version = await deps.agents.memoryVersion(tenantId, agentId);
   if (version === undefined) throw new NotFoundError('Agent');
   const index = await deps.index.get(tenantId, agentId, version);
-  const docs = index.all().sort(
-    (a, b) => b.content.length - a.content.length || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1),
-  );
+  const docs = index
+    .all()
+    .sort(
+      (a, b) =>
+        b.content.length - a.content.length || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1),
+    );
   const pairs = candidates(index, docs);
   const taken = new Set<string>();
   const groups: Array<{ kept: IndexedMemory; absorbed: IndexedMemory[] }> = [];

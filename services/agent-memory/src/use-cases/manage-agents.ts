@@ -63,7 +63,12 @@ export async function updateAgent(deps: Deps, tenantId: string, agentId: string,
   const current = await getAgent(deps, tenantId, agentId);
   const changes: AgentChanges = {};
   const changed: string[] = [];
-  const consider = <K extends keyof AgentChanges>(key: K, field: string, next: AgentChanges[K] | undefined, now: unknown) => {
+  const consider = <K extends keyof AgentChanges>(
+    key: K,
+    field: string,
+    next: AgentChanges[K] | undefined,
+    now: unknown,
+  ) => {
     if (next === undefined || same(next, now)) return;
     changes[key] = next;
     changed.push(field);
@@ -73,7 +78,8 @@ export async function updateAgent(deps: Deps, tenantId: string, agentId: string,
   consider('status', 'status', valid.status, current.status);
   consider('description', 'description', valid.description, current.description);
   consider('memoryTypes', 'memory_types', valid.memoryTypes, current.memoryTypes);
-  if (valid.config !== undefined) consider('config', 'config', mergeConfig(current.config, valid.config), current.config);
+  if (valid.config !== undefined)
+    consider('config', 'config', mergeConfig(current.config, valid.config), current.config);
   if (changed.length === 0) return current;
   return deps.outbox.run(async (session) => {
     const updated = await deps.agents.update(tenantId, agentId, changes, new Date(), session);

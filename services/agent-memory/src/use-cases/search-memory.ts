@@ -32,7 +32,8 @@ export async function searchMemory(
   if (text === '') issues.push({ field: 'query', message: 'must not be empty' });
   else if (text.length > MAX_QUERY) issues.push({ field: 'query', message: `must be at most ${MAX_QUERY} characters` });
   const topK = input.topK === 0 ? DEFAULT_TOP_K : input.topK;
-  if (!Number.isInteger(topK) || topK < 1 || topK > 100) issues.push({ field: 'top_k', message: 'must be an integer from 1 to 100' });
+  if (!Number.isInteger(topK) || topK < 1 || topK > 100)
+    issues.push({ field: 'top_k', message: 'must be an integer from 1 to 100' });
   if (input.minScore !== undefined && !(input.minScore >= 0 && input.minScore <= 1)) {
     issues.push({ field: 'min_score', message: 'must be a number from 0 to 1' });
   }

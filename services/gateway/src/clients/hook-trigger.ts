@@ -46,10 +46,9 @@ export class HookTrigger {
     if (batch.length === 1) {
       const [only] = batch as [Pending];
       // The request id travels in the call's metadata, taken from the async context.
-      runWithContext({ requestId: only.request.requestId }, () => this.workflow.triggerHook(only.request, { deadline: this.deadlineMs })).then(
-        only.resolve,
-        only.reject,
-      );
+      runWithContext({ requestId: only.request.requestId }, () =>
+        this.workflow.triggerHook(only.request, { deadline: this.deadlineMs }),
+      ).then(only.resolve, only.reject);
       return;
     }
     let failure: unknown;
@@ -66,7 +65,10 @@ export class HookTrigger {
       failure = error;
     }
     for (const pending of batch) {
-      if (!pending.settled) pending.reject(failure ?? new DomainError('service_unavailable', 'The workflow service did not answer this hook'));
+      if (!pending.settled)
+        pending.reject(
+          failure ?? new DomainError('service_unavailable', 'The workflow service did not answer this hook'),
+        );
     }
   }
 }

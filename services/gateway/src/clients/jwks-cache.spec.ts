@@ -30,7 +30,11 @@ describe('JwksCache', () => {
     const { identity, calls } = fakeIdentity(published);
     const cache = new JwksCache({ identity }, logger, { maxAgeMs: 600_000, cooldownMs: 0 });
     const sign = (key: typeof first) =>
-      new SignJWT({}).setProtectedHeader({ alg: 'EdDSA', kid: key.jwk.kid }).setSubject('usr_1').setExpirationTime('1m').sign(key.privateKey);
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'EdDSA', kid: key.jwk.kid })
+        .setSubject('usr_1')
+        .setExpirationTime('1m')
+        .sign(key.privateKey);
 
     await jwtVerify(await sign(first), (h) => cache.key(h.kid));
     await jwtVerify(await sign(first), (h) => cache.key(h.kid));

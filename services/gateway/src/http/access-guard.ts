@@ -71,7 +71,9 @@ export class IdentityAccessGuard implements AccessGuard {
     if (access.kind === 'none') return undefined;
     const token = bearerToken(ctx);
     const tenant = requestedTenant(ctx);
-    const caller = token.startsWith('apk_') ? await this.apiKeyCaller(token, tenant) : await this.userCaller(token, tenant);
+    const caller = token.startsWith('apk_')
+      ? await this.apiKeyCaller(token, tenant)
+      : await this.userCaller(token, tenant);
     // Every authenticated request counts, including the ones refused below for lack of rights.
     await this.options.limiter.consume(ctx, caller.tenantId, caller.plan ?? 'free');
     this.check(caller, access);
@@ -116,7 +118,13 @@ export class IdentityAccessGuard implements AccessGuard {
     const tenantId = tenant ?? (typeof claims.tid === 'string' ? claims.tid : '');
     const verified = await this.memberships.get(`${userId}:${tenantId}`, async () => {
       const answer = await this.options.backends.identity.resolveAccess({ userId, tenantId });
-      return { userId, tenantId: answer.tenantId, role: answer.role, scopes: knownScopes(answer.scopes), plan: answer.plan };
+      return {
+        userId,
+        tenantId: answer.tenantId,
+        role: answer.role,
+        scopes: knownScopes(answer.scopes),
+        plan: answer.plan,
+      };
     });
     return { kind: 'user', ...verified };
   }

@@ -57,9 +57,12 @@ export function toDomainError(error: unknown, logger: Logger, metrics?: Metrics)
     if (status === 415) return new DomainError('unsupported_media_type', http.message ?? 'Unsupported content type');
     // co-body (under koa-body) throws JSON.parse's SyntaxError with status 400 and no type.
     if (status === 400 && (http.type === 'entity.parse.failed' || error instanceof SyntaxError)) {
-      return new DomainError('validation_error', 'Malformed JSON body', [{ field: 'body', message: 'is not valid JSON' }]);
+      return new DomainError('validation_error', 'Malformed JSON body', [
+        { field: 'body', message: 'is not valid JSON' },
+      ]);
     }
-    if (status === 400) return new DomainError('validation_error', http.expose && http.message ? http.message : 'Bad request');
+    if (status === 400)
+      return new DomainError('validation_error', http.expose && http.message ? http.message : 'Bad request');
     if (status === 404) return new DomainError('not_found', 'Not found');
     if (status === 405) return new DomainError('not_found', 'Method not allowed on this route');
   }

@@ -15,9 +15,7 @@ export { SCOPES, type Scope } from '@agentplatform/service-kit';
  * some tenant roles: me, API-key management, purchases) or one scope (DESIGN.md section 4).
  */
 export type RouteAccess =
-  | { kind: 'none' }
-  | { kind: 'user'; apiKeys: boolean; roles?: readonly string[] }
-  | { kind: 'scope'; scope: Scope };
+  { kind: 'none' } | { kind: 'user'; apiKeys: boolean; roles?: readonly string[] } | { kind: 'scope'; scope: Scope };
 
 export const publicAccess: RouteAccess = { kind: 'none' };
 /** An access token (a logged-in user), never an API key. */
@@ -106,7 +104,11 @@ function checkContentType(ctx: Context, types: ReadonlyArray<'json' | 'form'>): 
 }
 
 /** Adds routes to a router: access check, content type, validation, handler, status. */
-export function mountRoutes(router: Router, routes: ReadonlyArray<RouteDefinition<any, any, any>>, hooks: RouteHooks): void {
+export function mountRoutes(
+  router: Router,
+  routes: ReadonlyArray<RouteDefinition<any, any, any>>,
+  hooks: RouteHooks,
+): void {
   for (const route of routes) {
     router[route.method](route.path, async (ctx) => {
       // Read by the error handler, which answers validation errors with this status.

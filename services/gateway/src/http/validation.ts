@@ -22,7 +22,10 @@ function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
 
 function issueMessage(issue: z.core.$ZodIssue, input: unknown): string {
   // A custom message (e.g. "must be a valid e-mail address") would hide that the field is simply absent.
-  if (issue.code === 'invalid_type' && (/received undefined/.test(issue.message) || valueAt(input, issue.path) === undefined)) {
+  if (
+    issue.code === 'invalid_type' &&
+    (/received undefined/.test(issue.message) || valueAt(input, issue.path) === undefined)
+  ) {
     return 'is required';
   }
   if (issue.code === 'unrecognized_keys') return `unknown field(s): ${issue.keys.join(', ')}`;

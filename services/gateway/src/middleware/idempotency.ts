@@ -71,7 +71,9 @@ export class IdempotencyStore {
     if (!KEY.test(key)) throw ValidationError.field('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
     const id = `${caller.tenantId}:${key}`;
     const fingerprint = createHash('sha256')
-      .update(`${ctx.method} ${apiPath(ctx.path)}?${ctx.querystring}\n${canonical((ctx.request as { body?: unknown }).body ?? null)}`)
+      .update(
+        `${ctx.method} ${apiPath(ctx.path)}?${ctx.querystring}\n${canonical((ctx.request as { body?: unknown }).body ?? null)}`,
+      )
       .digest('hex');
 
     const replay = await this.claim(id, fingerprint);

@@ -67,7 +67,12 @@ export class GroupedLimiter {
       const limit = limiter.points;
       return items.map((_, i) => {
         const nth = total.consumedPoints - n + i + 1;
-        const res = new RateLimiterRes(Math.max(0, limit - nth), total.msBeforeNext, nth, total.isFirstInDuration && i === 0);
+        const res = new RateLimiterRes(
+          Math.max(0, limit - nth),
+          total.msBeforeNext,
+          nth,
+          total.isFirstInDuration && i === 0,
+        );
         return { ok: nth <= limit, res };
       });
     });
@@ -96,12 +101,20 @@ function setHeaders(ctx: Context, limit: number, res: RateLimiterRes): void {
 function exceeded(ctx: Context, limit: number, res: RateLimiterRes, what: string): DomainError {
   setHeaders(ctx, limit, res);
   const retryAfter = retryAfterSeconds(res);
-  return new DomainError('rate_limit_exceeded', `Rate limit exceeded: ${what}; retry in ${retryAfter} s`, [], retryAfter);
+  return new DomainError(
+    'rate_limit_exceeded',
+    `Rate limit exceeded: ${what}; retry in ${retryAfter} s`,
+    [],
+    retryAfter,
+  );
 }
 
 /** The per-tenant budget of DESIGN.md section 5, counted across all keys, users and replicas. */
 export class TenantRateLimiter {
-  private readonly limiters = new Map<string, { minute: GroupedLimiter; day: GroupedLimiter; perMinute: number; perDay: number }>();
+  private readonly limiters = new Map<
+    string,
+    { minute: GroupedLimiter; day: GroupedLimiter; perMinute: number; perDay: number }
+  >();
 
   constructor(store: LimiterStore) {
     for (const [plan, limits] of Object.entries(PLAN_LIMITS)) {
@@ -123,7 +136,8 @@ export class TenantRateLimiter {
     const limits = PLAN_LIMITS[plan] === undefined ? this.limiters.get('free') : this.limiters.get(plan);
     if (!limits) return;
     const minute = await limits.minute.take(tenantId);
-    if (!minute.ok) throw exceeded(ctx, limits.perMinute, minute.res, `${limits.perMinute} requests per minute on the ${plan} plan`);
+    if (!minute.ok)
+      throw exceeded(ctx, limits.perMinute, minute.res, `${limits.perMinute} requests per minute on the ${plan} plan`);
     const day = await limits.day.take(tenantId);
     if (!day.ok) throw exceeded(ctx, limits.perDay, day.res, `${limits.perDay} requests per day on the ${plan} plan`);
     if (day.res.remainingPoints < minute.res.remainingPoints) setHeaders(ctx, limits.perDay, day.res);

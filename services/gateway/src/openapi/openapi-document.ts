@@ -4,7 +4,11 @@ import type { RouteDefinition } from '../http/route.js';
 type JsonSchema = Record<string, unknown>;
 
 function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+  }) as JsonSchema;
   return rest;
 }
 
@@ -51,7 +55,9 @@ function operation(route: RouteDefinition<any, any, any>): JsonSchema {
   }
   const access = route.access;
   const op: JsonSchema = {
-    operationId: `${route.method}${openApiPath(route.path).replace(/[{}]/g, '').replace(/[/:_-]+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
+    operationId: `${route.method}${openApiPath(route.path)
+      .replace(/[{}]/g, '')
+      .replace(/[/:_-]+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
     summary: route.summary,
     tags: [route.tag],
     parameters: [
@@ -59,7 +65,15 @@ function operation(route: RouteDefinition<any, any, any>): JsonSchema {
       ...parameters(route.query, 'query', route.path),
       ...(access.kind === 'none'
         ? []
-        : [{ name: 'tenant_id', in: 'query', required: false, schema: { type: 'string' }, description: 'The tenant to act on (default: the caller\'s tenant)' }]),
+        : [
+            {
+              name: 'tenant_id',
+              in: 'query',
+              required: false,
+              schema: { type: 'string' },
+              description: "The tenant to act on (default: the caller's tenant)",
+            },
+          ]),
       ...(route.idempotent
         ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } }]
         : []),
@@ -105,7 +119,11 @@ export function buildOpenApiDocument(routes: ReadonlyArray<RouteDefinition<any, 
     paths,
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'An access token (JWT) from login or refresh, or an API key (apk_...)' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An access token (JWT) from login or refresh, or an API key (apk_...)',
+        },
       },
       schemas: {
         Error: {

@@ -16,7 +16,8 @@ export function emailIssue(email: string, field = 'email'): FieldIssue | undefin
 
 export function passwordIssue(password: string, field = 'password'): FieldIssue | undefined {
   if (!password) return { field, message: 'is required' };
-  if ([...password].length < PASSWORD_MIN_LENGTH) return { field, message: `must be at least ${PASSWORD_MIN_LENGTH} characters` };
+  if ([...password].length < PASSWORD_MIN_LENGTH)
+    return { field, message: `must be at least ${PASSWORD_MIN_LENGTH} characters` };
   if (Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES) {
     return { field, message: `must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt's limit)` };
   }

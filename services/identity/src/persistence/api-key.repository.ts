@@ -79,7 +79,10 @@ export class ApiKeyRepository {
   }
 
   async revoke(tenantId: string, id: string, at: Date): Promise<boolean> {
-    const result = await this.model.updateOne({ _id: id, tenant_id: tenantId, revoked_at: null }, { $set: { revoked_at: at } });
+    const result = await this.model.updateOne(
+      { _id: id, tenant_id: tenantId, revoked_at: null },
+      { $set: { revoked_at: at } },
+    );
     return result.modifiedCount === 1;
   }
 

@@ -48,7 +48,9 @@ export class CreditRepository {
   }
 
   async openAccount(tenantId: string, balance: number, armed: boolean, session?: ClientSession): Promise<void> {
-    await this.accounts.create([{ _id: tenantId, balance, low_alert_armed: armed, updated_at: new Date() }], { session });
+    await this.accounts.create([{ _id: tenantId, balance, low_alert_armed: armed, updated_at: new Date() }], {
+      session,
+    });
   }
 
   async balance(tenantId: string): Promise<number | undefined> {
@@ -61,7 +63,12 @@ export class CreditRepository {
    * happens while the balance stays at or above it. Returns the new balance, or undefined when
    * the account is missing or the floor would be crossed.
    */
-  async adjust(tenantId: string, delta: number, floor: number | undefined, session?: ClientSession): Promise<number | undefined> {
+  async adjust(
+    tenantId: string,
+    delta: number,
+    floor: number | undefined,
+    session?: ClientSession,
+  ): Promise<number | undefined> {
     const filter: Record<string, unknown> = { _id: tenantId };
     if (floor !== undefined) filter.balance = { $gte: floor - delta };
     // The driver directly: a charge is on every chat and run, and mongoose's casting of this fixed
@@ -76,12 +83,20 @@ export class CreditRepository {
 
   /** Disarms the low-credit alert; true for the one caller that disarmed it. */
   async disarmLowAlert(tenantId: string, session?: ClientSession): Promise<boolean> {
-    const result = await this.accounts.updateOne({ _id: tenantId, low_alert_armed: true }, { $set: { low_alert_armed: false } }, { session });
+    const result = await this.accounts.updateOne(
+      { _id: tenantId, low_alert_armed: true },
+      { $set: { low_alert_armed: false } },
+      { session },
+    );
     return result.modifiedCount === 1;
   }
 
   async armLowAlert(tenantId: string, session?: ClientSession): Promise<void> {
-    await this.accounts.updateOne({ _id: tenantId, low_alert_armed: false }, { $set: { low_alert_armed: true } }, { session });
+    await this.accounts.updateOne(
+      { _id: tenantId, low_alert_armed: false },
+      { $set: { low_alert_armed: true } },
+      { session },
+    );
   }
 
   /** Throws a duplicate-key error when the idempotency key was used before. */
@@ -109,7 +124,11 @@ export class CreditRepository {
   }
 
   async recent(tenantId: string, limit: number): Promise<LedgerEntry[]> {
-    const records = await this.entries.find({ tenant_id: tenantId }).sort({ created_at: -1, _id: -1 }).limit(limit).lean<CreditEntryRecord[]>();
+    const records = await this.entries
+      .find({ tenant_id: tenantId })
+      .sort({ created_at: -1, _id: -1 })
+      .limit(limit)
+      .lean<CreditEntryRecord[]>();
     return records.map(toEntry);
   }
 }

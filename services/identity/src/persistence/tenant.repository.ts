@@ -21,7 +21,12 @@ export interface MembershipWithTenant extends Membership {
 }
 
 function toMembership(record: MembershipRecord): Membership {
-  return { tenantId: record.tenant_id, userId: record.user_id, role: record.role as Role, createdAt: record.created_at };
+  return {
+    tenantId: record.tenant_id,
+    userId: record.user_id,
+    role: record.role as Role,
+    createdAt: record.created_at,
+  };
 }
 
 /** Tenants and the memberships that give users a role in them. */
@@ -73,7 +78,10 @@ export class TenantRepository {
 
   /** A user's memberships, oldest first, with their tenants' names. */
   async membershipsOf(userId: string): Promise<MembershipWithTenant[]> {
-    const records = await this.memberships.find({ user_id: userId }).sort({ created_at: 1, _id: 1 }).lean<MembershipRecord[]>();
+    const records = await this.memberships
+      .find({ user_id: userId })
+      .sort({ created_at: 1, _id: 1 })
+      .lean<MembershipRecord[]>();
     if (records.length === 0) return [];
     const tenants = await this.tenants
       .find({ _id: { $in: records.map((r) => r.tenant_id) } }, { name: 1 })

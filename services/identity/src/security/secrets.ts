@@ -13,4 +13,3 @@ export function randomBase62(length: number): string {
 export function randomToken(): string {
   return randomBytes(32).toString('base64url');
 }
-

@@ -132,7 +132,12 @@ export class SigningKeyRing {
     const cipher = createCipheriv('aes-256-gcm', this.kek, iv);
     cipher.setAAD(Buffer.from(kid));
     const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return { scheme: 'aes-256-gcm', data: data.toString('base64'), iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64') };
+    return {
+      scheme: 'aes-256-gcm',
+      data: data.toString('base64'),
+      iv: iv.toString('base64'),
+      tag: cipher.getAuthTag().toString('base64'),
+    };
   }
 
   private decrypt(record: SigningKeyRecord): JWK {

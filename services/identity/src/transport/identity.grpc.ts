@@ -80,7 +80,10 @@ export function identityService(deps: IdentityDeps): identityV1.IdentityServiceI
     },
     async getMe(req) {
       const me = await getMe(deps, req.userId);
-      return { user: user(me.user), tenants: me.tenants.map((m) => ({ id: m.tenantId, name: m.tenantName, role: m.role })) };
+      return {
+        user: user(me.user),
+        tenants: me.tenants.map((m) => ({ id: m.tenantId, name: m.tenantName, role: m.role })),
+      };
     },
     async getJwks() {
       return { keys: deps.keys.publicKeys(), issuer: deps.settings.issuer, audience: deps.settings.audience };
@@ -142,7 +145,12 @@ export function identityService(deps: IdentityDeps): identityV1.IdentityServiceI
         credits: req.credits,
         idempotencyKey: req.idempotencyKey || randomUUID(),
       });
-      return { purchaseId: made.id, credits: made.amount, balance: made.balanceAfter, createdAt: made.createdAt.toISOString() };
+      return {
+        purchaseId: made.id,
+        credits: made.amount,
+        balance: made.balanceAfter,
+        createdAt: made.createdAt.toISOString(),
+      };
     },
   };
 }

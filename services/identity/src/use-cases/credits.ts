@@ -26,7 +26,8 @@ function checkMovement(movement: Movement, amountField = 'amount'): void {
     issues.push({ field: amountField, message: `must be an integer from 1 to ${MAX_AMOUNT}` });
   }
   if (!movement.idempotencyKey) issues.push({ field: 'idempotency_key', message: 'is required' });
-  if (movement.idempotencyKey.length > 255) issues.push({ field: 'idempotency_key', message: 'must be at most 255 characters' });
+  if (movement.idempotencyKey.length > 255)
+    issues.push({ field: 'idempotency_key', message: 'must be at most 255 characters' });
   if (issues.length > 0) throw new ValidationError(issues);
 }
 
@@ -146,10 +147,19 @@ export async function purchaseCredits(
 ): Promise<LedgerEntry> {
   const membership = await deps.tenants.findMembership(input.tenantId, input.userId);
   if (membership?.role !== 'owner') throw new ForbiddenError('Only the tenant owner can purchase credits');
-  const movement = { tenantId: input.tenantId, amount: input.credits, idempotencyKey: `purchase:${input.idempotencyKey}`, description: 'Credit purchase' };
+  const movement = {
+    tenantId: input.tenantId,
+    amount: input.credits,
+    idempotencyKey: `purchase:${input.idempotencyKey}`,
+    description: 'Credit purchase',
+  };
   checkMovement(movement, 'credits');
   const entry = await move(deps, 'purchase', movement, {}, async (made) => [
-    createEvent('billing.purchase.completed', made.tenantId, { purchase_id: made.id, credits: made.amount, balance: made.balanceAfter }),
+    createEvent('billing.purchase.completed', made.tenantId, {
+      purchase_id: made.id,
+      credits: made.amount,
+      balance: made.balanceAfter,
+    }),
   ]);
   await rearm(deps, entry);
   return entry;

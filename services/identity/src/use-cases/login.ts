@@ -6,7 +6,12 @@ import { issueSession, type Session } from './issue-session.js';
 
 function lockedOut(until: Date, now: Date): DomainError {
   const retryAfter = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
-  return new DomainError('rate_limit_exceeded', 'Too many failed logins for this account; try again later', [], retryAfter);
+  return new DomainError(
+    'rate_limit_exceeded',
+    'Too many failed logins for this account; try again later',
+    [],
+    retryAfter,
+  );
 }
 
 /**

@@ -24,7 +24,10 @@ async function roleIn(deps: IdentityDeps, tenantId: string, userId: string): Pro
 }
 
 /** Creates a key in the tenant; it may carry only scopes its creator's role grants. */
-export async function createApiKey(deps: IdentityDeps, input: CreateApiKeyInput): Promise<{ apiKey: ApiKey; secret: string }> {
+export async function createApiKey(
+  deps: IdentityDeps,
+  input: CreateApiKeyInput,
+): Promise<{ apiKey: ApiKey; secret: string }> {
   const role = await roleIn(deps, input.tenantId, input.userId);
   const granted = scopesOf(role);
   const issues: Array<FieldIssue | undefined> = [];
@@ -34,12 +37,14 @@ export async function createApiKey(deps: IdentityDeps, input: CreateApiKeyInput)
   if (input.scopes.length === 0) issues.push({ field: 'scopes', message: 'must name at least one scope' });
   input.scopes.forEach((scope, index) => {
     if (!isScope(scope)) issues.push({ field: `scopes[${index}]`, message: `unknown scope "${scope}"` });
-    else if (!granted.includes(scope)) issues.push({ field: `scopes[${index}]`, message: `your role (${role}) does not grant ${scope}` });
+    else if (!granted.includes(scope))
+      issues.push({ field: `scopes[${index}]`, message: `your role (${role}) does not grant ${scope}` });
   });
   let expiresAt: Date | undefined;
   if (input.expiresAt) {
     expiresAt = new Date(input.expiresAt);
-    if (Number.isNaN(expiresAt.getTime())) issues.push({ field: 'expires_at', message: 'must be an ISO 8601 timestamp' });
+    if (Number.isNaN(expiresAt.getTime()))
+      issues.push({ field: 'expires_at', message: 'must be an ISO 8601 timestamp' });
     else if (expiresAt.getTime() <= Date.now()) issues.push({ field: 'expires_at', message: 'must be in the future' });
   }
   throwIfIssues(issues);

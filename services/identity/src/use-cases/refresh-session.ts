@@ -11,7 +11,8 @@ export async function refreshSession(deps: IdentityDeps, refreshToken: string): 
   if (!refreshToken) throw ValidationError.field('refresh_token', 'is required');
   const now = new Date();
   const stored = await deps.refreshTokens.findByHash(sha256Hex(refreshToken));
-  if (!stored || stored.revokedAt || stored.expiresAt <= now) throw new UnauthorizedError('Invalid or expired refresh token');
+  if (!stored || stored.revokedAt || stored.expiresAt <= now)
+    throw new UnauthorizedError('Invalid or expired refresh token');
   if (stored.usedAt || !(await deps.refreshTokens.markUsed(stored.id, now))) {
     await deps.refreshTokens.revokeFamily(stored.familyId, now);
     throw new UnauthorizedError('Refresh token was already used; its session has been revoked');

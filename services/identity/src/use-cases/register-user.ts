@@ -24,8 +24,12 @@ export async function registerUser(deps: IdentityDeps, input: RegisterInput): Pr
   throwIfIssues([
     emailIssue(email),
     passwordIssue(input.password),
-    input.fullName.length > NAME_MAX ? { field: 'full_name', message: `must be at most ${NAME_MAX} characters` } : undefined,
-    input.company.length > NAME_MAX ? { field: 'company', message: `must be at most ${NAME_MAX} characters` } : undefined,
+    input.fullName.length > NAME_MAX
+      ? { field: 'full_name', message: `must be at most ${NAME_MAX} characters` }
+      : undefined,
+    input.company.length > NAME_MAX
+      ? { field: 'company', message: `must be at most ${NAME_MAX} characters` }
+      : undefined,
   ]);
   if (await deps.users.findByEmail(email)) throw new ConflictError('A user with this e-mail already exists');
 
@@ -45,7 +49,12 @@ export async function registerUser(deps: IdentityDeps, input: RegisterInput): Pr
       // The user goes first: its unique e-mail index settles a race between two registrations.
       await deps.users.insert(user, session);
       await deps.tenants.insertTenant(
-        { id: tenantId, name: input.company.trim() || email.split('@')[0], plan: deps.settings.defaultPlan, createdAt: now },
+        {
+          id: tenantId,
+          name: input.company.trim() || email.split('@')[0],
+          plan: deps.settings.defaultPlan,
+          createdAt: now,
+        },
         session,
       );
       await deps.tenants.insertMembership({ tenantId, userId: user.id, role: 'owner', createdAt: now }, session);

@@ -18,7 +18,10 @@ export async function resolveAccess(deps: IdentityDeps, userId: string, tenantId
   const user = await deps.users.findById(userId);
   if (!user?.isActive) throw new UnauthorizedError('The user no longer exists or is disabled');
   const target = tenantId || (await defaultTenantOf(deps, userId));
-  const [membership, tenant] = await Promise.all([deps.tenants.findMembership(target, userId), deps.tenants.findTenant(target)]);
+  const [membership, tenant] = await Promise.all([
+    deps.tenants.findMembership(target, userId),
+    deps.tenants.findTenant(target),
+  ]);
   if (!membership || !tenant) throw new ForbiddenError('You are not a member of this tenant');
   return { tenantId: target, role: membership.role, scopes: scopesOf(membership.role), plan: tenant.plan };
 }

@@ -68,7 +68,10 @@ export class Dispatcher {
   private readonly roomWaiters: Array<() => void> = [];
   private readonly idleWaiters: Array<() => void> = [];
   /** Outcomes of attempts that end while others are being written go out in one bulk write. */
-  private readonly outcomes = new GroupCommit<PendingOutcome, undefined>((_key, batch) => this.storeOutcomes(batch), 500);
+  private readonly outcomes = new GroupCommit<PendingOutcome, undefined>(
+    (_key, batch) => this.storeOutcomes(batch),
+    500,
+  );
   private running = false;
   private accepting = true;
   private loop?: Promise<void>;
@@ -145,7 +148,9 @@ export class Dispatcher {
     clearTimeout(this.wakeTimer);
     await this.loop;
     const unsent = this.queue.splice(0);
-    await Promise.all(unsent.map((job) => this.deps.deliveries.release(job.deliveryId, job.leaseToken).catch(() => undefined)));
+    await Promise.all(
+      unsent.map((job) => this.deps.deliveries.release(job.deliveryId, job.leaseToken).catch(() => undefined)),
+    );
     this.releaseRoom();
     // A job holds its slot until its outcome is stored, so idle means every outcome is written.
     if (this.inFlight > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
@@ -165,7 +170,8 @@ export class Dispatcher {
   }
 
   private releaseRoom(): void {
-    if (this.queue.length < this.highWater || !this.accepting) this.roomWaiters.splice(0).forEach((resolve) => resolve());
+    if (this.queue.length < this.highWater || !this.accepting)
+      this.roomWaiters.splice(0).forEach((resolve) => resolve());
   }
 
   /**
@@ -254,7 +260,10 @@ export class Dispatcher {
     if (!decision.failWebhook) return;
     const changed = await this.deps.webhooks.markFailed(job.tenantId, job.webhook.id, decision.failWebhook);
     if (changed) {
-      this.deps.logger.warn({ webhook_id: job.webhook.id, tenant_id: job.tenantId, reason: decision.failWebhook }, 'webhook failed');
+      this.deps.logger.warn(
+        { webhook_id: job.webhook.id, tenant_id: job.tenantId, reason: decision.failWebhook },
+        'webhook failed',
+      );
     }
   }
 
@@ -263,10 +272,13 @@ export class Dispatcher {
     if (!this.running || at >= this.wakeAt) return;
     clearTimeout(this.wakeTimer);
     this.wakeAt = at;
-    this.wakeTimer = setTimeout(() => {
-      this.wakeAt = Number.POSITIVE_INFINITY;
-      this.nudge();
-    }, Math.max(0, at - Date.now()));
+    this.wakeTimer = setTimeout(
+      () => {
+        this.wakeAt = Number.POSITIVE_INFINITY;
+        this.nudge();
+      },
+      Math.max(0, at - Date.now()),
+    );
   }
 
   private async pollLoop(): Promise<void> {
@@ -294,13 +306,19 @@ export class Dispatcher {
     const claimed = await this.deps.deliveries.claimDue(token, room, this.options.leaseMs);
     if (claimed.length === 0) return 0;
     const leaseUntil = claimed[0].lease_until.getTime();
-    const webhooks = await this.deps.webhooks.findMany(claimed.map((d) => ({ tenantId: d.tenant_id, id: d.webhook_id })));
+    const webhooks = await this.deps.webhooks.findMany(
+      claimed.map((d) => ({ tenantId: d.tenant_id, id: d.webhook_id })),
+    );
     const jobs: DispatchJob[] = [];
     for (const record of claimed) {
       const webhook = webhooks.get(record.webhook_id);
       const body = record.body;
       if (!webhook || (webhook.status !== 'active' && !record.test)) {
-        await this.deps.deliveries.failUnsent(record._id, token, `not sent: the webhook is ${webhook ? webhook.status : 'deleted'}`);
+        await this.deps.deliveries.failUnsent(
+          record._id,
+          token,
+          `not sent: the webhook is ${webhook ? webhook.status : 'deleted'}`,
+        );
         continue;
       }
       if (!body) {

@@ -35,7 +35,6 @@ function describeError(error: unknown): string {
   return cause instanceof Error && !base.includes(cause.message) ? `${base} (${cause.message})` : base;
 }
 
-
 /**
  * Sends webhook requests over keep-alive connections (one undici pool per receiving origin),
  * never follows redirects, gives each request `timeoutMs` for its whole answer, and reports every
@@ -77,7 +76,14 @@ export class HttpSender {
         settled = true;
         clearTimeout(timer);
         if (error !== undefined && durationMs === undefined) {
-          resolve({ number: request.number, attemptedAt, durationMs: elapsed(), responseHeaders: {}, error, success: false });
+          resolve({
+            number: request.number,
+            attemptedAt,
+            durationMs: elapsed(),
+            responseHeaders: {},
+            error,
+            success: false,
+          });
           return;
         }
         // A body cut short (timeout, reset) still leaves what was read for the log.

@@ -18,7 +18,7 @@ function encodeBytes(bytes: Buffer, length: number): string {
   let out = '';
   let bits = 0;
   let buffer = 0;
-  for (let i = 0; out.length < length; ) {
+  for (let i = 0; out.length < length;) {
     if (bits < 5) {
       buffer = (buffer << 8) | bytes[i++]!;
       bits += 8;

@@ -11,7 +11,9 @@ describe('event subscriptions', () => {
   });
 
   it('names the bad entry as events[i]', () => {
-    expect(subscriptionIssues(['agent.created', 'nope'])).toEqual([{ field: 'events[1]', message: expect.stringContaining('"nope"') }]);
+    expect(subscriptionIssues(['agent.created', 'nope'])).toEqual([
+      { field: 'events[1]', message: expect.stringContaining('"nope"') },
+    ]);
     expect(subscriptionIssues([])).toEqual([{ field: 'events', message: 'must list at least one event type' }]);
   });
 

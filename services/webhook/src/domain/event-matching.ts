@@ -10,7 +10,9 @@ function isKnownPrefix(name: string): boolean {
 
 /** Whether a subscription entry is acceptable: a type, a dotted prefix of one, `*`, or an alias. */
 export function isValidSubscription(name: string): boolean {
-  return name === '*' || (EVENT_TYPES as readonly string[]).includes(name) || name in EVENT_ALIASES || isKnownPrefix(name);
+  return (
+    name === '*' || (EVENT_TYPES as readonly string[]).includes(name) || name in EVENT_ALIASES || isKnownPrefix(name)
+  );
 }
 
 /** Problems with a subscription list, each naming `events[i]`. */

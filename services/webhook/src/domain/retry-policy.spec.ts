@@ -22,18 +22,22 @@ describe('retry policy', () => {
   it('decides per attempt: delivered, retry, give up (failing the webhook), 410 and test sends', () => {
     const now = new Date('2030-01-01T00:00:00Z');
     const base = { schedule: SCHEDULE, test: false, now, random: () => 0 };
-    expect(decideAfterAttempt({ ...base, success: true, responseStatus: 204, roundAttempts: 1 })).toEqual({ status: 'delivered' });
+    expect(decideAfterAttempt({ ...base, success: true, responseStatus: 204, roundAttempts: 1 })).toEqual({
+      status: 'delivered',
+    });
     expect(decideAfterAttempt({ ...base, success: false, responseStatus: 500, roundAttempts: 2 })).toEqual({
       status: 'pending',
       nextAttemptAt: new Date(now.getTime() + 300_000),
       lastError: 'endpoint answered HTTP 500',
     });
     expect(
-      decideAfterAttempt({ ...base, success: false, responseStatus: 503, retryAfter: '900', roundAttempts: 2 }).nextAttemptAt,
+      decideAfterAttempt({ ...base, success: false, responseStatus: 503, retryAfter: '900', roundAttempts: 2 })
+        .nextAttemptAt,
     ).toEqual(new Date(now.getTime() + 900_000));
     // Retry-After is only honoured on 429 and 503.
     expect(
-      decideAfterAttempt({ ...base, success: false, responseStatus: 500, retryAfter: '900', roundAttempts: 2 }).nextAttemptAt,
+      decideAfterAttempt({ ...base, success: false, responseStatus: 500, retryAfter: '900', roundAttempts: 2 })
+        .nextAttemptAt,
     ).toEqual(new Date(now.getTime() + 300_000));
     expect(decideAfterAttempt({ ...base, success: false, error: 'ECONNREFUSED', roundAttempts: 5 })).toMatchObject({
       status: 'failed',

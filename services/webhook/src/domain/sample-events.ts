@@ -19,7 +19,12 @@ export const SAMPLE_EVENT_DATA: { [T in EventType]: EventData[T] } = {
   'agent.created': { agent_id: 'agt_test', name: 'Test agent', type: 'assistant', status: 'active' },
   'agent.updated': { agent_id: 'agt_test', changed: ['name'], status: 'active' },
   'workflow.execution.started': { workflow_id: 'wf_test', execution_id: 'exe_test', trigger: 'manual' },
-  'workflow.execution.completed': { workflow_id: 'wf_test', execution_id: 'exe_test', duration_ms: 1240, output: { ok: true } },
+  'workflow.execution.completed': {
+    workflow_id: 'wf_test',
+    execution_id: 'exe_test',
+    duration_ms: 1240,
+    output: { ok: true },
+  },
   'workflow.execution.failed': {
     workflow_id: 'wf_test',
     execution_id: 'exe_test',

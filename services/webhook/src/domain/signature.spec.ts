@@ -18,7 +18,12 @@ describe('signature headers', () => {
   });
 
   it('adds one entry per secret during a rotation', () => {
-    const headers = signatureHeaders({ body, messageId: 'evt_1', timestamp: 1, secrets: ['new-secret-0123456789', 'old-secret-0123456789'] });
+    const headers = signatureHeaders({
+      body,
+      messageId: 'evt_1',
+      timestamp: 1,
+      secrets: ['new-secret-0123456789', 'old-secret-0123456789'],
+    });
     expect(headers['x-service-signature'].split(',')).toHaveLength(3);
     expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
   });

@@ -8,7 +8,8 @@ export const STANDARD_SECRET_PREFIX = 'whsec_';
  * Standard Webhooks libraries do); any other secret as its UTF-8 bytes (the libraries' "raw" format).
  */
 export function standardWebhooksKey(secret: string): Buffer {
-  if (secret.startsWith(STANDARD_SECRET_PREFIX)) return Buffer.from(secret.slice(STANDARD_SECRET_PREFIX.length), 'base64');
+  if (secret.startsWith(STANDARD_SECRET_PREFIX))
+    return Buffer.from(secret.slice(STANDARD_SECRET_PREFIX.length), 'base64');
   return Buffer.from(secret, 'utf8');
 }
 
@@ -34,7 +35,8 @@ export function signatureHeaders({ body, messageId, timestamp, secrets }: Signat
   const t = String(timestamp);
   const service = secrets.map((secret) => `v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`);
   const standard = secrets.map(
-    (secret) => `v1,${createHmac('sha256', standardWebhooksKey(secret)).update(`${messageId}.${t}.${body}`).digest('base64')}`,
+    (secret) =>
+      `v1,${createHmac('sha256', standardWebhooksKey(secret)).update(`${messageId}.${t}.${body}`).digest('base64')}`,
   );
   return {
     'x-service-signature': [`t=${t}`, ...service].join(','),

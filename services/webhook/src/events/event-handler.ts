@@ -22,7 +22,11 @@ export interface FanOutDeps {
 export function plannedDeliveries(events: readonly EventEnvelope[], webhooks: readonly Webhook[], now: Date) {
   const byTenant = new Map<string, Webhook[]>();
   for (const webhook of webhooks) byTenant.set(webhook.tenantId, [...(byTenant.get(webhook.tenantId) ?? []), webhook]);
-  const planned: Array<{ event: EventEnvelope; webhook: Webhook; delivery: Omit<NewDelivery, 'leaseToken' | 'leaseUntil'> }> = [];
+  const planned: Array<{
+    event: EventEnvelope;
+    webhook: Webhook;
+    delivery: Omit<NewDelivery, 'leaseToken' | 'leaseUntil'>;
+  }> = [];
   for (const event of events) {
     let body: string | undefined;
     for (const webhook of byTenant.get(event.tenant_id) ?? []) {
@@ -68,7 +72,10 @@ export function createEventHandler(deps: FanOutDeps): (events: readonly EventEnv
     const leaseToken = randomUUID();
     const leaseUntil = now.getTime() + deps.leaseMs;
     const [, inserted] = await Promise.all([
-      deps.events.recordMany(events.filter((e) => waiting.has(e.tenant_id)), now),
+      deps.events.recordMany(
+        events.filter((e) => waiting.has(e.tenant_id)),
+        now,
+      ),
       deps.deliveries.insertNew(planned.map((p) => ({ ...p.delivery, leaseToken, leaseUntil: new Date(leaseUntil) }))),
     ]);
     if (planned.length === 0) return;

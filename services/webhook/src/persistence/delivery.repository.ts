@@ -185,7 +185,16 @@ export class DeliveryRepository {
   async failUnsent(id: string, token: string, reason: string, now = new Date()): Promise<void> {
     await this.model.updateOne(
       { _id: id, lease_token: token },
-      { $set: { status: 'failed', next_attempt_at: null, lease_until: FREE, lease_token: null, last_error: reason, updated_at: now } },
+      {
+        $set: {
+          status: 'failed',
+          next_attempt_at: null,
+          lease_until: FREE,
+          lease_token: null,
+          last_error: reason,
+          updated_at: now,
+        },
+      },
     );
   }
 
@@ -204,7 +213,9 @@ export class DeliveryRepository {
   }
 
   async find(tenantId: string, webhookId: string, id: string): Promise<Delivery | undefined> {
-    const record = await this.model.findOne({ _id: id, tenant_id: tenantId, webhook_id: webhookId }).lean<DeliveryRecord>();
+    const record = await this.model
+      .findOne({ _id: id, tenant_id: tenantId, webhook_id: webhookId })
+      .lean<DeliveryRecord>();
     return record ? toDelivery(record) : undefined;
   }
 
@@ -214,7 +225,14 @@ export class DeliveryRepository {
       .findOneAndUpdate(
         { _id: id, tenant_id: tenantId, webhook_id: webhookId, status: { $ne: 'pending' } },
         {
-          $set: { status: 'pending', round_attempts: 0, next_attempt_at: now, lease_until: FREE, lease_token: null, updated_at: now },
+          $set: {
+            status: 'pending',
+            round_attempts: 0,
+            next_attempt_at: now,
+            lease_until: FREE,
+            lease_token: null,
+            updated_at: now,
+          },
         },
         { returnDocument: 'after', projection: { attempt_log: 0, body: 0 } },
       )
@@ -227,7 +245,14 @@ export class DeliveryRepository {
     const result = await this.model.updateMany(
       { tenant_id: tenantId, webhook_id: webhookId, status: 'failed', test: false, created_at: { $gte: since } },
       {
-        $set: { status: 'pending', round_attempts: 0, next_attempt_at: now, lease_until: FREE, lease_token: null, updated_at: now },
+        $set: {
+          status: 'pending',
+          round_attempts: 0,
+          next_attempt_at: now,
+          lease_until: FREE,
+          lease_token: null,
+          updated_at: now,
+        },
       },
     );
     return result.modifiedCount;

@@ -24,7 +24,12 @@ export class EventRepository {
       else byTenant.set(envelope.tenant_id, [envelope]);
     }
     await this.model.collection.insertMany(
-      [...byTenant].map(([tenantId, list]) => ({ _id: randomUUID(), tenant_id: tenantId, received_at: now, envelopes: list })) as never[],
+      [...byTenant].map(([tenantId, list]) => ({
+        _id: randomUUID(),
+        tenant_id: tenantId,
+        received_at: now,
+        envelopes: list,
+      })) as never[],
       { ordered: false },
     );
   }

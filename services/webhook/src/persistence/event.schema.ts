@@ -28,5 +28,8 @@ eventBatchSchema.index({ tenant_id: 1, received_at: 1 });
 eventBatchSchema.index({ received_at: 1 }, { expireAfterSeconds: 30 * 24 * 3600 });
 
 export function eventBatchModel(connection: Connection): Model<StoredEventBatch> {
-  return (connection.models.StoredEventBatch as Model<StoredEventBatch>) ?? connection.model('StoredEventBatch', eventBatchSchema);
+  return (
+    (connection.models.StoredEventBatch as Model<StoredEventBatch>) ??
+    connection.model('StoredEventBatch', eventBatchSchema)
+  );
 }

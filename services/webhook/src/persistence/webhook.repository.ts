@@ -12,7 +12,10 @@ function toWebhook(record: WebhookRecord): Webhook {
     status: record.status,
     metadata: record.metadata ?? {},
     signingSecret: record.signing_secret,
-    previousSecrets: (record.previous_secrets ?? []).map((p) => ({ secret: p.secret, expires_at: new Date(p.expires_at) })),
+    previousSecrets: (record.previous_secrets ?? []).map((p) => ({
+      secret: p.secret,
+      expires_at: new Date(p.expires_at),
+    })),
     createdAt: record.created_at,
     updatedAt: record.updated_at,
     failedAt: record.failed_at ?? undefined,
@@ -75,7 +78,9 @@ export class WebhookRepository {
   async findMany(keys: ReadonlyArray<{ tenantId: string; id: string }>): Promise<Map<string, Webhook>> {
     if (keys.length === 0) return new Map();
     // Looked up by id alone (an index lookup everywhere, also on the local stand-in); the tenant is checked below.
-    const records = await this.model.find({ _id: { $in: [...new Set(keys.map((k) => k.id))] } }).lean<WebhookRecord[]>();
+    const records = await this.model
+      .find({ _id: { $in: [...new Set(keys.map((k) => k.id))] } })
+      .lean<WebhookRecord[]>();
     const wanted = new Set(keys.map((k) => `${k.tenantId}/${k.id}`));
     return new Map(records.filter((r) => wanted.has(`${r.tenant_id}/${r._id}`)).map((r) => [r._id, toWebhook(r)]));
   }

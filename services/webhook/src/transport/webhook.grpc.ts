@@ -58,8 +58,17 @@ export function webhookGrpcService(deps: UseCaseDeps): webhookV1.WebhookServiceI
       return { webhook: webhookMessage(webhook), signingSecret };
     },
     async listWebhooks(request) {
-      const result = await listWebhooks(deps, { tenantId: request.tenantId, page: request.page, perPage: request.perPage });
-      return { items: result.items.map(webhookMessage), total: result.total, page: result.page, perPage: result.perPage };
+      const result = await listWebhooks(deps, {
+        tenantId: request.tenantId,
+        page: request.page,
+        perPage: request.perPage,
+      });
+      return {
+        items: result.items.map(webhookMessage),
+        total: result.total,
+        page: result.page,
+        perPage: result.perPage,
+      };
     },
     async getWebhook(request) {
       return webhookMessage(await requireWebhook(deps, request.tenantId, request.id));
@@ -121,7 +130,11 @@ export function webhookGrpcService(deps: UseCaseDeps): webhookV1.WebhookServiceI
     },
     async redeliver(request) {
       return deliveryMessage(
-        await redeliver(deps, { tenantId: request.tenantId, webhookId: request.webhookId, deliveryId: request.deliveryId }),
+        await redeliver(deps, {
+          tenantId: request.tenantId,
+          webhookId: request.webhookId,
+          deliveryId: request.deliveryId,
+        }),
       );
     },
     async recover(request) {

@@ -14,7 +14,10 @@ export interface CreateWebhookInput {
 }
 
 /** Creates an active webhook; the signing secret is the given one or a generated whsec_ value. */
-export async function createWebhook(deps: UseCaseDeps, input: CreateWebhookInput): Promise<{ webhook: Webhook; signingSecret: string }> {
+export async function createWebhook(
+  deps: UseCaseDeps,
+  input: CreateWebhookInput,
+): Promise<{ webhook: Webhook; signingSecret: string }> {
   const issues = webhookInputIssues(input, deps.settings.allowPrivateUrls);
   if (issues.length > 0) throw new ValidationError(issues);
   const now = new Date();

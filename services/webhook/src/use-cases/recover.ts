@@ -17,10 +17,12 @@ export async function recover(
   input: { tenantId: string; webhookId: string; since: string },
 ): Promise<{ redelivered: number; missed: number }> {
   const since = new Date(input.since);
-  if (!input.since || Number.isNaN(since.getTime())) throw ValidationError.field('since', 'must be an ISO 8601 timestamp');
+  if (!input.since || Number.isNaN(since.getTime()))
+    throw ValidationError.field('since', 'must be an ISO 8601 timestamp');
   if (since.getTime() > Date.now()) throw ValidationError.field('since', 'must not be in the future');
   const webhook = await requireWebhook(deps, input.tenantId, input.webhookId);
-  if (webhook.status !== 'active') throw new ConflictError(`The webhook is ${webhook.status}; set its status to active first`);
+  if (webhook.status !== 'active')
+    throw new ConflictError(`The webhook is ${webhook.status}; set its status to active first`);
 
   const redelivered = await deps.deliveries.requeueFailedSince(input.tenantId, webhook.id, since);
   // Never events from before the webhook existed.

@@ -11,7 +11,8 @@ export async function redeliver(
   input: { tenantId: string; webhookId: string; deliveryId: string },
 ): Promise<Delivery> {
   const webhook = await requireWebhook(deps, input.tenantId, input.webhookId);
-  if (webhook.status !== 'active') throw new ConflictError(`The webhook is ${webhook.status}; set its status to active first`);
+  if (webhook.status !== 'active')
+    throw new ConflictError(`The webhook is ${webhook.status}; set its status to active first`);
   const requeued = await deps.deliveries.requeue(input.tenantId, input.webhookId, input.deliveryId);
   if (!requeued) {
     const existing = await deps.deliveries.find(input.tenantId, input.webhookId, input.deliveryId);

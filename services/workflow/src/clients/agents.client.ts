@@ -35,7 +35,12 @@ export function grpcAgentDirectory(channel: Channel, deadlineMs: number, metrics
     },
     async chat(request, options) {
       const reply = await client.chat(
-        { tenantId: request.tenantId, agentId: request.agentId, message: request.message, sessionId: request.sessionId },
+        {
+          tenantId: request.tenantId,
+          agentId: request.agentId,
+          message: request.message,
+          sessionId: request.sessionId,
+        },
         { signal: options.signal, deadline: options.timeoutMs },
       );
       return {

@@ -1,5 +1,11 @@
 import { identityV1 } from '@agentplatform/contracts';
-import { GroupCommit, InsufficientCreditsError, createGrpcClient, type Channel, type Metrics } from '@agentplatform/service-kit';
+import {
+  GroupCommit,
+  InsufficientCreditsError,
+  createGrpcClient,
+  type Channel,
+  type Metrics,
+} from '@agentplatform/service-kit';
 
 /** A workflow run costs one credit (DESIGN.md section 5); its agent nodes' chats are charged by agent-memory. */
 export const RUN_COST = 1;

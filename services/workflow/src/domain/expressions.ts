@@ -1,4 +1,14 @@
-import { celEnv, isCelError, isCelList, isCelMap, isCelUint, parse, plan, type CelInput, type CelValue } from '@bufbuild/cel';
+import {
+  celEnv,
+  isCelError,
+  isCelList,
+  isCelMap,
+  isCelUint,
+  parse,
+  plan,
+  type CelInput,
+  type CelValue,
+} from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import type { JsonObject, JsonValue } from './workflow.types.js';
 
@@ -14,8 +24,31 @@ import type { JsonObject, JsonValue } from './workflow.types.js';
 const ENV = celEnv({ funcs: strings });
 
 /** Names the evaluation environment binds; a previous output's field never shadows them. */
-const RESERVED = new Set(['input', 'nodes', 'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue',
-  'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+const RESERVED = new Set([
+  'input',
+  'nodes',
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
+]);
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 type Program = (bindings: Record<string, CelInput>) => CelValue;

@@ -43,8 +43,13 @@ describe('validateGraph', () => {
   });
 
   it('refuses integration services other than http', () => {
-    const issues = validateGraph({ nodes: [node('a', 'integration', { service: 'slack', url: 'https://x.test' })], edges: [] });
-    expect(issues).toEqual([{ field: 'nodes[0].config.service', message: expect.stringContaining('unsupported service') }]);
+    const issues = validateGraph({
+      nodes: [node('a', 'integration', { service: 'slack', url: 'https://x.test' })],
+      edges: [],
+    });
+    expect(issues).toEqual([
+      { field: 'nodes[0].config.service', message: expect.stringContaining('unsupported service') },
+    ]);
   });
 
   it('names an edge to an unknown node', () => {
@@ -54,23 +59,36 @@ describe('validateGraph', () => {
 
   it('names a condition target that does not exist', () => {
     const nodes = valid.nodes.map((n) =>
-      n.id === 'check' ? node('check', 'condition', { rules: [{ if: 'true', goto: 'nowhere' }, { else: 'small' }] }) : n,
+      n.id === 'check'
+        ? node('check', 'condition', { rules: [{ if: 'true', goto: 'nowhere' }, { else: 'small' }] })
+        : n,
     );
-    expect(fields({ nodes, edges: valid.edges.filter((e) => e.target !== 'big') })).toEqual(['nodes[1].config.rules[0].goto']);
+    expect(fields({ nodes, edges: valid.edges.filter((e) => e.target !== 'big') })).toEqual([
+      'nodes[1].config.rules[0].goto',
+    ]);
   });
 
   it('names an expression that does not parse', () => {
     const nodes = valid.nodes.map((n) =>
-      n.id === 'check' ? node('check', 'condition', { rules: [{ if: 'input.body.amount >', goto: 'big' }, { else: 'small' }] }) : n,
+      n.id === 'check'
+        ? node('check', 'condition', { rules: [{ if: 'input.body.amount >', goto: 'big' }, { else: 'small' }] })
+        : n,
     );
     const issues = validateGraph({ nodes, edges: valid.edges });
-    expect(issues).toEqual([{ field: 'nodes[1].config.rules[0].if', message: expect.stringContaining('invalid expression') }]);
+    expect(issues).toEqual([
+      { field: 'nodes[1].config.rules[0].if', message: expect.stringContaining('invalid expression') },
+    ]);
   });
 
   it('checks transform fields and templates', () => {
-    expect(fields({ nodes: [node('a', 'transform', { fields: { x: '1 +' } })], edges: [] })).toEqual(['nodes[0].config.fields.x']);
+    expect(fields({ nodes: [node('a', 'transform', { fields: { x: '1 +' } })], edges: [] })).toEqual([
+      'nodes[0].config.fields.x',
+    ]);
     expect(
-      fields({ nodes: [node('a', 'integration', { service: 'http', url: 'https://x.test/{{ input.( }}' })], edges: [] }),
+      fields({
+        nodes: [node('a', 'integration', { service: 'http', url: 'https://x.test/{{ input.( }}' })],
+        edges: [],
+      }),
     ).toEqual(['nodes[0].config.url']);
   });
 
@@ -100,7 +118,11 @@ describe('validateGraph', () => {
   });
 
   it('refuses a condition edge that is not one of its rules', () => {
-    const graph = { ...valid, nodes: [...valid.nodes, node('other', 'transform')], edges: [...valid.edges, { source: 'check', target: 'other' }] };
+    const graph = {
+      ...valid,
+      nodes: [...valid.nodes, node('other', 'transform')],
+      edges: [...valid.edges, { source: 'check', target: 'other' }],
+    };
     expect(fields(graph)).toEqual(['edges[3]']);
   });
 });

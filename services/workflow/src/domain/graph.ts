@@ -34,7 +34,10 @@ export function validateGraph(graph: WorkflowGraph): FieldIssue[] {
   const { nodes, edges } = graph;
   if (nodes.length === 0) issues.push({ field: 'nodes', message: 'a workflow needs at least one node' });
   if (nodes.length > LIMITS.maxNodes) {
-    issues.push({ field: 'nodes', message: `a workflow may have at most ${LIMITS.maxNodes} nodes (got ${nodes.length})` });
+    issues.push({
+      field: 'nodes',
+      message: `a workflow may have at most ${LIMITS.maxNodes} nodes (got ${nodes.length})`,
+    });
     return issues;
   }
 
@@ -44,17 +47,26 @@ export function validateGraph(graph: WorkflowGraph): FieldIssue[] {
     if (!NODE_ID.test(node.id)) {
       issues.push({ field: `nodes[${i}].id`, message: 'must be 1 to 64 characters of A-Z, a-z, 0-9, _ and -' });
     } else if (index.has(node.id)) {
-      issues.push({ field: `nodes[${i}].id`, message: `duplicate node id '${node.id}' (also nodes[${index.get(node.id)}])` });
+      issues.push({
+        field: `nodes[${i}].id`,
+        message: `duplicate node id '${node.id}' (also nodes[${index.get(node.id)}])`,
+      });
     } else {
       index.set(node.id, i);
     }
     if (!(NODE_TYPES as readonly string[]).includes(node.type)) {
-      issues.push({ field: `nodes[${i}].type`, message: `unknown node type '${node.type}' (known: ${NODE_TYPES.join(', ')})` });
+      issues.push({
+        field: `nodes[${i}].type`,
+        message: `unknown node type '${node.type}' (known: ${NODE_TYPES.join(', ')})`,
+      });
       return;
     }
     if (node.type === 'webhook') {
       if (trigger !== undefined) {
-        issues.push({ field: `nodes[${i}].type`, message: `only one trigger node is allowed (nodes[${trigger}] is one)` });
+        issues.push({
+          field: `nodes[${i}].type`,
+          message: `only one trigger node is allowed (nodes[${trigger}] is one)`,
+        });
       } else {
         trigger = i;
       }
@@ -103,7 +115,10 @@ export function validateGraph(graph: WorkflowGraph): FieldIssue[] {
     // A condition routes only through its rules: an edge to anything else would run unconditionally.
     edges.forEach((edge, k) => {
       if (edge.source === node.id && index.has(edge.target) && !targets.has(edge.target)) {
-        issues.push({ field: `edges[${k}]`, message: `condition '${node.id}' routes only through its rules; add a rule with goto '${edge.target}'` });
+        issues.push({
+          field: `edges[${k}]`,
+          message: `condition '${node.id}' routes only through its rules; add a rule with goto '${edge.target}'`,
+        });
       }
     });
   });
@@ -112,12 +127,18 @@ export function validateGraph(graph: WorkflowGraph): FieldIssue[] {
     const triggerId = nodes[trigger]!.id;
     for (const link of links) {
       if (link.target === triggerId) {
-        issues.push({ field: link.field.startsWith('edges') ? `${link.field}.target` : link.field, message: `the trigger node '${triggerId}' cannot have incoming edges` });
+        issues.push({
+          field: link.field.startsWith('edges') ? `${link.field}.target` : link.field,
+          message: `the trigger node '${triggerId}' cannot have incoming edges`,
+        });
       }
     }
   }
 
-  const cycle = findCycle(nodes.map((n) => n.id).filter((id) => index.has(id)), links);
+  const cycle = findCycle(
+    nodes.map((n) => n.id).filter((id) => index.has(id)),
+    links,
+  );
   if (cycle) {
     issues.push({ field: cycle.link.field, message: `creates a cycle: ${cycle.path.join(' -> ')}` });
   }

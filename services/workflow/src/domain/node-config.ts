@@ -47,10 +47,10 @@ const CONFIG_SCHEMAS: Record<NodeType, z.ZodType> = {
     ...common,
     rules: z
       .array(
-        z.union([
-          z.strictObject({ if: z.string(), goto: z.string().min(1) }),
-          z.strictObject({ else: z.string().min(1) }),
-        ], { error: 'must be {if, goto} or {else}' }),
+        z.union(
+          [z.strictObject({ if: z.string(), goto: z.string().min(1) }), z.strictObject({ else: z.string().min(1) })],
+          { error: 'must be {if, goto} or {else}' },
+        ),
       )
       .min(1, 'needs at least one rule'),
   }),
@@ -94,7 +94,8 @@ export function validateNodeConfig(type: NodeType, config: unknown, root: string
   if (!result.success) {
     return result.error.issues.map((issue) => {
       // An unknown key is reported on the key itself, so the caller sees which one.
-      const path = issue.code === 'unrecognized_keys' && issue.keys.length === 1 ? [...issue.path, issue.keys[0]!] : issue.path;
+      const path =
+        issue.code === 'unrecognized_keys' && issue.keys.length === 1 ? [...issue.path, issue.keys[0]!] : issue.path;
       return { field: fieldPath(root, path), message: issueMessage(issue) };
     });
   }
@@ -143,15 +144,28 @@ function checkConfigExpressions(type: NodeType, config: Record<string, JsonValue
       return Object.entries(fields).flatMap(([name, source]) => expressionIssue(`${root}.fields.${name}`, source));
     }
     case 'agent':
-      return [...templateIssues(`${root}.message`, config.message), ...templateIssues(`${root}.session_id`, config.session_id)];
+      return [
+        ...templateIssues(`${root}.message`, config.message),
+        ...templateIssues(`${root}.session_id`, config.session_id),
+      ];
     case 'integration': {
       if (!(INTEGRATION_SERVICES as readonly string[]).includes(config.service as string)) {
-        return [{ field: `${root}.service`, message: `unsupported service '${String(config.service)}' (supported: ${INTEGRATION_SERVICES.join(', ')})` }];
+        return [
+          {
+            field: `${root}.service`,
+            message: `unsupported service '${String(config.service)}' (supported: ${INTEGRATION_SERVICES.join(', ')})`,
+          },
+        ];
       }
       const url = config.url as string;
       const issues = templateIssues(`${root}.url`, url);
-      if (issues.length === 0 && templateExpressions(url).length === 0) issues.push(...checkStaticUrl(`${root}.url`, url));
-      return [...issues, ...templateIssues(`${root}.headers`, config.headers), ...templateIssues(`${root}.body`, config.body)];
+      if (issues.length === 0 && templateExpressions(url).length === 0)
+        issues.push(...checkStaticUrl(`${root}.url`, url));
+      return [
+        ...issues,
+        ...templateIssues(`${root}.headers`, config.headers),
+        ...templateIssues(`${root}.body`, config.body),
+      ];
     }
     default:
       return [];
@@ -161,7 +175,8 @@ function checkConfigExpressions(type: NodeType, config: Record<string, JsonValue
 function checkStaticUrl(field: string, url: string): FieldIssue[] {
   try {
     const parsed = new URL(url);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return [{ field, message: 'must be an http(s) URL' }];
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      return [{ field, message: 'must be an http(s) URL' }];
     return [];
   } catch {
     return [{ field, message: 'must be a valid URL' }];

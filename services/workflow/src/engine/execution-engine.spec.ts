@@ -50,7 +50,13 @@ function setup(options: { defaultNodeTimeoutMs?: number } = {}) {
     outbox,
     runners: { agents: {} as never, http: createGuardedAgent({ allowPrivate: false }) },
     logger: createLogger('engine-test', 'silent'),
-    options: { leaseMs: 10_000, pollIntervalMs: 60_000, maxConcurrent: 10, defaultNodeTimeoutMs: options.defaultNodeTimeoutMs ?? 5_000, stopGraceMs: 10 },
+    options: {
+      leaseMs: 10_000,
+      pollIntervalMs: 60_000,
+      maxConcurrent: 10,
+      defaultNodeTimeoutMs: options.defaultNodeTimeoutMs ?? 5_000,
+      stopGraceMs: 10,
+    },
   });
   return { engine, executions, events };
 }
@@ -94,7 +100,11 @@ describe('ExecutionEngine', () => {
     );
     await engine.submit(run);
     const done = await engine.waitFor('ten_1', 'wf_1', run.id, 3_000);
-    expect(done).toMatchObject({ status: 'failed', failed_node_id: 'wait', error: expect.stringMatching(/maximum duration of 300 ms/) });
+    expect(done).toMatchObject({
+      status: 'failed',
+      failed_node_id: 'wait',
+      error: expect.stringMatching(/maximum duration of 300 ms/),
+    });
     expect(done?.node_executions.find((n) => n.node_id === 'after')).toBeUndefined();
     expect(events).toEqual(['workflow.execution.started', 'workflow.execution.failed']);
   });

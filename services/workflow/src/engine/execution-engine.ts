@@ -135,7 +135,12 @@ export class ExecutionEngine {
    * Waits until an execution has finished or `timeoutMs` passed, then answers its current state.
    * An execution running here is awaited directly; one elsewhere is polled with a growing interval.
    */
-  async waitFor(tenantId: string, workflowId: string, executionId: string, timeoutMs: number): Promise<Execution | undefined> {
+  async waitFor(
+    tenantId: string,
+    workflowId: string,
+    executionId: string,
+    timeoutMs: number,
+  ): Promise<Execution | undefined> {
     const deadline = Date.now() + timeoutMs;
     let interval = 50;
     for (;;) {
@@ -185,10 +190,17 @@ export class ExecutionEngine {
       this.backlog = false;
       while (!this.stopped && this.runs.size < this.deps.options.maxConcurrent) {
         const now = new Date();
-        const claimed = await this.deps.executions.claimExpired(this.owner, now, new Date(now.getTime() + this.deps.options.leaseMs));
+        const claimed = await this.deps.executions.claimExpired(
+          this.owner,
+          now,
+          new Date(now.getTime() + this.deps.options.leaseMs),
+        );
         if (!claimed) break;
         const { claims, ...execution } = claimed;
-        this.deps.logger.info({ execution_id: execution.id, claims, in_flight: execution.in_flight?.node_id }, 'took over execution');
+        this.deps.logger.info(
+          { execution_id: execution.id, claims, in_flight: execution.in_flight?.node_id },
+          'took over execution',
+        );
         if (claims > MAX_CLAIMS) {
           await this.finishInterrupted(execution, `execution was interrupted ${claims - 1} times; giving up`);
           continue;
@@ -210,7 +222,11 @@ export class ExecutionEngine {
     if (this.runs.size === 0) return;
     const ids = [...this.runs.keys()];
     try {
-      const owned = await this.deps.executions.renewLeases(this.owner, ids, new Date(Date.now() + this.deps.options.leaseMs));
+      const owned = await this.deps.executions.renewLeases(
+        this.owner,
+        ids,
+        new Date(Date.now() + this.deps.options.leaseMs),
+      );
       for (const id of ids) {
         if (!owned.has(id)) this.runs.get(id)?.controller.abort(new Abandoned('lease lost'));
       }
@@ -221,7 +237,10 @@ export class ExecutionEngine {
 
   private async finishInterrupted(execution: Execution, reason: string): Promise<void> {
     const run: Run = { execution, controller: new AbortController(), done: Promise.resolve() };
-    await new RunState(run, this.deps, this.owner).finish('failed', { error: reason, failed_node_id: execution.in_flight?.node_id });
+    await new RunState(run, this.deps, this.owner).finish('failed', {
+      error: reason,
+      failed_node_id: execution.in_flight?.node_id,
+    });
   }
 
   private async drive(run: Run): Promise<void> {
@@ -287,7 +306,10 @@ class RunState {
           attempts: 1,
           error: 'interrupted by a service restart; not safe to repeat',
         });
-        return this.finish('failed', { error: `node '${node.id}' was interrupted by a service restart and is not safe to repeat`, failed_node_id: node.id });
+        return this.finish('failed', {
+          error: `node '${node.id}' was interrupted by a service restart and is not safe to repeat`,
+          failed_node_id: node.id,
+        });
       }
       const previous = this.inputFor(active);
       const pure = isPure(node);
@@ -297,7 +319,10 @@ class RunState {
       const result = await this.attempt(node, previous, startedAt, interrupted?.started_at);
       this.record(result);
       if (result.status === 'failed') {
-        return this.finish('failed', { error: `node '${node.id}' failed: ${result.error ?? 'unknown error'}`, failed_node_id: node.id });
+        return this.finish('failed', {
+          error: `node '${node.id}' failed: ${result.error ?? 'unknown error'}`,
+          failed_node_id: node.id,
+        });
       }
       if (!pure) await this.save({}, ['in_flight']);
     }
@@ -355,7 +380,12 @@ class RunState {
   }
 
   /** Runs a node with its timeout and retries (exponential backoff from backoff_ms). */
-  private async attempt(node: WorkflowNode, previous: JsonObject, startedAt: Date, resumedFrom?: Date): Promise<NodeExecution> {
+  private async attempt(
+    node: WorkflowNode,
+    previous: JsonObject,
+    startedAt: Date,
+    resumedFrom?: Date,
+  ): Promise<NodeExecution> {
     const { retry, timeoutMs } = this.options(node);
     const scope = { input: this.execution.input, nodes: Object.fromEntries(this.outputs), previous };
     let lastError: NodeError | undefined;
@@ -383,15 +413,28 @@ class RunState {
           },
           this.deps.runners,
         );
-        return { node_id: node.id, status: 'completed', started_at: startedAt, duration_ms: Date.now() - startedAt.getTime(), output, attempts };
+        return {
+          node_id: node.id,
+          status: 'completed',
+          started_at: startedAt,
+          duration_ms: Date.now() - startedAt.getTime(),
+          output,
+          attempts,
+        };
       } catch (error) {
         if (this.signal.aborted) throw new Abandoned('aborted');
         if (timeout?.signal.aborted) {
-          lastError = new NodeError(limit < timeoutMs ? this.durationExceeded() : `timed out after ${limit} ms`, limit >= timeoutMs);
+          lastError = new NodeError(
+            limit < timeoutMs ? this.durationExceeded() : `timed out after ${limit} ms`,
+            limit >= timeoutMs,
+          );
         } else if (error instanceof NodeError) {
           lastError = error;
         } else {
-          this.deps.logger.error({ err: error, execution_id: this.execution.id, node_id: node.id }, 'node failed unexpectedly');
+          this.deps.logger.error(
+            { err: error, execution_id: this.execution.id, node_id: node.id },
+            'node failed unexpectedly',
+          );
           lastError = new NodeError(error instanceof Error ? error.message : String(error), false);
         }
       } finally {
@@ -436,7 +479,11 @@ class RunState {
   /** Writes progress (with the started event the first time); abandons the run when it is no longer ours. */
   private async save(changes: ExecutionChanges, unset: Array<'in_flight'> = []): Promise<void> {
     const events = this.startedEventPending ? [this.startedEvent()] : [];
-    const ok = await this.write({ ...changes, node_executions: [...this.results.values()], started_event: true }, unset, events);
+    const ok = await this.write(
+      { ...changes, node_executions: [...this.results.values()], started_event: true },
+      unset,
+      events,
+    );
     if (!ok) throw new Abandoned('execution is no longer ours');
     this.startedEventPending = false;
   }
@@ -458,13 +505,19 @@ class RunState {
   /** The single write of a run-first execution: the whole finished document. */
   private async insertFinished(changes: ExecutionChanges, session?: ClientSession): Promise<boolean> {
     const { in_flight: _inFlight, ...execution } = this.execution;
-    await this.deps.executions.insert({ ...execution, ...changes, lease_owner: null, lease_until: new Date(0) }, session);
+    await this.deps.executions.insert(
+      { ...execution, ...changes, lease_owner: null, lease_until: new Date(0) },
+      session,
+    );
     this.stored = true;
     return true;
   }
 
   /** The last write: status, results, output, the end events; the lease is given up. */
-  async finish(status: Extract<ExecutionStatus, 'completed' | 'failed'>, end: { output?: JsonObject; error?: string; failed_node_id?: string }): Promise<void> {
+  async finish(
+    status: Extract<ExecutionStatus, 'completed' | 'failed'>,
+    end: { output?: JsonObject; error?: string; failed_node_id?: string },
+  ): Promise<void> {
     const completedAt = new Date();
     const durationMs = Math.max(0, completedAt.getTime() - this.execution.started_at.getTime());
     const events: EventEnvelope[] = this.startedEventPending ? [this.startedEvent()] : [];

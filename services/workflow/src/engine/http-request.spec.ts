@@ -35,7 +35,9 @@ describe('http integration and the SSRF guard', () => {
     });
 
     it('allows it when private URLs are allowed', async () => {
-      await expect(call(`http://127.0.0.1:${port}/`, true)).resolves.toEqual(expect.objectContaining({ status: 200, body: { ok: true } }));
+      await expect(call(`http://127.0.0.1:${port}/`, true)).resolves.toEqual(
+        expect.objectContaining({ status: 200, body: { ok: true } }),
+      );
     });
   });
 });

@@ -49,7 +49,8 @@ export async function callHttp(call: HttpCall, dispatcher: Dispatcher): Promise<
   } catch {
     throw new HttpCallError(`invalid URL '${call.url}'`, false);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new HttpCallError(`URL must be http(s): '${call.url}'`, false);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new HttpCallError(`URL must be http(s): '${call.url}'`, false);
   const headers = { ...call.headers };
   const method = call.method.toUpperCase();
   const body = method === 'GET' || method === 'HEAD' ? undefined : serialize(call.body, headers);
@@ -68,12 +69,17 @@ export async function callHttp(call: HttpCall, dispatcher: Dispatcher): Promise<
   } catch (error) {
     if (call.signal.aborted) throw error;
     const cause = (error as { cause?: Error }).cause;
-    const reason = signal.aborted ? `timed out after ${call.timeoutMs} ms` : (cause?.message ?? (error as Error).message);
+    const reason = signal.aborted
+      ? `timed out after ${call.timeoutMs} ms`
+      : (cause?.message ?? (error as Error).message);
     // A refused destination stays refused: no retry.
     throw new HttpCallError(`${method} ${url.origin}${url.pathname} failed: ${reason}`, !isBlockedAddressError(error));
   }
   const text = await readLimited(response.body, MAX_RESPONSE_BYTES).catch((error: Error) => {
-    throw new HttpCallError(`${method} ${url.origin}${url.pathname}: reading the response failed: ${error.message}`, true);
+    throw new HttpCallError(
+      `${method} ${url.origin}${url.pathname}: reading the response failed: ${error.message}`,
+      true,
+    );
   });
   const responseHeaders: JsonObject = {};
   for (const [k, v] of Object.entries(response.headers)) {
@@ -91,7 +97,11 @@ export async function callHttp(call: HttpCall, dispatcher: Dispatcher): Promise<
   const output: JsonObject = { status: response.statusCode, headers: responseHeaders, body: parsed };
   if (response.statusCode >= 400) {
     const retryable = response.statusCode === 429 || response.statusCode >= 500;
-    throw new HttpCallError(`${method} ${url.origin}${url.pathname} answered ${response.statusCode}`, retryable, output);
+    throw new HttpCallError(
+      `${method} ${url.origin}${url.pathname} answered ${response.statusCode}`,
+      retryable,
+      output,
+    );
   }
   return output;
 }

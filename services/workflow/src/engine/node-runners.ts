@@ -76,7 +76,12 @@ export function runCondition(input: NodeRunInput): JsonObject {
     try {
       const result = evaluateOne(rule.if);
       if (typeof result !== 'boolean') {
-        evaluations.push({ rule: i, if: rule.if, matched: false, reason: `did not evaluate to a bool (got ${asText(result)})` });
+        evaluations.push({
+          rule: i,
+          if: rule.if,
+          matched: false,
+          reason: `did not evaluate to a bool (got ${asText(result)})`,
+        });
         continue;
       }
       evaluations.push({ rule: i, if: rule.if, matched: result });
@@ -129,7 +134,9 @@ async function runAgent(input: NodeRunInput, deps: NodeRunnerDeps): Promise<Json
   const config = input.node.config;
   const evaluateOne = evaluator(input.scope);
   const message = wrapExpression(() =>
-    typeof config.message === 'string' ? asText(renderTemplate(config.message, evaluateOne)) : JSON.stringify(input.scope.previous),
+    typeof config.message === 'string'
+      ? asText(renderTemplate(config.message, evaluateOne))
+      : JSON.stringify(input.scope.previous),
   );
   const sessionId = wrapExpression(() =>
     typeof config.session_id === 'string' ? asText(renderTemplate(config.session_id, evaluateOne)) : undefined,
@@ -144,7 +151,8 @@ async function runAgent(input: NodeRunInput, deps: NodeRunnerDeps): Promise<Json
   } catch (error) {
     if (input.signal.aborted) throw error;
     if (error instanceof DomainError) {
-      const retryable = error.code === 'service_unavailable' || error.code === 'internal_error' || error.code === 'rate_limit_exceeded';
+      const retryable =
+        error.code === 'service_unavailable' || error.code === 'internal_error' || error.code === 'rate_limit_exceeded';
       throw new NodeError(`agent chat failed (${error.code}): ${error.message}`, retryable);
     }
     throw new NodeError(`agent chat failed: ${(error as Error).message}`, true);
@@ -157,7 +165,10 @@ async function runHttp(input: NodeRunInput, deps: NodeRunnerDeps): Promise<JsonO
   const { url, headers, body } = wrapExpression(() => ({
     url: asText(renderTemplate(String(config.url), evaluateOne)),
     headers: Object.fromEntries(
-      Object.entries((config.headers ?? {}) as Record<string, string>).map(([k, v]) => [k, asText(renderTemplate(v, evaluateOne))]),
+      Object.entries((config.headers ?? {}) as Record<string, string>).map(([k, v]) => [
+        k,
+        asText(renderTemplate(v, evaluateOne)),
+      ]),
     ),
     body: config.body === undefined ? (input.scope.previous as JsonValue) : renderDeep(config.body, evaluateOne),
   }));

@@ -7,7 +7,12 @@ import { pruneExecutions } from '../use-cases/prune-executions.js';
  * than a TTL index: it works the same on every MongoDB-compatible server, and running it on every
  * replica is harmless (deletes are idempotent).
  */
-export function startRetentionJob(runtime: ServiceRuntime, executions: ExecutionRepository, retentionDays: number, intervalMs: number): void {
+export function startRetentionJob(
+  runtime: ServiceRuntime,
+  executions: ExecutionRepository,
+  retentionDays: number,
+  intervalMs: number,
+): void {
   let running: Promise<void> | undefined;
   const tick = () => {
     running = pruneExecutions(executions, retentionDays).then(

@@ -15,7 +15,15 @@ const SUMMARY_PROJECTION = { graph: 0, node_executions: 0, input: 0, output: 0 }
 export type ExecutionChanges = Partial<
   Pick<
     Execution,
-    'status' | 'node_executions' | 'in_flight' | 'output' | 'error' | 'failed_node_id' | 'completed_at' | 'duration_ms' | 'started_event'
+    | 'status'
+    | 'node_executions'
+    | 'in_flight'
+    | 'output'
+    | 'error'
+    | 'failed_node_id'
+    | 'completed_at'
+    | 'duration_ms'
+    | 'started_event'
   >
 > & { lease_owner?: null };
 
@@ -28,7 +36,9 @@ export class ExecutionRepository {
   readonly model: Model<ExecutionDocument>;
   private readonly collection: Collection<ExecutionDocument>;
 
-  private readonly inserts = new GroupCommit<ExecutionDocument, void>((_key, docs) => insertEach(this.collection, docs));
+  private readonly inserts = new GroupCommit<ExecutionDocument, void>((_key, docs) =>
+    insertEach(this.collection, docs),
+  );
 
   constructor(connection: Connection) {
     this.model = executionModel(connection);
@@ -65,7 +75,11 @@ export class ExecutionRepository {
     const filter: Record<string, unknown> = { tenant_id: tenantId, workflow_id: workflowId };
     if (options.status) filter.status = options.status;
     const [docs, total] = await Promise.all([
-      this.model.find(filter, SUMMARY_PROJECTION).sort({ started_at: -1, _id: -1 }).limit(options.limit).lean<ExecutionDocument[]>(),
+      this.model
+        .find(filter, SUMMARY_PROJECTION)
+        .sort({ started_at: -1, _id: -1 })
+        .limit(options.limit)
+        .lean<ExecutionDocument[]>(),
       this.model.countDocuments(filter),
     ]);
     return { items: docs.map(toExecution), total };

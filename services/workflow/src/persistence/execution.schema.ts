@@ -41,5 +41,8 @@ executionSchema.index({ status: 1, lease_until: 1 });
 executionSchema.index({ completed_at: 1 });
 
 export function executionModel(connection: Connection): Model<ExecutionDocument> {
-  return (connection.models.Execution as Model<ExecutionDocument>) ?? connection.model<ExecutionDocument>('Execution', executionSchema as never);
+  return (
+    (connection.models.Execution as Model<ExecutionDocument>) ??
+    connection.model<ExecutionDocument>('Execution', executionSchema as never)
+  );
 }

@@ -46,12 +46,19 @@ export class WorkflowRepository {
     return this.hookReads.submit(id, null);
   }
 
-
-  async list(tenantId: string, options: { skip: number; limit: number; status?: string }): Promise<{ items: Workflow[]; total: number }> {
+  async list(
+    tenantId: string,
+    options: { skip: number; limit: number; status?: string },
+  ): Promise<{ items: Workflow[]; total: number }> {
     const filter: Record<string, unknown> = { tenant_id: tenantId };
     if (options.status) filter.status = options.status;
     const [docs, total] = await Promise.all([
-      this.model.find(filter).sort({ created_at: -1, _id: -1 }).skip(options.skip).limit(options.limit).lean<WorkflowDocument[]>(),
+      this.model
+        .find(filter)
+        .sort({ created_at: -1, _id: -1 })
+        .skip(options.skip)
+        .limit(options.limit)
+        .lean<WorkflowDocument[]>(),
       this.model.countDocuments(filter),
     ]);
     return { items: docs.map(toWorkflow), total };

@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { workflowV1 } from '@agentplatform/contracts';
 import { ValidationError, runWithContext, toCallError } from '@agentplatform/service-kit';
 import type { Execution, NodeExecution } from '../domain/execution.types.js';
-import { triggerType, webhookPath, type JsonObject, type Workflow, type WorkflowEdge, type WorkflowNode, type WorkflowStatistics } from '../domain/workflow.types.js';
+import {
+  triggerType,
+  webhookPath,
+  type JsonObject,
+  type Workflow,
+  type WorkflowEdge,
+  type WorkflowNode,
+  type WorkflowStatistics,
+} from '../domain/workflow.types.js';
 import { cancelExecution } from '../use-cases/cancel-execution.js';
 import { changeWorkflowStatus } from '../use-cases/change-workflow-status.js';
 import { createWorkflow } from '../use-cases/create-workflow.js';
@@ -50,7 +58,10 @@ function nodeToProto(n: WorkflowNode): workflowV1.Node {
   };
 }
 
-function workflowToProto(w: Workflow, extra: { statistics?: WorkflowStatistics; lastRunAt?: Date } = {}): workflowV1.Workflow {
+function workflowToProto(
+  w: Workflow,
+  extra: { statistics?: WorkflowStatistics; lastRunAt?: Date } = {},
+): workflowV1.Workflow {
   return {
     id: w.id,
     tenantId: w.tenant_id,
@@ -62,7 +73,11 @@ function workflowToProto(w: Workflow, extra: { statistics?: WorkflowStatistics; 
     edges: w.edges,
     webhookPath: webhookPath(w),
     statistics: extra.statistics
-      ? { totalRuns: extra.statistics.total_runs, successRate: extra.statistics.success_rate, avgDurationMs: extra.statistics.avg_duration_ms }
+      ? {
+          totalRuns: extra.statistics.total_runs,
+          successRate: extra.statistics.success_rate,
+          avgDurationMs: extra.statistics.avg_duration_ms,
+        }
       : undefined,
     lastRunAt: extra.lastRunAt?.toISOString(),
     createdAt: w.created_at.toISOString(),
@@ -161,10 +176,22 @@ export function workflowGrpcService(deps: WorkflowDeps): Impl {
       return { deleted: true };
     },
     async pauseWorkflow(req) {
-      return workflowToProto(await changeWorkflowStatus(deps, { tenantId: requireTenant(req.tenantId), workflowId: req.workflowId, action: 'pause' }));
+      return workflowToProto(
+        await changeWorkflowStatus(deps, {
+          tenantId: requireTenant(req.tenantId),
+          workflowId: req.workflowId,
+          action: 'pause',
+        }),
+      );
     },
     async resumeWorkflow(req) {
-      return workflowToProto(await changeWorkflowStatus(deps, { tenantId: requireTenant(req.tenantId), workflowId: req.workflowId, action: 'resume' }));
+      return workflowToProto(
+        await changeWorkflowStatus(deps, {
+          tenantId: requireTenant(req.tenantId),
+          workflowId: req.workflowId,
+          action: 'resume',
+        }),
+      );
     },
     async executeWorkflow(req) {
       const execution = await executeWorkflow(deps, {
@@ -178,7 +205,8 @@ export function workflowGrpcService(deps: WorkflowDeps): Impl {
     },
     triggerHook: (req) => hook(req),
     async *triggerHooks(req) {
-      if (req.hooks.length > MAX_HOOKS_PER_CALL) throw ValidationError.field('hooks', `must be at most ${MAX_HOOKS_PER_CALL} per call`);
+      if (req.hooks.length > MAX_HOOKS_PER_CALL)
+        throw ValidationError.field('hooks', `must be at most ${MAX_HOOKS_PER_CALL} per call`);
       // Every hook starts at once; answers go out as they settle, each in its own request context.
       const settled: workflowV1.TriggerHooksAnswer[] = [];
       let wake: (() => void) | undefined;
@@ -188,7 +216,10 @@ export function workflowGrpcService(deps: WorkflowDeps): Impl {
             (accepted): workflowV1.TriggerHooksAnswer => ({ index, outcome: { $case: 'accepted', value: accepted } }),
             (error: unknown): workflowV1.TriggerHooksAnswer => ({
               index,
-              outcome: { $case: 'error', value: toCallError(error, deps.logger, '/agentplatform.workflow.v1.WorkflowService/TriggerHooks') },
+              outcome: {
+                $case: 'error',
+                value: toCallError(error, deps.logger, '/agentplatform.workflow.v1.WorkflowService/TriggerHooks'),
+              },
             }),
           )
           .then((answer) => {
@@ -196,7 +227,7 @@ export function workflowGrpcService(deps: WorkflowDeps): Impl {
             wake?.();
           });
       });
-      for (let answered = 0; answered < req.hooks.length; ) {
+      for (let answered = 0; answered < req.hooks.length;) {
         if (settled.length === 0) await new Promise<void>((resolve) => (wake = resolve));
         const ready = settled.splice(0);
         answered += ready.length;
@@ -205,7 +236,11 @@ export function workflowGrpcService(deps: WorkflowDeps): Impl {
     },
     async getExecution(req) {
       return executionToProto(
-        await getExecution(deps, { tenantId: requireTenant(req.tenantId), workflowId: req.workflowId, executionId: req.executionId }),
+        await getExecution(deps, {
+          tenantId: requireTenant(req.tenantId),
+          workflowId: req.workflowId,
+          executionId: req.executionId,
+        }),
       );
     },
     async listExecutions(req) {
@@ -219,7 +254,11 @@ export function workflowGrpcService(deps: WorkflowDeps): Impl {
     },
     async cancelExecution(req) {
       return executionToProto(
-        await cancelExecution(deps, { tenantId: requireTenant(req.tenantId), workflowId: req.workflowId, executionId: req.executionId }),
+        await cancelExecution(deps, {
+          tenantId: requireTenant(req.tenantId),
+          workflowId: req.workflowId,
+          executionId: req.executionId,
+        }),
       );
     },
   };

@@ -18,7 +18,9 @@ export async function cancelExecution(
     if (!execution) return { result: undefined, events: [] };
     const base = { workflow_id: execution.workflow_id, execution_id: execution.id };
     const events = [
-      ...(execution.started_event ? [] : [createEvent('workflow.execution.started', execution.tenant_id, { ...base, trigger: execution.trigger })]),
+      ...(execution.started_event
+        ? []
+        : [createEvent('workflow.execution.started', execution.tenant_id, { ...base, trigger: execution.trigger })]),
       createEvent('workflow.execution.failed', execution.tenant_id, {
         ...base,
         duration_ms: execution.duration_ms ?? 0,

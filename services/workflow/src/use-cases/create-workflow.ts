@@ -10,7 +10,10 @@ export interface CreateWorkflowInput extends WorkflowGraph {
 }
 
 /** A new workflow starts as draft (DESIGN.md section 7). */
-export async function createWorkflow(deps: Pick<WorkflowDeps, 'workflows' | 'agents'>, input: CreateWorkflowInput): Promise<Workflow> {
+export async function createWorkflow(
+  deps: Pick<WorkflowDeps, 'workflows' | 'agents'>,
+  input: CreateWorkflowInput,
+): Promise<Workflow> {
   const issues: FieldIssue[] = [];
   checkName(input.name, issues, true);
   checkDescription(input.description, issues);

@@ -13,5 +13,8 @@ export async function listExecutions(
   const workflow = await deps.workflows.get(input.tenantId, input.workflowId);
   if (!workflow) throw new NotFoundError('Workflow');
   const limit = Math.min(100, Math.max(1, input.limit || 20));
-  return deps.executions.list(input.tenantId, workflow.id, { limit, status: input.status as ExecutionStatus | undefined });
+  return deps.executions.list(input.tenantId, workflow.id, {
+    limit,
+    status: input.status as ExecutionStatus | undefined,
+  });
 }

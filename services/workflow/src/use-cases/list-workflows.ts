@@ -19,7 +19,14 @@ export async function listWorkflows(
   }
   const page = Math.max(1, input.page || 1);
   const perPage = Math.min(100, Math.max(1, input.perPage || 20));
-  const { items, total } = await deps.workflows.list(input.tenantId, { skip: (page - 1) * perPage, limit: perPage, status: input.status });
-  const last = await deps.executions.lastRunAt(input.tenantId, items.map((w) => w.id));
+  const { items, total } = await deps.workflows.list(input.tenantId, {
+    skip: (page - 1) * perPage,
+    limit: perPage,
+    status: input.status,
+  });
+  const last = await deps.executions.lastRunAt(
+    input.tenantId,
+    items.map((w) => w.id),
+  );
   return { items: items.map((workflow) => ({ workflow, lastRunAt: last.get(workflow.id) })), total, page, perPage };
 }

@@ -36,7 +36,10 @@ export async function startExecution(
     return await deps.engine.submit(execution, options);
   } catch (error) {
     await deps.credits.refundRun(workflow.tenant_id, id).catch((refundError) => {
-      deps.logger.error({ err: refundError, execution_id: id }, 'could not refund the credit of a run that did not start');
+      deps.logger.error(
+        { err: refundError, execution_id: id },
+        'could not refund the credit of a run that did not start',
+      );
     });
     throw error;
   }

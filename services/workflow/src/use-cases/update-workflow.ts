@@ -14,7 +14,10 @@ export interface UpdateWorkflowInput {
 }
 
 /** Changes name, description and/or graph; running executions keep the graph they started with. */
-export async function updateWorkflow(deps: Pick<WorkflowDeps, 'workflows' | 'agents'>, input: UpdateWorkflowInput): Promise<Workflow> {
+export async function updateWorkflow(
+  deps: Pick<WorkflowDeps, 'workflows' | 'agents'>,
+  input: UpdateWorkflowInput,
+): Promise<Workflow> {
   const current = await deps.workflows.get(input.tenantId, input.workflowId);
   if (!current) throw new NotFoundError('Workflow');
   const issues: FieldIssue[] = [];

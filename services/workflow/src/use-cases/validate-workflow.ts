@@ -25,7 +25,12 @@ export function checkDescription(description: string | undefined, issues: FieldI
  * Validates a graph (DESIGN.md section 7) and, once it is otherwise valid, that each agent node's
  * agent exists in the tenant (asked of agent-memory). Throws one ValidationError naming every issue.
  */
-export async function validateWorkflow(agents: AgentDirectory, tenantId: string, graph: WorkflowGraph, issues: FieldIssue[]): Promise<void> {
+export async function validateWorkflow(
+  agents: AgentDirectory,
+  tenantId: string,
+  graph: WorkflowGraph,
+  issues: FieldIssue[],
+): Promise<void> {
   issues.push(...validateGraph(graph));
   if (issues.length > 0) throw new ValidationError(issues);
   const checks = graph.nodes

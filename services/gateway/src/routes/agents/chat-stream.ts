@@ -38,7 +38,11 @@ function frame(event: string, data: unknown): string {
  * refusal (404, 402, 409, 400) is still an ordinary JSON error with its status; later failures
  * can only be reported in the stream, as an `error` event.
  */
-export async function streamChat(ctx: Context, backends: Backends, request: agentMemoryV1.ChatStreamRequest): Promise<void> {
+export async function streamChat(
+  ctx: Context,
+  backends: Backends,
+  request: agentMemoryV1.ChatStreamRequest,
+): Promise<void> {
   const abort = new AbortController();
   const events = backends.agentMemory
     .chatStream(request, { signal: abort.signal, deadline: CHAT_DEADLINE_MS })
@@ -60,7 +64,12 @@ export async function streamChat(ctx: Context, backends: Backends, request: agen
     const e = event.event;
     if (e?.$case === 'start') {
       stream.write(
-        frame('start', { id: e.value.messageId, session_id: e.value.sessionId, user_message_id: e.value.userMessageId, model: e.value.model }),
+        frame('start', {
+          id: e.value.messageId,
+          session_id: e.value.sessionId,
+          user_message_id: e.value.userMessageId,
+          model: e.value.model,
+        }),
       );
     } else if (e?.$case === 'delta') {
       stream.write(frame('delta', { content: e.value.content }));

@@ -33,7 +33,11 @@ export function agentJson(agent: agentMemoryV1.Agent) {
 }
 
 const usageJson = (usage: agentMemoryV1.Usage | undefined) =>
-  usage && { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.totalTokens };
+  usage && {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.totalTokens,
+  };
 
 /** SPEC.md section 4 (Agents) and DESIGN.md section 6: CRUD, chat (JSON or SSE), sessions and messages. */
 export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, any>[] {
@@ -89,7 +93,8 @@ export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, 
       access: requireScope('agents:read'),
       params: agentParams,
       response: agentResponse,
-      handler: async ({ params, caller }) => agentJson(await agents.getAgent({ tenantId: caller!.tenantId, agentId: params.agent_id })),
+      handler: async ({ params, caller }) =>
+        agentJson(await agents.getAgent({ tenantId: caller!.tenantId, agentId: params.agent_id })),
     }),
     defineRoute({
       method: 'patch',
@@ -141,7 +146,12 @@ export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, 
       body: chatBody,
       response: chatResponse,
       handler: async ({ params, body, caller, ctx }) => {
-        const request = { tenantId: caller!.tenantId, agentId: params.agent_id, message: body.message, sessionId: body.session_id };
+        const request = {
+          tenantId: caller!.tenantId,
+          agentId: params.agent_id,
+          message: body.message,
+          sessionId: body.session_id,
+        };
         if (wantsEventStream(ctx)) {
           await streamChat(ctx, backends, request);
           return undefined;

@@ -73,7 +73,12 @@ export function billingRoutes({ backends }: RouteDeps): RouteDefinition<any, any
           // The same key reaches the ledger, so even a retry that bypasses the gateway's store cannot double-buy.
           idempotencyKey: ctx.get('idempotency-key'),
         });
-        return { id: answer.purchaseId, credits: answer.credits, balance: answer.balance, created_at: answer.createdAt };
+        return {
+          id: answer.purchaseId,
+          credits: answer.credits,
+          balance: answer.balance,
+          created_at: answer.createdAt,
+        };
       },
     }),
   ];

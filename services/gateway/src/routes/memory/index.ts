@@ -93,7 +93,11 @@ export function memoryRoutes({ backends }: RouteDeps): RouteDefinition<any, any,
       body: consolidateBody,
       response: consolidateResponse,
       handler: async ({ body, caller }) => {
-        const out = await memory.consolidateMemory({ tenantId: caller!.tenantId, agentId: body.agent_id, threshold: body.threshold });
+        const out = await memory.consolidateMemory({
+          tenantId: caller!.tenantId,
+          agentId: body.agent_id,
+          threshold: body.threshold,
+        });
         return {
           merged: out.merged,
           removed: out.removed,
@@ -129,7 +133,8 @@ export function memoryRoutes({ backends }: RouteDeps): RouteDefinition<any, any,
       access: requireScope('memory:read'),
       params: memoryParams,
       response: memoryResponse,
-      handler: async ({ params, caller }) => memoryJson(await memory.getMemory({ tenantId: caller!.tenantId, memoryId: params.memory_id })),
+      handler: async ({ params, caller }) =>
+        memoryJson(await memory.getMemory({ tenantId: caller!.tenantId, memoryId: params.memory_id })),
     }),
     defineRoute({
       method: 'patch',

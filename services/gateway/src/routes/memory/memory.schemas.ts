@@ -5,7 +5,10 @@ const metadata = z.record(z.string(), z.unknown()).describe('Free-form JSON obje
 
 export const addMemoryBody = z.object({
   agent_id: z.string().min(1),
-  memory_type: z.enum(MEMORY_TYPES).optional().describe('Default: semantic; must be enabled in the agent’s memory_types'),
+  memory_type: z
+    .enum(MEMORY_TYPES)
+    .optional()
+    .describe('Default: semantic; must be enabled in the agent’s memory_types'),
   content: z.string().min(1).max(20_000),
   metadata: metadata.optional(),
 });

@@ -73,7 +73,11 @@ export function webhookRoutes({ backends }: RouteDeps): RouteDefinition<any, any
       query: listWebhooksQuery,
       response: webhookListResponse,
       handler: async ({ query, caller }) => {
-        const out = await webhooks.listWebhooks({ tenantId: caller!.tenantId, page: query.page, perPage: query.per_page });
+        const out = await webhooks.listWebhooks({
+          tenantId: caller!.tenantId,
+          page: query.page,
+          perPage: query.per_page,
+        });
         return { items: out.items.map(webhookJson), total: out.total, page: out.page, per_page: out.perPage };
       },
     }),
@@ -138,7 +142,8 @@ export function webhookRoutes({ backends }: RouteDeps): RouteDefinition<any, any
       access: write,
       params: webhookParams,
       response: deleteWebhookResponse,
-      handler: async ({ params, caller }) => webhooks.deleteWebhook({ tenantId: caller!.tenantId, id: params.webhook_id }),
+      handler: async ({ params, caller }) =>
+        webhooks.deleteWebhook({ tenantId: caller!.tenantId, id: params.webhook_id }),
     }),
     defineRoute({
       method: 'post',
@@ -150,8 +155,16 @@ export function webhookRoutes({ backends }: RouteDeps): RouteDefinition<any, any
       body: rotateSecretBody,
       response: rotateSecretResponse,
       handler: async ({ params, body, caller }) => {
-        const out = await webhooks.rotateSecret({ tenantId: caller!.tenantId, id: params.webhook_id, secret: body.secret });
-        return { id: out.id, signing_secret: out.signingSecret, previous_secret_expires_at: out.previousSecretExpiresAt };
+        const out = await webhooks.rotateSecret({
+          tenantId: caller!.tenantId,
+          id: params.webhook_id,
+          secret: body.secret,
+        });
+        return {
+          id: out.id,
+          signing_secret: out.signingSecret,
+          previous_secret_expires_at: out.previousSecretExpiresAt,
+        };
       },
     }),
     defineRoute({
@@ -236,7 +249,11 @@ export function webhookRoutes({ backends }: RouteDeps): RouteDefinition<any, any
       response: deliveryResponse,
       handler: async ({ params, caller }) =>
         deliveryJson(
-          await webhooks.redeliver({ tenantId: caller!.tenantId, webhookId: params.webhook_id, deliveryId: params.delivery_id }),
+          await webhooks.redeliver({
+            tenantId: caller!.tenantId,
+            webhookId: params.webhook_id,
+            deliveryId: params.delivery_id,
+          }),
         ),
     }),
     defineRoute({

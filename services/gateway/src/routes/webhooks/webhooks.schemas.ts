@@ -21,7 +21,10 @@ export const listWebhooksQuery = z.object({
 export const createWebhookBody = z.object({
   url: z.string().max(2048).describe('http(s) URL that receives the deliveries'),
   events,
-  secret: z.string().optional().describe('Signing secret (16 to 256 printable characters); absent: a whsec_ secret is generated'),
+  secret: z
+    .string()
+    .optional()
+    .describe('Signing secret (16 to 256 printable characters); absent: a whsec_ secret is generated'),
   metadata: metadata.optional(),
 });
 

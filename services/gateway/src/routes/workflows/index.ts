@@ -59,7 +59,12 @@ export function workflowRoutes({ backends, config }: RouteDeps): RouteDefinition
           perPage: query.per_page,
           status: query.status,
         });
-        return { items: answer.items.map(workflowSummaryToJson), total: answer.total, page: answer.page, per_page: answer.perPage };
+        return {
+          items: answer.items.map(workflowSummaryToJson),
+          total: answer.total,
+          page: answer.page,
+          per_page: answer.perPage,
+        };
       },
     }),
     defineRoute({

@@ -97,14 +97,35 @@ export const workflowResponse = z.object({
 });
 
 export const workflowListResponse = z.object({
-  items: z.array(workflowResponse.pick({ id: true, name: true, description: true, status: true, trigger_type: true, last_run_at: true, created_at: true, updated_at: true })),
+  items: z.array(
+    workflowResponse.pick({
+      id: true,
+      name: true,
+      description: true,
+      status: true,
+      trigger_type: true,
+      last_run_at: true,
+      created_at: true,
+      updated_at: true,
+    }),
+  ),
   total: z.number().int(),
   page: z.number().int(),
   per_page: z.number().int(),
 });
 
 export const executionListResponse = z.object({
-  items: z.array(executionResponse.pick({ execution_id: true, status: true, trigger: true, started_at: true, completed_at: true, duration_ms: true, error: true })),
+  items: z.array(
+    executionResponse.pick({
+      execution_id: true,
+      status: true,
+      trigger: true,
+      started_at: true,
+      completed_at: true,
+      duration_ms: true,
+      error: true,
+    }),
+  ),
   total: z.number().int(),
 });
 

@@ -23,6 +23,7 @@ const { execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+require('./ensure-install').ensureInstalled();
 const autocannon = require('autocannon');
 
 const ROOT = path.resolve(__dirname, '..');

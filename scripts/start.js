@@ -12,6 +12,7 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.resolve(process.env.DATA_DIR || path.join(ROOT, '.data'));
 const PORT = Number(process.env.PORT || 8080);
+require('./ensure-install').ensureInstalled();
 
 const SERVICES = [
   { name: 'identity', port: 50051, metrics: 9461, addrVar: 'IDENTITY_GRPC_ADDR' },
@@ -42,7 +43,7 @@ async function main() {
   console.log('building…');
   execFileSync(process.execPath, [require.resolve('nx/bin/nx'), 'run-many', '-t', 'build', '--outputStyle=static'], {
     cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: 'inherit',
   });
   const { ServiceProcess } = require(path.join(ROOT, 'packages/testing/dist'));
   const infra = require(path.join(ROOT, 'deploy/local/infra.js'));

@@ -2,13 +2,14 @@
 'use strict';
 /**
  * `npm test`: builds and lints every project (Nx, cached), validates the deploy manifests, then
- * runs the whole jest suite once: the global setup starts the real infrastructure a single time
+ * checks formatting, runs the whole jest suite once: the global setup starts the real infrastructure a single time
  * for all projects. Extra arguments go to jest (e.g. `npm test -- services/identity`).
  */
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
+require('./ensure-install').ensureInstalled();
 
 function run(command, args) {
   const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
@@ -17,5 +18,10 @@ function run(command, args) {
 
 const nx = require.resolve('nx/bin/nx');
 run(process.execPath, [nx, 'run-many', '-t', 'build', 'lint', '--outputStyle=static']);
+run(process.execPath, [require.resolve('prettier/bin/prettier.cjs'), '--check', '--log-level=warn', '.']);
 run(process.execPath, [path.join(ROOT, 'deploy/k8s/validate.js')]);
+// The global setup fetches the Kafka and MongoDB stand-in artifacts too, but quietly: fetch them
+// here first so that a fresh machine shows its progress.
+if (!process.env.MONGODB_URI || !process.env.KAFKA_BROKERS)
+  run(process.execPath, [path.join(ROOT, 'deploy/local/infra.js'), 'fetch']);
 run(process.execPath, [require.resolve('jest/bin/jest'), '--maxWorkers=2', ...process.argv.slice(2)]);

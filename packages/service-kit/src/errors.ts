@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   unauthorized: { grpc: Status.UNAUTHENTICATED, http: 401 },
   insufficient_credits: { grpc: Status.FAILED_PRECONDITION, http: 402 },
   forbidden: { grpc: Status.PERMISSION_DENIED, http: 403 },
+  quota_exceeded: { grpc: Status.PERMISSION_DENIED, http: 403 },
   not_found: { grpc: Status.NOT_FOUND, http: 404 },
   conflict: { grpc: Status.ABORTED, http: 409 },
   payload_too_large: { grpc: Status.INVALID_ARGUMENT, http: 413 },

@@ -13,3 +13,5 @@ export * from './outbound-guard.js';
 export * from './scopes.js';
 export * from './group-commit.js';
 export * from './hashing.js';
+export * from './plans.js';
+export * from './quota-counter.js';

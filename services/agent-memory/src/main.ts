@@ -1,6 +1,6 @@
 import { agentMemoryV1 } from '@agentplatform/contracts';
 import { startOutbox } from '@agentplatform/events';
-import { bootService, serve } from '@agentplatform/service-kit';
+import { bootService, QuotaCounter, serve } from '@agentplatform/service-kit';
 import { identityCredits } from './clients/identity-credits.client.js';
 import { loadServiceConfig, type Config } from './config.js';
 import type { EmbeddingProvider } from './embeddings/embedding-provider.js';
@@ -60,6 +60,7 @@ async function main(): Promise<void> {
     embedder,
     llm,
     credits,
+    quotas: new QuotaCounter(runtime.mongo),
     index: new MemoryIndexCache(memories, embedder, config.MEMORY_INDEX_CACHE_MAX_ITEMS, runtime.logger),
     settings: {
       lexicalWeight: config.SEARCH_LEXICAL_WEIGHT,

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { env, kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
-import { PLAN_NAMES } from './domain/plans.js';
+import { env, kafkaEnvShape, loadConfig, PLAN_NAMES, serviceEnvShape } from '@agentplatform/service-kit';
 
 export const configShape = {
   ...serviceEnvShape({ grpcPort: 50051, metricsPort: 9461, database: 'identity' }),

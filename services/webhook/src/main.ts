@@ -1,6 +1,6 @@
 import { startBatchConsumer } from '@agentplatform/events';
 import { webhookV1 } from '@agentplatform/contracts';
-import { bootService, serve } from '@agentplatform/service-kit';
+import { bootService, QuotaCounter, serve } from '@agentplatform/service-kit';
 import { loadServiceConfig } from './config.js';
 import { Dispatcher } from './delivery/dispatcher.js';
 import { HttpSender } from './delivery/http-sender.js';
@@ -45,6 +45,7 @@ async function main(): Promise<void> {
     deliveries,
     events,
     dispatcher,
+    quotas: new QuotaCounter(runtime.mongo),
     settings: {
       allowPrivateUrls: config.WEBHOOK_ALLOW_PRIVATE_URLS,
       rotationGraceMs: config.WEBHOOK_ROTATION_GRACE_MS,

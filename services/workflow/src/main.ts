@@ -1,6 +1,6 @@
 import { workflowV1 } from '@agentplatform/contracts';
 import { startOutbox } from '@agentplatform/events';
-import { bootService, createGuardedAgent, openChannel, serve } from '@agentplatform/service-kit';
+import { bootService, createGuardedAgent, openChannel, QuotaCounter, serve } from '@agentplatform/service-kit';
 import { grpcAgentDirectory } from './clients/agents.client.js';
 import { grpcCreditLedger } from './clients/credits.client.js';
 import { loadServiceConfig } from './config.js';
@@ -58,6 +58,7 @@ async function main(): Promise<void> {
       agents,
       credits,
       outbox,
+      quotas: new QuotaCounter(runtime.mongo),
       logger: runtime.logger,
       settings: {
         maxExecutionDurationMs: config.EXECUTION_MAX_DURATION_MS,

@@ -77,6 +77,10 @@ export class AgentRepository {
     return doc && doc.tenant_id === tenantId ? (doc.memory_version ?? 0) : undefined;
   }
 
+  async count(tenantId: string): Promise<number> {
+    return this.model.countDocuments({ tenant_id: tenantId });
+  }
+
   async list(
     tenantId: string,
     filter: { type?: string; status?: string },

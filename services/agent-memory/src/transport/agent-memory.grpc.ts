@@ -153,14 +153,19 @@ export function agentMemoryService(deps: Deps): Impl {
   return {
     async createAgent(req) {
       return toAgent(
-        await createAgent(deps, req.tenantId, {
-          name: req.name,
-          type: req.type,
-          status: req.status,
-          description: req.description,
-          memoryTypes: req.memoryTypes?.values,
-          config: req.config,
-        }),
+        await createAgent(
+          deps,
+          req.tenantId,
+          {
+            name: req.name,
+            type: req.type,
+            status: req.status,
+            description: req.description,
+            memoryTypes: req.memoryTypes?.values,
+            config: req.config,
+          },
+          req.plan,
+        ),
       );
     },
     async getAgent(req) {
@@ -216,12 +221,17 @@ export function agentMemoryService(deps: Deps): Impl {
     },
     async addMemory(req) {
       return toMemory(
-        await addMemory(deps, req.tenantId, {
-          agentId: req.agentId,
-          memoryType: req.memoryType,
-          content: req.content,
-          metadata: req.metadata,
-        }),
+        await addMemory(
+          deps,
+          req.tenantId,
+          {
+            agentId: req.agentId,
+            memoryType: req.memoryType,
+            content: req.content,
+            metadata: req.metadata,
+          },
+          req.plan,
+        ),
       );
     },
     async getMemory(req) {

@@ -236,6 +236,8 @@ export async function chatWithAgent(
   });
 
   if (agent.memoryTypes.includes('episodic')) {
+    // Counted toward the memories quota, never refused: the reply is already the user's.
+    await deps.quotas.add(agent.id, 'memories');
     await storeMemory(deps, agent, {
       memoryType: 'episodic',
       content: `User: ${message}\nAssistant: ${result.content}`,

@@ -117,6 +117,7 @@ export async function consolidateMemory(
     });
     return { result: remaining, events: [event] };
   });
+  await deps.quotas.release(agentId, 'memories', removed.length);
   if (groups.length > 0) await bumped(deps, tenantId, agentId, { upsert: upserts, remove: removed });
   return {
     groups: groups.map((g) => ({ keptId: g.kept.id, mergedIds: g.absorbed.map((a) => a.id) })),

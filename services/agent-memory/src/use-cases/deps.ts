@@ -1,5 +1,5 @@
 import type { Outbox } from '@agentplatform/events';
-import type { Logger } from '@agentplatform/service-kit';
+import type { Logger, QuotaCounter } from '@agentplatform/service-kit';
 import type { CreditsPort } from '../clients/identity-credits.client.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
@@ -26,6 +26,8 @@ export interface Deps {
   llm: LlmProvider;
   credits: CreditsPort;
   index: MemoryIndexCache;
+  /** Agents per tenant and memories per agent (DESIGN.md section 5). */
+  quotas: QuotaCounter;
   settings: Settings;
   logger: Logger;
 }

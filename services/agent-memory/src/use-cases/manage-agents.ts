@@ -11,8 +11,14 @@ import {
 import type { AgentChanges } from '../persistence/agent.repository.js';
 import { paging, type Deps } from './deps.js';
 
-export async function createAgent(deps: Deps, tenantId: string, input: AgentInput): Promise<Agent> {
+export async function createAgent(
+  deps: Deps,
+  tenantId: string,
+  input: AgentInput,
+  plan: string | undefined,
+): Promise<Agent> {
   const valid = validateAgentInput(input, 'create');
+  const release = await deps.quotas.acquire(tenantId, 'agents', plan, () => deps.agents.count(tenantId));
   const now = new Date();
   const agent: Agent = {
     id: newId('agt'),
@@ -27,16 +33,21 @@ export async function createAgent(deps: Deps, tenantId: string, input: AgentInpu
     updatedAt: now,
     memoryVersion: 0,
   };
-  return deps.outbox.run(async (session) => {
-    await deps.agents.insert(agent, session);
-    const event = createEvent('agent.created', tenantId, {
-      agent_id: agent.id,
-      name: agent.name,
-      type: agent.type,
-      status: agent.status,
+  try {
+    return await deps.outbox.run(async (session) => {
+      await deps.agents.insert(agent, session);
+      const event = createEvent('agent.created', tenantId, {
+        agent_id: agent.id,
+        name: agent.name,
+        type: agent.type,
+        status: agent.status,
+      });
+      return { result: agent, events: [event] };
     });
-    return { result: agent, events: [event] };
-  });
+  } catch (error) {
+    await release();
+    throw error;
+  }
 }
 
 export async function getAgent(deps: Deps, tenantId: string, agentId: string): Promise<Agent> {
@@ -96,10 +107,12 @@ export async function deleteAgent(
   agentId: string,
 ): Promise<{ memories: number; sessions: number; messages: number }> {
   if (!(await deps.agents.delete(tenantId, agentId))) throw new NotFoundError('Agent');
+  await deps.quotas.release(tenantId, 'agents');
   const [memories, chats] = await Promise.all([
     deps.memories.deleteAgent(tenantId, agentId),
     deps.chats.deleteAgent(tenantId, agentId),
   ]);
   deps.index.drop(tenantId, agentId);
+  await deps.quotas.forget(agentId, 'memories');
   return { memories, sessions: chats.sessions, messages: chats.messages };
 }

@@ -78,7 +78,12 @@ export async function bumped(
   else deps.index.apply(tenantId, agentId, version, change);
 }
 
-export async function addMemory(deps: Deps, tenantId: string, input: MemoryInput): Promise<MemoryItem> {
+export async function addMemory(
+  deps: Deps,
+  tenantId: string,
+  input: MemoryInput,
+  plan: string | undefined,
+): Promise<MemoryItem> {
   const issues: FieldIssue[] = [];
   if (!input.agentId) issues.push({ field: 'agent_id', message: 'is required' });
   const content = checkContent(input.content ?? '', issues);
@@ -86,7 +91,13 @@ export async function addMemory(deps: Deps, tenantId: string, input: MemoryInput
   const agent = await findAgent(deps, tenantId, input.agentId);
   const memoryType = checkMemoryType(agent, input.memoryType ?? 'semantic', issues);
   if (issues.length > 0) throw new ValidationError(issues);
-  return storeMemory(deps, agent, { memoryType, content, metadata: input.metadata ?? {} });
+  const release = await deps.quotas.acquire(agent.id, 'memories', plan, () => deps.memories.count(tenantId, agent.id));
+  try {
+    return await storeMemory(deps, agent, { memoryType, content, metadata: input.metadata ?? {} });
+  } catch (error) {
+    await release();
+    throw error;
+  }
 }
 
 export async function getMemory(deps: Deps, tenantId: string, memoryId: string): Promise<MemoryItem> {
@@ -141,5 +152,6 @@ export async function updateMemory(
 export async function deleteMemory(deps: Deps, tenantId: string, memoryId: string): Promise<void> {
   const deleted = await deps.memories.delete(tenantId, memoryId);
   if (!deleted) throw new NotFoundError('Memory item');
+  await deps.quotas.release(deleted.agentId, 'memories');
   await bumped(deps, tenantId, deleted.agentId, { remove: [deleted.id] });
 }

@@ -1,14 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import { RateLimiterMemory, RateLimiterMongo, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { DomainError, GroupCommit, type Connection } from '@agentplatform/service-kit';
-
-/** Requests per minute and per day by plan (DESIGN.md section 5); null is unlimited. */
-export const PLAN_LIMITS: Readonly<Record<string, { perMinute: number; perDay: number } | null>> = {
-  free: { perMinute: 60, perDay: 1_000 },
-  starter: { perMinute: 60, perDay: 10_000 },
-  pro: { perMinute: 600, perDay: 50_000 },
-  enterprise: null,
-};
+import { DomainError, GroupCommit, PLAN_RATE_LIMITS, isPlanName, type Connection } from '@agentplatform/service-kit';
 
 /** One collection holds every counter; keys carry their limiter's prefix. */
 const COLLECTION = 'rate_limits';
@@ -117,7 +109,7 @@ export class TenantRateLimiter {
   >();
 
   constructor(store: LimiterStore) {
-    for (const [plan, limits] of Object.entries(PLAN_LIMITS)) {
+    for (const [plan, limits] of Object.entries(PLAN_RATE_LIMITS)) {
       if (!limits) continue;
       // Same prefixes for every plan: a tenant that changes plan keeps its current counts.
       this.limiters.set(plan, {
@@ -133,7 +125,7 @@ export class TenantRateLimiter {
    * once it is the binding limit. Unlimited plans get no headers.
    */
   async consume(ctx: Context, tenantId: string, plan: string): Promise<void> {
-    const limits = PLAN_LIMITS[plan] === undefined ? this.limiters.get('free') : this.limiters.get(plan);
+    const limits = this.limiters.get(isPlanName(plan) ? plan : 'free');
     if (!limits) return;
     const minute = await limits.minute.take(tenantId);
     if (!minute.ok)

@@ -8,7 +8,7 @@ import type { UserRepository } from '../persistence/user.repository.js';
 import type { PasswordHasher } from '../security/password-hasher.js';
 import type { SigningKeyRing } from '../security/signing-key-ring.js';
 import type { TokenIssuer } from '../security/token-issuer.js';
-import type { PlanName } from '../domain/plans.js';
+import type { PlanName } from '@agentplatform/service-kit';
 
 /** Everything the identity use cases work with. */
 export interface IdentityDeps {

@@ -38,6 +38,10 @@ export class WebhookRepository {
     this.model = webhookModel(connection);
   }
 
+  async count(tenantId: string): Promise<number> {
+    return this.model.countDocuments({ tenant_id: tenantId });
+  }
+
   async create(webhook: Webhook): Promise<void> {
     await this.model.create({
       _id: webhook.id,

@@ -54,6 +54,7 @@ export function webhookGrpcService(deps: UseCaseDeps): webhookV1.WebhookServiceI
         events: request.events,
         secret: request.secret,
         metadata: request.metadata,
+        plan: request.plan,
       });
       return { webhook: webhookMessage(webhook), signingSecret };
     },

@@ -11,6 +11,8 @@ export interface CreateWebhookInput {
   events: string[];
   secret?: string;
   metadata?: Record<string, unknown>;
+  /** The tenant's plan: it sets the webhook quota. */
+  plan?: string;
 }
 
 /** Creates an active webhook; the signing secret is the given one or a generated whsec_ value. */
@@ -34,6 +36,12 @@ export async function createWebhook(
     createdAt: now,
     updatedAt: now,
   };
-  await deps.webhooks.create(webhook);
+  const release = await deps.quotas.acquire(input.tenantId, 'webhooks', input.plan, () =>
+    deps.webhooks.count(input.tenantId),
+  );
+  await deps.webhooks.create(webhook).catch(async (error: unknown) => {
+    await release();
+    throw error;
+  });
   return { webhook, signingSecret };
 }

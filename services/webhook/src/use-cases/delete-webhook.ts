@@ -5,5 +5,6 @@ import type { UseCaseDeps } from './deps.js';
 export async function deleteWebhook(deps: UseCaseDeps, input: { tenantId: string; id: string }): Promise<void> {
   const deleted = await deps.webhooks.delete(input.tenantId, input.id);
   if (!deleted) throw new NotFoundError('Webhook');
+  await deps.quotas.release(input.tenantId, 'webhooks');
   await deps.deliveries.deleteForWebhook(input.tenantId, input.id);
 }

@@ -1,4 +1,4 @@
-import { NotFoundError } from '@agentplatform/service-kit';
+import { NotFoundError, type QuotaCounter } from '@agentplatform/service-kit';
 import type { Dispatcher } from '../delivery/dispatcher.js';
 import type { Webhook } from '../domain/types.js';
 import type { DeliveryRepository } from '../persistence/delivery.repository.js';
@@ -11,6 +11,8 @@ export interface UseCaseDeps {
   deliveries: DeliveryRepository;
   events: EventRepository;
   dispatcher: Dispatcher;
+  /** Webhooks per tenant (DESIGN.md section 5). */
+  quotas: QuotaCounter;
   settings: {
     allowPrivateUrls: boolean;
     rotationGraceMs: number;

@@ -26,6 +26,10 @@ export class WorkflowRepository {
     await this.model.init();
   }
 
+  async count(tenantId: string): Promise<number> {
+    return this.model.countDocuments({ tenant_id: tenantId });
+  }
+
   async insert(workflow: Workflow): Promise<void> {
     const { id, ...rest } = workflow;
     await this.model.collection.insertOne({ _id: id, ...rest } as never);

@@ -139,6 +139,7 @@ export function workflowGrpcService(deps: WorkflowDeps): Impl {
         description: req.description,
         nodes: nodesFrom(req.nodes),
         edges: edgesFrom(req.edges),
+        plan: req.plan,
       });
       return workflowToProto(workflow);
     },

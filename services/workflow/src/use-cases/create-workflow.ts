@@ -5,13 +5,15 @@ import { checkDescription, checkName, validateWorkflow } from './validate-workfl
 
 export interface CreateWorkflowInput extends WorkflowGraph {
   tenantId: string;
+  /** The tenant's plan: it sets the workflow quota. */
+  plan?: string;
   name: string;
   description: string;
 }
 
 /** A new workflow starts as draft (DESIGN.md section 7). */
 export async function createWorkflow(
-  deps: Pick<WorkflowDeps, 'workflows' | 'agents'>,
+  deps: Pick<WorkflowDeps, 'workflows' | 'agents' | 'quotas'>,
   input: CreateWorkflowInput,
 ): Promise<Workflow> {
   const issues: FieldIssue[] = [];
@@ -30,6 +32,12 @@ export async function createWorkflow(
     created_at: now,
     updated_at: now,
   };
-  await deps.workflows.insert(workflow);
+  const release = await deps.quotas.acquire(input.tenantId, 'workflows', input.plan, () =>
+    deps.workflows.count(input.tenantId),
+  );
+  await deps.workflows.insert(workflow).catch(async (error: unknown) => {
+    await release();
+    throw error;
+  });
   return workflow;
 }

@@ -6,10 +6,11 @@ import type { WorkflowDeps } from './deps.js';
  * write (it no longer matches), so nothing of the workflow is left behind.
  */
 export async function deleteWorkflow(
-  deps: Pick<WorkflowDeps, 'workflows' | 'executions'>,
+  deps: Pick<WorkflowDeps, 'workflows' | 'executions' | 'quotas'>,
   input: { tenantId: string; workflowId: string },
 ): Promise<void> {
   const deleted = await deps.workflows.delete(input.tenantId, input.workflowId);
   if (!deleted) throw new NotFoundError('Workflow');
+  await deps.quotas.release(input.tenantId, 'workflows');
   await deps.executions.deleteForWorkflow(input.tenantId, input.workflowId);
 }

@@ -1,5 +1,5 @@
 import type { Outbox } from '@agentplatform/events';
-import type { Logger } from '@agentplatform/service-kit';
+import type { Logger, QuotaCounter } from '@agentplatform/service-kit';
 import type { AgentDirectory } from '../clients/agents.client.js';
 import type { CreditLedger } from '../clients/credits.client.js';
 import type { ExecutionEngine } from '../engine/execution-engine.js';
@@ -14,6 +14,8 @@ export interface WorkflowDeps {
   agents: AgentDirectory;
   credits: CreditLedger;
   outbox: Outbox;
+  /** Workflows per tenant (DESIGN.md section 5). */
+  quotas: QuotaCounter;
   logger: Logger;
   settings: {
     maxExecutionDurationMs: number;

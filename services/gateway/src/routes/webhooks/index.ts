@@ -98,6 +98,7 @@ export function webhookRoutes({ backends }: RouteDeps): RouteDefinition<any, any
           events: body.events,
           secret: body.secret,
           metadata: body.metadata,
+          plan: caller!.plan ?? '',
         });
         return { ...webhookJson(out.webhook!), signing_secret: out.signingSecret };
       },

@@ -84,6 +84,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): RouteDefinition
           description: body.description,
           nodes: nodesToProto(body.nodes),
           edges: body.edges,
+          plan: caller!.plan ?? '',
         });
         return workflowToJson(workflow, hooksBase(config, ctx));
       },

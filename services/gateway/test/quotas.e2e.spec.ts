@@ -1,0 +1,106 @@
+import { MongoClient } from 'mongodb';
+import { newTenant, Receiver, startPlatform, type Platform } from '@agentplatform/testing';
+
+const agentBody = (name: string) => ({ name, type: 'assistant' });
+const workflowBody = (name: string) => ({
+  name,
+  nodes: [{ id: 'start', type: 'webhook', config: {} }],
+  edges: [],
+});
+
+/**
+ * Plan quotas (DESIGN.md section 5) through the gateway on the free plan: 10 agents, 10
+ * workflows, 10 webhooks per tenant, 10,000 memories per agent. Each kind uses its own tenant so
+ * that the free plan's 60 requests a minute are not what the test runs into.
+ */
+describe('plan quotas', () => {
+  let platform: Platform;
+  let receiver: Receiver;
+  let mongo: MongoClient;
+
+  beforeAll(async () => {
+    platform = await startPlatform({ env: { DEFAULT_PLAN: 'free' } });
+    receiver = await Receiver.start();
+    mongo = await MongoClient.connect(platform.mongoUri);
+  });
+
+  afterAll(async () => {
+    await mongo?.close();
+    await receiver?.close();
+    await platform?.stop();
+  });
+
+  /** Creates `before` one by one, then `parallel` at once; answers the statuses of the parallel ones. */
+  async function fill(create: (i: number) => Promise<{ status: number }>, before: number, parallel: number) {
+    for (let i = 0; i < before; i++) expect((await create(i)).status).toBe(201);
+    const answers = await Promise.all(Array.from({ length: parallel }, (_, i) => create(before + i)));
+    return answers.map((a) => a.status);
+  }
+
+  function expectQuotaError(res: { status: number; body: any }, quota: string, limit: number) {
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe('quota_exceeded');
+    expect(res.body.details).toEqual([{ field: quota, message: `limit ${limit} on plan free` }]);
+  }
+
+  it('20 parallel agent creates at 9 of 10 leave exactly 10 agents; the rest are quota_exceeded', async () => {
+    const { http } = await newTenant(platform);
+    const statuses = await fill((i) => http.post('/api/v1/agents', agentBody(`a${i}`)), 9, 20);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 403)).toHaveLength(19);
+    const list = await http.get('/api/v1/agents?per_page=100');
+    expect(list.body.total).toBe(10);
+    expectQuotaError(await http.post('/api/v1/agents', agentBody('over')), 'agents', 10);
+
+    // Deleting one makes room for exactly one more.
+    const victim = list.body.agents[0].id;
+    expect((await http.delete(`/api/v1/agents/${victim}`)).status).toBe(200);
+    expect((await http.post('/api/v1/agents', agentBody('again'))).status).toBe(201);
+    expectQuotaError(await http.post('/api/v1/agents', agentBody('over again')), 'agents', 10);
+  });
+
+  it('workflows stop at 10 under parallel creates, with the quota named', async () => {
+    const { http } = await newTenant(platform);
+    const statuses = await fill((i) => http.post('/api/v1/workflows', workflowBody(`w${i}`)), 9, 20);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect((await http.get('/api/v1/workflows?per_page=100')).body.total).toBe(10);
+    expectQuotaError(await http.post('/api/v1/workflows', workflowBody('over')), 'workflows', 10);
+  });
+
+  it('webhooks stop at 10 under parallel creates, with the quota named', async () => {
+    const { http } = await newTenant(platform);
+    const create = (i: number) => http.post('/api/v1/webhooks', { url: receiver.url(`/q${i}`), events: ['*'] });
+    const statuses = await fill(create, 9, 20);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect((await http.get('/api/v1/webhooks?per_page=100')).body.total).toBe(10);
+    expectQuotaError(await create(99), 'webhooks', 10);
+  });
+
+  it('memories per agent stop at 10,000 under parallel adds', async () => {
+    const { user, http } = await newTenant(platform);
+    const agent = (await http.post('/api/v1/agents', agentBody('full'))).body;
+    // 9,999 memories written straight into the service's database stand for a long history.
+    const now = new Date();
+    const docs = Array.from({ length: 9_999 }, (_, i) => ({
+      _id: `mem_seed_${agent.id}_${i}`,
+      tenant_id: user.tenantId,
+      agent_id: agent.id,
+      memory_type: 'semantic',
+      content: `seeded memory ${i}`,
+      metadata: {},
+      merged_from: [],
+      created_at: now,
+      updated_at: now,
+    }));
+    await mongo
+      .db(platform.database('agent-memory'))
+      .collection('memories')
+      .insertMany(docs as never[]);
+
+    const add = (i: number) => http.post('/api/v1/memory', { agent_id: agent.id, content: `new memory ${i}` });
+    const statuses = await fill(add, 0, 20);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 403)).toHaveLength(19);
+    expectQuotaError(await add(99), 'memories', 10_000);
+  });
+});

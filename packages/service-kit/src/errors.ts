@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   forbidden: { grpc: Status.PERMISSION_DENIED, http: 403 },
   quota_exceeded: { grpc: Status.PERMISSION_DENIED, http: 403 },
   not_found: { grpc: Status.NOT_FOUND, http: 404 },
+  method_not_allowed: { grpc: Status.UNIMPLEMENTED, http: 405 },
   conflict: { grpc: Status.ABORTED, http: 409 },
   payload_too_large: { grpc: Status.INVALID_ARGUMENT, http: 413 },
   unsupported_media_type: { grpc: Status.INVALID_ARGUMENT, http: 415 },

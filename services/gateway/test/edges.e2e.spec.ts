@@ -1,3 +1,4 @@
+import http from 'node:http';
 import type { Consumer } from 'kafkajs';
 import { createKafka, type EventEnvelope } from '@agentplatform/events';
 import { createLogger } from '@agentplatform/service-kit';
@@ -42,12 +43,55 @@ describe('gateway edges, billing and idempotency', () => {
     });
   });
 
+  function rawRequest(method: string, path: string): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        new URL(path, platform.url),
+        { method, headers: { authorization: `Bearer ${owner.accessToken}` } },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
   afterAll(async () => {
     await consumer?.disconnect();
     await platform?.stop();
   });
 
   describe('errors and edges', () => {
+    it('answers a method no route serves (TRACE included) with 405, not 500', async () => {
+      // fetch refuses to send TRACE, so node:http sends them all.
+      for (const method of ['TRACE', 'PATCH']) {
+        const res = await rawRequest(method, '/api/v1/auth/me');
+        expect(res.status).toBe(405);
+        expect(JSON.parse(res.body).error).toBe('method_not_allowed');
+      }
+    });
+
+    it('refuses integers beyond int32 at the edge, naming the field', async () => {
+      const http = api(platform.url, owner.accessToken);
+      const page = await http.get('/api/v1/agents?page=2147483648');
+      expect(page.status).toBe(400);
+      expect(page.body.details.map((d: { field: string }) => d.field)).toEqual(['query.page']);
+      const retry = await http.post('/api/v1/workflows', {
+        name: 'big',
+        nodes: [{ id: 'a', type: 'transform', config: {}, retry: { max_attempts: 2 ** 40 }, timeout_ms: 2 ** 33 }],
+      });
+      expect(retry.status).toBe(400);
+      expect(retry.body.details.map((d: { field: string }) => d.field).sort()).toEqual([
+        'nodes[0].retry.max_attempts',
+        'nodes[0].timeout_ms',
+      ]);
+      expect(JSON.stringify(retry.body)).not.toMatch(/serialization|int32/);
+    });
+
     it('answers malformed JSON with 400, not 500', async () => {
       const res = await api(platform.url, owner.accessToken).post('/api/v1/auth/api-keys', undefined, {
         raw: '{"name": "x", "scopes": [',

@@ -52,7 +52,7 @@ export function toDomainError(error: unknown, logger: Logger, metrics?: Metrics)
   }
   const http = error as HttpLikeError;
   const status = http?.status ?? http?.statusCode;
-  if (typeof status === 'number' && status >= 400 && status < 500) {
+  if (typeof status === 'number' && status >= 400 && status <= 501) {
     if (status === 413) return new DomainError('payload_too_large', 'Request body exceeds the 1 MiB limit');
     if (status === 415) return new DomainError('unsupported_media_type', http.message ?? 'Unsupported content type');
     // co-body (under koa-body) throws JSON.parse's SyntaxError with status 400 and no type.
@@ -64,7 +64,10 @@ export function toDomainError(error: unknown, logger: Logger, metrics?: Metrics)
     if (status === 400)
       return new DomainError('validation_error', http.expose && http.message ? http.message : 'Bad request');
     if (status === 404) return new DomainError('not_found', 'Not found');
-    if (status === 405) return new DomainError('not_found', 'Method not allowed on this route');
+    // 501 is the router's answer to a method it serves nowhere (TRACE): for the caller it is the
+    // same as a method this route does not serve.
+    if (status === 405 || status === 501)
+      return new DomainError('method_not_allowed', 'Method not allowed on this route');
   }
   const errorId = newId('err');
   metrics?.errors.inc({ kind: 'gateway' });

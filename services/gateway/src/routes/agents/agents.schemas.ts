@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageParams } from '../../http/paging.js';
 
 /*
  * Allowed values of DESIGN.md section 6. The agent-memory service checks them too (it is the
@@ -50,8 +51,7 @@ export const updateAgentBody = z.object({
 });
 
 export const listAgentsQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  per_page: z.coerce.number().int().min(1).max(100).default(20),
+  ...pageParams,
   type: z.enum(AGENT_TYPES).optional(),
   status: z.enum(AGENT_STATUSES).optional(),
 });
@@ -60,8 +60,7 @@ export const agentParams = z.object({ agent_id: z.string().min(1) });
 export const sessionParams = z.object({ agent_id: z.string().min(1), session_id: z.string().min(1) });
 
 export const pageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  per_page: z.coerce.number().int().min(1).max(100).default(20),
+  ...pageParams,
 });
 
 export const agentResponse = z.object({

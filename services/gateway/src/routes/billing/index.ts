@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { limitParam } from '../../http/paging.js';
 import { defineRoute, ownerOnly, requireScope, type RouteDefinition } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
 
-const creditsQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) });
+const creditsQuery = z.object({ limit: limitParam });
 
 const creditsResponse = z.object({
   balance: z.number().int(),

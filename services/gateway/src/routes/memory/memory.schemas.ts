@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageParams } from '../../http/paging.js';
 import { MEMORY_TYPES } from '../agents/agents.schemas.js';
 
 const metadata = z.record(z.string(), z.unknown()).describe('Free-form JSON object (e.g. source, category)');
@@ -46,8 +47,7 @@ export const consolidateBody = z.object({
 export const listMemoryQuery = z.object({
   agent_id: z.string().min(1).optional(),
   memory_type: z.enum(MEMORY_TYPES).optional(),
-  page: z.coerce.number().int().min(1).default(1),
-  per_page: z.coerce.number().int().min(1).max(100).default(20),
+  ...pageParams,
 });
 
 export const memoryParams = z.object({ memory_id: z.string().min(1) });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { limitParam, pageParams } from '../../http/paging.js';
 
 /*
  * Shapes only: the webhook service is the authority on URLs (http(s), no private addresses),
@@ -14,8 +15,7 @@ export const webhookParams = z.object({ webhook_id: z.string().min(1) });
 export const deliveryParams = z.object({ webhook_id: z.string().min(1), delivery_id: z.string().min(1) });
 
 export const listWebhooksQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  per_page: z.coerce.number().int().min(1).max(100).default(20),
+  ...pageParams,
 });
 
 export const createWebhookBody = z.object({
@@ -44,7 +44,7 @@ export const testWebhookBody = z.object({
 });
 
 export const listDeliveriesQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: limitParam,
   status: z.enum(['pending', 'delivered', 'failed']).optional(),
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { int32, limitParam, pageParams } from '../../http/paging.js';
 
 /**
  * Shapes only: types and required fields. The graph's rules (node types and configs, references,
@@ -6,8 +7,8 @@ import { z } from 'zod';
  * paths (`nodes[2].config.rules[0].if`).
  */
 const retry = z.object({
-  max_attempts: z.number().int(),
-  backoff_ms: z.number().int().default(1_000),
+  max_attempts: int32(),
+  backoff_ms: int32().default(1_000),
 });
 
 export const nodeSchema = z.object({
@@ -15,7 +16,7 @@ export const nodeSchema = z.object({
   type: z.string(),
   config: z.record(z.string(), z.unknown()).default({}),
   retry: retry.optional(),
-  timeout_ms: z.number().int().optional(),
+  timeout_ms: int32().optional(),
 });
 
 export const edgeSchema = z.object({ source: z.string(), target: z.string() });
@@ -35,8 +36,7 @@ export const updateWorkflowBody = z.object({
 });
 
 export const listWorkflowsQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  per_page: z.coerce.number().int().min(1).max(100).default(20),
+  ...pageParams,
   status: z.enum(['draft', 'active', 'paused']).optional(),
 });
 
@@ -46,7 +46,7 @@ export const executeBody = z.object({
 });
 
 export const listExecutionsQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: limitParam,
   status: z.enum(['running', 'completed', 'failed', 'cancelled']).optional(),
 });
 

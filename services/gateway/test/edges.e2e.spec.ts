@@ -75,6 +75,22 @@ describe('gateway edges, billing and idempotency', () => {
       }
     });
 
+    it('refuses a NUL character in a JSON key, in bodies, queries and hooks, naming the field', async () => {
+      const http = api(platform.url, owner.accessToken);
+      const memory = await http.post('/api/v1/memory', {
+        agent_id: 'agt_x',
+        content: 'x',
+        metadata: { ok: { 'bad\u0000key': 1 } },
+      });
+      expect(memory.status).toBe(400);
+      expect(memory.body.details).toEqual([
+        { field: 'metadata.ok.bad\\u0000key', message: 'must not contain a NUL character' },
+      ]);
+      const hook = await api(platform.url).post('/hooks/wf_0000000000000000000000000?%00=1', { a: 1 });
+      expect(hook.status).toBe(400);
+      expect(hook.body.details[0].field).toBe('query.\\u0000');
+    });
+
     it('refuses integers beyond int32 at the edge, naming the field', async () => {
       const http = api(platform.url, owner.accessToken);
       const page = await http.get('/api/v1/agents?page=2147483648');

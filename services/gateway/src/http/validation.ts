@@ -35,10 +35,39 @@ function issueMessage(issue: z.core.$ZodIssue, input: unknown): string {
 /** Parses a value through a schema; failures become a ValidationError naming every bad field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, root?: string): z.infer<S> {
   const result = schema.safeParse(value);
-  if (result.success) return result.data;
+  if (result.success) {
+    assertStorableKeys(result.data, root);
+    return result.data;
+  }
   const details: FieldIssue[] = result.error.issues.map((issue) => ({
     field: fieldPath(issue.path, root),
     message: issueMessage(issue, value),
   }));
   throw new ValidationError(details);
+}
+
+/**
+ * Free-form objects (metadata, execution input, hook bodies) end up as MongoDB documents, whose
+ * field names cannot hold a NUL character: refuse such a key here, naming it, rather than let the
+ * database refuse the write later as an internal error.
+ */
+export function assertStorableKeys(value: unknown, root?: string): void {
+  const stack: Array<{ value: unknown; path: PropertyKey[] }> = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const { value: current, path } = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (Array.isArray(current)) {
+      current.forEach((item, index) => stack.push({ value: item, path: [...path, index] }));
+      continue;
+    }
+    for (const [key, item] of Object.entries(current)) {
+      if (key.includes('\u0000')) {
+        throw ValidationError.field(
+          fieldPath([...path, key.replaceAll('\u0000', '\\u0000')], root),
+          'must not contain a NUL character',
+        );
+      }
+      stack.push({ value: item, path: [...path, key] });
+    }
+  }
 }

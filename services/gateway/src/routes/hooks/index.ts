@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { NotFoundError } from '@agentplatform/service-kit';
 import { HookTrigger } from '../../clients/hook-trigger.js';
 import type { RouteDeps } from '../deps.js';
+import { assertStorableKeys } from '../../http/validation.js';
 import { EXECUTE_DEADLINE_MS } from '../workflows/index.js';
 import { executionToJson } from '../workflows/workflows.mapping.js';
 
@@ -18,6 +19,8 @@ function hookInput(ctx: Context): Record<string, unknown> {
   const query: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(ctx.query)) if (value !== undefined) query[name] = value;
   const body = (ctx.request as { body?: unknown }).body;
+  assertStorableKeys(body, 'body');
+  assertStorableKeys(query, 'query');
   return { body: body ?? null, query, headers };
 }
 

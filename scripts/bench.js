@@ -19,11 +19,12 @@
  * every service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile a scenario).
  * Targets belong in the scenarios' notes, never in tests.
  */
-const { execFileSync, spawn } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 require('./ensure-install').ensureInstalled();
+const { build, startLocalPlatform } = require('./local-platform');
 const autocannon = require('autocannon');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -64,18 +65,9 @@ function row(id, title, figures, baseline) {
 
 async function main() {
   const filter = process.argv[2];
-  if (process.env.BENCH_SKIP_BUILD === '1') {
-    log('using the existing build (BENCH_SKIP_BUILD=1)');
-  } else {
-    log('building');
-    execFileSync(process.execPath, [require.resolve('nx/bin/nx'), 'run-many', '-t', 'build', '--outputStyle=static'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, NX_DAEMON: 'false' },
-    });
-  }
-  const { Platform, api } = require(path.join(ROOT, 'packages/testing/dist'));
-  const infra = require(path.join(ROOT, 'deploy/local/infra.js'));
+  if (process.env.BENCH_SKIP_BUILD === '1') log('using the existing build (BENCH_SKIP_BUILD=1)');
+  else build(log);
+  const { api } = require(path.join(ROOT, 'packages/testing/dist'));
 
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplatform-bench-'));
   const stoppers = [];
@@ -85,26 +77,14 @@ async function main() {
   process.on('SIGINT', () => cleanup().then(() => process.exit(130)));
 
   try {
-    await infra.fetchArtifacts({ quiet: true });
-    const mongo = process.env.MONGODB_URI
-      ? { uri: process.env.MONGODB_URI }
-      : await infra.startMongo({ port: 0, dataDir: null, logFile: path.join(work, 'mongo.log') });
-    if (mongo.stop) stoppers.push(() => mongo.stop());
-    const kafka = process.env.KAFKA_BROKERS
-      ? { brokers: process.env.KAFKA_BROKERS.split(',') }
-      : await infra.startKafka({ port: 0, dataDir: path.join(work, 'kafka'), logFile: path.join(work, 'kafka.log') });
-    if (kafka.stop) stoppers.push(() => kafka.stop());
-
-    process.env.AP_TEST_WORKDIR = work;
-    const platform = new Platform({
-      mongoUri: mongo.uri,
-      kafkaBrokers: kafka.brokers,
+    const started = await startLocalPlatform({
+      work,
+      log,
       // Benchmarks measure the platform, not the free plan's rate limit.
       env: { LOG_LEVEL: 'warn', DEFAULT_PLAN: 'enterprise' },
     });
-    stoppers.push(() => platform.stop());
-    await platform.start();
-    log(`platform at ${platform.url}`);
+    stoppers.push(started.stop);
+    const platform = started.platform;
 
     const ctx = {
       url: platform.url,

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { DomainError, type Scope } from '@agentplatform/service-kit';
+import { DomainError, type ErrorCode, type Scope } from '@agentplatform/service-kit';
 import { parseOrThrow } from './validation.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -62,6 +62,10 @@ export interface RouteDefinition<B = unknown, Q = unknown, P = Record<string, st
   params?: z.ZodType<P>;
   /** Status of a successful answer (200 unless stated). */
   status?: number;
+  /** Another success status the handler may choose (202: accepted, still running), same body. */
+  alternateStatus?: number;
+  /** Errors this route answers beyond the ones every route may (for the OpenAPI document). */
+  errors?: ReadonlyArray<ErrorCode>;
   /** Schema of a successful answer, for the OpenAPI document. */
   response?: z.ZodType;
   /** Idempotency-Key support (POST routes with side effects). */

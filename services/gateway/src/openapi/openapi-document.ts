@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ERROR_CODES, type ErrorCode } from '@agentplatform/service-kit';
 import type { RouteDefinition } from '../http/route.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -31,13 +32,21 @@ function parameters(schema: z.ZodType | undefined, location: 'path' | 'query', p
   }));
 }
 
+/** What every route may answer. */
 const ERROR_STATUSES: Record<string, string> = {
   '400': 'Invalid request (validation_error)',
   '401': 'Missing, invalid or expired token or key (unauthorized)',
-  '403': 'Insufficient permissions (forbidden)',
+  '403': 'Insufficient permissions or a plan quota reached (forbidden, quota_exceeded)',
   '404': 'Not found (not_found)',
   '429': 'Rate limit exceeded (rate_limit_exceeded)',
   '503': 'A backend service is unavailable (service_unavailable)',
+};
+
+/** What some routes answer: those with a body, with Idempotency-Key, or that name the code. */
+const ROUTE_ERRORS: Partial<Record<ErrorCode, string>> = {
+  unauthorized: 'Wrong credentials, or an expired, used or revoked refresh token (unauthorized)',
+  insufficient_credits: 'Not enough credits (insufficient_credits)',
+  conflict: "The resource's state forbids this, or it already exists (conflict)",
 };
 
 function operation(route: RouteDefinition<any, any, any>): JsonSchema {
@@ -48,10 +57,37 @@ function operation(route: RouteDefinition<any, any, any>): JsonSchema {
       ...(route.response ? { content: { 'application/json': { schema: schemaOf(route.response, 'output') } } } : {}),
     },
   };
+  if (route.alternateStatus) {
+    responses[String(route.alternateStatus)] = {
+      ...(responses[status] as object),
+      description: 'Accepted: still running',
+    };
+  }
   const errorRef = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
   for (const [code, description] of Object.entries(ERROR_STATUSES)) {
     if (route.access.kind === 'none' && (code === '401' || code === '403')) continue;
-    responses[code === '400' && route.validationStatus === 422 ? '422' : code] = { description, ...errorRef };
+    responses[code] = { description, ...errorRef };
+  }
+  if (route.validationStatus === 422) {
+    responses['422'] = { description: 'Invalid fields (validation_error)', ...errorRef };
+    if (route.body) responses['400'] = { description: 'Malformed JSON body (validation_error)', ...errorRef };
+    else delete responses['400'];
+  }
+  if (route.body) {
+    responses['413'] = { description: 'Body over 1 MiB (payload_too_large)', ...errorRef };
+    responses['415'] = { description: 'Unsupported Content-Type (unsupported_media_type)', ...errorRef };
+  }
+  if (route.idempotent) {
+    responses['409'] = {
+      description: 'Idempotency-Key reused with another body, or its first request still running (conflict)',
+      ...errorRef,
+    };
+  }
+  for (const code of route.errors ?? []) {
+    const http = String(ERROR_CODES[code].http);
+    const description = ROUTE_ERRORS[code] ?? code;
+    const known = responses[http] as { description: string } | undefined;
+    responses[http] = { description: known ? `${known.description}; ${description}` : description, ...errorRef };
   }
   const access = route.access;
   const op: JsonSchema = {

@@ -139,6 +139,7 @@ export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, 
     defineRoute({
       method: 'post',
       path: '/agents/:agent_id/chat',
+      errors: ['insufficient_credits', 'conflict'],
       summary:
         'Chat with an agent (credits: ceil(total_tokens/1000), at least 1); JSON, or server-sent events with Accept: text/event-stream',
       tag: 'agents',

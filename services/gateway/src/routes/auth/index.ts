@@ -30,6 +30,7 @@ export function authRoutes({ backends }: RouteDeps): RouteDefinition<any, any, a
     defineRoute({
       method: 'post',
       path: '/auth/register',
+      errors: ['conflict'],
       summary: 'Register a user; creates a tenant they own with welcome credits',
       tag: 'auth',
       access: publicAccess,
@@ -58,6 +59,7 @@ export function authRoutes({ backends }: RouteDeps): RouteDefinition<any, any, a
     defineRoute({
       method: 'post',
       path: '/auth/login',
+      errors: ['unauthorized'],
       summary: 'Log in with e-mail (username) and password',
       tag: 'auth',
       access: publicAccess,
@@ -71,6 +73,7 @@ export function authRoutes({ backends }: RouteDeps): RouteDefinition<any, any, a
     defineRoute({
       method: 'post',
       path: '/auth/refresh',
+      errors: ['unauthorized'],
       summary: 'Exchange a refresh token for new tokens (the old one stops working)',
       tag: 'auth',
       access: publicAccess,

@@ -167,6 +167,8 @@ export function workflowRoutes({ backends, config }: RouteDeps): RouteDefinition
     defineRoute({
       method: 'post',
       path: '/workflows/:workflow_id/execute',
+      errors: ['insufficient_credits', 'conflict'],
+      alternateStatus: 202,
       summary: 'Run a workflow: async answers 202 at once; otherwise waits up to 30 s for the finished execution',
       tag: 'workflows',
       access: requireScope('workflows:execute'),
@@ -223,6 +225,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): RouteDefinition
     defineRoute({
       method: 'post',
       path: '/workflows/:workflow_id/executions/:execution_id/cancel',
+      errors: ['conflict'],
       summary: 'Cancel a running execution (409 once it has finished)',
       tag: 'workflows',
       access: requireScope('workflows:execute'),

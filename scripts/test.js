@@ -19,6 +19,7 @@ function run(command, args) {
 const nx = require.resolve('nx/bin/nx');
 run(process.execPath, [nx, 'run-many', '-t', 'build', 'lint', '--outputStyle=static']);
 run(process.execPath, [require.resolve('prettier/bin/prettier.cjs'), '--check', '--log-level=warn', '.']);
+run(process.execPath, [path.join(ROOT, 'scripts/sdk-types.js'), '--check']);
 run(process.execPath, [path.join(ROOT, 'deploy/k8s/validate.js')]);
 // The global setup fetches the Kafka and MongoDB stand-in artifacts too, but quietly: fetch them
 // here first so that a fresh machine shows its progress.

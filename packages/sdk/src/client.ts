@@ -151,14 +151,14 @@ export class AgentPlatformClient {
     search: (body: T.SearchMemoryRequest, options?: CallOptions) =>
       this.request<T.MemorySearchResponse>('POST', '/memory/search', { json: body, options }),
     consolidate: (body: T.ConsolidateMemoryRequest, options?: CallOptions) =>
-      this.request<Record<string, unknown>>('POST', '/memory/consolidate', { json: body, options }),
+      this.request<T.ConsolidateMemoryResult>('POST', '/memory/consolidate', { json: body, options }),
   };
 
   readonly workflows = {
     list: (query: { page?: number; per_page?: number } = {}, options?: CallOptions) =>
       this.request<T.WorkflowList>('GET', '/workflows', { query, options, tenant: true }),
     create: (body: T.CreateWorkflowRequest, options?: CallOptions) =>
-      this.request<T.Workflow>('POST', '/workflows', { json: body, options, tenant: true }),
+      this.request<T.CreatedWorkflow>('POST', '/workflows', { json: body, options, tenant: true }),
     get: (workflowId: string, options?: CallOptions) =>
       this.request<T.Workflow>('GET', path`/workflows/${workflowId}`, { options }),
     update: (workflowId: string, body: T.UpdateWorkflowRequest, options?: CallOptions) =>
@@ -189,7 +189,7 @@ export class AgentPlatformClient {
       this.request<T.Webhook>('PATCH', path`/webhooks/${webhookId}`, { json: body, options }),
     delete: (webhookId: string, options?: CallOptions) =>
       this.request<{ success: boolean }>('DELETE', path`/webhooks/${webhookId}`, { options }),
-    rotateSecret: (webhookId: string, body: { secret?: string } = {}, options?: CallOptions) =>
+    rotateSecret: (webhookId: string, body: T.RotateSecretRequest = {}, options?: CallOptions) =>
       this.request<T.RotatedSecret>('POST', path`/webhooks/${webhookId}/rotate-secret`, { json: body, options }),
     test: (webhookId: string, eventType: T.EventType, options?: CallOptions) =>
       this.request<T.TestSendResult>('POST', path`/webhooks/${webhookId}/test`, {

@@ -1,294 +1,98 @@
-/** Request and response types of the Agent Platform API (SPEC.md sections 2 and 4, DESIGN.md). */
+/**
+ * Request and response types of the Agent Platform API. Everything an HTTP call sends or answers
+ * is derived from `api-types.ts`, which scripts/sdk-types.js generates from the gateway's OpenAPI
+ * document (npm test fails when it is stale), so these names cannot drift from the API. Only the
+ * webhook envelope, which no HTTP route answers, is written here.
+ */
+import type { operations } from './api-types.js';
 
+type Json<C> = C extends { content: { 'application/json': infer B } } ? B : never;
+
+/** The JSON body an operation takes. */
+export type RequestBody<K extends keyof operations> = operations[K] extends { requestBody?: infer R }
+  ? Json<NonNullable<R>>
+  : never;
+
+/** The JSON body of an operation's success (200, or 201 for creates). */
+export type ResponseBody<K extends keyof operations> = operations[K]['responses'] extends infer R
+  ? 200 extends keyof R
+    ? Json<R[200]>
+    : 201 extends keyof R
+      ? Json<R[201]>
+      : never
+  : never;
+
+/** An ISO 8601 UTC timestamp. */
 export type Timestamp = string;
 
 // ---- auth ------------------------------------------------------------------------------------
 
-export interface RegisterRequest {
-  email: string;
-  password: string;
-  full_name?: string;
-  company?: string;
-}
+export type RegisterRequest = RequestBody<'postAuthRegister'>;
+export type RegisterResponse = ResponseBody<'postAuthRegister'>;
+export type TokenResponse = ResponseBody<'postAuthLogin'>;
+export type CurrentUser = ResponseBody<'getAuthMe'>;
+export type CreateApiKeyRequest = RequestBody<'postAuthApiKeys'>;
+export type Scope = CreateApiKeyRequest['scopes'][number];
+export type CreatedApiKey = ResponseBody<'postAuthApiKeys'>;
+export type ApiKeySummary = ResponseBody<'getAuthApiKeys'>['items'][number];
+export type RevokeResponse = ResponseBody<'deleteAuthApiKeysKeyId'>;
 
-export interface RegisterResponse {
-  id: string;
-  email: string;
-  full_name: string;
-  tenant_id: string;
-  credits: number;
-  created_at: Timestamp;
-}
+// ---- agents and memory -----------------------------------------------------------------------
 
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'bearer' | string;
-  /** Seconds. */
-  expires_in: number;
-  refresh_token?: string;
-}
+export type CreateAgentRequest = RequestBody<'postAgents'>;
+export type UpdateAgentRequest = RequestBody<'patchAgentsAgentId'>;
+export type Agent = ResponseBody<'getAgentsAgentId'>;
+export type AgentType = Agent['type'];
+export type AgentConfig = NonNullable<CreateAgentRequest['config']>;
+export type MemoryType = NonNullable<CreateAgentRequest['memory_types']>[number];
+export type AgentList = ResponseBody<'getAgents'>;
+export type ChatRequest = RequestBody<'postAgentsAgentIdChat'>;
+export type ChatMessage = ResponseBody<'postAgentsAgentIdChat'>;
+export type Usage = ChatMessage['usage'];
 
-export interface TenantMembership {
-  id: string;
-  name: string;
-  role: 'owner' | 'admin' | 'member' | 'viewer' | string;
-}
-
-export interface CurrentUser {
-  id: string;
-  email: string;
-  full_name: string;
-  is_active: boolean;
-  tenants: TenantMembership[];
-}
-
-export type Scope =
-  | 'agents:read'
-  | 'agents:write'
-  | 'memory:read'
-  | 'memory:write'
-  | 'workflows:read'
-  | 'workflows:write'
-  | 'workflows:execute'
-  | 'webhooks:read'
-  | 'webhooks:write'
-  | 'billing:read'
-  | (string & {});
-
-export interface CreateApiKeyRequest {
-  name: string;
-  scopes: Scope[];
-  expires_at?: Timestamp;
-}
-
-export interface CreatedApiKey {
-  id: string;
-  name: string;
-  /** The full key: shown only here. */
-  key: string;
-  scopes: Scope[];
-  created_at: Timestamp;
-  expires_at?: Timestamp | null;
-}
-
-export interface ApiKeySummary {
-  id: string;
-  name: string;
-  key_prefix: string;
-  scopes: Scope[];
-  last_used_at?: Timestamp | null;
-  created_at: Timestamp;
-  expires_at?: Timestamp | null;
-}
-
-export interface RevokeResponse {
-  success: boolean;
-  message: string;
-}
-
-// ---- agents ----------------------------------------------------------------------------------
-
-export type AgentType = 'assistant' | 'support' | 'sales' | 'research' | 'custom' | (string & {});
-export type MemoryType = 'semantic' | 'episodic' | 'procedural' | (string & {});
-
-export interface AgentConfig {
-  model?: string;
-  temperature?: number;
-  max_tokens?: number;
-  system_prompt?: string;
-  [key: string]: unknown;
-}
-
-export interface CreateAgentRequest {
-  name: string;
-  type: AgentType;
-  description?: string;
-  memory_types?: MemoryType[];
-  config?: AgentConfig;
-}
-
-export type UpdateAgentRequest = Partial<CreateAgentRequest> & { status?: 'active' | 'inactive' | (string & {}) };
-
-export interface Agent {
-  id: string;
-  name: string;
-  type: AgentType;
-  status: string;
-  description?: string;
-  memory_types?: MemoryType[];
-  config?: AgentConfig;
-  created_at: Timestamp;
-  updated_at?: Timestamp;
-}
-
-export interface AgentList {
-  agents: Agent[];
-  total: number;
-  page: number;
-  per_page: number;
-}
-
-export interface ChatRequest {
-  message: string;
-  session_id?: string;
-}
-
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
-
-export interface ChatMessage {
-  id: string;
-  content: string;
-  role: 'assistant' | string;
-  usage: Usage;
-  created_at: Timestamp;
-  session_id?: string;
-  model?: string;
-}
-
-// ---- memory ----------------------------------------------------------------------------------
-
-export interface AddMemoryRequest {
-  agent_id: string;
-  memory_type: MemoryType;
-  content: string;
-  metadata?: Record<string, unknown>;
-}
-
-export interface MemoryItem {
-  id: string;
-  agent_id?: string;
-  memory_type?: MemoryType;
-  content: string;
-  metadata?: Record<string, unknown>;
-  created_at?: Timestamp;
-  [key: string]: unknown;
-}
-
-export interface SearchMemoryRequest {
-  agent_id: string;
-  query: string;
-  memory_type?: MemoryType;
-  top_k?: number;
-  min_score?: number;
-  filters?: Record<string, unknown>;
-}
-
-export interface MemorySearchResult {
-  id: string;
-  content: string;
-  /** In [0, 1], higher is better. */
-  score: number;
-  metadata: Record<string, unknown>;
-}
-
-export interface MemorySearchResponse {
-  results: MemorySearchResult[];
-}
-
-export interface ConsolidateMemoryRequest {
-  agent_id: string;
-}
+export type AddMemoryRequest = RequestBody<'postMemory'>;
+export type MemoryItem = ResponseBody<'postMemory'>;
+export type SearchMemoryRequest = RequestBody<'postMemorySearch'>;
+export type MemorySearchResponse = ResponseBody<'postMemorySearch'>;
+export type MemorySearchResult = MemorySearchResponse['results'][number];
+export type ConsolidateMemoryRequest = RequestBody<'postMemoryConsolidate'>;
+export type ConsolidateMemoryResult = ResponseBody<'postMemoryConsolidate'>;
 
 // ---- workflows -------------------------------------------------------------------------------
 
-export interface WorkflowNode {
-  id: string;
-  type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | (string & {});
-  config: Record<string, unknown>;
-}
-
-export interface WorkflowEdge {
-  source: string;
-  target: string;
-}
-
-export interface CreateWorkflowRequest {
-  name: string;
-  description?: string;
-  nodes: WorkflowNode[];
-  edges: WorkflowEdge[];
-}
-
-export interface UpdateWorkflowRequest {
-  name?: string;
-  description?: string;
-  nodes?: WorkflowNode[];
-  edges?: WorkflowEdge[];
-}
-
-export type WorkflowStatus = 'draft' | 'active' | 'paused';
-
-export interface WorkflowStatistics {
-  total_runs: number;
-  success_rate: number;
-  avg_duration: string;
-}
-
-export interface Workflow {
-  id: string;
-  name: string;
-  description?: string;
-  status: WorkflowStatus;
-  trigger_type?: string;
-  nodes?: WorkflowNode[];
-  edges?: WorkflowEdge[];
-  webhook_url?: string;
-  statistics?: WorkflowStatistics;
-  last_run_at?: Timestamp | null;
-  created_at: Timestamp;
-  updated_at?: Timestamp;
-}
-
-export interface WorkflowList {
-  items: Workflow[];
-  total: number;
-  page: number;
-}
-
-export interface WorkflowStateChange {
-  id: string;
-  status: WorkflowStatus;
-  updated_at: Timestamp;
-}
-
-export interface ExecuteWorkflowRequest {
-  input?: Record<string, unknown>;
-  async?: boolean;
-}
-
-export type ExecutionStatus = 'running' | 'completed' | 'failed' | 'cancelled';
-
-export interface NodeExecution {
-  node_id: string;
-  status: 'completed' | 'failed' | 'skipped' | (string & {});
-  started_at?: Timestamp;
-  duration_ms: number;
-  output?: Record<string, unknown>;
-}
-
-export interface Execution {
-  execution_id: string;
-  workflow_id: string;
-  status: ExecutionStatus;
-  started_at: Timestamp;
-  completed_at?: Timestamp;
-  duration_ms?: number;
-  node_executions?: NodeExecution[];
-  output?: Record<string, unknown>;
-}
-
-export interface ExecutionList {
-  items: Array<Pick<Execution, 'execution_id' | 'status' | 'duration_ms' | 'started_at'>>;
-  total: number;
-}
+export type CreateWorkflowRequest = RequestBody<'postWorkflows'>;
+export type UpdateWorkflowRequest = RequestBody<'putWorkflowsWorkflowId'>;
+export type WorkflowNode = CreateWorkflowRequest['nodes'][number];
+export type WorkflowEdge = NonNullable<CreateWorkflowRequest['edges']>[number];
+export type Workflow = ResponseBody<'getWorkflowsWorkflowId'>;
+export type CreatedWorkflow = ResponseBody<'postWorkflows'>;
+export type WorkflowStatus = Workflow['status'];
+export type WorkflowList = ResponseBody<'getWorkflows'>;
+export type WorkflowStateChange = ResponseBody<'postWorkflowsWorkflowIdPause'>;
+export type ExecuteWorkflowRequest = RequestBody<'postWorkflowsWorkflowIdExecute'>;
+export type Execution = ResponseBody<'getWorkflowsWorkflowIdExecutionsExecutionId'>;
+export type ExecutionStatus = Execution['status'];
+export type NodeExecution = NonNullable<Execution['node_executions']>[number];
+export type ExecutionList = ResponseBody<'getWorkflowsWorkflowIdExecutions'>;
 
 // ---- webhooks --------------------------------------------------------------------------------
 
-/** The event types of SPEC.md section 6. */
+export type CreateWebhookRequest = RequestBody<'postWebhooks'>;
+export type UpdateWebhookRequest = RequestBody<'patchWebhooksWebhookId'>;
+export type Webhook = ResponseBody<'getWebhooksWebhookId'>;
+export type CreatedWebhook = ResponseBody<'postWebhooks'>;
+export type WebhookStatus = Webhook['status'];
+export type WebhookList = ResponseBody<'getWebhooks'>;
+export type RotateSecretRequest = RequestBody<'postWebhooksWebhookIdRotateSecret'>;
+export type RotatedSecret = ResponseBody<'postWebhooksWebhookIdRotateSecret'>;
+export type TestSendResult = ResponseBody<'postWebhooksWebhookIdTest'>;
+export type Delivery = ResponseBody<'postWebhooksWebhookIdDeliveriesDeliveryIdRedeliver'>;
+export type DeliveryStatus = Delivery['status'];
+export type DeliveryList = ResponseBody<'getWebhooksWebhookIdDeliveries'>;
+export type DeliveryDetail = ResponseBody<'getWebhooksWebhookIdDeliveriesDeliveryId'>;
+export type RecoverResult = ResponseBody<'postWebhooksWebhookIdRecover'>;
+
+/** The event types a platform of this version publishes; receivers should accept others too. */
 export type EventType =
   | 'agent.message.created'
   | 'agent.message.completed'
@@ -301,114 +105,10 @@ export type EventType =
   | 'billing.credits.low'
   | 'billing.purchase.completed';
 
-/** What a webhook subscribes to: an event type, a dotted prefix (`agent.message`), `*`, or the alias `workflow.completed`. */
-export type EventSubscription = EventType | '*' | (string & {});
-
-export type WebhookStatus = 'active' | 'failed' | 'disabled';
-
-export interface Webhook {
-  id: string;
-  url: string;
-  events: EventSubscription[];
-  status: WebhookStatus;
-  metadata?: Record<string, unknown>;
-  created_at: Timestamp;
-  updated_at?: Timestamp;
-  failed_at?: Timestamp | null;
-  failure_reason?: string | null;
-}
-
-export interface CreateWebhookRequest {
-  url: string;
-  events: EventSubscription[];
-  /** Your own signing secret (16+ printable characters); absent: a `whsec_` secret is generated. */
-  secret?: string;
-  metadata?: Record<string, unknown>;
-}
-
-export interface CreatedWebhook extends Webhook {
-  /** Shown only here: keep it to verify deliveries. */
-  signing_secret: string;
-}
-
-export interface UpdateWebhookRequest {
-  url?: string;
-  events?: EventSubscription[];
-  metadata?: Record<string, unknown>;
-  /** `active` re-enables a failed webhook; `disabled` pauses it. */
-  status?: 'active' | 'disabled';
-}
-
-export interface WebhookList {
-  items: Webhook[];
-  total: number;
-  page: number;
-  per_page: number;
-}
-
-export interface RotatedSecret {
-  id: string;
-  signing_secret: string;
-  previous_secret_expires_at: Timestamp;
-}
-
-export interface TestSendResult {
-  success: boolean;
-  delivery_id: string;
-  response_status: number | null;
-  response_time_ms: number;
-  event_id?: string;
-  error?: string | null;
-}
-
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
-
-export interface Delivery {
-  id: string;
-  webhook_id?: string;
-  event_id: string;
-  event_type: EventType | string;
-  status: DeliveryStatus;
-  response_status: number | null;
-  response_time_ms: number | null;
-  attempts: number;
-  delivered_at: Timestamp | null;
-  created_at?: Timestamp;
-  next_attempt_at?: Timestamp | null;
-  last_error?: string | null;
-  test?: boolean;
-}
-
-export interface DeliveryAttempt {
-  number: number;
-  attempted_at: Timestamp;
-  duration_ms: number;
-  response_status: number | null;
-  response_headers: Record<string, string>;
-  /** The first 4 KiB of the endpoint's answer. */
-  response_body: string | null;
-  /** The network error, when there was no answer. */
-  error: string | null;
-  success: boolean;
-}
-
-export interface DeliveryDetail extends Delivery {
-  attempt_log: DeliveryAttempt[];
-}
-
-export interface DeliveryList {
-  items: Delivery[];
-}
-
-export interface RecoverResult {
-  redelivered: number;
-  missed: number;
-}
-
-/** The JSON envelope a webhook receives (SPEC.md section 6). */
+/** The JSON envelope a webhook receives (no HTTP route answers it, so it is written here). */
 export interface WebhookEvent<D = Record<string, unknown>> {
   id: string;
-  type: EventType | string;
+  type: EventType | (string & {});
   created_at: Timestamp;
   data: D;
   tenant_id: string;
@@ -417,28 +117,6 @@ export interface WebhookEvent<D = Record<string, unknown>> {
 
 // ---- billing ---------------------------------------------------------------------------------
 
-export interface LedgerEntry {
-  id: string;
-  amount: number;
-  description?: string;
-  created_at: Timestamp;
-  [key: string]: unknown;
-}
-
-export interface Credits {
-  balance: number;
-  ledger?: LedgerEntry[];
-  [key: string]: unknown;
-}
-
-export interface PurchaseRequest {
-  credits: number;
-  [key: string]: unknown;
-}
-
-export interface Purchase {
-  id?: string;
-  credits?: number;
-  balance: number;
-  [key: string]: unknown;
-}
+export type Credits = ResponseBody<'getBillingCredits'>;
+export type PurchaseRequest = RequestBody<'postBillingPurchases'>;
+export type Purchase = ResponseBody<'postBillingPurchases'>;

@@ -718,6 +718,23 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Support bot",
+         *       "type": "support",
+         *       "description": "Answers billing questions",
+         *       "memory_types": [
+         *         "semantic",
+         *         "episodic"
+         *       ],
+         *       "config": {
+         *         "model": "local",
+         *         "temperature": 0.3,
+         *         "max_tokens": 512,
+         *         "system_prompt": "You are a concise support agent."
+         *       }
+         *     }
+         */
         'application/json': {
           config?: {
             /** @description Upper bound of the reply length in tokens */
@@ -861,6 +878,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example agt_01JEXAMPLE0000000000000000 */
         agent_id: string;
       };
       cookie?: never;
@@ -959,6 +977,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example agt_01JEXAMPLE0000000000000000 */
         agent_id: string;
       };
       cookie?: never;
@@ -1041,12 +1060,21 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example agt_01JEXAMPLE0000000000000000 */
         agent_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "description": "Answers billing and refund questions",
+         *       "config": {
+         *         "temperature": 0.2
+         *       }
+         *     }
+         */
         'application/json': {
           config?: {
             max_tokens?: number | null;
@@ -1175,12 +1203,18 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example agt_01JEXAMPLE0000000000000000 */
         agent_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "message": "How do I get a refund for a double charge?"
+         *     }
+         */
         'application/json': {
           message: string;
           /** @description Absent: a new session, whose id the answer carries */
@@ -1316,6 +1350,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example agt_01JEXAMPLE0000000000000000 */
         agent_id: string;
       };
       cookie?: never;
@@ -1409,7 +1444,9 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example agt_01JEXAMPLE0000000000000000 */
         agent_id: string;
+        /** @example ses_01JEXAMPLE0000000000000000 */
         session_id: string;
       };
       cookie?: never;
@@ -1600,6 +1637,15 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "CI deploys",
+         *       "scopes": [
+         *         "agents:read",
+         *         "workflows:execute"
+         *       ]
+         *     }
+         */
         'application/json': {
           /** Format: date-time */
           expires_at?: string;
@@ -1738,6 +1784,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example key_01JEXAMPLE0000000000000000 */
         key_id: string;
       };
       cookie?: never;
@@ -1821,11 +1868,23 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "username": "ada@example.com",
+         *       "password": "correct horse battery"
+         *     }
+         */
         'application/json': {
           password: string;
           /** @description The e-mail address */
           username: string;
         };
+        /**
+         * @example {
+         *       "username": "ada@example.com",
+         *       "password": "correct horse battery"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           password: string;
           /** @description The e-mail address */
@@ -2021,6 +2080,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "refresh_token": "paste the refresh_token that login answered"
+         *     }
+         */
         'application/json': {
           refresh_token: string;
         };
@@ -2126,6 +2190,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "email": "ada@example.com",
+         *       "password": "correct horse battery",
+         *       "full_name": "Ada Lovelace",
+         *       "company": "Analytical Engines"
+         *     }
+         */
         'application/json': {
           company?: string;
           /** Format: email */
@@ -2331,6 +2403,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "credits": 500
+         *     }
+         */
         'application/json': {
           credits: number;
         };
@@ -2552,6 +2629,17 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "agent_id": "agt_paste_an_agent_id",
+         *       "memory_type": "semantic",
+         *       "content": "Refunds take 5 to 7 business days.",
+         *       "metadata": {
+         *         "source": "faq",
+         *         "category": "billing"
+         *       }
+         *     }
+         */
         'application/json': {
           agent_id: string;
           content: string;
@@ -2686,6 +2774,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example mem_01JEXAMPLE0000000000000000 */
         memory_id: string;
       };
       cookie?: never;
@@ -2783,6 +2872,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example mem_01JEXAMPLE0000000000000000 */
         memory_id: string;
       };
       cookie?: never;
@@ -2865,12 +2955,21 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example mem_01JEXAMPLE0000000000000000 */
         memory_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "content": "Refunds take 3 to 5 business days.",
+         *       "metadata": {
+         *         "category": "billing"
+         *       }
+         *     }
+         */
         'application/json': {
           content?: string;
           /** @enum {string} */
@@ -2996,6 +3095,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "agent_id": "agt_paste_an_agent_id"
+         *     }
+         */
         'application/json': {
           agent_id: string;
           /** @description Cosine similarity at or above which two items of one memory type are duplicates (default 0.9) */
@@ -3109,6 +3213,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "agent_id": "agt_paste_an_agent_id",
+         *       "query": "how long does a refund take",
+         *       "top_k": 5
+         *     }
+         */
         'application/json': {
           agent_id: string;
           /** @description Metadata filters, all of which must hold: `{"category": "billing"}` (equality) or `{"priority": {"gte": 2, "lt": 5}}` with operators eq, ne, in (array), gt, gte, lt, lte (numbers or strings), contains (substring, case-insensitive, or array element). Dotted keys reach nested metadata. */
@@ -3334,6 +3445,18 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "url": "https://example.com/agent-platform/events",
+         *       "events": [
+         *         "agent.message",
+         *         "workflow.completed"
+         *       ],
+         *       "metadata": {
+         *         "team": "support"
+         *       }
+         *     }
+         */
         'application/json': {
           /** @description Event types, dotted prefixes of them (agent.message), "*", or the alias workflow.completed */
           events: string[];
@@ -3465,6 +3588,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example wh_01JEXAMPLE0000000000000000 */
         webhook_id: string;
       };
       cookie?: never;
@@ -3558,6 +3682,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example wh_01JEXAMPLE0000000000000000 */
         webhook_id: string;
       };
       cookie?: never;
@@ -3639,12 +3764,21 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example wh_01JEXAMPLE0000000000000000 */
         webhook_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "events": [
+         *         "*"
+         *       ],
+         *       "status": "active"
+         *     }
+         */
         'application/json': {
           /** @description Event types, dotted prefixes of them (agent.message), "*", or the alias workflow.completed */
           events?: string[];
@@ -3769,6 +3903,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example wh_01JEXAMPLE0000000000000000 */
         webhook_id: string;
       };
       cookie?: never;
@@ -3865,7 +4000,9 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example dlv_01JEXAMPLE0000000000000000 */
         delivery_id: string;
+        /** @example wh_01JEXAMPLE0000000000000000 */
         webhook_id: string;
       };
       cookie?: never;
@@ -3973,7 +4110,9 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example dlv_01JEXAMPLE0000000000000000 */
         delivery_id: string;
+        /** @example wh_01JEXAMPLE0000000000000000 */
         webhook_id: string;
       };
       cookie?: never;
@@ -4068,12 +4207,18 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example wh_01JEXAMPLE0000000000000000 */
         webhook_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "since": "2026-01-01T00:00:00Z"
+         *     }
+         */
         'application/json': {
           /** @description ISO 8601 timestamp: failed deliveries and missed events since then are sent again */
           since: string;
@@ -4177,12 +4322,14 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example wh_01JEXAMPLE0000000000000000 */
         webhook_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @description The new secret; absent: a whsec_ secret is generated */
           secret?: string;
@@ -4285,12 +4432,18 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example wh_01JEXAMPLE0000000000000000 */
         webhook_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "event_type": "agent.message.completed"
+         *     }
+         */
         'application/json': {
           /** @description One of the event types of SPEC.md section 6 */
           event_type: string;
@@ -4498,6 +4651,58 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Triage inbound tickets",
+         *       "description": "Routes urgent tickets to a receiver",
+         *       "nodes": [
+         *         {
+         *           "id": "start",
+         *           "type": "webhook",
+         *           "config": {}
+         *         },
+         *         {
+         *           "id": "check",
+         *           "type": "condition",
+         *           "config": {
+         *             "rules": [
+         *               {
+         *                 "if": "input.priority == 'high'",
+         *                 "goto": "urgent"
+         *               },
+         *               {
+         *                 "else": "normal"
+         *               }
+         *             ]
+         *           }
+         *         },
+         *         {
+         *           "id": "urgent",
+         *           "type": "transform",
+         *           "config": {
+         *             "fields": {
+         *               "route": "'pager'"
+         *             }
+         *           }
+         *         },
+         *         {
+         *           "id": "normal",
+         *           "type": "transform",
+         *           "config": {
+         *             "fields": {
+         *               "route": "'queue'"
+         *             }
+         *           }
+         *         }
+         *       ],
+         *       "edges": [
+         *         {
+         *           "source": "start",
+         *           "target": "check"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': {
           /** @default  */
           description?: string;
@@ -4519,7 +4724,8 @@ export interface operations {
               max_attempts: number;
             };
             timeout_ms?: number;
-            type: string;
+            /** @enum {string} */
+            type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
           }[];
         };
       };
@@ -4553,7 +4759,8 @@ export interface operations {
                 max_attempts: number;
               };
               timeout_ms?: number;
-              type: string;
+              /** @enum {string} */
+              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
             }[];
             /** @description get only */
             statistics?: {
@@ -4661,6 +4868,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example wf_01JEXAMPLE0000000000000000 */
         workflow_id: string;
       };
       cookie?: never;
@@ -4695,7 +4903,8 @@ export interface operations {
                 max_attempts: number;
               };
               timeout_ms?: number;
-              type: string;
+              /** @enum {string} */
+              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
             }[];
             /** @description get only */
             statistics?: {
@@ -4776,12 +4985,40 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example wf_01JEXAMPLE0000000000000000 */
         workflow_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Triage inbound tickets (v2)",
+         *       "nodes": [
+         *         {
+         *           "id": "start",
+         *           "type": "webhook",
+         *           "config": {}
+         *         },
+         *         {
+         *           "id": "tag",
+         *           "type": "transform",
+         *           "config": {
+         *             "fields": {
+         *               "route": "'queue'"
+         *             }
+         *           }
+         *         }
+         *       ],
+         *       "edges": [
+         *         {
+         *           "source": "start",
+         *           "target": "tag"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': {
           description?: string;
           edges?: {
@@ -4801,7 +5038,8 @@ export interface operations {
               max_attempts: number;
             };
             timeout_ms?: number;
-            type: string;
+            /** @enum {string} */
+            type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
           }[];
         };
       };
@@ -4835,7 +5073,8 @@ export interface operations {
                 max_attempts: number;
               };
               timeout_ms?: number;
-              type: string;
+              /** @enum {string} */
+              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
             }[];
             /** @description get only */
             statistics?: {
@@ -4934,6 +5173,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example wf_01JEXAMPLE0000000000000000 */
         workflow_id: string;
       };
       cookie?: never;
@@ -5018,12 +5258,22 @@ export interface operations {
         'Idempotency-Key'?: string;
       };
       path: {
+        /** @example wf_01JEXAMPLE0000000000000000 */
         workflow_id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "input": {
+         *         "priority": "high",
+         *         "subject": "Checkout is down"
+         *       },
+         *       "async": true
+         *     }
+         */
         'application/json': {
           /** @default false */
           async?: boolean;
@@ -5215,6 +5465,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example wf_01JEXAMPLE0000000000000000 */
         workflow_id: string;
       };
       cookie?: never;
@@ -5307,7 +5558,9 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example exe_01JEXAMPLE0000000000000000 */
         execution_id: string;
+        /** @example wf_01JEXAMPLE0000000000000000 */
         workflow_id: string;
       };
       cookie?: never;
@@ -5417,7 +5670,9 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example exe_01JEXAMPLE0000000000000000 */
         execution_id: string;
+        /** @example wf_01JEXAMPLE0000000000000000 */
         workflow_id: string;
       };
       cookie?: never;
@@ -5536,6 +5791,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example wf_01JEXAMPLE0000000000000000 */
         workflow_id: string;
       };
       cookie?: never;
@@ -5619,6 +5875,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @example wf_01JEXAMPLE0000000000000000 */
         workflow_id: string;
       };
       cookie?: never;

@@ -56,6 +56,8 @@ export interface RouteDefinition<B = unknown, Q = unknown, P = Record<string, st
   tag: string;
   access: RouteAccess;
   body?: z.ZodType<B>;
+  /** A request body that works as it is: the docs page's "Try it out" sends it. */
+  example?: unknown;
   /** Content types the body may have; JSON unless stated. */
   bodyTypes?: ReadonlyArray<'json' | 'form'>;
   query?: z.ZodType<Q>;

@@ -15,6 +15,7 @@ const PAGE = `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Agent Platform API</title>
   <link rel="stylesheet" href="/docs/swagger-ui.css">
 </head>
@@ -32,6 +33,9 @@ const INIT = `window.ui = SwaggerUIBundle({
   dom_id: '#swagger-ui',
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
   layout: 'StandaloneLayout',
+  // The validator badge would call an outside host, which the page's CSP refuses anyway.
+  validatorUrl: null,
+  persistAuthorization: true,
 });
 `;
 
@@ -51,6 +55,20 @@ export function mountDocsRoutes(router: Router, routes: ReadonlyArray<RouteDefin
     router.get(`${prefix}/openapi.json`, (ctx) => {
       ctx.state.rawBody = true;
       ctx.body = document;
+    });
+  }
+  // What a person or a client that lands on the bare address needs to find its way.
+  const index = {
+    name: 'Agent Platform API',
+    docs: '/docs',
+    openapi: '/api/v1/openapi.json',
+    base_paths: { flat: '/api/v1', envelope: '/v1' },
+    health: { live: '/healthz', ready: '/readyz' },
+  };
+  for (const at of ['/', '/api/v1', '/v1']) {
+    router.get(at, (ctx) => {
+      ctx.state.rawBody = true;
+      ctx.body = index;
     });
   }
   router.get('/docs', (ctx) => {

@@ -13,6 +13,22 @@ function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return rest;
 }
 
+const ID_PREFIXES: Record<string, string> = {
+  agent_id: 'agt',
+  workflow_id: 'wf',
+  execution_id: 'exe',
+  webhook_id: 'wh',
+  delivery_id: 'dlv',
+  memory_id: 'mem',
+  key_id: 'key',
+  session_id: 'ses',
+};
+
+/** A well-formed id for a path parameter's example (the docs page's "Try it out" needs one). */
+function exampleId(name: string): string {
+  return `${ID_PREFIXES[name] ?? name.replace(/_id$/, '')}_01JEXAMPLE0000000000000000`;
+}
+
 /** `/agents/:agent_id` -> `/agents/{agent_id}` */
 function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -29,6 +45,7 @@ function parameters(schema: z.ZodType | undefined, location: 'path' | 'query', p
     in: location,
     required: location === 'path' || required.has(name),
     schema: properties[name] ?? { type: 'string' },
+    ...(location === 'path' ? { example: exampleId(name) } : {}),
   }));
 }
 
@@ -115,16 +132,20 @@ function operation(route: RouteDefinition<any, any, any>): JsonSchema {
         : []),
     ].filter((p, i, all) => all.findIndex((q) => q.name === p.name && q.in === p.in) === i),
     responses,
-    security: access.kind === 'none' ? [] : [{ bearer: [] }],
+    security: access.kind === 'none' ? [] : [{ bearer: [] }, { login: [] }],
     'x-access': access.kind === 'scope' ? { scope: access.scope } : access,
   };
   if (route.body) {
     const types = route.bodyTypes ?? ['json'];
     const schema = schemaOf(route.body, 'input');
+    const example = route.example === undefined ? {} : { example: route.example };
     op.requestBody = {
       required: true,
       content: Object.fromEntries(
-        types.map((t) => [t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded', { schema }]),
+        types.map((t) => [
+          t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded',
+          { schema, ...example },
+        ]),
       ),
     };
   }
@@ -159,6 +180,11 @@ export function buildOpenApiDocument(routes: ReadonlyArray<RouteDefinition<any, 
           type: 'http',
           scheme: 'bearer',
           description: 'An access token (JWT) from login or refresh, or an API key (apk_...)',
+        },
+        login: {
+          type: 'oauth2',
+          description: 'Your e-mail and password: the login route issues an access token (OAuth2 password form)',
+          flows: { password: { tokenUrl: '/api/v1/auth/login', scopes: {} } },
         },
       },
       schemas: {

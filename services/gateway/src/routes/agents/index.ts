@@ -70,6 +70,18 @@ export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, 
       access: requireScope('agents:write'),
       idempotent: true,
       body: createAgentBody,
+      example: {
+        name: 'Support bot',
+        type: 'support',
+        description: 'Answers billing questions',
+        memory_types: ['semantic', 'episodic'],
+        config: {
+          model: 'local',
+          temperature: 0.3,
+          max_tokens: 512,
+          system_prompt: 'You are a concise support agent.',
+        },
+      },
       status: 201,
       response: agentResponse,
       handler: async ({ body, caller }) =>
@@ -105,6 +117,7 @@ export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, 
       access: requireScope('agents:write'),
       params: agentParams,
       body: updateAgentBody,
+      example: { description: 'Answers billing and refund questions', config: { temperature: 0.2 } },
       response: agentResponse,
       handler: async ({ params, body, caller }) =>
         agentJson(
@@ -146,6 +159,7 @@ export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, 
       access: requireScope('agents:write'),
       params: agentParams,
       body: chatBody,
+      example: { message: 'How do I get a refund for a double charge?' },
       response: chatResponse,
       handler: async ({ params, body, caller, ctx }) => {
         const request = {

@@ -37,6 +37,12 @@ export function authRoutes({ backends }: RouteDeps): RouteDefinition<any, any, a
       addressLimit: 'register',
       validationStatus: 422,
       body: registerBody,
+      example: {
+        email: 'ada@example.com',
+        password: 'correct horse battery',
+        full_name: 'Ada Lovelace',
+        company: 'Analytical Engines',
+      },
       status: 201,
       response: registerResponse,
       handler: async ({ body }) => {
@@ -67,6 +73,7 @@ export function authRoutes({ backends }: RouteDeps): RouteDefinition<any, any, a
       validationStatus: 422,
       bodyTypes: ['form', 'json'],
       body: loginBody,
+      example: { username: 'ada@example.com', password: 'correct horse battery' },
       response: tokenResponse,
       handler: async ({ body }) => tokens(await identity.login({ email: body.username, password: body.password })),
     }),
@@ -80,6 +87,7 @@ export function authRoutes({ backends }: RouteDeps): RouteDefinition<any, any, a
       addressLimit: 'refresh',
       validationStatus: 422,
       body: refreshBody,
+      example: { refresh_token: 'paste the refresh_token that login answered' },
       response: tokenResponse,
       handler: async ({ body }) => tokens(await identity.refresh({ refreshToken: body.refresh_token })),
     }),
@@ -112,6 +120,7 @@ export function authRoutes({ backends }: RouteDeps): RouteDefinition<any, any, a
       validationStatus: 422,
       idempotent: true,
       body: createApiKeyBody,
+      example: { name: 'CI deploys', scopes: ['agents:read', 'workflows:execute'] },
       status: 201,
       response: apiKeyCreatedResponse,
       handler: async ({ body, caller }) => {

@@ -64,6 +64,7 @@ export function billingRoutes({ backends }: RouteDeps): RouteDefinition<any, any
       access: ownerOnly,
       idempotent: true,
       body: purchaseBody,
+      example: { credits: 500 },
       status: 201,
       response: purchaseResponse,
       handler: async ({ body, caller, ctx }) => {

@@ -41,6 +41,12 @@ export function memoryRoutes({ backends }: RouteDeps): RouteDefinition<any, any,
       access: requireScope('memory:write'),
       idempotent: true,
       body: addMemoryBody,
+      example: {
+        agent_id: 'agt_paste_an_agent_id',
+        memory_type: 'semantic',
+        content: 'Refunds take 5 to 7 business days.',
+        metadata: { source: 'faq', category: 'billing' },
+      },
       status: 201,
       response: memoryResponse,
       handler: async ({ body, caller }) =>
@@ -62,6 +68,7 @@ export function memoryRoutes({ backends }: RouteDeps): RouteDefinition<any, any,
       tag: 'memory',
       access: requireScope('memory:read'),
       body: searchMemoryBody,
+      example: { agent_id: 'agt_paste_an_agent_id', query: 'how long does a refund take', top_k: 5 },
       response: searchResponse,
       handler: async ({ body, caller }) => {
         const out = await memory.searchMemory({
@@ -92,6 +99,7 @@ export function memoryRoutes({ backends }: RouteDeps): RouteDefinition<any, any,
       tag: 'memory',
       access: requireScope('memory:write'),
       body: consolidateBody,
+      example: { agent_id: 'agt_paste_an_agent_id' },
       response: consolidateResponse,
       handler: async ({ body, caller }) => {
         const out = await memory.consolidateMemory({
@@ -145,6 +153,7 @@ export function memoryRoutes({ backends }: RouteDeps): RouteDefinition<any, any,
       access: requireScope('memory:write'),
       params: memoryParams,
       body: updateMemoryBody,
+      example: { content: 'Refunds take 3 to 5 business days.', metadata: { category: 'billing' } },
       response: memoryResponse,
       handler: async ({ params, body, caller }) =>
         memoryJson(

@@ -89,6 +89,11 @@ export function webhookRoutes({ backends }: RouteDeps): RouteDefinition<any, any
       access: write,
       idempotent: true,
       body: createWebhookBody,
+      example: {
+        url: 'https://example.com/agent-platform/events',
+        events: ['agent.message', 'workflow.completed'],
+        metadata: { team: 'support' },
+      },
       status: 201,
       response: createdWebhookResponse,
       handler: async ({ body, caller }) => {
@@ -122,6 +127,7 @@ export function webhookRoutes({ backends }: RouteDeps): RouteDefinition<any, any
       access: write,
       params: webhookParams,
       body: updateWebhookBody,
+      example: { events: ['*'], status: 'active' },
       response: webhookResponse,
       handler: async ({ params, body, caller }) =>
         webhookJson(
@@ -154,6 +160,7 @@ export function webhookRoutes({ backends }: RouteDeps): RouteDefinition<any, any
       access: write,
       params: webhookParams,
       body: rotateSecretBody,
+      example: {},
       response: rotateSecretResponse,
       handler: async ({ params, body, caller }) => {
         const out = await webhooks.rotateSecret({
@@ -176,6 +183,7 @@ export function webhookRoutes({ backends }: RouteDeps): RouteDefinition<any, any
       access: write,
       params: webhookParams,
       body: testWebhookBody,
+      example: { event_type: 'agent.message.completed' },
       response: testWebhookResponse,
       handler: async ({ params, body, caller }) => {
         const out = await webhooks.testWebhook(
@@ -265,6 +273,7 @@ export function webhookRoutes({ backends }: RouteDeps): RouteDefinition<any, any
       access: write,
       params: webhookParams,
       body: recoverBody,
+      example: { since: '2026-01-01T00:00:00Z' },
       response: recoverResponse,
       handler: async ({ params, body, caller }) =>
         webhooks.recover({ tenantId: caller!.tenantId, webhookId: params.webhook_id, since: body.since }),

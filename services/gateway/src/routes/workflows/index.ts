@@ -75,6 +75,21 @@ export function workflowRoutes({ backends, config }: RouteDeps): RouteDefinition
       access: requireScope('workflows:write'),
       idempotent: true,
       body: createWorkflowBody,
+      example: {
+        name: 'Triage inbound tickets',
+        description: 'Routes urgent tickets to a receiver',
+        nodes: [
+          { id: 'start', type: 'webhook', config: {} },
+          {
+            id: 'check',
+            type: 'condition',
+            config: { rules: [{ if: "input.priority == 'high'", goto: 'urgent' }, { else: 'normal' }] },
+          },
+          { id: 'urgent', type: 'transform', config: { fields: { route: "'pager'" } } },
+          { id: 'normal', type: 'transform', config: { fields: { route: "'queue'" } } },
+        ],
+        edges: [{ source: 'start', target: 'check' }],
+      },
       status: 201,
       response: workflowResponse,
       handler: async ({ body, caller, ctx }) => {
@@ -110,6 +125,14 @@ export function workflowRoutes({ backends, config }: RouteDeps): RouteDefinition
       access: requireScope('workflows:write'),
       params: workflowParams,
       body: updateWorkflowBody,
+      example: {
+        name: 'Triage inbound tickets (v2)',
+        nodes: [
+          { id: 'start', type: 'webhook', config: {} },
+          { id: 'tag', type: 'transform', config: { fields: { route: "'queue'" } } },
+        ],
+        edges: [{ source: 'start', target: 'tag' }],
+      },
       response: workflowResponse,
       handler: async ({ params, body, caller, ctx }) => {
         const workflow = await workflows.updateWorkflow({
@@ -175,6 +198,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): RouteDefinition
       idempotent: true,
       params: workflowParams,
       body: executeBody,
+      example: { input: { priority: 'high', subject: 'Checkout is down' }, async: true },
       status: 200,
       response: executionResponse,
       handler: async ({ params, body, caller, ctx }) => {

@@ -11,9 +11,12 @@ const retry = z.object({
   backoff_ms: int32().default(1_000),
 });
 
+/** The node types the workflow service runs (DESIGN.md section 7). */
+export const NODE_TYPES = ['webhook', 'agent', 'condition', 'integration', 'transform', 'delay'] as const;
+
 export const nodeSchema = z.object({
   id: z.string(),
-  type: z.string(),
+  type: z.enum(NODE_TYPES),
   config: z.record(z.string(), z.unknown()).default({}),
   retry: retry.optional(),
   timeout_ms: int32().optional(),

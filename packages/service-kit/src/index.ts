@@ -13,3 +13,4 @@ export * from './outbound-guard.js';
 export * from './scopes.js';
 export * from './group-commit.js';
 export * from './hashing.js';
+export * from './secret-box.js';

@@ -87,6 +87,16 @@ export class IdempotencyStore {
     await this.collection.createIndex({ created_at: 1 }, { expireAfterSeconds: this.options.ttlHours * 3600 });
     // Responses older releases stored in plaintext, under per-tenant keys no request looks up now.
     await this.collection.deleteMany({ body: { $exists: true } });
+    // A keyring that cannot open what is stored (a wrong or missing key) fails here, at start,
+    // rather than on every replay.
+    const sample = await this.collection.findOne({ body_sealed: { $exists: true } }, { sort: { created_at: -1 } });
+    if (sample?.body_sealed) {
+      try {
+        this.options.box.open(sample.body_sealed, sealContext(sample._id));
+      } catch (error) {
+        throw new Error(`stored Idempotency-Key responses: ${(error as Error).message}`);
+      }
+    }
   }
 
   /** The `hooks.idempotency` of mountRoutes. */

@@ -112,5 +112,13 @@ describe('WebhookRepository secrets at rest', () => {
     });
     const withoutOld = new WebhookRepository(connection, SecretBox.fromKeyring(`w2:${newKey}`));
     expect((await withoutOld.find(TENANT, 'wh_rot'))!.signingSecret).toBe('whsec_rotation_secret_1234567890');
+    // A keyring whose current key has the right id but other bytes stops the start, naming the record.
+    const wrong = new WebhookRepository(connection, SecretBox.fromKeyring(`w2:${dataKey()}`));
+    await expect(wrong.resealSecrets()).rejects.toThrow(/webhook wh_rot: cannot open a value sealed with key "w2"/);
+    // So does one that lacks the key the records were sealed with.
+    const missing = new WebhookRepository(connection, SecretBox.fromKeyring(`w3:${dataKey()}`));
+    await expect(missing.resealSecrets()).rejects.toThrow(
+      /webhook wh_rot: .*"w2", which DATA_ENCRYPTION_KEY does not hold/,
+    );
   });
 });

@@ -52,10 +52,14 @@ export class WebhookRepository {
    * once, and a rotation racing it wins. Answers how many records this call re-sealed.
    */
   async resealSecrets(): Promise<number> {
+    // A keyring whose current key has the right id but the wrong bytes fails here, at start,
+    // rather than on every delivery.
+    const sample = await this.model.findOne({ secret_key_id: this.box.currentKeyId }).lean<WebhookRecord>();
+    if (sample) this.readable(sample);
     const stale = await this.model.find({ secret_key_id: { $ne: this.box.currentKeyId } }).lean<WebhookRecord[]>();
     let resealed = 0;
     for (const record of stale) {
-      const webhook = this.toWebhook(record);
+      const webhook = this.readable(record);
       const unchanged =
         record.signing_secret_sealed !== undefined
           ? { signing_secret_sealed: record.signing_secret_sealed }
@@ -163,6 +167,15 @@ export class WebhookRepository {
       previous_secrets: previous.map((p) => ({ sealed: this.box.seal(p.secret, context), expires_at: p.expires_at })),
       secret_key_id: this.box.currentKeyId,
     };
+  }
+
+  /** The webhook, or an error naming the record whose secrets do not open. */
+  private readable(record: WebhookRecord): Webhook {
+    try {
+      return this.toWebhook(record);
+    } catch (error) {
+      throw new Error(`webhook ${record._id}: ${(error as Error).message}`);
+    }
   }
 
   /** Opens the secrets; plaintext ones (records not yet re-sealed) are read as they are. */

@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import mongoose from 'mongoose';
 import { verifyWebhookSignature } from '@agentplatform/sdk';
 import {
@@ -6,6 +8,7 @@ import {
   createApiKey,
   Receiver,
   registerUser,
+  REPO_ROOT,
   startPlatform,
   waitFor,
   type Platform,
@@ -202,4 +205,17 @@ describe('secrets at rest and per-caller idempotency', () => {
     expect(verifyWebhookSignature(delivered.body, header, secret)).toBe(true);
     expect(verifyWebhookSignature(delivered.body, header, previous)).toBe(true);
   });
+
+  it.each(['gateway', 'identity', 'webhook'])(
+    'a production %s without DATA_ENCRYPTION_KEY refuses to start, naming the variable',
+    (name) => {
+      const started = spawnSync(process.execPath, [path.join(REPO_ROOT, 'services', name, 'dist', 'main.js')], {
+        env: { ...process.env, NODE_ENV: 'production', DATA_ENCRYPTION_KEY: '', MONGODB_URI: platform.mongoUri },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(started.status).toBe(1);
+      expect(started.stderr).toContain('DATA_ENCRYPTION_KEY: is required');
+    },
+  );
 });

@@ -6,7 +6,6 @@
  * the base URL once /readyz answers 200. Ctrl-C or SIGTERM stops everything, JVMs included.
  */
 const { execFileSync } = require('node:child_process');
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -47,7 +46,8 @@ function printer(name) {
 function localDataEncryptionKey() {
   const file = path.join(DATA, 'data-encryption-key');
   if (!fs.existsSync(file)) {
-    const keyring = `local1:${crypto.randomBytes(32).toString('base64')}`;
+    const { SecretBox } = require(path.join(ROOT, 'packages/service-kit/dist'));
+    const keyring = SecretBox.generateKeyring('local1');
     // 'wx': of two starts racing, one writes and the other reads what it wrote.
     try {
       fs.writeFileSync(file, `${keyring}\n`, { mode: 0o600, flag: 'wx' });

@@ -124,11 +124,6 @@ export class SecretBox {
     }
   }
 
-  /** Whether a sealed value should be sealed again under the current key (after a rotation). */
-  isStale(sealed: string): boolean {
-    return SecretBox.keyIdOf(sealed) !== this.currentKeyId;
-  }
-
   toJSON(): { keyIds: string[] } {
     return { keyIds: this.keyIds };
   }

@@ -52,7 +52,10 @@ function apiPath(path: string): string {
 
 /** Who sent a request, for scoping keys: the API key for an API key, else the user. */
 function principal(caller: Caller): string {
-  return caller.kind === 'api_key' && caller.apiKeyId ? caller.apiKeyId : caller.userId;
+  if (caller.kind === 'user') return caller.userId;
+  // Never fall back to the creator's id: the key would then share the user's records.
+  if (!caller.apiKeyId) throw new Error('an API key caller without a key id');
+  return caller.apiKeyId;
 }
 
 /** What a sealed body is bound to: its own record, so it cannot be replayed under another key. */

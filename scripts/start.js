@@ -39,6 +39,26 @@ function printer(name) {
   };
 }
 
+/**
+ * The keyring that encrypts secrets at rest locally (docs/security.md): created once in the data
+ * folder (ignored by git, readable only by its owner) and reused, so what is stored stays readable.
+ */
+function localDataEncryptionKey() {
+  const file = path.join(DATA, 'data-encryption-key');
+  if (!fs.existsSync(file)) {
+    const { SecretBox } = require(path.join(ROOT, 'packages/service-kit/dist'));
+    const keyring = SecretBox.generateKeyring('local1');
+    // 'wx': of two starts racing, one writes and the other reads what it wrote.
+    try {
+      fs.writeFileSync(file, `${keyring}\n`, { mode: 0o600, flag: 'wx' });
+      console.log(`created a local DATA_ENCRYPTION_KEY in ${file}`);
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+    }
+  }
+  return fs.readFileSync(file, 'utf8').trim();
+}
+
 async function main() {
   console.log('building…');
   execFileSync(process.execPath, [require.resolve('nx/bin/nx'), 'run-many', '-t', 'build', '--outputStyle=static'], {
@@ -62,6 +82,7 @@ async function main() {
 
   const env = { ...process.env, EXIT_WITH_PARENT: 'true' };
   fs.mkdirSync(path.join(DATA, 'logs'), { recursive: true });
+  if (!env.DATA_ENCRYPTION_KEY) env.DATA_ENCRYPTION_KEY = localDataEncryptionKey();
   if (!env.MONGODB_URI || !env.KAFKA_BROKERS) await infra.fetchArtifacts({ quiet: false });
   if (!env.MONGODB_URI) {
     const mongo = await infra.startMongo({

@@ -50,7 +50,16 @@ const OVERLAYS = ['dev', 'prod'];
 const ENV_ALLOW_UNSET = new Set([
   // Makes a process exit when its stdin closes: for `npm start` and the test harness only.
   'EXIT_WITH_PARENT',
+  // Retired (docs/security.md): read only to migrate signing keys an older release stored under
+  // it; new deployments leave it unset, compose no longer passes it.
+  'JWT_KEY_ENCRYPTION_SECRET',
 ]);
+/**
+ * Stand-ins for variables compose.yaml requires (`${VAR:?...}`), so the file can be loaded
+ * without the real secrets; the rest of the shell's environment is not passed, so the result
+ * does not depend on who runs the check.
+ */
+const COMPOSE_REQUIRED_PLACEHOLDERS = { DATA_ENCRYPTION_KEY: 'validate:placeholder' };
 /** Variables a deployment may set that no config.ts reads (read by Node.js itself). */
 const ENV_RUNTIME = new Set(['NODE_OPTIONS', 'NODE_ENV', 'TZ']);
 
@@ -462,7 +471,9 @@ function k8sVariables(docs) {
 // Compose
 
 function composeVariables(tools, composeFile) {
-  const result = sh(tools.composeCheck, [composeFile], { env: { ...process.env } });
+  const result = sh(tools.composeCheck, [composeFile], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...COMPOSE_REQUIRED_PLACEHOLDERS },
+  });
   if (result.status !== 0) return { errors: [`compose: ${result.stderr.trim()}`] };
   const project = JSON.parse(result.stdout);
   const named = new Map();
@@ -479,6 +490,8 @@ function composeVariables(tools, composeFile) {
  * comment in one service would mislead for another. Code comments win otherwise.
  */
 const NOTES = {
+  DATA_ENCRYPTION_KEY:
+    'Keyring that encrypts secrets at rest (AES-256-GCM): `kid:base64key[,kid:base64key]`, 32-byte keys, the first one current, later ones only decrypt (rotation: docs/security.md). Required: a process never falls back to plaintext.',
   LOG_LEVEL: 'pino level: fatal, error, warn, info, debug, trace or silent.',
   HOST: 'Address the HTTP server binds.',
   PORT: 'HTTP port of the public API.',

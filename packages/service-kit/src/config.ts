@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SecretBox } from './secret-box.js';
 
 /** Thrown at start-up when the environment does not fit the schema; names every bad variable. */
 export class ConfigError extends Error {
@@ -78,3 +79,24 @@ export const kafkaEnvShape = {
   KAFKA_TOPIC: z.string().default('platform.events'),
   KAFKA_TOPIC_PARTITIONS: env.int(6, 1),
 };
+
+const MISSING_DATA_KEY =
+  'is required: the keyring that encrypts secrets at rest, as kid:base64key[,kid:base64key] ' +
+  '(32-byte keys, the first one current; `npm start` creates one, production sets it from a Secret; see docs/security.md)';
+
+/**
+ * `DATA_ENCRYPTION_KEY`, parsed into the SecretBox that seals secrets at rest. Required in every
+ * environment: a process that stores secrets never falls back to plaintext.
+ */
+export function dataEncryptionKeyEnv() {
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? MISSING_DATA_KEY : 'must be a string') })
+    .transform((value, ctx) => {
+      try {
+        return SecretBox.fromKeyring(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+}

@@ -15,3 +15,4 @@ export * from './group-commit.js';
 export * from './hashing.js';
 export * from './plans.js';
 export * from './quota-counter.js';
+export * from './secret-box.js';

@@ -33,6 +33,8 @@ export class Platform {
   readonly suffix = randomBytes(4).toString('hex');
   readonly logDir: string;
   readonly topic: string;
+  /** The platform's DATA_ENCRYPTION_KEY keyring (one key, id `test`), fresh for every platform. */
+  readonly dataEncryptionKey = `test:${randomBytes(32).toString('base64')}`;
   readonly processes = new Map<ServiceName, ServiceProcess>();
   url = '';
 
@@ -96,6 +98,7 @@ export class Platform {
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       // New tenants start unlimited so suites that poll are not rate limited; rate-limit suites pass 'free'.
       DEFAULT_PLAN: 'enterprise',
+      DATA_ENCRYPTION_KEY: this.dataEncryptionKey,
       ...this.options.env,
     };
     const wanted = BACKENDS.filter((b) => !this.options.services || this.options.services.includes(b.name));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, loadConfig } from '@agentplatform/service-kit';
+import { dataEncryptionKeyEnv, env, loadConfig } from '@agentplatform/service-kit';
 
 export const gatewayEnvShape = {
   LOG_LEVEL: env.logLevel(),
@@ -32,6 +32,8 @@ export const gatewayEnvShape = {
   HOOK_RATE_LIMIT_PER_MINUTE: env.int(600, 1),
   /** How long a response stored under an Idempotency-Key is replayed. */
   IDEMPOTENCY_TTL_HOURS: env.int(24, 1),
+  /** Encrypts stored Idempotency-Key responses (docs/security.md); required. */
+  DATA_ENCRYPTION_KEY: dataEncryptionKeyEnv(),
   /** Honour X-Forwarded-For from the ingress when computing client addresses. */
   TRUST_PROXY: env.bool(false),
   SHUTDOWN_TIMEOUT_MS: env.int(10_000),

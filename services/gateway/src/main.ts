@@ -23,7 +23,10 @@ async function main(): Promise<void> {
   lifecycle.onShutdown('grpc clients', () => backends.close());
 
   const store = { client: mongo.getClient(), dbName: config.MONGODB_DATABASE };
-  const idempotency = new IdempotencyStore(mongo, { ttlHours: config.IDEMPOTENCY_TTL_HOURS });
+  const idempotency = new IdempotencyStore(mongo, {
+    ttlHours: config.IDEMPOTENCY_TTL_HOURS,
+    box: config.DATA_ENCRYPTION_KEY,
+  });
   await idempotency.init();
   const addressLimiter = new AddressRateLimiter(store, config.AUTH_RATE_LIMIT_PER_MINUTE);
   const guard = new IdentityAccessGuard({

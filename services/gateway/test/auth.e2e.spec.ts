@@ -1,5 +1,6 @@
 import mongoose from 'mongoose';
 import { SignJWT, generateKeyPair, importJWK, type JWK } from 'jose';
+import { SecretBox } from '@agentplatform/service-kit';
 import {
   api,
   createApiKey,
@@ -191,7 +192,11 @@ describe('authentication and keys', () => {
         .asPromise();
       try {
         const stored = await connection.collection('signing_keys').find().sort({ generation: -1 }).limit(1).next();
-        const privateJwk = JSON.parse(stored!.private_jwk.data) as JWK;
+        // The private half is sealed with the platform's DATA_ENCRYPTION_KEY, bound to the key id.
+        const box = SecretBox.fromKeyring(platform.dataEncryptionKey);
+        const privateJwk = JSON.parse(
+          box.open(stored!.private_jwk.data, `signing_key:${stored!._id}:private_jwk`),
+        ) as JWK;
         const claims = JSON.parse(Buffer.from(alice.accessToken.split('.')[1], 'base64url').toString());
         const now = Math.floor(Date.now() / 1000);
         const expired = await new SignJWT({ tid: alice.tenantId })

@@ -26,6 +26,7 @@ describe('rate limits', () => {
         METRICS_PORT: '0',
         MONGODB_URI: platform.mongoUri,
         MONGODB_DATABASE: platform.gatewayDatabase,
+        DATA_ENCRYPTION_KEY: platform.dataEncryptionKey,
         IDENTITY_GRPC_ADDR: `127.0.0.1:${platform.service('identity').ready!.grpc_port}`,
       },
       path.join(platform.logDir, 'gateway-2.log'),

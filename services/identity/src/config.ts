@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { env, kafkaEnvShape, loadConfig, PLAN_NAMES, serviceEnvShape } from '@agentplatform/service-kit';
+import {
+  dataEncryptionKeyEnv,
+  env,
+  kafkaEnvShape,
+  loadConfig,
+  PLAN_NAMES,
+  serviceEnvShape,
+} from '@agentplatform/service-kit';
 
 export const configShape = {
   ...serviceEnvShape({ grpcPort: 50051, metricsPort: 9461, database: 'identity' }),
@@ -9,10 +16,11 @@ export const configShape = {
   REFRESH_TOKEN_TTL_DAYS: env.int(30, 1),
   JWT_ISSUER: z.string().min(1).default('agentplatform-identity'),
   JWT_AUDIENCE: z.string().min(1).default('agentplatform-api'),
+  /** Encrypts the JWT signing keys' private halves at rest (docs/security.md); required. */
+  DATA_ENCRYPTION_KEY: dataEncryptionKeyEnv(),
   /**
-   * Encrypts the JWT signing keys' private halves at rest (AES-256-GCM under a key derived from
-   * this secret). Unset: stored unencrypted, which is acceptable only where the database itself
-   * is encrypted and access-controlled. Once set, it must stay set for the keys to be readable.
+   * Retired: the secret older releases encrypted the signing keys with. Set it only while keys
+   * stored that way remain: identity re-encrypts them under DATA_ENCRYPTION_KEY on start.
    */
   JWT_KEY_ENCRYPTION_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** A new signing key is made when the newest one is older than this. */

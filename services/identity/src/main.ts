@@ -43,7 +43,8 @@ async function main(): Promise<void> {
   const keys = new SigningKeyRing({
     repository: signingKeys,
     logger: runtime.logger,
-    encryptionSecret: config.JWT_KEY_ENCRYPTION_SECRET,
+    box: config.DATA_ENCRYPTION_KEY,
+    legacySecret: config.JWT_KEY_ENCRYPTION_SECRET,
     rotationMs: config.JWT_KEY_ROTATION_DAYS * DAY_MS,
     graceMs: config.JWT_KEY_GRACE_SECONDS * 1000,
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
+import { dataEncryptionKeyEnv, env, kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
 
 /** Delays before attempts 1..n in milliseconds; the number of entries is the number of attempts. */
 const retrySchedule = z
@@ -31,6 +31,8 @@ export const configShape = {
   WEBHOOK_SEND_CONCURRENCY: env.int(256, 1),
   /** Keep-alive connections per receiving origin. */
   WEBHOOK_CONNECTIONS_PER_ORIGIN: env.int(64, 1),
+  /** Encrypts the signing secrets at rest (docs/security.md); required. */
+  DATA_ENCRYPTION_KEY: dataEncryptionKeyEnv(),
   /** How long a rotated-out secret keeps signing. */
   WEBHOOK_ROTATION_GRACE_MS: env.int(24 * 3600 * 1000, 0),
   /** Events handled at once by the Kafka consumer. */

@@ -15,9 +15,12 @@ async function main(): Promise<void> {
   const config = loadServiceConfig();
   const runtime = await bootService('webhook', config);
   const events = new EventRepository(runtime.mongo);
-  const webhooks = new WebhookRepository(runtime.mongo);
+  const webhooks = new WebhookRepository(runtime.mongo, config.DATA_ENCRYPTION_KEY);
   const deliveries = new DeliveryRepository(runtime.mongo);
   await Promise.all([webhooks.model.init(), deliveries.model.init()]);
+  // Before serving: secrets stored in plaintext by older releases, or under a retired data key.
+  const resealed = await webhooks.resealSecrets();
+  if (resealed > 0) runtime.logger.info({ resealed }, 're-encrypted webhook signing secrets');
 
   const sender = new HttpSender({
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS,

@@ -116,6 +116,7 @@ describe('webhook dispatcher replicas and restarts', () => {
         GRPC_PORT: '0',
         METRICS_PORT: '0',
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        DATA_ENCRYPTION_KEY: platform.dataEncryptionKey,
         ...DISPATCHER_ENV,
       },
       path.join(platform.logDir, 'webhook-2.log'),

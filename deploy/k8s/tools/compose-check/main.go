@@ -21,6 +21,9 @@ func main() {
 		[]string{os.Args[1]},
 		cli.WithName("agentplatform"),
 		cli.WithResolvedPaths(true),
+		// Interpolation sees the environment validate.js passes: placeholders for the variables
+		// compose.yaml requires (${VAR:?...}), nothing from the caller's shell.
+		cli.WithOsEnv,
 	)
 	if err != nil {
 		fail(err)

@@ -1,13 +1,23 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import { ConflictError, ValidationError, isDuplicateKeyError, type Connection } from '@agentplatform/service-kit';
+import {
+  ConflictError,
+  ValidationError,
+  isDuplicateKeyError,
+  type Connection,
+  type SecretBox,
+} from '@agentplatform/service-kit';
 import type { Caller } from '../http/route.js';
 
 interface StoredResponse {
+  /** `<tenant>:<caller>:<Idempotency-Key>`: the caller is the user id or the API key id. */
   _id: string;
   fingerprint: string;
   state: 'running' | 'done';
   status?: number;
+  /** The response body as JSON, sealed with the SecretBox: it may carry a new API key or signing secret. */
+  body_sealed?: string;
+  /** Plaintext bodies of older releases; removed on start (their keys never match the per-caller ids). */
   body?: unknown;
   created_at: Date;
   locked_until?: Date;
@@ -15,6 +25,8 @@ interface StoredResponse {
 
 export interface IdempotencyOptions {
   ttlHours: number;
+  /** Seals stored responses (DATA_ENCRYPTION_KEY). */
+  box: SecretBox;
   /** A `running` record older than this belonged to a replica that died mid-request. */
   lockMs?: number;
 }
@@ -38,12 +50,27 @@ function apiPath(path: string): string {
   return path.replace(/^\/(api\/)?v1(?=\/)/, '');
 }
 
+/** Who sent a request, for scoping keys: the API key for an API key, else the user. */
+function principal(caller: Caller): string {
+  if (caller.kind === 'user') return caller.userId;
+  // Never fall back to the creator's id: the key would then share the user's records.
+  if (!caller.apiKeyId) throw new Error('an API key caller without a key id');
+  return caller.apiKeyId;
+}
+
+/** What a sealed body is bound to: its own record, so it cannot be replayed under another key. */
+function sealContext(id: string): string {
+  return `idempotency:${id}:body`;
+}
+
 /**
  * `Idempotency-Key` with Stripe's semantics (DESIGN.md section 3), stored in the gateway's
  * database so every replica sees it: the first successful response for a key is kept for 24 h per
- * tenant and replayed for a retry of the same request; the key with a different request is 409;
- * a retry while the first is still running is 409. A failed request releases its key, so it can
- * be retried once the cause is fixed.
+ * caller (tenant and user or API key: the same key from another caller is another key) and
+ * replayed for a retry of the same request; the key with a different request is 409; a retry
+ * while the first is still running is 409. A failed request releases its key, so it can be
+ * retried once the cause is fixed. Stored bodies are encrypted, whatever the route: any of them
+ * may carry a secret, and sealing them all leaves no route to forget.
  */
 export class IdempotencyStore {
   private readonly lockMs: number;
@@ -61,6 +88,18 @@ export class IdempotencyStore {
 
   async init(): Promise<void> {
     await this.collection.createIndex({ created_at: 1 }, { expireAfterSeconds: this.options.ttlHours * 3600 });
+    // Responses older releases stored in plaintext, under per-tenant keys no request looks up now.
+    await this.collection.deleteMany({ body: { $exists: true } });
+    // A keyring that cannot open what is stored (a wrong or missing key) fails here, at start,
+    // rather than on every replay.
+    const sample = await this.collection.findOne({ body_sealed: { $exists: true } }, { sort: { created_at: -1 } });
+    if (sample?.body_sealed) {
+      try {
+        this.options.box.open(sample.body_sealed, sealContext(sample._id));
+      } catch (error) {
+        throw new Error(`stored Idempotency-Key responses: ${(error as Error).message}`);
+      }
+    }
   }
 
   /** The `hooks.idempotency` of mountRoutes. */
@@ -69,7 +108,7 @@ export class IdempotencyStore {
     if (!caller) return run();
     const key = ctx.get('idempotency-key');
     if (!KEY.test(key)) throw ValidationError.field('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
-    const id = `${caller.tenantId}:${key}`;
+    const id = `${caller.tenantId}:${principal(caller)}:${key}`;
     const fingerprint = createHash('sha256')
       .update(
         `${ctx.method} ${apiPath(ctx.path)}?${ctx.querystring}\n${canonical((ctx.request as { body?: unknown }).body ?? null)}`,
@@ -79,7 +118,10 @@ export class IdempotencyStore {
     const replay = await this.claim(id, fingerprint);
     if (replay) {
       ctx.status = replay.status ?? 200;
-      ctx.body = replay.body;
+      ctx.body =
+        replay.body_sealed === undefined
+          ? null
+          : JSON.parse(this.options.box.open(replay.body_sealed, sealContext(id)));
       ctx.set('Idempotent-Replayed', 'true');
       return;
     }
@@ -91,7 +133,14 @@ export class IdempotencyStore {
     }
     await this.collection.updateOne(
       { _id: id },
-      { $set: { state: 'done', status: ctx.status, body: ctx.body ?? null }, $unset: { locked_until: '' } },
+      {
+        $set: {
+          state: 'done',
+          status: ctx.status,
+          body_sealed: this.options.box.seal(JSON.stringify(ctx.body ?? null), sealContext(id)),
+        },
+        $unset: { locked_until: '' },
+      },
     );
   };
 

@@ -20,6 +20,24 @@ export class SigningKeyRepository {
     return this.model.find().sort({ generation: -1 }).limit(limit).lean<SigningKeyRecord[]>();
   }
 
+  /** Keys whose private half is not sealed with this data key (stored by older releases, or before a rotation). */
+  notSealedWith(keyId: string): Promise<SigningKeyRecord[]> {
+    return this.model.find({ 'private_jwk.key_id': { $ne: keyId } }).lean<SigningKeyRecord[]>();
+  }
+
+  /** Replaces a private half unless another replica already did; answers whether this call did. */
+  async replacePrivateKey(
+    id: string,
+    previousData: string,
+    privateJwk: SigningKeyRecord['private_jwk'],
+  ): Promise<boolean> {
+    const result = await this.model.updateOne(
+      { _id: id, 'private_jwk.data': previousData },
+      { $set: { private_jwk: privateJwk } },
+    );
+    return result.modifiedCount === 1;
+  }
+
   /** Throws a duplicate-key error when another replica created this generation first. */
   async insert(record: SigningKeyRecord): Promise<void> {
     await this.model.create(record);

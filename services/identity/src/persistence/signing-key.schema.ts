@@ -10,8 +10,18 @@ export interface SigningKeyRecord {
   generation: number;
   alg: string;
   public_jwk: Record<string, string>;
-  /** The private JWK as JSON; AES-256-GCM encrypted when a key-encryption secret is configured. */
-  private_jwk: { scheme: 'aes-256-gcm' | 'none'; data: string; iv?: string; tag?: string };
+  /**
+   * The private JWK as JSON, sealed with the SecretBox (`secret-box`, `key_id` = the data key's
+   * id). Older releases stored it unencrypted (`none`) or under JWT_KEY_ENCRYPTION_SECRET
+   * (`aes-256-gcm` with iv and tag); identity re-seals those on start.
+   */
+  private_jwk: {
+    scheme: 'secret-box' | 'aes-256-gcm' | 'none';
+    data: string;
+    key_id?: string;
+    iv?: string;
+    tag?: string;
+  };
   created_at: Date;
 }
 

@@ -1,8 +1,11 @@
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import mongoose, { type Connection } from 'mongoose';
-import { createLogger } from '@agentplatform/service-kit';
+import { createLogger, SecretBox } from '@agentplatform/service-kit';
 import { SigningKeyRepository } from '../persistence/signing-key.repository.js';
 import { SigningKeyRing } from './signing-key-ring.js';
+
+const dataKey = () => randomBytes(32).toString('base64');
 
 /** Runs against the MongoDB-compatible server the jest global setup starts. */
 describe('SigningKeyRing', () => {
@@ -23,8 +26,50 @@ describe('SigningKeyRing', () => {
     await connection.close();
   });
 
+  const box = SecretBox.fromKeyring(`d1:${dataKey()}`);
   const ring = (options: Partial<ConstructorParameters<typeof SigningKeyRing>[0]> = {}) =>
-    new SigningKeyRing({ repository, logger, rotationMs: 30 * 86_400_000, graceMs: 86_400_000, ...options });
+    new SigningKeyRing({ repository, logger, box, rotationMs: 30 * 86_400_000, graceMs: 86_400_000, ...options });
+
+  /** A key pair stored the way releases before DATA_ENCRYPTION_KEY did: plaintext, or under JWT_KEY_ENCRYPTION_SECRET. */
+  async function storeLegacyKey(generation: number, legacySecret?: string) {
+    const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+    const publicJwk = await exportJWK(publicKey);
+    const plain = JSON.stringify(await exportJWK(privateKey));
+    const kid = `sk_legacy_${generation}`;
+    let privateJwk: { scheme: 'aes-256-gcm' | 'none'; data: string; iv?: string; tag?: string } = {
+      scheme: 'none',
+      data: plain,
+    };
+    if (legacySecret) {
+      const kek = Buffer.from(hkdfSync('sha256', legacySecret, 'agentplatform', 'jwt-signing-key', 32));
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', kek, iv);
+      cipher.setAAD(Buffer.from(kid));
+      const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      privateJwk = {
+        scheme: 'aes-256-gcm',
+        data: data.toString('base64'),
+        iv: iv.toString('base64'),
+        tag: cipher.getAuthTag().toString('base64'),
+      };
+    }
+    await repository.insert({
+      _id: kid,
+      generation,
+      alg: 'EdDSA',
+      public_jwk: { kty: publicJwk.kty!, crv: publicJwk.crv!, x: publicJwk.x! },
+      private_jwk: privateJwk,
+      created_at: new Date(),
+    });
+    return { kid, publicKey };
+  }
+
+  /** Proves the ring signs with the private half of `publicKey`. */
+  async function signsFor(keys: SigningKeyRing, publicKey: Parameters<typeof jwtVerify>[1]) {
+    const { privateKey } = keys.signingKey();
+    const token = await new SignJWT({}).setProtectedHeader({ alg: 'EdDSA' }).sign(privateKey);
+    await expect(jwtVerify(token, publicKey)).resolves.toBeDefined();
+  }
 
   it('gives replicas starting at once the same key', async () => {
     const replicas = [ring(), ring(), ring()];
@@ -36,20 +81,60 @@ describe('SigningKeyRing', () => {
     replicas.forEach((r) => r.stop());
   });
 
-  it('encrypts the private key at rest when a secret is set, and refuses to start without it', async () => {
-    const secret = 'a-long-key-encryption-secret';
-    const first = ring({ encryptionSecret: secret });
+  it('seals the private key with DATA_ENCRYPTION_KEY and cannot start with another key', async () => {
+    const first = ring();
     await first.start();
     const [stored] = await repository.newest(1);
-    expect(stored.private_jwk.scheme).toBe('aes-256-gcm');
+    expect(stored.private_jwk).toMatchObject({ scheme: 'secret-box', key_id: 'd1' });
+    expect(SecretBox.isSealed(stored.private_jwk.data)).toBe(true);
     expect(stored.private_jwk.data).not.toContain('"d"');
-    const restarted = ring({ encryptionSecret: secret });
+    const restarted = ring();
     await restarted.start();
     expect(restarted.signingKey().kid).toBe(first.signingKey().kid);
-    await expect(ring().start()).rejects.toThrow(/JWT_KEY_ENCRYPTION_SECRET/);
-    await expect(ring({ encryptionSecret: 'another-secret-entirely' }).start()).rejects.toThrow();
+    const wrong = SecretBox.fromKeyring(`d1:${dataKey()}`);
+    await expect(ring({ box: wrong }).start()).rejects.toThrow(/sealed with key "d1": the key is not the one/);
     first.stop();
     restarted.stop();
+  });
+
+  it('re-seals keys stored unencrypted or under JWT_KEY_ENCRYPTION_SECRET, once, and keeps signing with them', async () => {
+    const legacySecret = 'a-long-key-encryption-secret';
+    const plain = await storeLegacyKey(1);
+    const underSecret = await storeLegacyKey(2, legacySecret);
+    await expect(ring().start()).rejects.toThrow(/retired JWT_KEY_ENCRYPTION_SECRET/);
+    // Two replicas upgrading together: both start, each record is rewritten once.
+    const replicas = [ring({ legacySecret }), ring({ legacySecret })];
+    await Promise.all(replicas.map((r) => r.start()));
+    const stored = await repository.newest(10);
+    expect(stored.map((k) => [k._id, k.private_jwk.scheme, k.private_jwk.key_id])).toEqual([
+      [underSecret.kid, 'secret-box', 'd1'],
+      [plain.kid, 'secret-box', 'd1'],
+    ]);
+    expect(JSON.stringify(stored)).not.toContain('"d"');
+    expect(replicas[0].signingKey().kid).toBe(underSecret.kid);
+    await signsFor(replicas[1], underSecret.publicKey);
+    // Migrated: the retired secret is no longer needed.
+    const later = ring();
+    await later.start();
+    await signsFor(later, underSecret.publicKey);
+    [...replicas, later].forEach((r) => r.stop());
+  });
+
+  it('re-seals under the new current data key after a rotation of DATA_ENCRYPTION_KEY', async () => {
+    const oldKey = dataKey();
+    const before = ring({ box: SecretBox.fromKeyring(`d1:${oldKey}`) });
+    await before.start();
+    const newKey = dataKey();
+    const after = ring({ box: SecretBox.fromKeyring(`d2:${newKey},d1:${oldKey}`) });
+    await after.start();
+    const [stored] = await repository.newest(1);
+    expect(stored.private_jwk.key_id).toBe('d2');
+    expect(after.signingKey().kid).toBe(before.signingKey().kid);
+    // The retired key can now leave the keyring.
+    const withoutOld = ring({ box: SecretBox.fromKeyring(`d2:${newKey}`) });
+    await withoutOld.start();
+    expect(withoutOld.signingKey().kid).toBe(before.signingKey().kid);
+    [before, after, withoutOld].forEach((r) => r.stop());
   });
 
   it('rotates to a new key and keeps the old one published for the grace period', async () => {

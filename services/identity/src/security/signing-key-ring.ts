@@ -1,6 +1,6 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type KeyLike } from 'jose';
-import { isDuplicateKeyError, type Logger } from '@agentplatform/service-kit';
+import { isDuplicateKeyError, type Logger, type SecretBox } from '@agentplatform/service-kit';
 import type { SigningKeyRecord, SigningKeyRepository } from '../persistence/signing-key.repository.js';
 
 export const SIGNING_ALG = 'EdDSA';
@@ -23,8 +23,13 @@ export interface PublicJwk {
 export interface KeyRingOptions {
   repository: SigningKeyRepository;
   logger: Logger;
-  /** Key-encryption secret for the private keys at rest; unset stores them unencrypted. */
-  encryptionSecret?: string;
+  /** Seals the private keys at rest (DATA_ENCRYPTION_KEY). */
+  box: SecretBox;
+  /**
+   * The retired JWT_KEY_ENCRYPTION_SECRET: opens keys an older release stored under it, so they
+   * can be sealed with the box instead.
+   */
+  legacySecret?: string;
   rotationMs: number;
   graceMs: number;
   /** How often a replica re-reads the keys, to pick up a rotation made by another replica. */
@@ -44,12 +49,13 @@ export class SigningKeyRing {
   private readonly kek?: Buffer;
 
   constructor(private readonly options: KeyRingOptions) {
-    if (options.encryptionSecret) {
-      this.kek = Buffer.from(hkdfSync('sha256', options.encryptionSecret, 'agentplatform', 'jwt-signing-key', 32));
+    if (options.legacySecret) {
+      this.kek = Buffer.from(hkdfSync('sha256', options.legacySecret, 'agentplatform', 'jwt-signing-key', 32));
     }
   }
 
   async start(): Promise<void> {
+    await this.reseal();
     await this.load();
     if (this.keys.length === 0) await this.createGeneration(1);
     await this.rotateIfDue();
@@ -85,6 +91,21 @@ export class SigningKeyRing {
   /** Makes the next generation now (operators can force a rotation; the timer does it on age). */
   async rotate(): Promise<void> {
     await this.createGeneration((this.keys[0]?.generation ?? 0) + 1);
+  }
+
+  /**
+   * Seals with the box's current key every private key stored otherwise: unencrypted or under the
+   * retired secret (older releases), or under a data key rotated out since. Each write is
+   * conditional on the value it replaces, so replicas starting together neither clash nor redo it.
+   */
+  private async reseal(): Promise<void> {
+    const stale = await this.options.repository.notSealedWith(this.options.box.currentKeyId);
+    for (const record of stale) {
+      const sealed = this.encrypt(record._id, this.decrypt(record));
+      if (await this.options.repository.replacePrivateKey(record._id, record.private_jwk.data, sealed)) {
+        this.options.logger.info({ kid: record._id, from: record.private_jwk.scheme }, 're-encrypted signing key');
+      }
+    }
   }
 
   private async rotateIfDue(): Promise<void> {
@@ -126,25 +147,19 @@ export class SigningKeyRing {
   }
 
   private encrypt(kid: string, jwk: JWK): SigningKeyRecord['private_jwk'] {
-    const plain = JSON.stringify(jwk);
-    if (!this.kek) return { scheme: 'none', data: plain };
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.kek, iv);
-    cipher.setAAD(Buffer.from(kid));
-    const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return {
-      scheme: 'aes-256-gcm',
-      data: data.toString('base64'),
-      iv: iv.toString('base64'),
-      tag: cipher.getAuthTag().toString('base64'),
-    };
+    const box = this.options.box;
+    return { scheme: 'secret-box', key_id: box.currentKeyId, data: box.seal(JSON.stringify(jwk), sealContext(kid)) };
   }
 
   private decrypt(record: SigningKeyRecord): JWK {
     const stored = record.private_jwk;
+    if (stored.scheme === 'secret-box')
+      return JSON.parse(this.options.box.open(stored.data, sealContext(record._id))) as JWK;
     if (stored.scheme === 'none') return JSON.parse(stored.data) as JWK;
     if (!this.kek) {
-      throw new Error(`signing key ${record._id} is encrypted but JWT_KEY_ENCRYPTION_SECRET is not set`);
+      throw new Error(
+        `signing key ${record._id} is encrypted with the retired JWT_KEY_ENCRYPTION_SECRET: set it for one start so identity can re-encrypt the key under DATA_ENCRYPTION_KEY`,
+      );
     }
     const decipher = createDecipheriv('aes-256-gcm', this.kek, Buffer.from(stored.iv!, 'base64'));
     decipher.setAAD(Buffer.from(record._id));
@@ -152,4 +167,9 @@ export class SigningKeyRing {
     const plain = Buffer.concat([decipher.update(Buffer.from(stored.data, 'base64')), decipher.final()]);
     return JSON.parse(plain.toString('utf8')) as JWK;
   }
+}
+
+/** What a sealed private key is bound to: its own key id, so it cannot be swapped onto another record. */
+function sealContext(kid: string): string {
+  return `signing_key:${kid}:private_jwk`;
 }

@@ -1,26 +1,12 @@
 import type { Connection, Model } from 'mongoose';
+import type { SecretBox } from '@agentplatform/service-kit';
 import type { GraceSecret } from '../domain/secrets.js';
 import type { Webhook, WebhookStatus } from '../domain/types.js';
 import { webhookModel, type WebhookRecord } from './webhook.schema.js';
 
-function toWebhook(record: WebhookRecord): Webhook {
-  return {
-    id: record._id,
-    tenantId: record.tenant_id,
-    url: record.url,
-    events: record.events,
-    status: record.status,
-    metadata: record.metadata ?? {},
-    signingSecret: record.signing_secret,
-    previousSecrets: (record.previous_secrets ?? []).map((p) => ({
-      secret: p.secret,
-      expires_at: new Date(p.expires_at),
-    })),
-    createdAt: record.created_at,
-    updatedAt: record.updated_at,
-    failedAt: record.failed_at ?? undefined,
-    failureReason: record.failure_reason ?? undefined,
-  };
+/** What a sealed secret is bound to: its webhook, so it cannot be copied onto another one. */
+function sealContext(webhookId: string): string {
+  return `webhook:${webhookId}:signing_secret`;
 }
 
 export interface WebhookChanges {
@@ -30,11 +16,18 @@ export interface WebhookChanges {
   status?: WebhookStatus;
 }
 
-/** Webhook subscriptions. Every query names the tenant. */
+/**
+ * Webhook subscriptions. Every query names the tenant, except the start-up re-sealing, which
+ * covers the whole collection. Signing secrets are sealed here on the way in and opened on the
+ * way out, so the rest of the service sees plain values and nothing else touches the key.
+ */
 export class WebhookRepository {
   readonly model: Model<WebhookRecord>;
 
-  constructor(connection: Connection) {
+  constructor(
+    connection: Connection,
+    private readonly box: SecretBox,
+  ) {
     this.model = webhookModel(connection);
   }
 
@@ -50,16 +43,46 @@ export class WebhookRepository {
       events: webhook.events,
       status: webhook.status,
       metadata: webhook.metadata,
-      signing_secret: webhook.signingSecret,
-      previous_secrets: webhook.previousSecrets,
+      ...this.sealSecrets(webhook.id, webhook.signingSecret, webhook.previousSecrets),
       created_at: webhook.createdAt,
       updated_at: webhook.updatedAt,
     });
   }
 
+  /**
+   * Seals with the current data key every record whose secrets are in plaintext (written by a
+   * release before DATA_ENCRYPTION_KEY) or sealed with a key rotated out since. Each write is
+   * conditional on the secret it replaces, so replicas running this together write each record
+   * once, and a rotation racing it wins. Answers how many records this call re-sealed.
+   */
+  async resealSecrets(): Promise<number> {
+    // A keyring whose current key has the right id but the wrong bytes fails here, at start,
+    // rather than on every delivery.
+    const sample = await this.model.findOne({ secret_key_id: this.box.currentKeyId }).lean<WebhookRecord>();
+    if (sample) this.readable(sample);
+    const stale = await this.model.find({ secret_key_id: { $ne: this.box.currentKeyId } }).lean<WebhookRecord[]>();
+    let resealed = 0;
+    for (const record of stale) {
+      const webhook = this.readable(record);
+      const unchanged =
+        record.signing_secret_sealed !== undefined
+          ? { signing_secret_sealed: record.signing_secret_sealed }
+          : { signing_secret: record.signing_secret };
+      const result = await this.model.updateOne(
+        { _id: record._id, tenant_id: record.tenant_id, ...unchanged },
+        {
+          $set: this.sealSecrets(webhook.id, webhook.signingSecret, webhook.previousSecrets),
+          $unset: { signing_secret: '' },
+        },
+      );
+      resealed += result.modifiedCount;
+    }
+    return resealed;
+  }
+
   async find(tenantId: string, id: string): Promise<Webhook | undefined> {
     const record = await this.model.findOne({ _id: id, tenant_id: tenantId }).lean<WebhookRecord>();
-    return record ? toWebhook(record) : undefined;
+    return record ? this.toWebhook(record) : undefined;
   }
 
   async list(tenantId: string, skip: number, limit: number): Promise<{ items: Webhook[]; total: number }> {
@@ -67,7 +90,7 @@ export class WebhookRepository {
       this.model.find({ tenant_id: tenantId }).sort({ _id: -1 }).skip(skip).limit(limit).lean<WebhookRecord[]>(),
       this.model.countDocuments({ tenant_id: tenantId }),
     ]);
-    return { items: records.map(toWebhook), total };
+    return { items: records.map((r) => this.toWebhook(r)), total };
   }
 
   /** The active webhooks of several tenants at once (one query per batch of events). */
@@ -75,7 +98,7 @@ export class WebhookRepository {
   async ofTenants(tenantIds: readonly string[]): Promise<Webhook[]> {
     if (tenantIds.length === 0) return [];
     const records = await this.model.find({ tenant_id: { $in: tenantIds } }).lean<WebhookRecord[]>();
-    return records.map(toWebhook);
+    return records.map((r) => this.toWebhook(r));
   }
 
   /** Webhooks by (tenant, id) pairs, for deliveries claimed by the retry poller. */
@@ -86,7 +109,7 @@ export class WebhookRepository {
       .find({ _id: { $in: [...new Set(keys.map((k) => k.id))] } })
       .lean<WebhookRecord[]>();
     const wanted = new Set(keys.map((k) => `${k.tenantId}/${k.id}`));
-    return new Map(records.filter((r) => wanted.has(`${r.tenant_id}/${r._id}`)).map((r) => [r._id, toWebhook(r)]));
+    return new Map(records.filter((r) => wanted.has(`${r.tenant_id}/${r._id}`)).map((r) => [r._id, this.toWebhook(r)]));
   }
 
   async update(tenantId: string, id: string, changes: WebhookChanges, now = new Date()): Promise<Webhook | undefined> {
@@ -107,7 +130,7 @@ export class WebhookRepository {
         { returnDocument: 'after' },
       )
       .lean<WebhookRecord>();
-    return record ? toWebhook(record) : undefined;
+    return record ? this.toWebhook(record) : undefined;
   }
 
   async rotateSecret(
@@ -120,11 +143,11 @@ export class WebhookRepository {
     const record = await this.model
       .findOneAndUpdate(
         { _id: id, tenant_id: tenantId },
-        { $set: { signing_secret: secret, previous_secrets: previous, updated_at: now } },
+        { $set: { ...this.sealSecrets(id, secret, previous), updated_at: now }, $unset: { signing_secret: '' } },
         { returnDocument: 'after' },
       )
       .lean<WebhookRecord>();
-    return record ? toWebhook(record) : undefined;
+    return record ? this.toWebhook(record) : undefined;
   }
 
   /** Marks an active webhook failed; answers whether this call did it. */
@@ -139,5 +162,47 @@ export class WebhookRepository {
   async delete(tenantId: string, id: string): Promise<boolean> {
     const result = await this.model.deleteOne({ _id: id, tenant_id: tenantId });
     return result.deletedCount > 0;
+  }
+
+  private sealSecrets(id: string, secret: string, previous: readonly GraceSecret[]) {
+    const context = sealContext(id);
+    return {
+      signing_secret_sealed: this.box.seal(secret, context),
+      previous_secrets: previous.map((p) => ({ sealed: this.box.seal(p.secret, context), expires_at: p.expires_at })),
+      secret_key_id: this.box.currentKeyId,
+    };
+  }
+
+  /** The webhook, or an error naming the record whose secrets do not open. */
+  private readable(record: WebhookRecord): Webhook {
+    try {
+      return this.toWebhook(record);
+    } catch (error) {
+      throw new Error(`webhook ${record._id}: ${(error as Error).message}`);
+    }
+  }
+
+  /** Opens the secrets; plaintext ones (records not yet re-sealed) are read as they are. */
+  private toWebhook(record: WebhookRecord): Webhook {
+    const context = sealContext(record._id);
+    const open = (sealed: string | undefined, plain: string | undefined) =>
+      sealed !== undefined ? this.box.open(sealed, context) : (plain ?? '');
+    return {
+      id: record._id,
+      tenantId: record.tenant_id,
+      url: record.url,
+      events: record.events,
+      status: record.status,
+      metadata: record.metadata ?? {},
+      signingSecret: open(record.signing_secret_sealed, record.signing_secret),
+      previousSecrets: (record.previous_secrets ?? []).map((p) => ({
+        secret: open(p.sealed, p.secret),
+        expires_at: new Date(p.expires_at),
+      })),
+      createdAt: record.created_at,
+      updatedAt: record.updated_at,
+      failedAt: record.failed_at ?? undefined,
+      failureReason: record.failure_reason ?? undefined,
+    };
   }
 }

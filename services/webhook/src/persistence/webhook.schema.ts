@@ -8,9 +8,20 @@ export interface WebhookRecord {
   events: string[];
   status: WebhookStatus;
   metadata: Record<string, unknown>;
-  // The service signs with it, so it is stored as given; it is never returned after creation.
-  signing_secret: string;
-  previous_secrets: Array<{ secret: string; expires_at: Date }>;
+  /**
+   * The signing secret sealed with the SecretBox (DATA_ENCRYPTION_KEY); the service opens it to
+   * sign and never returns it after creation.
+   */
+  signing_secret_sealed?: string;
+  /** Rotated-out secrets still signing, sealed the same way. */
+  previous_secrets: Array<{ sealed?: string; secret?: string; expires_at: Date }>;
+  /** The data key that sealed this record's secrets; absent on records older releases wrote. */
+  secret_key_id?: string;
+  /**
+   * Older releases stored the secrets in plaintext here and in `previous_secrets[].secret`;
+   * the service re-seals such records on start (WebhookRepository.resealSecrets).
+   */
+  signing_secret?: string;
   created_at: Date;
   updated_at: Date;
   failed_at?: Date | null;
@@ -25,8 +36,10 @@ const webhookSchema = new Schema<WebhookRecord>(
     events: { type: [String], required: true },
     status: { type: String, required: true },
     metadata: { type: Schema.Types.Mixed, default: {} },
-    signing_secret: { type: String, required: true },
-    previous_secrets: { type: [{ _id: false, secret: String, expires_at: Date }], default: [] },
+    signing_secret_sealed: String,
+    previous_secrets: { type: [{ _id: false, sealed: String, secret: String, expires_at: Date }], default: [] },
+    secret_key_id: String,
+    signing_secret: String,
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
     failed_at: Date,

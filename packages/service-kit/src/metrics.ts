@@ -34,6 +34,11 @@ export class Metrics {
     });
   }
 
+  /** A service's own counter in this registry (e.g. identity's password checks). */
+  counter<L extends string = never>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
   /** Serves `GET /metrics` on its own port (0 picks a free one; kept off the public port). */
   async serve(port: number, host = '0.0.0.0'): Promise<{ port: number; close(): Promise<void> }> {
     const server: Server = createServer((req, res) => {

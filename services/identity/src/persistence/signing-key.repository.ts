@@ -1,4 +1,4 @@
-import type { Connection, Model } from 'mongoose';
+import type { ClientSession, Connection, Model } from 'mongoose';
 import { signingKeySchema, type SigningKeyRecord } from './signing-key.schema.js';
 
 export type { SigningKeyRecord } from './signing-key.schema.js';
@@ -18,6 +18,16 @@ export class SigningKeyRepository {
   /** The newest keys first. */
   newest(limit: number): Promise<SigningKeyRecord[]> {
     return this.model.find().sort({ generation: -1 }).limit(limit).lean<SigningKeyRecord[]>();
+  }
+
+  /** Marks a key withdrawn; false when another replica did first (it announces the withdrawal). */
+  async markWithdrawn(kid: string, at: Date, session?: ClientSession): Promise<boolean> {
+    const result = await this.model.updateOne(
+      { _id: kid, withdrawn_at: null },
+      { $set: { withdrawn_at: at } },
+      { session },
+    );
+    return result.modifiedCount === 1;
   }
 
   /** Throws a duplicate-key error when another replica created this generation first. */

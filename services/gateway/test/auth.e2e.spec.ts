@@ -290,7 +290,16 @@ describe('authentication and keys', () => {
       const key = await createApiKey(platform.url, alice.accessToken, ['agents:read']);
       const me = await api(platform.url, key.key).get('/api/v1/auth/me');
       expect(me.status).toBe(200);
-      expect(me.body.id).toBe(alice.userId);
+      // The key describes itself, never its creator's e-mail or other tenants.
+      expect(me.body).toEqual({
+        type: 'api_key',
+        id: key.id,
+        name: 'test key',
+        key_prefix: key.key.slice(0, 12),
+        scopes: ['agents:read'],
+        tenant_id: alice.tenantId,
+        expires_at: null,
+      });
 
       const create = await api(platform.url, key.key).post('/api/v1/auth/api-keys', {
         name: 'escalate',

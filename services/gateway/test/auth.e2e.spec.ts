@@ -219,6 +219,8 @@ describe('authentication and keys', () => {
       expect(first.body.refresh_token).not.toBe(session.refreshToken);
       expect((await api(platform.url, first.body.access_token).get('/api/v1/auth/me')).status).toBe(200);
 
+      // Within 5 s a second use is a race of one client (refused, family kept); later it is a replay.
+      await new Promise((resolve) => setTimeout(resolve, 5_200));
       const reuse = await api(platform.url).post('/api/v1/auth/refresh', { refresh_token: session.refreshToken });
       expect(reuse.status).toBe(401);
       // The legitimate holder's newer token is gone too: the family is revoked.

@@ -77,9 +77,9 @@ function isUnauthorized(error: unknown): boolean {
  * - Every cache gives way to a revocation at once (`revoke`, fed by identity's access events
  *   and called directly for changes made through this replica), and nothing is cached while
  *   the revocation feed is not live (`setLive`).
- * - Requests with no or invalid credentials draw from the per-address anonymous budget; one
- *   whose credentials are not known to be valid is refused (429) before identity is asked when
- *   the budget is spent.
+ * - Requests with no or invalid credentials draw from the per-address anonymous budget. An API
+ *   key not known to be valid is refused (429) before identity is asked when its address has
+ *   spent the budget; access tokens are checked locally first, so they never are.
  */
 export class IdentityAccessGuard implements AccessGuard, RevocationListener {
   private readonly keys: TtlCache<Verified>;
@@ -104,7 +104,7 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
       const tenant = requestedTenant(ctx);
       caller = token.startsWith('apk_')
         ? await this.apiKeyCaller(token, tenant, address)
-        : await this.userCaller(token, tenant, address);
+        : await this.userCaller(token, tenant);
     } catch (error) {
       // The anonymous budget pays for every request its credentials did not get through.
       if (isUnauthorized(error)) this.anonymous.take(address);
@@ -195,10 +195,9 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
     return { kind: 'api_key', ...verified };
   }
 
-  private async userCaller(token: string, tenant: string | undefined, address: string): Promise<Caller> {
-    const hash = sha256Hex(token);
-    if (!this.tokens.has(hash)) this.anonymous.check(address);
-    const claims = await this.tokens.get(hash, () => this.verifyToken(token));
+  /** Access tokens are verified here, without a backend: only a failed one draws from the anonymous budget. */
+  private async userCaller(token: string, tenant: string | undefined): Promise<Caller> {
+    const claims = await this.tokens.get(sha256Hex(token), () => this.verifyToken(token));
     if (Date.now() / 1000 > claims.exp + CLOCK_TOLERANCE_S) throw new UnauthorizedError('Access token has expired');
     const userId = claims.sub;
     const tenantId = tenant ?? (typeof claims.tid === 'string' ? claims.tid : '');

@@ -15,52 +15,59 @@ export class LoginThrottleRepository {
   }
 
   /**
-   * Counts one login attempt before its password is checked, in one atomic update, and says
-   * whether it may be checked: the first `maxAttempts` attempts of a window may, later ones are
-   * refused, and so is every attempt while the account is locked. N parallel attempts therefore
-   * get exactly the checks N serial ones would. A window whose lock has run out starts afresh.
+   * Counts one login attempt before its password is checked, in one atomic update, and returns
+   * its number in the window (and the lock, if one is active), so the caller lets only the first
+   * few reach the password check: N parallel attempts get the checks N serial ones would. A
+   * window whose lock has run out starts afresh.
    */
   async countAttempt(
     account: string,
     now: Date,
-    policy: { maxAttempts: number; windowMs: number },
+    policy: { windowMs: number },
   ): Promise<{ attempt: number; lockedUntil?: Date }> {
     const windowStart = new Date(now.getTime() - policy.windowMs);
-    const counted = await this.model
-      .findOneAndUpdate(
-        {
-          _id: account,
-          $or: [{ locked_until: { $gt: now } }, { locked_until: null, window_started_at: { $gt: windowStart } }],
-        },
-        { $inc: { failures: 1 } },
-        { returnDocument: 'after' },
-      )
-      .lean<LoginThrottleRecord>();
-    if (counted) return { attempt: counted.failures, lockedUntil: counted.locked_until ?? undefined };
     try {
-      // No open window (or an expired lock): this attempt opens a new one, replacing the old.
-      await this.model.replaceOne(
-        {
-          _id: account,
-          $or: [
-            { locked_until: { $ne: null, $lte: now } },
-            { locked_until: null, window_started_at: { $lte: windowStart } },
-          ],
-        },
-        {
-          failures: 1,
-          window_started_at: now,
-          locked_until: null,
-          expires_at: new Date(now.getTime() + policy.windowMs),
-        },
-        { upsert: true },
-      );
+      // One round trip in the usual cases: counting into an open window, or opening the first.
+      const counted = await this.model
+        .findOneAndUpdate(
+          {
+            _id: account,
+            $or: [{ locked_until: { $gt: now } }, { locked_until: null, window_started_at: { $gt: windowStart } }],
+          },
+          {
+            $inc: { failures: 1 },
+            $setOnInsert: {
+              window_started_at: now,
+              locked_until: null,
+              expires_at: new Date(now.getTime() + policy.windowMs),
+            },
+          },
+          { upsert: true, returnDocument: 'after' },
+        )
+        .lean<LoginThrottleRecord>();
+      return { attempt: counted!.failures, lockedUntil: counted!.locked_until ?? undefined };
     } catch (error) {
-      // Two first attempts at once: the other one opened the window; count into it.
       if (!isDuplicateKeyError(error)) throw error;
-      return this.countAttempt(account, now, policy);
     }
-    return { attempt: 1 };
+    // The account has a record whose window (or lock) is over: this attempt opens a new window.
+    // If another attempt did so first, nothing matches here and the retry counts into its window.
+    const reopened = await this.model.replaceOne(
+      {
+        _id: account,
+        $or: [
+          { locked_until: { $ne: null, $lte: now } },
+          { locked_until: null, window_started_at: { $lte: windowStart } },
+        ],
+      },
+      {
+        failures: 1,
+        window_started_at: now,
+        locked_until: null,
+        expires_at: new Date(now.getTime() + policy.windowMs),
+      },
+    );
+    if (reopened.modifiedCount === 1) return { attempt: 1 };
+    return this.countAttempt(account, now, policy);
   }
 
   /** Locks the account (after its last allowed attempt failed); later attempts are refused unchecked. */

@@ -33,10 +33,7 @@ export async function login(deps: IdentityDeps, input: { email: string; password
   const email = normalizeEmail(input.email);
   const { maxFailures, windowMs, lockoutMs } = deps.settings.lockout;
   const now = new Date();
-  const { attempt, lockedUntil } = await deps.loginThrottles.countAttempt(email, now, {
-    maxAttempts: maxFailures,
-    windowMs,
-  });
+  const { attempt, lockedUntil } = await deps.loginThrottles.countAttempt(email, now, { windowMs });
   if (lockedUntil) throw lockedOut(lockedUntil, now);
   if (attempt > maxFailures) {
     // Attempts in flight used up the budget and one of them will lock; refuse without a check.

@@ -127,8 +127,7 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
       }
       case 'access.session.revoked': {
         const { session_id } = event.data as AccessEvent<'access.session.revoked'>['data'];
-        this.tokens.deleteWhere((claims) => claims.sid === session_id);
-        this.memberships.deleteWhere((verified) => verified.sessionId === session_id);
+        this.forgetSession(session_id);
         break;
       }
       case 'access.signing_key.withdrawn': {
@@ -143,6 +142,12 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
   /** A key revoked through this replica: forgotten before the DELETE answers, not when the event arrives. */
   forgetApiKey(keyId: string): void {
     this.keys.deleteWhere((verified) => verified.apiKeyId === keyId);
+  }
+
+  /** A session ended through this replica (logout): forgotten before the logout answers. */
+  forgetSession(sessionId: string): void {
+    this.tokens.deleteWhere((claims) => claims.sid === sessionId);
+    this.memberships.deleteWhere((verified) => verified.sessionId === sessionId);
   }
 
   setLive(live: boolean): void {

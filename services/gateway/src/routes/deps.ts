@@ -8,5 +8,5 @@ export interface RouteDeps {
   config: GatewayConfig;
   logger: Logger;
   /** Drops this replica's cached credentials for a change it made itself (before it answers). */
-  revocations?: { forgetApiKey(keyId: string): void };
+  revocations?: { forgetApiKey(keyId: string): void; forgetSession(sessionId: string): void };
 }

@@ -79,8 +79,7 @@ export function identityService(deps: IdentityDeps): identityV1.IdentityServiceI
       return session(await refreshSession(deps, req.refreshToken));
     },
     async logout(req) {
-      await logout(deps, req.refreshToken);
-      return {};
+      return { sessionId: (await logout(deps, req.refreshToken)) ?? '' };
     },
     async getMe(req) {
       const me = await getMe(deps, req.userId);

@@ -54,9 +54,14 @@ export async function refreshSession(deps: IdentityDeps, refreshToken: string): 
   return session;
 }
 
-/** Logout: ends the refresh token's session; an unknown or already ended one is no error. */
-export async function logout(deps: IdentityDeps, refreshToken: string): Promise<void> {
+/**
+ * Logout: ends the refresh token's session and returns its id; an unknown or already ended one is
+ * no error (undefined).
+ */
+export async function logout(deps: IdentityDeps, refreshToken: string): Promise<string | undefined> {
   if (!refreshToken) throw ValidationError.field('refresh_token', 'is required');
   const stored = await deps.refreshTokens.findByHash(sha256Hex(refreshToken));
-  if (stored && !stored.revokedAt) await revokeSession(deps, stored, 'logout');
+  if (!stored || stored.revokedAt) return undefined;
+  await revokeSession(deps, stored, 'logout');
+  return stored.familyId;
 }

@@ -92,7 +92,8 @@ export function authRoutes({ backends, revocations }: RouteDeps): RouteDefinitio
       body: refreshBody,
       response: logoutResponse,
       handler: async ({ body }) => {
-        await identity.logout({ refreshToken: body.refresh_token });
+        const { sessionId } = await identity.logout({ refreshToken: body.refresh_token });
+        if (sessionId) revocations?.forgetSession(sessionId);
         return { success: true, message: 'Logged out' };
       },
     }),

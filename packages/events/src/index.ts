@@ -1,3 +1,4 @@
+export * from './access-events.js';
 export * from './consumer.js';
 export * from './envelope.js';
 export * from './event-types.js';

@@ -1,12 +1,16 @@
 import { EventEmitter } from 'node:events';
 import { Schema, type ClientSession, type Collection, type Connection, type Model } from 'mongoose';
 import { GroupCommit, currentRequestId, insertEach, supportsTransactions } from '@agentplatform/service-kit';
+import type { AccessEvent } from './access-events.js';
 import type { EventEnvelope } from './event-types.js';
+
+/** What an outbox stores: a domain event, or an internal access event (its own topic). */
+export type OutboxEvent = EventEnvelope | AccessEvent;
 
 /** One event waiting in the service's own database to be published to Kafka. */
 export interface OutboxRecord {
   _id: string;
-  envelope: EventEnvelope;
+  envelope: OutboxEvent;
   request_id?: string;
   created_at: Date;
   attempts: number;
@@ -88,7 +92,7 @@ export class Outbox {
    * Runs `work`, then stores the events it returns. `work` receives the session its writes must
    * use (undefined without transactions) and must be safe to retry when a transaction is retried.
    */
-  async run<T>(work: (session?: ClientSession) => Promise<{ result: T; events: EventEnvelope[] }>): Promise<T> {
+  async run<T>(work: (session?: ClientSession) => Promise<{ result: T; events: OutboxEvent[] }>): Promise<T> {
     let outcome: { result: T; records: OutboxRecord[] };
     if (this.transactional) {
       outcome = await this.connection.transaction(async (session) => {
@@ -104,11 +108,11 @@ export class Outbox {
   }
 
   /** Stores events on their own, for use cases whose only write is the event. */
-  async publish(events: EventEnvelope[]): Promise<void> {
+  async publish(events: OutboxEvent[]): Promise<void> {
     await this.run(async () => ({ result: undefined, events }));
   }
 
-  private async insert(events: EventEnvelope[], session?: ClientSession): Promise<OutboxRecord[]> {
+  private async insert(events: OutboxEvent[], session?: ClientSession): Promise<OutboxRecord[]> {
     if (events.length === 0) return [];
     const requestId = currentRequestId();
     const now = new Date();

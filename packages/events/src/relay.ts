@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import type { Logger } from '@agentplatform/service-kit';
+import { isAccessEventType } from './access-events.js';
 import { EVENT_HEADERS } from './event-types.js';
 import type { Outbox, OutboxRecord } from './outbox.js';
 
@@ -8,6 +9,8 @@ export interface RelayOptions {
   outbox: Outbox;
   kafka: Kafka;
   topic: string;
+  /** Where internal access events go (never the events topic, which customers' webhooks read). */
+  accessTopic?: string;
   logger: Logger;
   batchSize?: number;
   /** How often to look for events stored by other replicas or left by a crash. */
@@ -104,17 +107,24 @@ export class OutboxRelay {
     if (batch.length === 0) return 0;
     try {
       await this.producer.connect();
-      await this.producer.send({
-        topic: this.options.topic,
+      const byTopic = new Map<string, OutboxRecord[]>();
+      for (const record of batch) {
+        const topic = this.topicOf(record);
+        byTopic.set(topic, [...(byTopic.get(topic) ?? []), record]);
+      }
+      await this.producer.sendBatch({
         acks: -1,
-        messages: batch.map((record) => ({
-          key: record.envelope.tenant_id,
-          value: JSON.stringify(record.envelope),
-          headers: {
-            [EVENT_HEADERS.type]: record.envelope.type,
-            [EVENT_HEADERS.id]: record.envelope.id,
-            ...(record.request_id ? { [EVENT_HEADERS.requestId]: record.request_id } : {}),
-          },
+        topicMessages: [...byTopic].map(([topic, records]) => ({
+          topic,
+          messages: records.map((record) => ({
+            key: record.envelope.tenant_id,
+            value: JSON.stringify(record.envelope),
+            headers: {
+              [EVENT_HEADERS.type]: record.envelope.type,
+              [EVENT_HEADERS.id]: record.envelope.id,
+              ...(record.request_id ? { [EVENT_HEADERS.requestId]: record.request_id } : {}),
+            },
+          })),
         })),
       });
     } catch (error) {
@@ -125,6 +135,12 @@ export class OutboxRelay {
     // published either way (consumers dedupe), and an id-only filter is cheap on every server.
     await this.options.outbox.model.deleteMany({ _id: { $in: batch.map((r) => r._id) } });
     return batch.length;
+  }
+
+  private topicOf(record: OutboxRecord): string {
+    if (!isAccessEventType(record.envelope.type)) return this.options.topic;
+    if (!this.options.accessTopic) throw new Error(`no access topic configured for ${record.envelope.type}`);
+    return this.options.accessTopic;
   }
 
   private async claim(): Promise<OutboxRecord[]> {

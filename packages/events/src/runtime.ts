@@ -1,6 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import type { ServiceRuntime } from '@agentplatform/service-kit';
 import { BatchConsumer, type ConsumedEvent } from './consumer.js';
+import { accessTopicOf } from './access-events.js';
 import { createKafka, ensureTopic } from './kafka.js';
 import { Outbox } from './outbox.js';
 import { OutboxRelay } from './relay.js';
@@ -17,7 +18,11 @@ export interface KafkaConfig {
  * Makes sure the topic exists without holding up start-up: a service must come up and take
  * requests while Kafka is down (its events wait in the outbox).
  */
-function ensureTopicInBackground(runtime: ServiceRuntime, kafka: Kafka, config: KafkaConfig): Promise<void> {
+export function ensureTopicInBackground(
+  runtime: Pick<ServiceRuntime, 'logger'>,
+  kafka: Kafka,
+  config: Pick<KafkaConfig, 'KAFKA_TOPIC' | 'KAFKA_TOPIC_PARTITIONS'>,
+): Promise<void> {
   return new Promise((resolve) => {
     let delay = 250;
     let warned = false;
@@ -45,8 +50,11 @@ function kafkaFor(runtime: ServiceRuntime, config: KafkaConfig): Kafka {
 export async function startOutbox(runtime: ServiceRuntime, config: KafkaConfig): Promise<Outbox> {
   const kafka = kafkaFor(runtime, config);
   const outbox = await Outbox.open(runtime.mongo);
-  const relay = new OutboxRelay({ outbox, kafka, topic: config.KAFKA_TOPIC, logger: runtime.logger });
+  const accessTopic = accessTopicOf(config.KAFKA_TOPIC);
+  const relay = new OutboxRelay({ outbox, kafka, topic: config.KAFKA_TOPIC, accessTopic, logger: runtime.logger });
   void ensureTopicInBackground(runtime, kafka, config);
+  // Few events, read whole by every gateway replica: one partition keeps them in order.
+  void ensureTopicInBackground(runtime, kafka, { KAFKA_TOPIC: accessTopic, KAFKA_TOPIC_PARTITIONS: 1 });
   relay.start();
   runtime.lifecycle.onShutdown('outbox relay', () => relay.stop());
   runtime.logger.info({ transactional: outbox.transactional }, 'outbox ready');

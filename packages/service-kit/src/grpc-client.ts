@@ -61,13 +61,17 @@ export function createGrpcClient<D extends CompatServiceDefinition>(
   }
 
   // Client middleware added later wraps what was added before: the rich error details must be
-  // decoded (innermost) before `propagate` converts the error.
+  // decoded (innermost) before `propagate` converts the error, and `propagate` must also see the
+  // DEADLINE_EXCEEDED the deadline middleware raises (else it reaches the gateway as a 500).
   return createClientFactory()
     .use(errorDetailsClientMiddleware)
-    .use(propagate)
     .use(deadlineMiddleware)
+    .use(propagate)
     .create(definition, channel, { '*': { deadline: options.deadlineMs } } as never);
 }
+
+/** About the channel's longest reconnect backoff: a restarted backend is reachable again by then. */
+const UNAVAILABLE_RETRY_AFTER_S = 2;
 
 /** Converts a gRPC client error into the DomainError the remote side threw, when it is one. */
 export function fromClientError(error: unknown): unknown {
@@ -83,9 +87,19 @@ export function fromClientError(error: unknown): unknown {
     }
     if (detail.$type === RetryInfo.$type) retryAfter = detail.retryDelay?.seconds;
   }
+  // A deadline or an unreachable backend is the platform's state, not the caller's mistake: a
+  // 503 that names no internal service or method, with a hint when to retry (DESIGN.md section 3).
+  if (error.code === Status.DEADLINE_EXCEEDED && reason === undefined) {
+    return new DomainError('service_unavailable', 'The service did not answer in time; please retry', [], 2);
+  }
   const code = reason && isErrorCode(reason) ? reason : errorCodeForGrpcStatus(error.code);
   if (code === 'service_unavailable') {
-    return new DomainError(code, `A backend service is unavailable (${error.path})`);
+    return new DomainError(
+      code,
+      reason === code ? error.details : 'The service is temporarily unavailable; please retry',
+      [],
+      retryAfter ?? UNAVAILABLE_RETRY_AFTER_S,
+    );
   }
   return new DomainError(code, error.details, details, retryAfter);
 }

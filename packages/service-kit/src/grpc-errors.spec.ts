@@ -27,6 +27,7 @@ describe('errors and request ids across real gRPC', () => {
   let server: Server;
   let client: ReturnType<typeof createGrpcClient<typeof TestDefinition>>;
   let thrown: () => unknown;
+  let delayMs = 0;
   let seenRequestId: string | undefined;
 
   beforeAll(async () => {
@@ -34,6 +35,7 @@ describe('errors and request ids across real gRPC', () => {
     server.add(TestDefinition, {
       async fail() {
         seenRequestId = currentRequestId();
+        if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
         throw thrown();
       },
     });
@@ -84,5 +86,40 @@ describe('errors and request ids across real gRPC', () => {
     thrown = () => new DomainError('not_found', 'Agent not found');
     await runWithContext({ requestId: 'req-abc' }, callFailing);
     expect(seenRequestId).toBe('req-abc');
+  });
+
+  it('answers a database it cannot reach as service_unavailable, never internal_error', async () => {
+    thrown = () =>
+      Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:27017'), { name: 'MongoServerSelectionError' });
+    const error = (await callFailing()) as DomainError;
+    expect(error).toMatchObject({ code: 'service_unavailable', retryAfter: 2 });
+    expect(error.message).not.toMatch(/10\.0\.0\.7|27017|Mongo/);
+  });
+
+  it('answers a missed deadline as service_unavailable naming no service or method', async () => {
+    thrown = () => new DomainError('not_found', 'too late');
+    delayMs = 500;
+    try {
+      await client.fail({ service: '' }, { deadline: Date.now() + 100 });
+      throw new Error('the call did not fail');
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'service_unavailable', retryAfter: 2 });
+      expect((error as Error).message).not.toMatch(/agentplatform|Test|Fail/);
+    } finally {
+      delayMs = 0;
+    }
+  });
+});
+
+describe('a backend nobody answers on', () => {
+  it('is service_unavailable with a retry hint and no address or method in the message', async () => {
+    const client = createGrpcClient(TestDefinition, openChannel('127.0.0.1:1'), { deadlineMs: 2_000 });
+    const error = await client.fail({ service: '' }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(DomainError);
+    expect(error).toMatchObject({ code: 'service_unavailable', retryAfter: 2 });
+    expect((error as Error).message).not.toMatch(/127\.0\.0\.1|agentplatform|Fail/);
   });
 });

@@ -26,9 +26,22 @@ function unexpected(error: unknown, logger: Logger, method: string): { errorId: 
   return { errorId, message: `Internal error (${errorId})` };
 }
 
+/** The MongoDB driver's errors for a database it cannot reach (by name: no driver import here). */
+const DATABASE_UNREACHABLE = new Set([
+  'MongoServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+]);
+
 /** Maps a thrown error to the gRPC error a caller receives; unknown errors get an id, not a stack. */
 export function toServerError(error: unknown, logger: Logger, method: string): ServerError {
   if (error instanceof ServerError) return error;
+  if (error instanceof Error && DATABASE_UNREACHABLE.has(error.name)) {
+    logger.warn({ err: error, method }, 'database unreachable');
+    error = new DomainError('service_unavailable', 'The service is temporarily unavailable; please retry', [], 2);
+  }
   if (error instanceof DomainError) {
     const extra: ErrorDetails[] = [ErrorInfo.fromPartial({ reason: error.code, domain: ERROR_DOMAIN })];
     if (error.details.length > 0) {

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** One Prometheus registry per process, with Node's default metrics and the RPC histogram. */
 export class Metrics {
@@ -32,6 +32,16 @@ export class Metrics {
       labelNames: ['kind'],
       registers: [this.registry],
     });
+  }
+
+  /** A service's own counter in this registry (e.g. identity's password checks). */
+  counter<L extends string = never>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  /** A service's own gauge in this registry. */
+  gauge(name: string, help: string): Gauge {
+    return new Gauge({ name, help, registers: [this.registry] });
   }
 
   /** Serves `GET /metrics` on its own port (0 picks a free one; kept off the public port). */

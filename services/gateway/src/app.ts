@@ -28,7 +28,10 @@ export const API_PREFIXES = ['/api/v1', '/v1'] as const;
 export const BODY_LIMIT = '1mb';
 
 export function createApp(deps: AppDeps): Koa {
-  const app = new Koa({ proxy: deps.config.TRUST_PROXY });
+  // Koa takes the client address from the last `maxIpsCount` X-Forwarded-For entries, so one a
+  // client wrote itself (left of those its trusted proxies appended) is never believed.
+  const hops = deps.config.TRUSTED_PROXY_HOPS;
+  const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   app.silent = true;
 
   app.use(requestContext());

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataEncryptionKeyEnv, env, loadConfig } from '@agentplatform/service-kit';
+import { dataEncryptionKeyEnv, env, kafkaEnvShape, loadConfig } from '@agentplatform/service-kit';
 
 export const gatewayEnvShape = {
   LOG_LEVEL: env.logLevel(),
@@ -24,7 +24,11 @@ export const gatewayEnvShape = {
     .string()
     .regex(/^[A-Za-z0-9_-]+$/)
     .default('gateway'),
-  /** How long a verified API key or a user's tenant access is reused; a revoke takes effect within it. */
+  /**
+   * How long a verified API key, access token or a user's tenant access is reused. Revocations
+   * drop them at once through identity's access events; this bounds only how stale a role or a
+   * plan change (which sends no event) can be.
+   */
   AUTH_CACHE_TTL_MS: env.int(5_000),
   /** Requests per minute and client address on register, login and refresh. */
   AUTH_RATE_LIMIT_PER_MINUTE: env.int(30, 1),
@@ -34,8 +38,13 @@ export const gatewayEnvShape = {
   IDEMPOTENCY_TTL_HOURS: env.int(24, 1),
   /** Encrypts stored Idempotency-Key responses (docs/security.md); required. */
   DATA_ENCRYPTION_KEY: dataEncryptionKeyEnv(),
-  /** Honour X-Forwarded-For from the ingress when computing client addresses. */
-  TRUST_PROXY: env.bool(false),
+  /**
+   * Proxies in front of the gateway that append to X-Forwarded-For (the ingress: 1). The client
+   * address is the entry this many hops from the right; 0 ignores X-Forwarded-* entirely.
+   */
+  TRUSTED_PROXY_HOPS: env.int(0, 0),
+  /** Identity's access events (revocations) come from Kafka, on `<KAFKA_TOPIC>.access`. */
+  ...kafkaEnvShape,
   SHUTDOWN_TIMEOUT_MS: env.int(10_000),
   EXIT_WITH_PARENT: env.bool(false),
 };

@@ -1,9 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createKafka } from '@agentplatform/events';
 import { Lifecycle, Metrics, connectMongo, createLogger } from '@agentplatform/service-kit';
 import { createApp } from './app.js';
 import { connectBackends } from './clients/backends.js';
 import { JwksCache } from './clients/jwks-cache.js';
+import { RevocationFeed } from './clients/revocation-feed.js';
 import { loadGatewayConfig } from './config.js';
 import { IdentityAccessGuard } from './http/access-guard.js';
 import { IdempotencyStore } from './middleware/idempotency.js';
@@ -35,13 +37,35 @@ async function main(): Promise<void> {
     limiter: new TenantRateLimiter(store),
     cacheTtlMs: config.AUTH_CACHE_TTL_MS,
   });
+  // Credentials are cached only once identity's revocations reach this replica (DESIGN.md section 4).
+  guard.setLive(false);
+  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'gateway', logger });
+  const feedLive = metrics.gauge('gateway_access_feed_live', '1 while identity revocations reach this replica');
+  const applied = metrics.counter('gateway_access_events_total', 'Access events (revocations) applied', ['type']);
+  const revocations = new RevocationFeed(
+    kafka,
+    config.KAFKA_TOPIC,
+    {
+      revoke: (event) => {
+        guard.revoke(event);
+        applied.inc({ type: event.type });
+      },
+      setLive: (live) => {
+        guard.setLive(live);
+        feedLive.set(live ? 1 : 0);
+      },
+    },
+    logger,
+  );
+  revocations.start();
+  lifecycle.onShutdown('access events', () => revocations.stop());
 
   const app = createApp({
     config,
     logger,
     metrics,
     backends,
-    routes: apiRoutes({ backends, config, logger }),
+    routes: apiRoutes({ backends, config, logger, revocations: guard }),
     hooks: {
       guard,
       idempotency: idempotency.handle,

@@ -8,7 +8,7 @@ describe('rate limits', () => {
   let secondUrl: string;
 
   beforeAll(async () => {
-    const gatewayEnv = { TRUST_PROXY: 'true', AUTH_RATE_LIMIT_PER_MINUTE: '8', HOOK_RATE_LIMIT_PER_MINUTE: '3' };
+    const gatewayEnv = { TRUSTED_PROXY_HOPS: '1', AUTH_RATE_LIMIT_PER_MINUTE: '8', HOOK_RATE_LIMIT_PER_MINUTE: '3' };
     platform = await startPlatform({
       services: ['identity'],
       env: { DEFAULT_PLAN: 'free' },

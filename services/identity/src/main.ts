@@ -13,6 +13,7 @@ import { PasswordHasher } from './security/password-hasher.js';
 import { SigningKeyRing } from './security/signing-key-ring.js';
 import { TokenIssuer } from './security/token-issuer.js';
 import { identityService } from './transport/identity.grpc.js';
+import { announceWithdrawnKey } from './use-cases/announce-withdrawn-key.js';
 
 const DAY_MS = 86_400_000;
 
@@ -47,10 +48,15 @@ async function main(): Promise<void> {
     legacySecret: config.JWT_KEY_ENCRYPTION_SECRET,
     rotationMs: config.JWT_KEY_ROTATION_DAYS * DAY_MS,
     graceMs: config.JWT_KEY_GRACE_SECONDS * 1000,
+    onWithdrawn: (kid) => announceWithdrawnKey({ outbox, signingKeys }, kid),
   });
   await keys.start();
   runtime.lifecycle.onShutdown('signing keys', () => keys.stop());
 
+  const passwordChecks = runtime.metrics.counter(
+    'identity_password_checks_total',
+    'bcrypt password comparisons (login throttling bounds them per account)',
+  );
   const tokens = new TokenIssuer({
     keys,
     issuer: config.JWT_ISSUER,
@@ -67,7 +73,7 @@ async function main(): Promise<void> {
       credits,
       loginThrottles,
       outbox,
-      hasher: new PasswordHasher(config.BCRYPT_COST),
+      hasher: new PasswordHasher(config.BCRYPT_COST, () => passwordChecks.inc()),
       keys,
       tokens,
       settings: {

@@ -12,17 +12,26 @@ interface KeySet {
 /**
  * identity's public signing keys, fetched over gRPC and kept in memory so access tokens are
  * verified without a call per request. A token signed with a key we do not know yet (a rotation)
- * triggers a refetch, at most once per cool-down so forged `kid`s cannot flood identity.
+ * triggers a refetch, at most once per cool-down so forged `kid`s cannot flood identity. A
+ * withdrawn key is dropped when identity announces it, not when the cache would expire.
  */
 export class JwksCache {
   private current?: KeySet;
   private loading?: Promise<KeySet>;
+  /** Keys identity announced as withdrawn: never trusted again, even by a refetch in flight. */
+  private readonly withdrawn = new Set<string>();
 
   constructor(
     private readonly backends: Pick<Backends, 'identity'>,
     private readonly logger: Logger,
     private readonly options = { maxAgeMs: 10 * 60_000, cooldownMs: 10_000 },
   ) {}
+
+  /** Stops trusting a key at once (identity's `access.signing_key.withdrawn`). */
+  withdraw(kid: string): void {
+    this.withdrawn.add(kid);
+    this.current?.keys.delete(kid);
+  }
 
   async settings(): Promise<{ issuer: string; audience: string }> {
     const set = await this.fresh();
@@ -49,6 +58,7 @@ export class JwksCache {
         const answer = await this.backends.identity.getJwks({});
         const keys = new Map<string, KeyLike | Uint8Array>();
         for (const jwk of answer.keys) {
+          if (this.withdrawn.has(jwk.kid)) continue;
           const { kid, alg, use: _use, y, ...material } = jwk;
           keys.set(kid, await importJWK({ ...material, ...(y ? { y } : {}), kid, alg }, alg));
         }

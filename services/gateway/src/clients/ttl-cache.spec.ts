@@ -23,4 +23,29 @@ describe('TtlCache', () => {
     await cache.get('c', async () => 3);
     expect(await cache.get('a', async () => 9)).toBe(9);
   });
+
+  it('drops matching values on a revocation and never keeps a load that was in flight', async () => {
+    const cache = new TtlCache<{ id: string }>(10_000);
+    await cache.get('a', async () => ({ id: 'key_1' }));
+    await cache.get('b', async () => ({ id: 'key_2' }));
+    let release!: (value: { id: string }) => void;
+    const inFlight = cache.get('c', () => new Promise((resolve) => (release = resolve)));
+    cache.deleteWhere((value) => value.id === 'key_1');
+    release({ id: 'key_3' });
+    expect(await inFlight).toEqual({ id: 'key_3' });
+    expect(cache.has('a')).toBe(false);
+    expect(cache.has('b')).toBe(true);
+    // The load began before the revocation, so it may have read the revoked state: not kept.
+    expect(cache.has('c')).toBe(false);
+  });
+
+  it('keeps nothing while disabled', async () => {
+    const cache = new TtlCache<number>(10_000);
+    cache.enabled = false;
+    let loads = 0;
+    await cache.get('a', async () => ++loads);
+    await cache.get('a', async () => ++loads);
+    expect(loads).toBe(2);
+    expect(cache.has('a')).toBe(false);
+  });
 });

@@ -1,9 +1,13 @@
 import type { Context } from 'koa';
 import { errors as joseErrors, jwtVerify } from 'jose';
-import { ForbiddenError, UnauthorizedError, ValidationError, sha256Hex } from '@agentplatform/service-kit';
+import { LRUCache } from 'lru-cache';
+import type { AccessEvent } from '@agentplatform/events';
+import { DomainError, ForbiddenError, UnauthorizedError, ValidationError, sha256Hex } from '@agentplatform/service-kit';
 import type { Backends } from '../clients/backends.js';
 import type { JwksCache } from '../clients/jwks-cache.js';
+import type { RevocationListener } from '../clients/revocation-feed.js';
 import { TtlCache } from '../clients/ttl-cache.js';
+import { AnonymousLimiter } from '../middleware/anonymous-limit.js';
 import type { TenantRateLimiter } from '../middleware/rate-limit.js';
 import { SCOPES, type AccessGuard, type Caller, type RouteAccess, type Scope } from './route.js';
 
@@ -11,8 +15,10 @@ export interface AccessGuardOptions {
   backends: Pick<Backends, 'identity'>;
   jwks: JwksCache;
   limiter: TenantRateLimiter;
-  /** How long a verified API key or a user's access to a tenant is reused (a revoke waits this long at most). */
+  /** How long a verified credential or a user's access to a tenant is reused (see config.ts). */
   cacheTtlMs: number;
+  /** Requests without valid credentials, per client address; DESIGN.md section 5 by default. */
+  anonymous?: AnonymousLimiter;
 }
 
 type Verified = Omit<Caller, 'kind'>;
@@ -22,10 +28,18 @@ interface TokenClaims {
   sub: string;
   tid?: unknown;
   exp: number;
+  /** The session (refresh family), for tokens issued since sessions are named. */
+  sid?: string;
+  /** The signing key, so a withdrawn key's tokens can be dropped. */
+  kid?: string;
 }
 
 /** Seconds of clock skew tolerated on `exp`, as in the signature check. */
 const CLOCK_TOLERANCE_S = 5;
+
+/** An `apk_` key identity did not accept is answered 401 without asking again for this long. */
+const INVALID_KEY_MEMORY_MS = 60_000;
+const INVALID_KEYS_MAX = 100_000;
 
 function knownScopes(values: readonly string[]): Scope[] {
   return values.filter((v): v is Scope => (SCOPES as readonly string[]).includes(v));
@@ -45,6 +59,10 @@ function requestedTenant(ctx: Context): string | undefined {
   return value;
 }
 
+function isUnauthorized(error: unknown): boolean {
+  return error instanceof DomainError && error.code === 'unauthorized';
+}
+
 /**
  * Authenticates the caller, resolves the tenant, counts the request against the tenant's rate
  * limit and checks the route's access rule.
@@ -52,33 +70,92 @@ function requestedTenant(ctx: Context): string | undefined {
  * - Access tokens (JWT) are verified locally against identity's cached public keys; a verified
  *   token's claims are reused for a few seconds (under its SHA-256; its expiry is still checked
  *   on every request), since the signature check was ~14% of the gateway's CPU. The user's role
- *   in the requested tenant comes from identity and is cached for a few seconds.
+ *   in the requested tenant, and whether the token's session is still open, come from identity
+ *   and are cached for a few seconds.
  * - API keys (`apk_...`) are verified by identity (only a hash is stored there); the answer is
- *   cached for a few seconds, which bounds how long a revoked key keeps working.
+ *   cached for a few seconds. An unknown key is remembered as invalid for a minute.
+ * - Every cache gives way to a revocation at once (`revoke`, fed by identity's access events
+ *   and called directly for changes made through this replica), and nothing is cached while
+ *   the revocation feed is not live (`setLive`).
+ * - Requests with no or invalid credentials draw from the per-address anonymous budget. An API
+ *   key not known to be valid is refused (429) before identity is asked when its address has
+ *   spent the budget; access tokens are checked locally first, so they never are.
  */
-export class IdentityAccessGuard implements AccessGuard {
+export class IdentityAccessGuard implements AccessGuard, RevocationListener {
   private readonly keys: TtlCache<Verified>;
   private readonly tokens: TtlCache<TokenClaims>;
   private readonly memberships: TtlCache<Verified>;
+  private readonly invalidKeys = new LRUCache<string, true>({ max: INVALID_KEYS_MAX, ttl: INVALID_KEY_MEMORY_MS });
+  private readonly anonymous: AnonymousLimiter;
 
   constructor(private readonly options: AccessGuardOptions) {
     this.keys = new TtlCache(options.cacheTtlMs);
     this.tokens = new TtlCache(options.cacheTtlMs);
     this.memberships = new TtlCache(options.cacheTtlMs);
+    this.anonymous = options.anonymous ?? new AnonymousLimiter();
   }
 
   async authorize(ctx: Context, access: RouteAccess): Promise<Caller | undefined> {
     if (access.kind === 'none') return undefined;
-    const token = bearerToken(ctx);
-    const tenant = requestedTenant(ctx);
-    const caller = token.startsWith('apk_')
-      ? await this.apiKeyCaller(token, tenant)
-      : await this.userCaller(token, tenant);
+    const address = ctx.ip;
+    let caller: Caller;
+    try {
+      const token = bearerToken(ctx);
+      const tenant = requestedTenant(ctx);
+      caller = token.startsWith('apk_')
+        ? await this.apiKeyCaller(token, tenant, address)
+        : await this.userCaller(token, tenant);
+    } catch (error) {
+      // The anonymous budget pays for every request its credentials did not get through.
+      if (isUnauthorized(error)) this.anonymous.take(address);
+      throw error;
+    }
     // Every authenticated request counts, including the ones refused below for lack of rights.
     await this.options.limiter.consume(ctx, caller.tenantId, caller.plan ?? 'free');
     this.check(caller, access);
     ctx.state.caller = caller;
     return caller;
+  }
+
+  /** Applies one of identity's access events to what this replica cached. */
+  revoke(event: AccessEvent): void {
+    switch (event.type) {
+      case 'access.api_key.revoked': {
+        const { key_id } = event.data as AccessEvent<'access.api_key.revoked'>['data'];
+        this.keys.deleteWhere((verified) => verified.apiKeyId === key_id);
+        break;
+      }
+      case 'access.session.revoked': {
+        const { session_id } = event.data as AccessEvent<'access.session.revoked'>['data'];
+        this.forgetSession(session_id);
+        break;
+      }
+      case 'access.signing_key.withdrawn': {
+        const { kid } = event.data as AccessEvent<'access.signing_key.withdrawn'>['data'];
+        this.options.jwks.withdraw(kid);
+        this.tokens.deleteWhere((claims) => claims.kid === kid);
+        break;
+      }
+    }
+  }
+
+  /** A key revoked through this replica: forgotten before the DELETE answers, not when the event arrives. */
+  forgetApiKey(keyId: string): void {
+    this.keys.deleteWhere((verified) => verified.apiKeyId === keyId);
+  }
+
+  /** A session ended through this replica (logout): forgotten before the logout answers. */
+  forgetSession(sessionId: string): void {
+    this.tokens.deleteWhere((claims) => claims.sid === sessionId);
+    this.memberships.deleteWhere((verified) => verified.sessionId === sessionId);
+  }
+
+  setLive(live: boolean): void {
+    for (const cache of [this.keys, this.tokens, this.memberships]) {
+      if (cache.enabled === live) continue;
+      cache.enabled = live;
+      if (!live) cache.clear();
+    }
   }
 
   private check(caller: Caller, access: RouteAccess): void {
@@ -94,36 +171,51 @@ export class IdentityAccessGuard implements AccessGuard {
     }
   }
 
-  private async apiKeyCaller(secret: string, tenant: string | undefined): Promise<Caller> {
+  private async apiKeyCaller(secret: string, tenant: string | undefined, address: string): Promise<Caller> {
     // Cached under the key's SHA-256, so no plaintext secret is kept in the cache.
-    const verified = await this.keys.get(sha256Hex(secret), async () => {
-      const answer = await this.options.backends.identity.verifyApiKey({ key: secret });
-      return {
-        userId: answer.userId,
-        tenantId: answer.tenantId,
-        role: answer.role,
-        scopes: knownScopes(answer.scopes),
-        apiKeyId: answer.keyId,
-        plan: answer.plan,
-      };
-    });
+    const hash = sha256Hex(secret);
+    if (this.invalidKeys.has(hash)) throw new UnauthorizedError('Invalid, expired or revoked API key');
+    if (!this.keys.has(hash)) this.anonymous.check(address);
+    let verified: Verified;
+    try {
+      verified = await this.keys.get(hash, async () => {
+        const answer = await this.options.backends.identity.verifyApiKey({ key: secret });
+        return {
+          userId: answer.userId,
+          tenantId: answer.tenantId,
+          role: answer.role,
+          scopes: knownScopes(answer.scopes),
+          apiKeyId: answer.keyId,
+          apiKeyName: answer.name,
+          apiKeyPrefix: answer.keyPrefix,
+          apiKeyExpiresAt: answer.expiresAt,
+          plan: answer.plan,
+        };
+      });
+    } catch (error) {
+      if (isUnauthorized(error)) this.invalidKeys.set(hash, true);
+      throw error;
+    }
     if (tenant && tenant !== verified.tenantId) throw new ForbiddenError('This API key belongs to another tenant');
     return { kind: 'api_key', ...verified };
   }
 
+  /** Access tokens are verified here, without a backend: only a failed one draws from the anonymous budget. */
   private async userCaller(token: string, tenant: string | undefined): Promise<Caller> {
     const claims = await this.tokens.get(sha256Hex(token), () => this.verifyToken(token));
     if (Date.now() / 1000 > claims.exp + CLOCK_TOLERANCE_S) throw new UnauthorizedError('Access token has expired');
     const userId = claims.sub;
     const tenantId = tenant ?? (typeof claims.tid === 'string' ? claims.tid : '');
-    const verified = await this.memberships.get(`${userId}:${tenantId}`, async () => {
-      const answer = await this.options.backends.identity.resolveAccess({ userId, tenantId });
+    const sessionId = claims.sid ?? '';
+    const verified = await this.memberships.get(`${userId}:${tenantId}:${sessionId}`, async () => {
+      const answer = await this.options.backends.identity.resolveAccess({ userId, tenantId, sessionId });
       return {
         userId,
         tenantId: answer.tenantId,
         role: answer.role,
         scopes: knownScopes(answer.scopes),
         plan: answer.plan,
+        sessionId: claims.sid,
       };
     });
     return { kind: 'user', ...verified };
@@ -132,14 +224,20 @@ export class IdentityAccessGuard implements AccessGuard {
   private async verifyToken(token: string): Promise<TokenClaims> {
     const { issuer, audience } = await this.options.jwks.settings();
     try {
-      const { payload } = await jwtVerify(token, (header) => this.options.jwks.key(header.kid), {
+      const { payload, protectedHeader } = await jwtVerify(token, (header) => this.options.jwks.key(header.kid), {
         issuer,
         audience,
         algorithms: ['EdDSA', 'ES256'],
         requiredClaims: ['sub', 'exp', 'iat'],
         clockTolerance: CLOCK_TOLERANCE_S,
       });
-      return { sub: payload.sub!, tid: payload.tid, exp: payload.exp! };
+      return {
+        sub: payload.sub!,
+        tid: payload.tid,
+        exp: payload.exp!,
+        sid: typeof payload.sid === 'string' ? payload.sid : undefined,
+        kid: protectedHeader.kid,
+      };
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw new UnauthorizedError('Access token has expired');
       if (error instanceof joseErrors.JOSEError) throw new UnauthorizedError('Invalid access token');

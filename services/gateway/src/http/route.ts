@@ -35,6 +35,12 @@ export interface Caller {
   role: string;
   scopes: readonly Scope[];
   apiKeyId?: string;
+  /** What `/auth/me` says about the API key the caller used. */
+  apiKeyName?: string;
+  apiKeyPrefix?: string;
+  apiKeyExpiresAt?: string;
+  /** The access token's session (refresh family); revoking it ends the token. */
+  sessionId?: string;
   /** The tenant's plan (free, starter, pro, enterprise). */
   plan?: string;
 }

@@ -55,8 +55,10 @@ const ERROR_STATUSES: Record<string, string> = {
   '401': 'Missing, invalid or expired token or key (unauthorized)',
   '403': 'Insufficient permissions or a plan quota reached (forbidden, quota_exceeded)',
   '404': 'Not found (not_found)',
-  '429': 'Rate limit exceeded (rate_limit_exceeded)',
-  '503': 'A backend service is unavailable (service_unavailable)',
+  '429':
+    'Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header',
+  '503':
+    'A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header)',
 };
 
 /** What some routes answer: those with a body, with Idempotency-Key, or that name the code. */
@@ -198,7 +200,7 @@ export function buildOpenApiDocument(routes: ReadonlyArray<RouteDefinition<any, 
               type: 'array',
               items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
             },
-            retry_after: { type: 'integer', description: 'Seconds to wait (429 only)' },
+            retry_after: { type: 'integer', description: 'Seconds to wait before retrying (429 and 503)' },
           },
         },
       },

@@ -7,4 +7,6 @@ export interface RouteDeps {
   backends: Backends;
   config: GatewayConfig;
   logger: Logger;
+  /** Drops this replica's cached credentials for a change it made itself (before it answers). */
+  revocations?: { forgetApiKey(keyId: string): void; forgetSession(sessionId: string): void };
 }

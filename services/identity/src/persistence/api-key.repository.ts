@@ -1,4 +1,4 @@
-import type { Connection, Model } from 'mongoose';
+import type { ClientSession, Connection, Model } from 'mongoose';
 import { apiKeySchema, type ApiKeyRecord } from './api-key.schema.js';
 
 export interface ApiKey {
@@ -78,10 +78,11 @@ export class ApiKeyRepository {
     return records.map(toApiKey);
   }
 
-  async revoke(tenantId: string, id: string, at: Date): Promise<boolean> {
+  async revoke(tenantId: string, id: string, at: Date, session?: ClientSession): Promise<boolean> {
     const result = await this.model.updateOne(
       { _id: id, tenant_id: tenantId, revoked_at: null },
       { $set: { revoked_at: at } },
+      { session },
     );
     return result.modifiedCount === 1;
   }

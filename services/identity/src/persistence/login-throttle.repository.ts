@@ -14,37 +14,63 @@ export class LoginThrottleRepository {
     return this.model.init();
   }
 
-  async lockedUntil(account: string, now: Date): Promise<Date | undefined> {
-    const record = await this.model.findById(account, { locked_until: 1 }).lean<LoginThrottleRecord>();
-    return record?.locked_until && record.locked_until > now ? record.locked_until : undefined;
-  }
-
-  /** Counts one failure in the current window (a new window once the old one is over); returns the count. */
-  async recordFailure(account: string, now: Date, windowMs: number): Promise<number> {
-    const windowStart = new Date(now.getTime() - windowMs);
-    const expires = new Date(now.getTime() + windowMs);
-    const counted = await this.model
-      .findOneAndUpdate(
-        { _id: account, window_started_at: { $gt: windowStart } },
-        { $inc: { failures: 1 }, $set: { expires_at: expires } },
-        { returnDocument: 'after' },
-      )
-      .lean<LoginThrottleRecord>();
-    if (counted) return counted.failures;
+  /**
+   * Counts one login attempt before its password is checked, in one atomic update, and returns
+   * its number in the window (and the lock, if one is active), so the caller lets only the first
+   * few reach the password check: N parallel attempts get the checks N serial ones would. A
+   * window whose lock has run out starts afresh.
+   */
+  async countAttempt(
+    account: string,
+    now: Date,
+    policy: { windowMs: number },
+  ): Promise<{ attempt: number; lockedUntil?: Date }> {
+    const windowStart = new Date(now.getTime() - policy.windowMs);
     try {
-      await this.model.replaceOne(
-        { _id: account },
-        { failures: 1, window_started_at: now, locked_until: null, expires_at: expires },
-        { upsert: true },
-      );
+      // One round trip in the usual cases: counting into an open window, or opening the first.
+      const counted = await this.model
+        .findOneAndUpdate(
+          {
+            _id: account,
+            $or: [{ locked_until: { $gt: now } }, { locked_until: null, window_started_at: { $gt: windowStart } }],
+          },
+          {
+            $inc: { failures: 1 },
+            $setOnInsert: {
+              window_started_at: now,
+              locked_until: null,
+              expires_at: new Date(now.getTime() + policy.windowMs),
+            },
+          },
+          { upsert: true, returnDocument: 'after' },
+        )
+        .lean<LoginThrottleRecord>();
+      return { attempt: counted!.failures, lockedUntil: counted!.locked_until ?? undefined };
     } catch (error) {
-      // Two first failures at once: the other one created the window; count into it.
       if (!isDuplicateKeyError(error)) throw error;
-      return this.recordFailure(account, now, windowMs);
     }
-    return 1;
+    // The account has a record whose window (or lock) is over: this attempt opens a new window.
+    // If another attempt did so first, nothing matches here and the retry counts into its window.
+    const reopened = await this.model.replaceOne(
+      {
+        _id: account,
+        $or: [
+          { locked_until: { $ne: null, $lte: now } },
+          { locked_until: null, window_started_at: { $lte: windowStart } },
+        ],
+      },
+      {
+        failures: 1,
+        window_started_at: now,
+        locked_until: null,
+        expires_at: new Date(now.getTime() + policy.windowMs),
+      },
+    );
+    if (reopened.modifiedCount === 1) return { attempt: 1 };
+    return this.countAttempt(account, now, policy);
   }
 
+  /** Locks the account (after its last allowed attempt failed); later attempts are refused unchecked. */
   async lock(account: string, until: Date): Promise<void> {
     await this.model.updateOne({ _id: account }, { $set: { locked_until: until, expires_at: until } });
   }

@@ -1,4 +1,4 @@
-import type { Connection, Model } from 'mongoose';
+import type { ClientSession, Connection, Model } from 'mongoose';
 import { refreshTokenSchema, type RefreshTokenRecord } from './refresh-token.schema.js';
 
 export interface RefreshToken {
@@ -59,7 +59,24 @@ export class RefreshTokenRepository {
     return result.modifiedCount === 1;
   }
 
-  async revokeFamily(familyId: string, at: Date): Promise<void> {
-    await this.model.updateMany({ family_id: familyId, revoked_at: null }, { $set: { revoked_at: at } });
+  /** Revokes every token of a family not revoked yet; returns how many it revoked. */
+  async revokeFamily(familyId: string, at: Date, session?: ClientSession): Promise<number> {
+    const result = await this.model.updateMany(
+      { family_id: familyId, revoked_at: null },
+      { $set: { revoked_at: at } },
+      { session },
+    );
+    return result.modifiedCount;
+  }
+
+  /** True when any token of the family was revoked: the whole family (the session) is over. */
+  async familyRevoked(familyId: string): Promise<boolean> {
+    return (await this.model.exists({ family_id: familyId, revoked_at: { $ne: null } })) !== null;
+  }
+
+  /** A session is live while its family has a token that is neither revoked nor expired. */
+  async sessionLive(familyId: string, now: Date): Promise<boolean> {
+    const live = await this.model.exists({ family_id: familyId, revoked_at: null, expires_at: { $gt: now } });
+    return live !== null;
   }
 }

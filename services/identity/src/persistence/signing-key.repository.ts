@@ -1,4 +1,4 @@
-import type { Connection, Model } from 'mongoose';
+import type { ClientSession, Connection, Model } from 'mongoose';
 import { signingKeySchema, type SigningKeyRecord } from './signing-key.schema.js';
 
 export type { SigningKeyRecord } from './signing-key.schema.js';
@@ -34,6 +34,16 @@ export class SigningKeyRepository {
     const result = await this.model.updateOne(
       { _id: id, 'private_jwk.data': previousData },
       { $set: { private_jwk: privateJwk } },
+    );
+    return result.modifiedCount === 1;
+  }
+
+  /** Marks a key withdrawn; false when another replica did first (it announces the withdrawal). */
+  async markWithdrawn(kid: string, at: Date, session?: ClientSession): Promise<boolean> {
+    const result = await this.model.updateOne(
+      { _id: kid, withdrawn_at: null },
+      { $set: { withdrawn_at: at } },
+      { session },
     );
     return result.modifiedCount === 1;
   }

@@ -23,6 +23,8 @@ export interface SigningKeyRecord {
     tag?: string;
   };
   created_at: Date;
+  /** Set once the key has left the JWKS and its withdrawal was announced to the gateways. */
+  withdrawn_at?: Date | null;
 }
 
 export const signingKeySchema = new Schema<SigningKeyRecord>(
@@ -33,6 +35,7 @@ export const signingKeySchema = new Schema<SigningKeyRecord>(
     public_jwk: { type: Schema.Types.Mixed, required: true },
     private_jwk: { type: Schema.Types.Mixed, required: true },
     created_at: { type: Date, required: true },
+    withdrawn_at: { type: Date, default: null },
   },
   { collection: 'signing_keys', versionKey: false, minimize: false },
 );

@@ -160,4 +160,22 @@ describe('SigningKeyRing', () => {
     first.stop();
     aged.stop();
   });
+
+  it('announces a key that left the JWKS once, whichever replica notices it first', async () => {
+    const announced: string[] = [];
+    const onWithdrawn = async (kid: string) => {
+      if (await repository.markWithdrawn(kid, new Date())) announced.push(kid);
+    };
+    const replicas = [
+      ring({ graceMs: 50, reloadMs: 20, onWithdrawn }),
+      ring({ graceMs: 50, reloadMs: 20, onWithdrawn }),
+    ];
+    await Promise.all(replicas.map((r) => r.start()));
+    const old = replicas[0].signingKey().kid;
+    await replicas[0].rotate();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(announced).toEqual([old]);
+    expect(replicas[1].publicKeys().map((k) => k.kid)).not.toContain(old);
+    replicas.forEach((r) => r.stop());
+  });
 });

@@ -34,6 +34,11 @@ export interface KeyRingOptions {
   graceMs: number;
   /** How often a replica re-reads the keys, to pick up a rotation made by another replica. */
   reloadMs?: number;
+  /**
+   * Called for a key that has left the JWKS and was not announced yet, so the gateways stop
+   * trusting it at once instead of when their JWKS cache expires. Must mark it (once) itself.
+   */
+  onWithdrawn?: (kid: string) => Promise<void>;
 }
 
 /**
@@ -62,6 +67,7 @@ export class SigningKeyRing {
     this.timer = setInterval(() => {
       this.load()
         .then(() => this.rotateIfDue())
+        .then(() => this.announceWithdrawals())
         .catch((error) => this.options.logger.warn({ err: error }, 'cannot reload signing keys'));
     }, this.options.reloadMs ?? 60_000);
     this.timer.unref();
@@ -80,12 +86,28 @@ export class SigningKeyRing {
   publicKeys(now = new Date()): PublicJwk[] {
     const published: PublicJwk[] = [];
     this.keys.forEach((key, index) => {
-      const successor = index > 0 ? this.keys[index - 1] : undefined;
-      if (successor && now.getTime() - successor.created_at.getTime() > this.options.graceMs) return;
+      if (!this.isPublished(index, now)) return;
       const jwk = key.public_jwk;
       published.push({ kid: key._id, kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, alg: key.alg, use: 'sig' });
     });
     return published;
+  }
+
+  private isPublished(index: number, now: Date): boolean {
+    const key = this.keys[index];
+    const successor = index > 0 ? this.keys[index - 1] : undefined;
+    if (!successor) return true;
+    return !key.withdrawn_at && now.getTime() - successor.created_at.getTime() <= this.options.graceMs;
+  }
+
+  /** Announces every key that has left the JWKS since the last look (one replica wins each). */
+  private async announceWithdrawals(): Promise<void> {
+    const onWithdrawn = this.options.onWithdrawn;
+    if (!onWithdrawn) return;
+    const now = new Date();
+    for (const [index, key] of this.keys.entries()) {
+      if (!key.withdrawn_at && !this.isPublished(index, now)) await onWithdrawn(key._id);
+    }
   }
 
   /** Makes the next generation now (operators can force a rotation; the timer does it on age). */

@@ -9,7 +9,11 @@ export interface TokenIssuerOptions {
   ttlSeconds: number;
 }
 
-/** Signs access tokens: claims sub, tid, iat, exp, jti, iss, aud (DESIGN.md section 4). */
+/**
+ * Signs access tokens: claims sub, tid, iat, exp, jti, iss, aud (DESIGN.md section 4), and `sid`,
+ * the refresh family the token belongs to, so revoking the family also stops its access tokens
+ * (the gateway asks identity about a session it has not seen and drops it on a revocation event).
+ */
 export class TokenIssuer {
   constructor(private readonly options: TokenIssuerOptions) {}
 
@@ -17,9 +21,9 @@ export class TokenIssuer {
     return this.options.ttlSeconds;
   }
 
-  async issue(userId: string, tenantId: string): Promise<string> {
+  async issue(userId: string, tenantId: string, sessionId: string): Promise<string> {
     const { kid, privateKey } = this.options.keys.signingKey();
-    return new SignJWT({ tid: tenantId })
+    return new SignJWT({ tid: tenantId, sid: sessionId })
       .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: 'JWT' })
       .setSubject(userId)
       .setIssuer(this.options.issuer)

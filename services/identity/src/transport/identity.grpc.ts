@@ -10,7 +10,7 @@ import type { IdentityDeps } from '../use-cases/identity-deps.js';
 import type { Session } from '../use-cases/issue-session.js';
 import { login } from '../use-cases/login.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../use-cases/manage-api-keys.js';
-import { refreshSession } from '../use-cases/refresh-session.js';
+import { logout, refreshSession } from '../use-cases/refresh-session.js';
 import { registerUser } from '../use-cases/register-user.js';
 import { resolveAccess } from '../use-cases/resolve-access.js';
 import { verifyApiKey } from '../use-cases/verify-api-key.js';
@@ -78,6 +78,9 @@ export function identityService(deps: IdentityDeps): identityV1.IdentityServiceI
     async refresh(req) {
       return session(await refreshSession(deps, req.refreshToken));
     },
+    async logout(req) {
+      return { sessionId: (await logout(deps, req.refreshToken)) ?? '' };
+    },
     async getMe(req) {
       const me = await getMe(deps, req.userId);
       return {
@@ -89,7 +92,7 @@ export function identityService(deps: IdentityDeps): identityV1.IdentityServiceI
       return { keys: deps.keys.publicKeys(), issuer: deps.settings.issuer, audience: deps.settings.audience };
     },
     async resolveAccess(req) {
-      const access = await resolveAccess(deps, req.userId, req.tenantId || undefined);
+      const access = await resolveAccess(deps, req.userId, req.tenantId || undefined, req.sessionId || undefined);
       return { tenantId: access.tenantId, role: access.role, scopes: [...access.scopes], plan: access.plan };
     },
     async verifyApiKey(req) {

@@ -32,7 +32,7 @@ export async function issueSession(deps: IdentityDeps, userId: string, familyId 
     expiresAt: new Date(now.getTime() + deps.settings.refreshTtlMs),
   });
   return {
-    accessToken: await deps.tokens.issue(userId, tenantId),
+    accessToken: await deps.tokens.issue(userId, tenantId, familyId),
     tokenType: 'bearer',
     expiresIn: deps.tokens.ttlSeconds,
     refreshToken,

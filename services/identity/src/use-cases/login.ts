@@ -16,9 +16,11 @@ function lockedOut(until: Date, now: Date): DomainError {
 
 /**
  * Password login. Unknown e-mail and wrong password get the same answer in the same time, so
- * the endpoint cannot be used to find accounts. After `maxFailures` failures within the window the
- * account is locked for the lockout period (OWASP: lock per account, not only per address, so a
- * distributed guesser is stopped too); even the right password is refused while locked.
+ * the endpoint cannot be used to find accounts. The attempt is counted atomically before the
+ * password is checked (DESIGN.md section 4): of a window's attempts only the first `maxFailures`
+ * reach bcrypt, however many arrive at once, and the failure that uses up the budget locks the
+ * account for the lockout period; even the right password is refused while locked. A success
+ * clears the count. (The per-address budget is the gateway's, counted before identity is asked.)
  */
 export async function login(deps: IdentityDeps, input: { email: string; password: string }): Promise<Session> {
   throwIfIssues([
@@ -31,17 +33,20 @@ export async function login(deps: IdentityDeps, input: { email: string; password
   const email = normalizeEmail(input.email);
   const { maxFailures, windowMs, lockoutMs } = deps.settings.lockout;
   const now = new Date();
-  const locked = await deps.loginThrottles.lockedUntil(email, now);
-  if (locked) throw lockedOut(locked, now);
+  const { attempt, lockedUntil } = await deps.loginThrottles.countAttempt(email, now, { windowMs });
+  if (lockedUntil) throw lockedOut(lockedUntil, now);
+  if (attempt > maxFailures) {
+    // Attempts in flight used up the budget and one of them will lock; refuse without a check.
+    throw lockedOut(new Date(now.getTime() + lockoutMs), now);
+  }
 
   const user = await deps.users.findByEmail(email);
   const valid = await deps.hasher.verify(input.password, user?.passwordHash);
   if (!user || !valid || !user.isActive) {
-    const failures = await deps.loginThrottles.recordFailure(email, now, windowMs);
-    if (failures >= maxFailures) {
-      const until = new Date(now.getTime() + lockoutMs);
+    if (attempt >= maxFailures) {
+      const until = new Date(Date.now() + lockoutMs);
       await deps.loginThrottles.lock(email, until);
-      throw lockedOut(until, now);
+      throw lockedOut(until, new Date());
     }
     throw new UnauthorizedError('Invalid e-mail or password');
   }

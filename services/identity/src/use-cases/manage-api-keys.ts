@@ -1,3 +1,4 @@
+import { createAccessEvent } from '@agentplatform/events';
 import { ForbiddenError, NotFoundError, newId, sha256Hex, type FieldIssue } from '@agentplatform/service-kit';
 import { throwIfIssues } from '../domain/account-rules.js';
 import { isScope, managesAllKeys, scopesOf, type Role } from '../domain/roles.js';
@@ -76,5 +77,12 @@ export async function revokeApiKey(deps: IdentityDeps, userId: string, tenantId:
   const role = await roleIn(deps, tenantId, userId);
   const key = await deps.apiKeys.findActive(tenantId, keyId);
   if (!key || (key.createdBy !== userId && !managesAllKeys(role))) throw new NotFoundError('API key');
-  await deps.apiKeys.revoke(tenantId, keyId, new Date());
+  // The event tells every gateway replica to forget the key at once (DESIGN.md section 4).
+  await deps.outbox.run(async (session) => {
+    const revoked = await deps.apiKeys.revoke(tenantId, keyId, new Date(), session);
+    return {
+      result: undefined,
+      events: revoked ? [createAccessEvent('access.api_key.revoked', tenantId, { key_id: keyId })] : [],
+    };
+  });
 }

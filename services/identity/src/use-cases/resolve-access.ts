@@ -12,11 +12,21 @@ export interface Access {
 
 /**
  * A user's rights in a tenant: their current role there, its scopes and the tenant's plan. A
- * tenant the user is not a member of, existing or not, is forbidden (no existence oracle).
+ * tenant the user is not a member of, existing or not, is forbidden (no existence oracle). With
+ * the access token's session id, an ended session (logout, refresh reuse) is unauthorized.
  */
-export async function resolveAccess(deps: IdentityDeps, userId: string, tenantId?: string): Promise<Access> {
-  const user = await deps.users.findById(userId);
+export async function resolveAccess(
+  deps: IdentityDeps,
+  userId: string,
+  tenantId?: string,
+  sessionId?: string,
+): Promise<Access> {
+  const [user, live] = await Promise.all([
+    deps.users.findById(userId),
+    sessionId ? deps.refreshTokens.sessionLive(sessionId, new Date()) : true,
+  ]);
   if (!user?.isActive) throw new UnauthorizedError('The user no longer exists or is disabled');
+  if (!live) throw new UnauthorizedError('The session of this access token has ended');
   const target = tenantId || (await defaultTenantOf(deps, userId));
   const [membership, tenant] = await Promise.all([
     deps.tenants.findMembership(target, userId),

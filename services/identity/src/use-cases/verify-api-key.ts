@@ -9,6 +9,9 @@ export interface VerifiedKey {
   role: Role;
   scopes: Scope[];
   plan: string;
+  name: string;
+  keyPrefix: string;
+  expiresAt?: string;
 }
 
 /** last_used_at is written at most this often per key. */
@@ -39,5 +42,8 @@ export async function verifyApiKey(deps: IdentityDeps, secret: string): Promise<
     role: membership.role,
     scopes: effectiveScopes(key.scopes, membership.role),
     plan: tenant.plan,
+    name: key.name,
+    keyPrefix: key.keyPrefix,
+    expiresAt: key.expiresAt?.toISOString(),
   };
 }

@@ -37,14 +37,33 @@ export const tokenResponse = z.object({
   refresh_token: z.string(),
 });
 
-export const meResponse = z.object({
-  id: z.string(),
-  email: z.string(),
-  full_name: z.string(),
-  is_active: z.boolean(),
-  created_at: z.string(),
-  tenants: z.array(z.object({ id: z.string(), name: z.string(), role: z.string() })),
-});
+const userMe = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    full_name: z.string(),
+    is_active: z.boolean(),
+    created_at: z.string(),
+    tenants: z.array(z.object({ id: z.string(), name: z.string(), role: z.string() })),
+  })
+  .describe('With an access token: the user and their tenants');
+
+/** An API key sees itself only: never its creator's e-mail or other tenants (DESIGN.md section 4). */
+const apiKeyMe = z
+  .object({
+    type: z.literal('api_key'),
+    id: z.string().describe('The key id (key_...)'),
+    name: z.string(),
+    key_prefix: z.string(),
+    scopes: z.array(z.string()).describe("The effective scopes: the key's scopes its creator's role still grants"),
+    tenant_id: z.string(),
+    expires_at: z.string().nullable(),
+  })
+  .describe('With an API key: the key itself');
+
+export const meResponse = z.union([userMe, apiKeyMe]);
+
+export const logoutResponse = z.object({ success: z.boolean(), message: z.string() });
 
 export const createApiKeyBody = z.object({
   name: z.string().trim().min(1, 'is required').max(100),

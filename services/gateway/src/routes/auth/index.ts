@@ -6,6 +6,7 @@ import {
   createApiKeyBody,
   keyIdParams,
   loginBody,
+  logoutResponse,
   meResponse,
   refreshBody,
   registerBody,
@@ -24,7 +25,7 @@ function tokens(answer: { accessToken: string; tokenType: string; expiresIn: num
 }
 
 /** SPEC.md section 4, Authentication and keys. Validation errors here are 422. */
-export function authRoutes({ backends }: RouteDeps): RouteDefinition<any, any, any>[] {
+export function authRoutes({ backends, revocations }: RouteDeps): RouteDefinition<any, any, any>[] {
   const identity = backends.identity;
   return [
     defineRoute({
@@ -92,14 +93,41 @@ export function authRoutes({ backends }: RouteDeps): RouteDefinition<any, any, a
       handler: async ({ body }) => tokens(await identity.refresh({ refreshToken: body.refresh_token })),
     }),
     defineRoute({
+      method: 'post',
+      path: '/auth/logout',
+      summary: 'End a login session: its refresh tokens and its access tokens stop working',
+      tag: 'auth',
+      access: publicAccess,
+      addressLimit: 'refresh',
+      validationStatus: 422,
+      body: refreshBody,
+      response: logoutResponse,
+      handler: async ({ body }) => {
+        const { sessionId } = await identity.logout({ refreshToken: body.refresh_token });
+        if (sessionId) revocations?.forgetSession(sessionId);
+        return { success: true, message: 'Logged out' };
+      },
+    }),
+    defineRoute({
       method: 'get',
       path: '/auth/me',
-      summary: 'The current user and their tenants',
+      summary: 'The current user and their tenants; with an API key, the key itself',
       tag: 'auth',
       access: anyCaller,
       validationStatus: 422,
       response: meResponse,
       handler: async ({ caller }) => {
+        if (caller!.kind === 'api_key') {
+          return {
+            type: 'api_key' as const,
+            id: caller!.apiKeyId!,
+            name: caller!.apiKeyName ?? '',
+            key_prefix: caller!.apiKeyPrefix ?? '',
+            scopes: [...caller!.scopes],
+            tenant_id: caller!.tenantId,
+            expires_at: caller!.apiKeyExpiresAt ?? null,
+          };
+        }
         const me = await identity.getMe({ userId: caller!.userId });
         return {
           id: me.user!.id,
@@ -177,6 +205,7 @@ export function authRoutes({ backends }: RouteDeps): RouteDefinition<any, any, a
       response: revokeResponse,
       handler: async ({ params, caller }) => {
         await identity.revokeApiKey({ userId: caller!.userId, tenantId: caller!.tenantId, keyId: params.key_id });
+        revocations?.forgetApiKey(params.key_id);
         return { success: true, message: 'API key revoked' };
       },
     }),

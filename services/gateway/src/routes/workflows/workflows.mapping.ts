@@ -4,7 +4,7 @@ import type { GatewayConfig } from '../../config.js';
 
 /**
  * The base of hook URLs: HOOKS_URL, else the public URL's `/hooks`, else the address this request
- * came in on (so a gateway on a random port in tests, or behind a proxy with TRUST_PROXY, answers
+ * came in on (so a gateway on a random port in tests, or behind a proxy with TRUSTED_PROXY_HOPS, answers
  * URLs that work). Computed here rather than in the workflow service, which cannot know it.
  */
 export function hooksBase(config: GatewayConfig, ctx: Context): string {

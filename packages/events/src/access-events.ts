@@ -1,0 +1,84 @@
+import { newId } from '@agentplatform/service-kit';
+import { API_VERSION } from './event-types.js';
+
+/**
+ * Internal events about who may still call the API (DESIGN.md section 4): identity publishes them,
+ * every gateway replica consumes them and drops what it cached. They travel on their own topic
+ * (`accessTopicOf`), which the webhook dispatcher never reads, so they are never delivered to a
+ * customer's webhook, not even to a `*` subscription: their content (key ids, session ids, key
+ * ids of the platform's signing keys) describes the platform, not the tenant's domain.
+ */
+export const ACCESS_EVENT_TYPES = [
+  'access.api_key.revoked',
+  'access.session.revoked',
+  'access.signing_key.withdrawn',
+] as const;
+
+export type AccessEventType = (typeof ACCESS_EVENT_TYPES)[number];
+
+/** Data carried by each access event. */
+export interface AccessEventData {
+  /** A key was revoked (DELETE) or deleted; requests with it are 401 from now on. */
+  'access.api_key.revoked': { key_id: string };
+  /**
+   * A refresh family (a login session) ended: logged out, or a rotated refresh token was used
+   * again. Access tokens carry the family as their `sid` claim and stop working with it.
+   */
+  'access.session.revoked': { session_id: string; user_id: string; reason: 'reuse' | 'logout' };
+  /** A signing key left the JWKS: tokens it signed are no longer accepted. */
+  'access.signing_key.withdrawn': { kid: string };
+}
+
+export interface AccessEvent<T extends AccessEventType = AccessEventType> {
+  id: string;
+  type: T;
+  created_at: string;
+  data: AccessEventData[T];
+  /** The tenant concerned, or '' for platform-wide changes (sessions, signing keys). */
+  tenant_id: string;
+  api_version: string;
+}
+
+/** The topic of access events beside a platform's events topic. */
+export function accessTopicOf(eventsTopic: string): string {
+  return `${eventsTopic}.access`;
+}
+
+export function isAccessEventType(value: string): value is AccessEventType {
+  return (ACCESS_EVENT_TYPES as readonly string[]).includes(value);
+}
+
+export function createAccessEvent<T extends AccessEventType>(
+  type: T,
+  tenantId: string,
+  data: AccessEventData[T],
+): AccessEvent<T> {
+  return {
+    id: newId('evt'),
+    type,
+    created_at: new Date().toISOString(),
+    data,
+    tenant_id: tenantId,
+    api_version: API_VERSION,
+  };
+}
+
+/** Parses a Kafka message value into an access event, or undefined when it is not one. */
+export function parseAccessEvent(raw: Buffer | string | null): AccessEvent | undefined {
+  if (raw === null) return undefined;
+  try {
+    const value = JSON.parse(raw.toString()) as Partial<AccessEvent>;
+    if (
+      typeof value.id === 'string' &&
+      typeof value.type === 'string' &&
+      isAccessEventType(value.type) &&
+      typeof value.data === 'object' &&
+      value.data !== null
+    ) {
+      return value as AccessEvent;
+    }
+  } catch {
+    // not JSON: ignored by the caller
+  }
+  return undefined;
+}

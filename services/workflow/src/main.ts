@@ -5,6 +5,7 @@ import { grpcAgentDirectory } from './clients/agents.client.js';
 import { grpcCreditLedger } from './clients/credits.client.js';
 import { loadServiceConfig } from './config.js';
 import { ExecutionEngine } from './engine/execution-engine.js';
+import { ExpressionSandbox } from './engine/expression-sandbox.js';
 import { ExecutionRepository } from './persistence/execution.repository.js';
 import { WorkflowRepository } from './persistence/workflow.repository.js';
 import { startRetentionJob } from './jobs/retention.job.js';
@@ -32,10 +33,18 @@ async function main(): Promise<void> {
   const http = createGuardedAgent({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
   runtime.lifecycle.onShutdown('http client', () => http.close());
 
+  const expressions = new ExpressionSandbox({
+    budgetMs: config.CEL_BUDGET_MS,
+    threads: config.CEL_WORKERS,
+    memoryMb: config.CEL_WORKER_MEMORY_MB,
+    logger: runtime.logger,
+  });
+  runtime.lifecycle.onShutdown('expression sandbox', () => expressions.close());
+
   const engine = new ExecutionEngine({
     executions,
     outbox,
-    runners: { agents, http },
+    runners: { agents, http, expressions },
     logger: runtime.logger,
     options: {
       leaseMs: config.EXECUTION_LEASE_MS,

@@ -104,7 +104,7 @@ export class ExecutionEngine {
    * running, no owner) for the poller of whichever replica has room first.
    *
    * With `runFirst`, a graph of pure nodes only (webhook, transform, condition: no side effects,
-   * no waits, microseconds of work) is run before anything is stored, and the execution is stored
+   * no waits, at most a CEL budget of work each) is run before anything is stored, and the execution is stored
    * once, finished, with its events: a crash before that write loses nothing the caller was told
    * about, and the run costs one write instead of an insert, an update and a lease. Callers that
    * must answer with a running execution (async execute) leave it off.
@@ -398,16 +398,16 @@ class RunState {
         break;
       }
       const limit = Math.min(timeoutMs, remaining);
-      // A pure node runs synchronously to its end: no timer could interrupt it, so it gets none.
-      const timeout = isPure(node) ? undefined : new AbortController();
-      const timer = timeout && setTimeout(() => timeout.abort(), limit);
+      // Every node is bounded, pure ones too: their CEL runs off the event loop (expression-sandbox.ts).
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(), limit);
       try {
         const output = await runNode(
           {
             tenantId: this.execution.tenant_id,
             node,
             scope,
-            signal: timeout ? AbortSignal.any([this.signal, timeout.signal]) : this.signal,
+            signal: AbortSignal.any([this.signal, timeout.signal]),
             timeoutMs: limit,
             resumedFrom: attempt === 1 ? resumedFrom : undefined,
           },
@@ -423,7 +423,7 @@ class RunState {
         };
       } catch (error) {
         if (this.signal.aborted) throw new Abandoned('aborted');
-        if (timeout?.signal.aborted) {
+        if (timeout.signal.aborted) {
           lastError = new NodeError(
             limit < timeoutMs ? this.durationExceeded() : `timed out after ${limit} ms`,
             limit >= timeoutMs,

@@ -4,6 +4,7 @@ import { bootService, createGuardedAgent, openChannel, serve } from '@agentplatf
 import { grpcAgentDirectory } from './clients/agents.client.js';
 import { grpcCreditLedger } from './clients/credits.client.js';
 import { loadServiceConfig } from './config.js';
+import { newHookId } from './domain/hook-id.js';
 import { ExecutionEngine } from './engine/execution-engine.js';
 import { ExpressionSandbox } from './engine/expression-sandbox.js';
 import { ExecutionRepository } from './persistence/execution.repository.js';
@@ -20,6 +21,8 @@ async function main(): Promise<void> {
   const workflows = new WorkflowRepository(runtime.mongo);
   const executions = new ExecutionRepository(runtime.mongo);
   await Promise.all([workflows.init(), executions.init()]);
+  const migrated = await workflows.migrateHookIds(newHookId);
+  if (migrated > 0) runtime.logger.info({ workflows: migrated }, 'gave existing workflows secret hook ids');
 
   // gRPC channels connect lazily, so the peers need not be up yet.
   const agentMemoryChannel = openChannel(config.AGENT_MEMORY_GRPC_ADDR);

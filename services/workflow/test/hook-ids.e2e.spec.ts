@@ -49,7 +49,7 @@ describe('hook ids', () => {
     expect(given.reduce((a, b) => a + b, 0)).toBe(20);
     expect(await workflows.migrateHookIds(newHookId)).toBe(0);
 
-    const docs = await workflows.model.collection.find({ _id: { $in: legacy.map((w) => w._id) } }).toArray();
+    const docs = await workflows.model.collection.find({ _id: { $in: legacy.map((w) => w._id) } } as never).toArray();
     const hookIds = docs.map((d) => d.hook_id as string);
     expect(new Set(hookIds).size).toBe(20);
     for (const id of hookIds) expect(id).toMatch(HOOK_ID);

@@ -60,6 +60,19 @@ export class ExpressionError extends Error {
   }
 }
 
+/**
+ * An expression built a value beyond what the engine can hold (a string or list past V8's maximum
+ * length): a resource limit, like the time budget, and never "not matched" in a condition.
+ */
+export class ExpressionResourceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExpressionResourceError';
+  }
+}
+
+const RESOURCE_EXHAUSTED = /Invalid (string|array|typed array) length|Array buffer allocation failed/;
+
 /** Compiled programs by source text; workflows run the same few expressions over and over. */
 const cache = new Map<string, Program>();
 const CACHE_LIMIT = 5_000;
@@ -76,6 +89,10 @@ function compile(source: string): Program {
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
   cache.set(source, program);
   return program;
+}
+
+function failure(message: string): Error {
+  return RESOURCE_EXHAUSTED.test(message) ? new ExpressionResourceError(message) : new ExpressionError(message);
 }
 
 function cleanMessage(error: unknown): string {
@@ -122,9 +139,9 @@ function evaluateBound(source: string, bound: Record<string, CelInput>): JsonVal
   try {
     result = program(bound);
   } catch (error) {
-    throw new ExpressionError(cleanMessage(error));
+    throw failure(cleanMessage(error));
   }
-  if (isCelError(result)) throw new ExpressionError(cleanMessage(result));
+  if (isCelError(result)) throw failure(cleanMessage(result));
   return fromCel(result);
 }
 

@@ -79,6 +79,25 @@ describe('ExpressionSandbox', () => {
     ).resolves.toMatchObject({ goto: 'a' });
   });
 
+  it('stops string-doubling chains, by time or by memory, without harm to the next job', async () => {
+    open(1);
+    await sandbox.compute({ tenantId: 't1', node: condition('true'), scope }, new AbortController().signal);
+    for (const doublings of [22, 40]) {
+      const source = `["ab"]${'.map(a, a + a)'.repeat(doublings)}[0].size() > 0`;
+      const started = Date.now();
+      const error = await sandbox
+        .compute({ tenantId: 't1', node: condition(source), scope }, new AbortController().signal)
+        .catch((e: unknown) => e);
+      // Over budget either way, even in a condition (never "not matched").
+      expect(error).toBeInstanceOf(ExpressionBudgetExceeded);
+      expect((error as ExpressionBudgetExceeded).expression).toBe(source);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    }
+    await expect(
+      sandbox.compute({ tenantId: 't1', node: condition('true'), scope }, new AbortController().signal),
+    ).resolves.toMatchObject({ goto: 'a' });
+  });
+
   it("keeps a thread for other tenants while one tenant's bombs queue up", async () => {
     open(2);
     const warm = (tenantId: string) =>

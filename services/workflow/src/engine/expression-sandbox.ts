@@ -72,6 +72,8 @@ interface Thread {
   current: Int32Array;
   /** Set once the thread has loaded and warmed up its evaluator; jobs go only to ready threads. */
   ready: boolean;
+  /** When the current job was handed to the thread. */
+  dispatchedAt: number;
   /** The tenant whose job this thread runs, or whose bomb it is being started to replace. */
   heldBy?: string;
   job?: Job;
@@ -93,9 +95,15 @@ export class ExpressionSandbox implements ExpressionRunner {
   private nextId = 1;
   private closed = false;
   private readonly workerFile: string;
+  /**
+   * Parsing and planning a node's expressions (a few ms for 4 KB, but cold or on a starved CPU far
+   * more) are bounded separately and generously: they do not depend on the data.
+   */
+  private readonly parseAllowanceMs: number;
 
   constructor(private readonly options: SandboxOptions) {
     this.workerFile = options.workerFile ?? path.join(__dirname, 'expression-worker.js');
+    this.parseAllowanceMs = Math.max(2_000, options.budgetMs * 20);
     for (let i = 0; i < options.threads; i++) this.threads.push(this.spawn());
   }
 
@@ -141,6 +149,7 @@ export class ExpressionSandbox implements ExpressionRunner {
       startedAt: new Float64Array(progress, 0, 1),
       current: new Int32Array(progress, 8, 1),
       ready: false,
+      dispatchedAt: 0,
     };
     worker.on('message', (answer: SandboxAnswer) => this.answered(thread, answer));
     worker.on('error', (error: Error & { code?: string }) => {
@@ -170,6 +179,7 @@ export class ExpressionSandbox implements ExpressionRunner {
       thread.job = job;
       thread.heldBy = job.tenantId;
       thread.startedAt[0] = 0;
+      thread.dispatchedAt = Date.now();
       thread.worker.postMessage({ id: job.id, node: job.node, scope: job.scope } satisfies SandboxJob);
       this.arm(thread, job, this.options.budgetMs);
     }
@@ -192,15 +202,18 @@ export class ExpressionSandbox implements ExpressionRunner {
   }
 
   /**
-   * Checks the job after `ms`: still not started (a starved CPU, a long parse) or started
-   * less than the budget ago, it checks again later; over the budget, its thread is stopped.
+   * Checks the job after `ms`: still parsing (within its allowance) or started less than the
+   * budget ago, it checks again later; over either, its thread is stopped.
    */
   private arm(thread: Thread, job: Job, ms: number): void {
     thread.timer = setTimeout(() => {
       if (thread.job !== job) return;
       const started = thread.startedAt[0]!;
       const elapsed = started > 0 ? Date.now() - started : 0;
-      if (elapsed < this.options.budgetMs) return this.arm(thread, job, this.options.budgetMs - elapsed + 1);
+      const parsing = started > 0 ? 0 : Date.now() - thread.dispatchedAt;
+      if (elapsed < this.options.budgetMs && parsing < this.parseAllowanceMs) {
+        return this.arm(thread, job, started > 0 ? this.options.budgetMs - elapsed + 1 : this.options.budgetMs);
+      }
       this.settle(job, this.exceeded(thread, job, 'time'));
       this.replace(thread);
     }, ms);
@@ -225,6 +238,7 @@ export class ExpressionSandbox implements ExpressionRunner {
     thread.job = undefined;
     thread.heldBy = undefined;
     if (answer.ok) this.settle(job, undefined, answer.output as JsonObject);
+    else if (answer.outOfMemory) this.settle(job, this.exceeded(thread, job, 'memory'));
     else this.settle(job, new SandboxExpressionError(answer.message));
     this.dispatch();
   }

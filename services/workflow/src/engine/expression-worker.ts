@@ -1,5 +1,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { ExpressionError, checkExpression, type ExpressionScope } from '../domain/expressions.js';
+import {
+  ExpressionError,
+  ExpressionResourceError,
+  checkExpression,
+  type ExpressionScope,
+} from '../domain/expressions.js';
 import { computeNode, nodeExpressions } from '../domain/node-expressions.js';
 import type { WorkflowNode } from '../domain/workflow.types.js';
 
@@ -7,8 +12,9 @@ import type { WorkflowNode } from '../domain/workflow.types.js';
  * One expression-sandbox thread (expression-sandbox.ts): computes a node's CEL work per message.
  * Before each job it stamps the shared progress buffer with its start time, and before each
  * expression with the expression's index, so the main thread can time the job and name the
- * expression even while this thread is busy and cannot answer. Parsing and planning (linear in
- * the expression's size, at most 4,096 bytes) happen before the stamp: the budget is evaluation.
+ * expression even while this thread is busy and cannot answer. Parsing and planning happen before
+ * the stamp: they depend only on the source (at most 4,096 bytes), not on the data, and have their
+ * own, larger allowance (expression-sandbox.ts).
  */
 export interface SandboxJob {
   id: number;
@@ -19,7 +25,7 @@ export interface SandboxJob {
 export type SandboxAnswer =
   | { ready: true }
   | { id: number; ok: true; output: Record<string, unknown> }
-  | { id: number; ok: false; expressionError: boolean; message: string };
+  | { id: number; ok: false; expressionError: boolean; outOfMemory: boolean; message: string };
 
 const { progress } = workerData as { progress: SharedArrayBuffer };
 const startedAt = new Float64Array(progress, 0, 1);
@@ -39,7 +45,10 @@ function warmUp(): void {
 
 parentPort!.on('message', (job: SandboxJob) => {
   const sources = nodeExpressions(job.node);
-  for (const source of sources) checkExpression(source);
+  sources.forEach((source, i) => {
+    Atomics.store(current, 0, i);
+    checkExpression(source);
+  });
   Atomics.store(current, 0, -1);
   startedAt[0] = Date.now();
   let answer: SandboxAnswer;
@@ -51,6 +60,7 @@ parentPort!.on('message', (job: SandboxJob) => {
       id: job.id,
       ok: false,
       expressionError: error instanceof ExpressionError,
+      outOfMemory: error instanceof ExpressionResourceError,
       message: error instanceof Error ? error.message : String(error),
     };
   }

@@ -100,6 +100,91 @@ function cleanMessage(error: unknown): string {
   return message.replace(/^<input>:/, 'at ');
 }
 
+/**
+ * A static cost bound (docs/workflows.md, expression budget): an expression of at most
+ * INLINE_MAX_BYTES bytes and INLINE_MAX_NODES syntax nodes, with no macro (`all`, `exists`, `map`,
+ * `filter`: the only iteration in CEL) and calling only operators, `size` and conversions, does at
+ * most a few passes over values no larger than the 1 MB hook body: milliseconds at worst. Such
+ * expressions may be evaluated in the service's thread; everything else goes to the sandbox.
+ */
+export const INLINE_MAX_BYTES = 200;
+const INLINE_MAX_NODES = 24;
+const INLINE_FUNCTIONS = new Set([
+  '_&&_',
+  '_||_',
+  '!_',
+  '-_',
+  '_?_:_',
+  '_==_',
+  '_!=_',
+  '_<_',
+  '_<=_',
+  '_>_',
+  '_>=_',
+  '_+_',
+  '_-_',
+  '_*_',
+  '_/_',
+  '_%_',
+  '_[_]',
+  '@in',
+  'size',
+  'int',
+  'uint',
+  'double',
+  'string',
+  'bool',
+]);
+const inlineSafe = new Map<string, boolean>();
+
+export function isInlineSafe(source: string): boolean {
+  const known = inlineSafe.get(source);
+  if (known !== undefined) return known;
+  let safe = false;
+  if (source.length <= INLINE_MAX_BYTES) {
+    try {
+      safe = boundedNodes(parse(source).expr as unknown as AstNode, { left: INLINE_MAX_NODES });
+    } catch {
+      safe = false;
+    }
+  }
+  if (inlineSafe.size >= CACHE_LIMIT) inlineSafe.delete(inlineSafe.keys().next().value as string);
+  inlineSafe.set(source, safe);
+  return safe;
+}
+
+/** The parts of @bufbuild/cel's Expr message that the bound looks at. */
+interface AstNode {
+  exprKind: { case?: string; value?: Record<string, unknown> };
+}
+
+function boundedNodes(node: AstNode | undefined, budget: { left: number }): boolean {
+  if (!node) return true;
+  if (--budget.left < 0) return false;
+  const { case: kind, value } = node.exprKind;
+  switch (kind) {
+    case 'constExpr':
+    case 'identExpr':
+      return true;
+    case 'selectExpr':
+      return boundedNodes(value!.operand as AstNode, budget);
+    case 'callExpr': {
+      if (!INLINE_FUNCTIONS.has(value!.function as string)) return false;
+      const args = [value!.target as AstNode | undefined, ...(value!.args as AstNode[])];
+      return args.every((arg) => boundedNodes(arg, budget));
+    }
+    case 'listExpr':
+      return (value!.elements as AstNode[]).every((e) => boundedNodes(e, budget));
+    case 'structExpr':
+      return (value!.entries as Array<{ mapKey?: AstNode; value?: AstNode }>).every(
+        (e) => boundedNodes(e.mapKey, budget) && boundedNodes(e.value, budget),
+      );
+    default:
+      // Comprehensions (macros) and anything unknown.
+      return false;
+  }
+}
+
 /** Why an expression does not parse, or undefined when it does. */
 export function checkExpression(source: string): string | undefined {
   if (source.trim() === '') return 'expression is empty';

@@ -151,7 +151,8 @@ describe('ExecutionEngine', () => {
     };
     const { engine } = setup({ expressions: hanging });
     const run = execution([
-      { id: 'check', type: 'condition', timeout_ms: 100, config: { rules: [{ if: 'true', goto: 'x' }] } },
+      // A macro: not under the static bound, so it goes to the (here: hanging) sandbox.
+      { id: 'check', type: 'condition', timeout_ms: 100, config: { rules: [{ if: '[1].all(x, true)', goto: 'x' }] } },
     ]);
     const started = Date.now();
     await engine.submit(run);

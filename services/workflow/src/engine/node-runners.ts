@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { DomainError } from '@agentplatform/service-kit';
 import type { AgentDirectory } from '../clients/agents.client.js';
-import type { ExpressionScope } from '../domain/expressions.js';
+import { ExpressionError, ExpressionResourceError, isInlineSafe, type ExpressionScope } from '../domain/expressions.js';
 import { computeNode, nodeExpressions } from '../domain/node-expressions.js';
 import type { JsonObject, JsonValue, WorkflowNode } from '../domain/workflow.types.js';
 import { ExpressionBudgetExceeded, SandboxExpressionError, type ExpressionRunner } from './expression-sandbox.js';
@@ -60,9 +60,10 @@ export const BUDGET_CODE = 'expression_budget_exceeded';
  * Over budget is a failure even for a condition (DESIGN.md section 7), and never retried.
  */
 async function compute(input: NodeRunInput, deps: NodeRunnerDeps): Promise<JsonObject> {
-  // Without a CEL expression (a static URL and body, the default message) there is nothing to bound.
-  if (nodeExpressions(input.node).length === 0) return computeNode(input.node, input.scope);
   try {
+    // Without a CEL expression (a static URL and body, the default message), or with only
+    // expressions under the static cost bound, the work is bounded already: no thread hop.
+    if (nodeExpressions(input.node).every(isInlineSafe)) return inline(input);
     return await deps.expressions.compute(
       { tenantId: input.tenantId, node: input.node, scope: input.scope },
       input.signal,
@@ -79,6 +80,17 @@ async function compute(input: NodeRunInput, deps: NodeRunnerDeps): Promise<JsonO
       });
     }
     if (error instanceof SandboxExpressionError) throw new NodeError(`expression error: ${error.message}`, false);
+    throw error;
+  }
+}
+
+function inline(input: NodeRunInput): JsonObject {
+  try {
+    return computeNode(input.node, input.scope);
+  } catch (error) {
+    if (error instanceof ExpressionError || error instanceof ExpressionResourceError) {
+      throw new SandboxExpressionError(error.message);
+    }
     throw error;
   }
 }

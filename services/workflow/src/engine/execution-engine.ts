@@ -4,7 +4,9 @@ import type { Logger } from '@agentplatform/service-kit';
 import type { ClientSession } from 'mongoose';
 import type { Execution, ExecutionStatus, NodeExecution } from '../domain/execution.types.js';
 import { isFinished } from '../domain/execution.types.js';
+import { isInlineSafe } from '../domain/expressions.js';
 import { planGraph, type Plan } from '../domain/graph.js';
+import { nodeExpressions } from '../domain/node-expressions.js';
 import type { JsonObject, RetryPolicy, WorkflowNode } from '../domain/workflow.types.js';
 import type { ExecutionChanges, ExecutionRepository } from '../persistence/execution.repository.js';
 import { NodeError, isPure, isSafeToRepeat, runNode, type NodeRunnerDeps } from './node-runners.js';
@@ -38,6 +40,10 @@ interface Run {
 
 /** Ends a run without writing anything: the execution was cancelled, deleted or taken over. */
 class Abandoned extends Error {}
+
+function staticallyBounded(node: WorkflowNode): boolean {
+  return isPure(node) && nodeExpressions(node).every(isInlineSafe);
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -399,15 +405,17 @@ class RunState {
       }
       const limit = Math.min(timeoutMs, remaining);
       // Every node is bounded, pure ones too: their CEL runs off the event loop (expression-sandbox.ts).
-      const timeout = new AbortController();
-      const timer = setTimeout(() => timeout.abort(), limit);
+      // A pure node whose expressions are all under the static bound runs synchronously in
+      // microseconds (node-runners.ts): it needs no timer.
+      const timeout = staticallyBounded(node) ? undefined : new AbortController();
+      const timer = timeout && setTimeout(() => timeout.abort(), limit);
       try {
         const output = await runNode(
           {
             tenantId: this.execution.tenant_id,
             node,
             scope,
-            signal: AbortSignal.any([this.signal, timeout.signal]),
+            signal: timeout ? AbortSignal.any([this.signal, timeout.signal]) : this.signal,
             timeoutMs: limit,
             resumedFrom: attempt === 1 ? resumedFrom : undefined,
           },
@@ -423,7 +431,7 @@ class RunState {
         };
       } catch (error) {
         if (this.signal.aborted) throw new Abandoned('aborted');
-        if (timeout.signal.aborted) {
+        if (timeout?.signal.aborted) {
           lastError = new NodeError(
             limit < timeoutMs ? this.durationExceeded() : `timed out after ${limit} ms`,
             limit >= timeoutMs,

@@ -176,6 +176,9 @@ export class AgentPlatformClient {
       this.request<T.WorkflowStateChange>('POST', path`/workflows/${workflowId}/pause`, { options }),
     resume: (workflowId: string, options?: CallOptions) =>
       this.request<T.WorkflowStateChange>('POST', path`/workflows/${workflowId}/resume`, { options }),
+    /** A new secret hook URL (`webhook_url` of the answer); the old one answers 404 at once. */
+    rotateHook: (workflowId: string, options?: CallOptions) =>
+      this.request<T.Workflow>('POST', path`/workflows/${workflowId}/hook/rotate`, { options }),
   };
 
   readonly webhooks = {

@@ -20,7 +20,7 @@ export interface AppDeps {
   /** The API's routes, served under both `/api/v1` (shape A) and `/v1` (shape B). */
   routes: ReadonlyArray<RouteDefinition<any, any, any>>;
   hooks: RouteHooks;
-  /** Per-workflow limit on the public inbound hooks (`/hooks/...`). */
+  /** Per-hook limit on the public inbound hooks (`/hooks/<hook_id>...`). */
   hookRateLimit?: Middleware;
 }
 

@@ -1,7 +1,7 @@
 import { workflowV1 } from '@agentplatform/contracts';
 import { createGrpcClient, openChannel } from '@agentplatform/service-kit';
 import { Receiver, api, startPlatform, waitFor, type Platform } from '@agentplatform/testing';
-import { EventTap, byNode, finished, identityClient, newTenant, type Http } from './workflows.support';
+import { EventTap, byNode, finished, hookIdOf, identityClient, newTenant, type Http } from './workflows.support';
 
 /**
  * Workflows through the gateway: every endpoint and state change, each validation rule, the node
@@ -73,8 +73,10 @@ describe('workflows through the gateway', () => {
         description: 'Routes orders by amount',
         status: 'draft',
         trigger_type: 'webhook',
-        webhook_url: `${platform.url}/hooks/${created.id}/orders`,
+        webhook_url: `${platform.url}/hooks/${hookIdOf(created)}/orders`,
       });
+      // The hook URL is its own secret, not the time-sortable workflow id.
+      expect(created.webhook_url).not.toContain(created.id);
       expect(new Date(created.created_at).toISOString()).toBe(created.created_at);
 
       const got = await http.get(`/api/v1/workflows/${created.id}`);
@@ -107,7 +109,7 @@ describe('workflows through the gateway', () => {
     it('a workflow without a webhook node is manual, and its hook URL has no path', async () => {
       const created = await create({ name: 'Manual', nodes: [{ id: 't', type: 'transform' }] });
       expect(created.trigger_type).toBe('manual');
-      expect(created.webhook_url).toBe(`${platform.url}/hooks/${created.id}`);
+      expect(created.webhook_url).toBe(`${platform.url}/hooks/${hookIdOf(created)}`);
     });
 
     it('updates name and graph (validated), keeping the other half of the graph', async () => {
@@ -123,7 +125,7 @@ describe('workflows through the gateway', () => {
       const regraphed = await http.put(`/api/v1/workflows/${created.id}`, { nodes });
       expect(regraphed.status).toBe(200);
       expect(regraphed.body.edges).toEqual(branching.edges);
-      expect(regraphed.body.webhook_url).toBe(`${platform.url}/hooks/${created.id}/orders/v2`);
+      expect(regraphed.body.webhook_url).toBe(`${platform.url}/hooks/${hookIdOf(created)}/orders/v2`);
 
       const invalid = await http.put(`/api/v1/workflows/${created.id}`, {
         edges: [{ source: 'hook', target: 'ghost' }],
@@ -134,7 +136,7 @@ describe('workflows through the gateway', () => {
 
     it('pause and resume move between states; execute is refused when paused; hooks need active', async () => {
       const created = await create(branching);
-      const hookUrl = `/hooks/${created.id}/orders`;
+      const hookUrl = `/hooks/${hookIdOf(created)}/orders`;
       expect((await api(platform.url).post(hookUrl, { amount: 1 })).status).toBe(404); // draft
 
       const paused = await http.post(`/api/v1/workflows/${created.id}/pause`);
@@ -493,8 +495,14 @@ describe('workflows through the gateway', () => {
       const cancelled = await http.post(`/api/v1/workflows/${wf.id}/executions/${id}/cancel`);
       expect(cancelled.status).toBe(200);
       expect(cancelled.body).toMatchObject({ execution_id: id, status: 'cancelled', completed_at: expect.any(String) });
+      // A retry of the cancel (its answer lost) is answered with the cancelled execution, not a 409.
       const again = await http.post(`/api/v1/workflows/${wf.id}/executions/${id}/cancel`);
-      expect(again.status).toBe(409);
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({
+        execution_id: id,
+        status: 'cancelled',
+        completed_at: cancelled.body.completed_at,
+      });
       const later = await http.get(`/api/v1/workflows/${wf.id}/executions/${id}`);
       expect(later.body.status).toBe('cancelled');
       expect(byNode(later.body).t).toBeUndefined();
@@ -536,7 +544,7 @@ describe('workflows through the gateway', () => {
       const wf = await create(branching);
       await http.post(`/api/v1/workflows/${wf.id}/resume`);
       const res = await api(platform.url).post(
-        `/hooks/${wf.id}/orders?source=shop`,
+        `/hooks/${hookIdOf(wf)}/orders?source=shop`,
         { amount: 500 },
         {
           headers: { authorization: 'Bearer secret-token', cookie: 'session=abc', 'x-shop': 'north' },
@@ -557,11 +565,11 @@ describe('workflows through the gateway', () => {
       const wf = await create(branching);
       await http.post(`/api/v1/workflows/${wf.id}/resume`);
       const anon = api(platform.url);
-      expect((await anon.post(`/hooks/${wf.id}`, {})).status).toBe(404);
-      expect((await anon.post(`/hooks/${wf.id}/other`, {})).status).toBe(404);
-      expect((await anon.post('/hooks/wf_00000000000000000000000000', {})).status).toBe(404);
+      expect((await anon.post(`/hooks/${hookIdOf(wf)}`, {})).status).toBe(404);
+      expect((await anon.post(`/hooks/${hookIdOf(wf)}/other`, {})).status).toBe(404);
+      expect((await anon.post(`/hooks/hk_${'0'.repeat(32)}`, {})).status).toBe(404);
       await http.post(`/api/v1/workflows/${wf.id}/pause`);
-      const paused = await anon.post(`/hooks/${wf.id}/orders`, { amount: 1 });
+      const paused = await anon.post(`/hooks/${hookIdOf(wf)}/orders`, { amount: 1 });
       expect(paused.status).toBe(404);
       expect(paused.body.error).toBe('not_found');
     });
@@ -576,7 +584,7 @@ describe('workflows through the gateway', () => {
         edges: [{ source: 'hook', target: 't' }],
       });
       await http.post(`/api/v1/workflows/${wf.id}/resume`);
-      const res = await api(platform.url).post(`/hooks/${wf.id}`, { name: 'Ada' });
+      const res = await api(platform.url).post(`/hooks/${hookIdOf(wf)}`, { name: 'Ada' });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         execution_id: expect.any(String),
@@ -610,18 +618,18 @@ describe('workflows through the gateway', () => {
       // gateway together (which sends them to the workflow service in one call).
       await Promise.all(Array.from({ length: 18 }, () => anon.get('/healthz')));
       const answeredAt = (res: Promise<any>) => res.then((r) => ({ ...r, at: Date.now() }));
-      const slow = [1, 2].map(() => answeredAt(anon.post(`/hooks/${wf.id}/orders`, { slow: true, amount: 0 })));
+      const slow = [1, 2].map(() => answeredAt(anon.post(`/hooks/${hookIdOf(wf)}/orders`, { slow: true, amount: 0 })));
       const fast = Array.from({ length: 12 }, (_, i) =>
         answeredAt(
           anon.post(
-            `/hooks/${wf.id}/orders`,
+            `/hooks/${hookIdOf(wf)}/orders`,
             { slow: false, amount: i },
             { headers: { 'x-request-id': `hook-together-${i}` } },
           ),
         ),
       );
       const refused = Array.from({ length: 4 }, () =>
-        answeredAt(anon.post(`/hooks/${wf.id}/elsewhere`, { amount: 1 })),
+        answeredAt(anon.post(`/hooks/${hookIdOf(wf)}/elsewhere`, { amount: 1 })),
       );
 
       const quick = await Promise.all([...fast, ...refused]);

@@ -21,6 +21,12 @@ export const configShape = {
   EXECUTION_MAX_DURATION_MS: env.int(15 * 60_000, 1_000),
   /** Node timeout when the node sets none (delay nodes get their delay on top). */
   DEFAULT_NODE_TIMEOUT_MS: env.int(60_000, 100),
+  /** Evaluation time one node's CEL expressions may use together (DESIGN.md section 7). */
+  CEL_BUDGET_MS: env.int(50, 1),
+  /** Worker threads that evaluate CEL off the event loop (docs/workflows.md, expression budget). */
+  CEL_WORKERS: env.int(2, 1),
+  /** Heap of one CEL worker thread, in MB: an expression that builds huge values fails there. */
+  CEL_WORKER_MEMORY_MB: env.int(128, 16),
   /** Finished executions older than this are deleted; fractions of a day are allowed. */
   EXECUTION_RETENTION_DAYS: z.coerce.number().positive().default(30),
   PRUNE_INTERVAL_MS: env.int(60 * 60_000, 100),

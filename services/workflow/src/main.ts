@@ -4,7 +4,9 @@ import { bootService, createGuardedAgent, openChannel, QuotaCounter, serve } fro
 import { grpcAgentDirectory } from './clients/agents.client.js';
 import { grpcCreditLedger } from './clients/credits.client.js';
 import { loadServiceConfig } from './config.js';
+import { newHookId } from './domain/hook-id.js';
 import { ExecutionEngine } from './engine/execution-engine.js';
+import { ExpressionSandbox } from './engine/expression-sandbox.js';
 import { ExecutionRepository } from './persistence/execution.repository.js';
 import { WorkflowRepository } from './persistence/workflow.repository.js';
 import { startRetentionJob } from './jobs/retention.job.js';
@@ -19,6 +21,8 @@ async function main(): Promise<void> {
   const workflows = new WorkflowRepository(runtime.mongo);
   const executions = new ExecutionRepository(runtime.mongo);
   await Promise.all([workflows.init(), executions.init()]);
+  const migrated = await workflows.migrateHookIds(newHookId);
+  if (migrated > 0) runtime.logger.info({ workflows: migrated }, 'gave existing workflows secret hook ids');
 
   // gRPC channels connect lazily, so the peers need not be up yet.
   const agentMemoryChannel = openChannel(config.AGENT_MEMORY_GRPC_ADDR);
@@ -32,10 +36,18 @@ async function main(): Promise<void> {
   const http = createGuardedAgent({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
   runtime.lifecycle.onShutdown('http client', () => http.close());
 
+  const expressions = new ExpressionSandbox({
+    budgetMs: config.CEL_BUDGET_MS,
+    threads: config.CEL_WORKERS,
+    memoryMb: config.CEL_WORKER_MEMORY_MB,
+    logger: runtime.logger,
+  });
+  runtime.lifecycle.onShutdown('expression sandbox', () => expressions.close());
+
   const engine = new ExecutionEngine({
     executions,
     outbox,
-    runners: { agents, http },
+    runners: { agents, http, expressions },
     logger: runtime.logger,
     options: {
       leaseMs: config.EXECUTION_LEASE_MS,

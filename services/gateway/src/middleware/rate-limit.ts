@@ -156,16 +156,16 @@ export class AddressRateLimiter {
 }
 
 /**
- * Inbound workflow hooks (`/hooks/:workflow_id...`) are public, so each workflow gets its own
- * budget: a flood aimed at one workflow cannot starve the others. Mount before the hook routes.
+ * Inbound workflow hooks (`/hooks/:hook_id...`) are public, so each hook id gets its own budget:
+ * a flood aimed at one workflow's hook cannot starve the others. Mount before the hook routes.
  */
 export function hookRateLimit(store: LimiterStore, perMinute: number): Middleware {
   const limiter = mongoLimiter(store, 'hook', perMinute, 60);
   return async (ctx, next) => {
-    const workflowId = /^\/hooks\/([^/]+)/.exec(ctx.path)?.[1];
-    if (!workflowId) return next();
-    const { ok, res } = await limiter.take(workflowId);
-    if (!ok) throw exceeded(ctx, perMinute, res, `${perMinute} requests per minute to this workflow's hooks`);
+    const hookId = /^\/hooks\/([^/]+)/.exec(ctx.path)?.[1];
+    if (!hookId) return next();
+    const { ok, res } = await limiter.take(hookId);
+    if (!ok) throw exceeded(ctx, perMinute, res, `${perMinute} requests per minute to this workflow's hook`);
     setHeaders(ctx, perMinute, res);
     return next();
   };

@@ -1,4 +1,4 @@
-import { ExpressionError, checkExpression, evaluate, renderTemplate, evaluator } from './expressions.js';
+import { ExpressionError, checkExpression, evaluate, isInlineSafe, renderTemplate, evaluator } from './expressions.js';
 
 const scope = {
   input: { body: { amount: 150, name: 'Ada', price: 9.5, tags: ['a', 'b'] } },
@@ -39,5 +39,18 @@ describe('expressions (CEL)', () => {
     const ev = evaluator(scope);
     expect(renderTemplate('{{ input.body }}', ev)).toEqual(scope.input.body);
     expect(renderTemplate('Hello {{ input.body.name }}, {{ total }} items', ev)).toBe('Hello Ada, 3 items');
+  });
+
+  it('bounds statically only short expressions without macros or costly functions', () => {
+    expect(isInlineSafe('input.body.amount > 100')).toBe(true);
+    expect(isInlineSafe('input.count + 1 == 2 && "a" in input.tags && size(input.name) < 10')).toBe(true);
+    expect(isInlineSafe('[1, 2].all(x, x > 0)')).toBe(false);
+    expect(isInlineSafe('input.tags.exists(t, t == "a")')).toBe(false);
+    expect(isInlineSafe('input.name.matches("^a+$")')).toBe(false);
+    expect(
+      isInlineSafe('input.a + input.a + input.a + input.a + input.a + input.a + input.a + input.a + input.a'),
+    ).toBe(false);
+    expect(isInlineSafe(`input.name == "${'a'.repeat(300)}"`)).toBe(false);
+    expect(isInlineSafe('input.(')).toBe(false);
   });
 });

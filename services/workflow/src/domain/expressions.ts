@@ -60,6 +60,19 @@ export class ExpressionError extends Error {
   }
 }
 
+/**
+ * An expression built a value beyond what the engine can hold (a string or list past V8's maximum
+ * length): a resource limit, like the time budget, and never "not matched" in a condition.
+ */
+export class ExpressionResourceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExpressionResourceError';
+  }
+}
+
+const RESOURCE_EXHAUSTED = /Invalid (string|array|typed array) length|Array buffer allocation failed/;
+
 /** Compiled programs by source text; workflows run the same few expressions over and over. */
 const cache = new Map<string, Program>();
 const CACHE_LIMIT = 5_000;
@@ -78,9 +91,98 @@ function compile(source: string): Program {
   return program;
 }
 
+function failure(message: string): Error {
+  return RESOURCE_EXHAUSTED.test(message) ? new ExpressionResourceError(message) : new ExpressionError(message);
+}
+
 function cleanMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.replace(/^<input>:/, 'at ');
+}
+
+/**
+ * A static cost bound (docs/workflows.md, expression budget): an expression of at most
+ * INLINE_MAX_BYTES bytes and INLINE_MAX_NODES syntax nodes, with no macro (`all`, `exists`, `map`,
+ * `filter`: the only iteration in CEL) and calling only operators, `size` and conversions, does at
+ * most a few passes over values no larger than the 1 MB hook body: milliseconds at worst. Such
+ * expressions may be evaluated in the service's thread; everything else goes to the sandbox.
+ */
+export const INLINE_MAX_BYTES = 200;
+const INLINE_MAX_NODES = 24;
+const INLINE_FUNCTIONS = new Set([
+  '_&&_',
+  '_||_',
+  '!_',
+  '-_',
+  '_?_:_',
+  '_==_',
+  '_!=_',
+  '_<_',
+  '_<=_',
+  '_>_',
+  '_>=_',
+  '_+_',
+  '_-_',
+  '_*_',
+  '_/_',
+  '_%_',
+  '_[_]',
+  '@in',
+  'size',
+  'int',
+  'uint',
+  'double',
+  'string',
+  'bool',
+]);
+const inlineSafe = new Map<string, boolean>();
+
+export function isInlineSafe(source: string): boolean {
+  const known = inlineSafe.get(source);
+  if (known !== undefined) return known;
+  let safe = false;
+  if (source.length <= INLINE_MAX_BYTES) {
+    try {
+      safe = boundedNodes(parse(source).expr as unknown as AstNode, { left: INLINE_MAX_NODES });
+    } catch {
+      safe = false;
+    }
+  }
+  if (inlineSafe.size >= CACHE_LIMIT) inlineSafe.delete(inlineSafe.keys().next().value as string);
+  inlineSafe.set(source, safe);
+  return safe;
+}
+
+/** The parts of @bufbuild/cel's Expr message that the bound looks at. */
+interface AstNode {
+  exprKind: { case?: string; value?: Record<string, unknown> };
+}
+
+function boundedNodes(node: AstNode | undefined, budget: { left: number }): boolean {
+  if (!node) return true;
+  if (--budget.left < 0) return false;
+  const { case: kind, value } = node.exprKind;
+  switch (kind) {
+    case 'constExpr':
+    case 'identExpr':
+      return true;
+    case 'selectExpr':
+      return boundedNodes(value!.operand as AstNode, budget);
+    case 'callExpr': {
+      if (!INLINE_FUNCTIONS.has(value!.function as string)) return false;
+      const args = [value!.target as AstNode | undefined, ...(value!.args as AstNode[])];
+      return args.every((arg) => boundedNodes(arg, budget));
+    }
+    case 'listExpr':
+      return (value!.elements as AstNode[]).every((e) => boundedNodes(e, budget));
+    case 'structExpr':
+      return (value!.entries as Array<{ mapKey?: AstNode; value?: AstNode }>).every(
+        (e) => boundedNodes(e.mapKey, budget) && boundedNodes(e.value, budget),
+      );
+    default:
+      // Comprehensions (macros) and anything unknown.
+      return false;
+  }
 }
 
 /** Why an expression does not parse, or undefined when it does. */
@@ -122,9 +224,9 @@ function evaluateBound(source: string, bound: Record<string, CelInput>): JsonVal
   try {
     result = program(bound);
   } catch (error) {
-    throw new ExpressionError(cleanMessage(error));
+    throw failure(cleanMessage(error));
   }
-  if (isCelError(result)) throw new ExpressionError(cleanMessage(result));
+  if (isCelError(result)) throw failure(cleanMessage(result));
   return fromCel(result);
 }
 

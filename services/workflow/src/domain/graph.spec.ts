@@ -92,6 +92,23 @@ describe('validateGraph', () => {
     ).toEqual(['nodes[0].config.url']);
   });
 
+  it('refuses an expression or a template over 4,096 bytes, naming the field', () => {
+    const long = `input.x == "${'a'.repeat(4_100)}"`;
+    expect(validateGraph({ nodes: [node('a', 'transform', { fields: { x: long } })], edges: [] })).toEqual([
+      { field: 'nodes[0].config.fields.x', message: 'must be at most 4096 bytes' },
+    ]);
+    expect(
+      fields({
+        nodes: [node('a', 'integration', { service: 'http', url: 'https://x.test/', body: { t: `{{ ${long} }}` } })],
+        edges: [],
+      }),
+    ).toEqual(['nodes[0].config.body.t']);
+    // Bytes, not characters: 2,000 three-byte characters are 6,000 bytes.
+    expect(fields({ nodes: [node('a', 'transform', { fields: { x: `"${'€'.repeat(2_000)}"` } })], edges: [] })).toEqual(
+      ['nodes[0].config.fields.x'],
+    );
+  });
+
   it('allows one trigger only, with no incoming edge', () => {
     const two = { nodes: [node('a', 'webhook'), node('b', 'webhook')], edges: [] };
     expect(fields(two)).toEqual(['nodes[1].type']);

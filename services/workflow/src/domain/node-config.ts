@@ -11,6 +11,8 @@ export const LIMITS = {
   maxAttempts: 10,
   maxBackoffMs: 60_000,
   maxHttpTimeoutMs: 300_000,
+  /** An expression or a template, in UTF-8 bytes (DESIGN.md section 7). */
+  maxExpressionBytes: 4_096,
 } as const;
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
@@ -102,13 +104,23 @@ export function validateNodeConfig(type: NodeType, config: unknown, root: string
   return checkConfigExpressions(type, result.data as Record<string, JsonValue>, root);
 }
 
+function tooLong(field: string, value: string): FieldIssue[] {
+  return Buffer.byteLength(value, 'utf8') > LIMITS.maxExpressionBytes
+    ? [{ field, message: `must be at most ${LIMITS.maxExpressionBytes} bytes` }]
+    : [];
+}
+
 function expressionIssue(field: string, source: string): FieldIssue[] {
+  const size = tooLong(field, source);
+  if (size.length > 0) return size;
   const problem = checkExpression(source);
   return problem ? [{ field, message: `invalid expression: ${problem}` }] : [];
 }
 
 function templateIssues(field: string, value: JsonValue | undefined): FieldIssue[] {
   if (typeof value === 'string') {
+    const size = tooLong(field, value);
+    if (size.length > 0) return size;
     if ((value.match(/\{\{/g) ?? []).length !== (value.match(/\}\}/g) ?? []).length) {
       return [{ field, message: 'unbalanced {{ }} in template' }];
     }

@@ -34,6 +34,8 @@ export interface WorkflowGraph {
 export interface Workflow extends WorkflowGraph {
   id: string;
   tenant_id: string;
+  /** The secret that addresses the workflow's inbound hook (domain/hook-id.ts). */
+  hook_id: string;
   name: string;
   description: string;
   status: WorkflowStatus;
@@ -54,10 +56,10 @@ export function triggerType(graph: WorkflowGraph): TriggerType {
   return graph.nodes.some((n) => n.type === 'webhook') ? 'webhook' : 'manual';
 }
 
-/** `<id>` plus `/<path>` when the webhook node sets a path: what follows HOOKS_URL. */
-export function webhookPath(workflow: Pick<Workflow, 'id' | 'nodes'>): string {
+/** `<hook_id>` plus `/<path>` when the webhook node sets a path: what follows HOOKS_URL. */
+export function webhookPath(workflow: Pick<Workflow, 'hook_id' | 'nodes'>): string {
   const path = hookPathOf(workflow);
-  return path ? `${workflow.id}/${path}` : workflow.id;
+  return path ? `${workflow.hook_id}/${path}` : workflow.hook_id;
 }
 
 /** The webhook node's path without surrounding slashes ("" when none). */

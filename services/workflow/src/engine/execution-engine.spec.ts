@@ -3,7 +3,10 @@ import { createGuardedAgent, createLogger } from '@agentplatform/service-kit';
 import type { Execution } from '../domain/execution.types.js';
 import type { WorkflowNode } from '../domain/workflow.types.js';
 import type { ExecutionChanges, ExecutionRepository } from '../persistence/execution.repository.js';
+import { ExpressionError } from '../domain/expressions.js';
+import { computeNode } from '../domain/node-expressions.js';
 import { ExecutionEngine } from './execution-engine.js';
+import { ExpressionBudgetExceeded, SandboxExpressionError, type ExpressionRunner } from './expression-sandbox.js';
 
 /**
  * The engine against an in-memory stand-in for its repository and outbox (the real ones are
@@ -35,7 +38,19 @@ class MemoryExecutions {
   }
 }
 
-function setup(options: { defaultNodeTimeoutMs?: number } = {}) {
+/** CEL in this thread, without a budget (the sandbox itself is tested in expression-sandbox.spec.ts). */
+const inlineExpressions: ExpressionRunner = {
+  async compute({ node, scope }) {
+    try {
+      return computeNode(node, scope);
+    } catch (error) {
+      if (error instanceof ExpressionError) throw new SandboxExpressionError(error.message);
+      throw error;
+    }
+  },
+};
+
+function setup(options: { defaultNodeTimeoutMs?: number; expressions?: ExpressionRunner } = {}) {
   const executions = new MemoryExecutions();
   const events: string[] = [];
   const outbox = {
@@ -48,7 +63,11 @@ function setup(options: { defaultNodeTimeoutMs?: number } = {}) {
   const engine = new ExecutionEngine({
     executions: executions as unknown as ExecutionRepository,
     outbox,
-    runners: { agents: {} as never, http: createGuardedAgent({ allowPrivate: false }) },
+    runners: {
+      agents: {} as never,
+      http: createGuardedAgent({ allowPrivate: false }),
+      expressions: options.expressions ?? inlineExpressions,
+    },
     logger: createLogger('engine-test', 'silent'),
     options: {
       leaseMs: 10_000,
@@ -123,5 +142,52 @@ describe('ExecutionEngine', () => {
     expect(engine.activeCount).toBe(0);
     expect(executions.docs.get(run.id)?.status).toBe('cancelled');
     expect(events).not.toContain('workflow.execution.completed');
+  });
+
+  it('bounds a pure node by its timeout_ms while its expressions are evaluated', async () => {
+    const hanging: ExpressionRunner = {
+      compute: (_request, signal) =>
+        new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+    };
+    const { engine } = setup({ expressions: hanging });
+    const run = execution([
+      // A macro: not under the static bound, so it goes to the (here: hanging) sandbox.
+      { id: 'check', type: 'condition', timeout_ms: 100, config: { rules: [{ if: '[1].all(x, true)', goto: 'x' }] } },
+    ]);
+    const started = Date.now();
+    await engine.submit(run);
+    const done = await engine.waitFor('ten_1', 'wf_1', run.id, 3_000);
+    expect(done).toMatchObject({ status: 'failed', failed_node_id: 'check' });
+    expect(done?.error).toMatch(/timed out after 100 ms/);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('fails a condition over its expression budget at once, without retrying it', async () => {
+    let calls = 0;
+    const bomb: ExpressionRunner = {
+      async compute() {
+        calls++;
+        throw new ExpressionBudgetExceeded('L.all(x, true)', 50, 'time');
+      },
+    };
+    const { engine } = setup({ expressions: bomb });
+    const run = execution([
+      {
+        id: 'check',
+        type: 'condition',
+        retry: { max_attempts: 3, backoff_ms: 1 },
+        config: { rules: [{ if: 'L.all(x, true)', goto: 'x' }] },
+      },
+    ]);
+    await engine.submit(run);
+    const done = await engine.waitFor('ten_1', 'wf_1', run.id, 3_000);
+    expect(done).toMatchObject({ status: 'failed', failed_node_id: 'check' });
+    expect(done?.error).toMatch(
+      /expression_budget_exceeded: expression 'L.all\(x, true\)' ran over its budget of 50 ms/,
+    );
+    expect(done?.node_executions[0]?.output).toEqual({
+      error: { code: 'expression_budget_exceeded', expression: 'L.all(x, true)', budget_ms: 50, resource: 'time' },
+    });
+    expect(calls).toBe(1);
   });
 });

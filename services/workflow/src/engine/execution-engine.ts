@@ -4,7 +4,9 @@ import type { Logger } from '@agentplatform/service-kit';
 import type { ClientSession } from 'mongoose';
 import type { Execution, ExecutionStatus, NodeExecution } from '../domain/execution.types.js';
 import { isFinished } from '../domain/execution.types.js';
+import { isInlineSafe } from '../domain/expressions.js';
 import { planGraph, type Plan } from '../domain/graph.js';
+import { nodeExpressions } from '../domain/node-expressions.js';
 import type { JsonObject, RetryPolicy, WorkflowNode } from '../domain/workflow.types.js';
 import type { ExecutionChanges, ExecutionRepository } from '../persistence/execution.repository.js';
 import { NodeError, isPure, isSafeToRepeat, runNode, type NodeRunnerDeps } from './node-runners.js';
@@ -38,6 +40,10 @@ interface Run {
 
 /** Ends a run without writing anything: the execution was cancelled, deleted or taken over. */
 class Abandoned extends Error {}
+
+function staticallyBounded(node: WorkflowNode): boolean {
+  return isPure(node) && nodeExpressions(node).every(isInlineSafe);
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -104,7 +110,7 @@ export class ExecutionEngine {
    * running, no owner) for the poller of whichever replica has room first.
    *
    * With `runFirst`, a graph of pure nodes only (webhook, transform, condition: no side effects,
-   * no waits, microseconds of work) is run before anything is stored, and the execution is stored
+   * no waits, at most a CEL budget of work each) is run before anything is stored, and the execution is stored
    * once, finished, with its events: a crash before that write loses nothing the caller was told
    * about, and the run costs one write instead of an insert, an update and a lease. Callers that
    * must answer with a running execution (async execute) leave it off.
@@ -398,8 +404,10 @@ class RunState {
         break;
       }
       const limit = Math.min(timeoutMs, remaining);
-      // A pure node runs synchronously to its end: no timer could interrupt it, so it gets none.
-      const timeout = isPure(node) ? undefined : new AbortController();
+      // Every node is bounded, pure ones too: their CEL runs off the event loop (expression-sandbox.ts).
+      // A pure node whose expressions are all under the static bound runs synchronously in
+      // microseconds (node-runners.ts): it needs no timer.
+      const timeout = staticallyBounded(node) ? undefined : new AbortController();
       const timer = timeout && setTimeout(() => timeout.abort(), limit);
       try {
         const output = await runNode(

@@ -1,15 +1,10 @@
 import type { Dispatcher } from 'undici';
 import { DomainError } from '@agentplatform/service-kit';
 import type { AgentDirectory } from '../clients/agents.client.js';
-import {
-  ExpressionError,
-  asText,
-  evaluator,
-  renderDeep,
-  renderTemplate,
-  type ExpressionScope,
-} from '../domain/expressions.js';
+import { ExpressionError, ExpressionResourceError, isInlineSafe, type ExpressionScope } from '../domain/expressions.js';
+import { computeNode, nodeExpressions } from '../domain/node-expressions.js';
 import type { JsonObject, JsonValue, WorkflowNode } from '../domain/workflow.types.js';
+import { ExpressionBudgetExceeded, SandboxExpressionError, type ExpressionRunner } from './expression-sandbox.js';
 import { HttpCallError, callHttp } from './http-request.js';
 
 /** A node failure; `retryable` says whether another attempt could succeed. */
@@ -37,6 +32,7 @@ export interface NodeRunInput {
 export interface NodeRunnerDeps {
   agents: AgentDirectory;
   http: Dispatcher;
+  expressions: ExpressionRunner;
 }
 
 /** Nodes without side effects or waits: re-running them after a crash is harmless and cheap. */
@@ -57,55 +53,46 @@ export function isSafeToRepeat(node: WorkflowNode): boolean {
   return true;
 }
 
-function wrapExpression<T>(fn: () => T): T {
+export const BUDGET_CODE = 'expression_budget_exceeded';
+
+/**
+ * A node's CEL work, computed by the expression sandbox (off the event loop, under the budget).
+ * Over budget is a failure even for a condition (DESIGN.md section 7), and never retried.
+ */
+async function compute(input: NodeRunInput, deps: NodeRunnerDeps): Promise<JsonObject> {
   try {
-    return fn();
+    // Without a CEL expression (a static URL and body, the default message), or with only
+    // expressions under the static cost bound, the work is bounded already: no thread hop.
+    if (nodeExpressions(input.node).every(isInlineSafe)) return inline(input);
+    return await deps.expressions.compute(
+      { tenantId: input.tenantId, node: input.node, scope: input.scope },
+      input.signal,
+    );
   } catch (error) {
-    if (error instanceof ExpressionError) throw new NodeError(`expression error: ${error.message}`, false);
+    if (error instanceof ExpressionBudgetExceeded) {
+      throw new NodeError(`${BUDGET_CODE}: ${error.message}`, false, {
+        error: {
+          code: BUDGET_CODE,
+          expression: error.expression ?? null,
+          budget_ms: error.budgetMs,
+          resource: error.resource,
+        },
+      });
+    }
+    if (error instanceof SandboxExpressionError) throw new NodeError(`expression error: ${error.message}`, false);
     throw error;
   }
 }
 
-/** The condition node: first rule whose `if` is true wins, else the `else`. */
-export function runCondition(input: NodeRunInput): JsonObject {
-  const evaluateOne = evaluator(input.scope);
-  const rules = input.node.config.rules as Array<{ if?: string; goto?: string; else?: string }>;
-  const evaluations: JsonObject[] = [];
-  for (const [i, rule] of rules.entries()) {
-    if (rule.if === undefined) continue;
-    try {
-      const result = evaluateOne(rule.if);
-      if (typeof result !== 'boolean') {
-        evaluations.push({
-          rule: i,
-          if: rule.if,
-          matched: false,
-          reason: `did not evaluate to a bool (got ${asText(result)})`,
-        });
-        continue;
-      }
-      evaluations.push({ rule: i, if: rule.if, matched: result });
-      if (result) return { branch: `rules[${i}]`, goto: rule.goto!, evaluations };
-    } catch (error) {
-      // A rule that cannot be evaluated on the data at hand (missing field, type mismatch) is not matched.
-      if (!(error instanceof ExpressionError)) throw error;
-      evaluations.push({ rule: i, if: rule.if, matched: false, reason: error.message });
+function inline(input: NodeRunInput): JsonObject {
+  try {
+    return computeNode(input.node, input.scope);
+  } catch (error) {
+    if (error instanceof ExpressionError || error instanceof ExpressionResourceError) {
+      throw new SandboxExpressionError(error.message);
     }
+    throw error;
   }
-  const fallback = rules.find((r) => r.else !== undefined);
-  if (fallback) return { branch: 'else', goto: fallback.else!, evaluations };
-  return { branch: null, goto: null, evaluations };
-}
-
-function runTransform(input: NodeRunInput): JsonObject {
-  const fields = input.node.config.fields as Record<string, string> | undefined;
-  if (!fields) return input.scope.previous;
-  const evaluateOne = evaluator(input.scope);
-  return wrapExpression(() => {
-    const out: JsonObject = {};
-    for (const [name, source] of Object.entries(fields)) out[name] = evaluateOne(source);
-    return out;
-  });
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -132,15 +119,9 @@ async function runDelay(input: NodeRunInput): Promise<JsonObject> {
 
 async function runAgent(input: NodeRunInput, deps: NodeRunnerDeps): Promise<JsonObject> {
   const config = input.node.config;
-  const evaluateOne = evaluator(input.scope);
-  const message = wrapExpression(() =>
-    typeof config.message === 'string'
-      ? asText(renderTemplate(config.message, evaluateOne))
-      : JSON.stringify(input.scope.previous),
-  );
-  const sessionId = wrapExpression(() =>
-    typeof config.session_id === 'string' ? asText(renderTemplate(config.session_id, evaluateOne)) : undefined,
-  );
+  const rendered = await compute(input, deps);
+  const message = String(rendered.message);
+  const sessionId = typeof rendered.session_id === 'string' ? rendered.session_id : undefined;
   if (message.trim() === '') throw new NodeError('the agent message is empty', false);
   try {
     const reply = await deps.agents.chat(
@@ -161,17 +142,10 @@ async function runAgent(input: NodeRunInput, deps: NodeRunnerDeps): Promise<Json
 
 async function runHttp(input: NodeRunInput, deps: NodeRunnerDeps): Promise<JsonObject> {
   const config = input.node.config;
-  const evaluateOne = evaluator(input.scope);
-  const { url, headers, body } = wrapExpression(() => ({
-    url: asText(renderTemplate(String(config.url), evaluateOne)),
-    headers: Object.fromEntries(
-      Object.entries((config.headers ?? {}) as Record<string, string>).map(([k, v]) => [
-        k,
-        asText(renderTemplate(v, evaluateOne)),
-      ]),
-    ),
-    body: config.body === undefined ? (input.scope.previous as JsonValue) : renderDeep(config.body, evaluateOne),
-  }));
+  const rendered = await compute(input, deps);
+  const url = String(rendered.url);
+  const headers = rendered.headers as Record<string, string>;
+  const body = rendered.body as JsonValue;
   try {
     return await callHttp(
       { method: String(config.method ?? 'POST'), url, headers, body, timeoutMs: input.timeoutMs, signal: input.signal },
@@ -189,9 +163,9 @@ export async function runNode(input: NodeRunInput, deps: NodeRunnerDeps): Promis
     case 'webhook':
       return input.scope.previous;
     case 'transform':
-      return runTransform(input);
+      return input.node.config.fields === undefined ? input.scope.previous : compute(input, deps);
     case 'condition':
-      return runCondition(input);
+      return compute(input, deps);
     case 'delay':
       return runDelay(input);
     case 'agent':

@@ -139,8 +139,15 @@ export class ExecutionRepository {
    * Ends a running execution as cancelled, whoever runs it; undefined when it is not running. A rare
    * call, so its {_id, status} filter may cost a scan on the local stand-in.
    */
-  async cancel(tenantId: string, workflowId: string, id: string, now: Date): Promise<Execution | undefined> {
-    const current = await this.get(tenantId, workflowId, id);
+  async cancel(
+    tenantId: string,
+    workflowId: string,
+    id: string,
+    now: Date,
+    session?: ClientSession,
+  ): Promise<Execution | undefined> {
+    const found = await this.collection.findOne({ _id: id }, { session });
+    const current = found && found.tenant_id === tenantId && found.workflow_id === workflowId ? found : undefined;
     if (!current || current.status !== 'running') return undefined;
     const doc = await this.collection.findOneAndUpdate(
       { _id: id, tenant_id: tenantId, workflow_id: workflowId, status: 'running' },
@@ -154,7 +161,7 @@ export class ExecutionRepository {
         },
         $unset: { in_flight: '' },
       },
-      { returnDocument: 'after' },
+      { returnDocument: 'after', session },
     );
     return doc ? toExecution(doc) : undefined;
   }

@@ -12,8 +12,8 @@ function toWorkflow(doc: WorkflowDocument): Workflow {
 export class WorkflowRepository {
   readonly model: Model<WorkflowDocument>;
   /** Hook reads of one workflow that arrive while its read is in flight share the next read. */
-  private readonly hookReads = new GroupCommit<null, Workflow | undefined>(async (id, callers) => {
-    const doc = await this.model.findOne({ _id: id }).lean<WorkflowDocument>();
+  private readonly hookReads = new GroupCommit<null, Workflow | undefined>(async (hookId, callers) => {
+    const doc = await this.model.findOne({ hook_id: hookId }).lean<WorkflowDocument>();
     const workflow = doc ? toWorkflow(doc) : undefined;
     return callers.map(() => workflow);
   });
@@ -42,12 +42,45 @@ export class WorkflowRepository {
   }
 
   /**
-   * Hooks are addressed by workflow id alone (the id is unguessable); the tenant comes from the
+   * Hooks are addressed by their secret hook id alone (a unique index); the tenant comes from the
    * document. Hooks for one workflow that arrive while its read is in flight share the next read:
-   * each caller still sees a read that started after its call, so a pause is never missed.
+   * each caller still sees a read that started after its call, so a pause or a rotation is never
+   * missed.
    */
-  getForHook(id: string): Promise<Workflow | undefined> {
-    return this.hookReads.submit(id, null);
+  getForHook(hookId: string): Promise<Workflow | undefined> {
+    return this.hookReads.submit(hookId, null);
+  }
+
+  /** Replaces the hook id: the old one finds nothing from this write on. */
+  async rotateHook(tenantId: string, id: string, hookId: string, now: Date): Promise<Workflow | undefined> {
+    const doc = await this.model
+      .findOneAndUpdate(
+        { _id: id, tenant_id: tenantId },
+        { $set: { hook_id: hookId, updated_at: now } },
+        { returnDocument: 'after' },
+      )
+      .lean<WorkflowDocument>();
+    return doc ? toWorkflow(doc) : undefined;
+  }
+
+  /**
+   * Gives every workflow stored before hook ids one (docs/workflows.md, "Hook URLs"). Run at every
+   * start; idempotent, and safe with several replicas starting together: each write applies only
+   * while the workflow still has none, so the first replica's id wins and the others' are no-ops.
+   */
+  async migrateHookIds(newHookId: () => string): Promise<number> {
+    const missing = await this.model.collection
+      .find({ hook_id: { $exists: false } }, { projection: { _id: 1 } })
+      .toArray();
+    let given = 0;
+    for (const { _id } of missing) {
+      const result = await this.model.collection.updateOne(
+        { _id, hook_id: { $exists: false } },
+        { $set: { hook_id: newHookId() } },
+      );
+      given += result.modifiedCount;
+    }
+    return given;
   }
 
   async list(

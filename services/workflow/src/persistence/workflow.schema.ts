@@ -7,6 +7,7 @@ const workflowSchema = new Schema<WorkflowDocument>(
   {
     _id: { type: String, required: true },
     tenant_id: { type: String, required: true },
+    hook_id: { type: String },
     name: { type: String, required: true },
     description: { type: String, default: '' },
     status: { type: String, required: true },
@@ -18,6 +19,8 @@ const workflowSchema = new Schema<WorkflowDocument>(
   { collection: 'workflows', versionKey: false, minimize: false },
 );
 workflowSchema.index({ tenant_id: 1, created_at: -1, _id: -1 });
+// Sparse: workflows stored before hook ids have none until WorkflowRepository.migrateHookIds.
+workflowSchema.index({ hook_id: 1 }, { unique: true, sparse: true });
 
 export function workflowModel(connection: Connection): Model<WorkflowDocument> {
   return (connection.models.Workflow as Model<WorkflowDocument>) ?? connection.model('Workflow', workflowSchema);

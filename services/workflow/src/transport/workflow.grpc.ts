@@ -21,6 +21,7 @@ import { getExecution } from '../use-cases/get-execution.js';
 import { getWorkflow } from '../use-cases/get-workflow.js';
 import { listExecutions } from '../use-cases/list-executions.js';
 import { listWorkflows } from '../use-cases/list-workflows.js';
+import { rotateHook } from '../use-cases/rotate-hook.js';
 import { triggerHook } from '../use-cases/trigger-hook.js';
 import { updateWorkflow } from '../use-cases/update-workflow.js';
 
@@ -119,7 +120,7 @@ function executionToProto(e: Execution): workflowV1.Execution {
 export function workflowGrpcService(deps: WorkflowDeps): Impl {
   async function hook(req: workflowV1.TriggerHookRequest): Promise<workflowV1.TriggerHookResponse> {
     const { execution, responseMode } = await triggerHook(deps, {
-      workflowId: req.workflowId,
+      hookId: req.hookId,
       path: req.path,
       input: (req.input ?? {}) as JsonObject,
     });
@@ -192,6 +193,11 @@ export function workflowGrpcService(deps: WorkflowDeps): Impl {
           workflowId: req.workflowId,
           action: 'resume',
         }),
+      );
+    },
+    async rotateHook(req) {
+      return workflowToProto(
+        await rotateHook(deps, { tenantId: requireTenant(req.tenantId), workflowId: req.workflowId }),
       );
     },
     async executeWorkflow(req) {

@@ -1,4 +1,5 @@
 import { newId, type FieldIssue } from '@agentplatform/service-kit';
+import { newHookId } from '../domain/hook-id.js';
 import type { Workflow, WorkflowGraph } from '../domain/workflow.types.js';
 import type { WorkflowDeps } from './deps.js';
 import { checkDescription, checkName, validateWorkflow } from './validate-workflow.js';
@@ -24,6 +25,7 @@ export async function createWorkflow(
   const workflow: Workflow = {
     id: newId('wf'),
     tenant_id: input.tenantId,
+    hook_id: newHookId(),
     name: input.name.trim(),
     description: input.description,
     status: 'draft',

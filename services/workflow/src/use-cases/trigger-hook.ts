@@ -1,4 +1,5 @@
 import { NotFoundError } from '@agentplatform/service-kit';
+import { HOOK_ID } from '../domain/hook-id.js';
 import { isFinished, type Execution } from '../domain/execution.types.js';
 import { hookPathOf, hookResponseMode, type JsonObject } from '../domain/workflow.types.js';
 import type { WorkflowDeps } from './deps.js';
@@ -6,20 +7,22 @@ import { MAX_WAIT_MS } from './execute-workflow.js';
 import { startExecution } from './start-execution.js';
 
 export interface TriggerHookInput {
-  workflowId: string;
+  hookId: string;
   path: string;
   input: JsonObject;
 }
 
 /**
- * An inbound hook: only an active workflow, at its webhook node's path, starts a run; anything else
- * is not found (so a hook URL reveals nothing about workflows that are not live).
+ * An inbound hook, addressed by the workflow's secret hook id: only an active workflow, at its
+ * webhook node's path, starts a run; anything else is not found (so a hook URL reveals nothing
+ * about workflows that are not live, and a rotated-out id nothing at all).
  */
 export async function triggerHook(
   deps: WorkflowDeps,
   input: TriggerHookInput,
 ): Promise<{ execution: Execution; responseMode: 'immediate' | 'last_node' }> {
-  const workflow = await deps.workflows.getForHook(input.workflowId);
+  if (!HOOK_ID.test(input.hookId)) throw new NotFoundError('Hook');
+  const workflow = await deps.workflows.getForHook(input.hookId);
   if (!workflow || workflow.status !== 'active') throw new NotFoundError('Hook');
   if (input.path.replace(/^\/+|\/+$/g, '') !== hookPathOf(workflow)) throw new NotFoundError('Hook');
   // A hook answers 202 {execution_id} (or the result, with last_node): never a running status, so

@@ -25,19 +25,19 @@ function hookInput(ctx: Context): Record<string, unknown> {
 }
 
 /**
- * Inbound workflow hooks (`POST /hooks/:workflow_id[/path]`, DESIGN.md section 7): public, outside
- * /api/v1. Only an active workflow at its webhook node's path answers; everything else is a 404.
- * The per-workflow rate limit runs before this (app.ts).
+ * Inbound workflow hooks (`POST /hooks/:hook_id[/path]`, DESIGN.md section 7): public, outside
+ * /api/v1, addressed by the workflow's secret hook id. Only an active workflow at its webhook
+ * node's path answers; everything else is a 404. The per-hook rate limit runs before this (app.ts).
  */
 export function mountHookRoutes(router: Router, { backends }: RouteDeps): void {
   // A last_node hook waits for the run like a synchronous execute.
   const hooks = new HookTrigger(backends.workflow, EXECUTE_DEADLINE_MS);
-  router.post('/hooks/:workflow_id{/*path}', async (ctx) => {
-    const workflowId = String(ctx.params.workflow_id ?? '');
-    if (!/^wf_[0-9A-Za-z]{1,64}$/.test(workflowId)) throw new NotFoundError('Hook');
+  router.post('/hooks/:hook_id{/*path}', async (ctx) => {
+    const hookId = String(ctx.params.hook_id ?? '');
+    if (!/^hk_[0-9A-Za-z]{32}$/.test(hookId)) throw new NotFoundError('Hook');
     const rawPath = (ctx.params as Record<string, unknown>).path;
     const path = Array.isArray(rawPath) ? rawPath.join('/') : String(rawPath ?? '');
-    const answer = await hooks.trigger({ workflowId, path, input: hookInput(ctx) });
+    const answer = await hooks.trigger({ hookId, path, input: hookInput(ctx) });
     if (answer.responseMode === 'last_node' && answer.execution) {
       const execution = executionToJson(answer.execution);
       ctx.status = execution.status === 'running' ? 202 : 200;

@@ -189,6 +189,19 @@ export function workflowRoutes({ backends, config }: RouteDeps): RouteDefinition
     }),
     defineRoute({
       method: 'post',
+      path: '/workflows/:workflow_id/hook/rotate',
+      summary: 'Give the workflow a new secret hook URL; the old one answers 404 from now on',
+      tag: 'workflows',
+      access: requireScope('workflows:write'),
+      params: workflowParams,
+      response: workflowResponse,
+      handler: async ({ params, caller, ctx }) => {
+        const workflow = await workflows.rotateHook({ tenantId: caller!.tenantId, workflowId: params.workflow_id });
+        return workflowToJson(workflow, hooksBase(config, ctx));
+      },
+    }),
+    defineRoute({
+      method: 'post',
       path: '/workflows/:workflow_id/execute',
       errors: ['insufficient_credits', 'conflict'],
       alternateStatus: 202,
@@ -250,7 +263,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): RouteDefinition
       method: 'post',
       path: '/workflows/:workflow_id/executions/:execution_id/cancel',
       errors: ['conflict'],
-      summary: 'Cancel a running execution (409 once it has finished)',
+      summary: 'Cancel a running execution (again on a retry; 409 once it has completed or failed)',
       tag: 'workflows',
       access: requireScope('workflows:execute'),
       params: executionParams,

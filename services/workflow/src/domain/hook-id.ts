@@ -1,0 +1,16 @@
+import { randomInt } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** A hook id's shape: what the gateway and the lookup accept before asking the database. */
+export const HOOK_ID = /^hk_[0-9A-Za-z]{32}$/;
+
+/**
+ * A new secret hook id (DESIGN.md section 7): `hk_` and 32 base62 characters from the CSPRNG
+ * (about 190 bits), never derived from the workflow id: the hook URL is its own secret.
+ */
+export function newHookId(): string {
+  let id = 'hk_';
+  for (let i = 0; i < 32; i++) id += BASE62[randomInt(62)];
+  return id;
+}

@@ -1,0 +1,138 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createLogger } from '@agentplatform/service-kit';
+import type { WorkflowNode } from '../domain/workflow.types.js';
+import { ExpressionBudgetExceeded, ExpressionSandbox, SandboxExpressionError } from './expression-sandbox.js';
+
+/**
+ * The sandbox with real worker threads. A worker runs compiled JavaScript, so this spec uses the
+ * build output (`node scripts/test.js` and `nx test` build first).
+ */
+const WORKER = path.join(__dirname, '../../dist/engine/expression-worker.js');
+
+const LIST = `[${Array.from({ length: 300 }, (_, i) => i).join(',')}]`;
+/** 27 million iterations of nested macros: minutes of CPU without a budget. */
+const BOMB = `${LIST}.all(x, ${LIST}.all(y, ${LIST}.all(z, true)))`;
+const scope = { input: { amount: 150 }, nodes: {}, previous: {} };
+
+function condition(source: string): WorkflowNode {
+  return { id: 'check', type: 'condition', config: { rules: [{ if: source, goto: 'a' }, { else: 'b' }] } };
+}
+
+describe('ExpressionSandbox', () => {
+  let sandbox: ExpressionSandbox;
+  const open = (threads: number, budgetMs = 50) =>
+    (sandbox = new ExpressionSandbox({
+      budgetMs,
+      threads,
+      memoryMb: 64,
+      logger: createLogger('sandbox-test', 'silent'),
+      workerFile: WORKER,
+    }));
+
+  beforeAll(() => {
+    if (!fs.existsSync(WORKER)) throw new Error(`build the workflow service first (${WORKER} is missing)`);
+  });
+  afterEach(() => sandbox?.close());
+
+  it('computes a condition in a worker thread', async () => {
+    open(1);
+    const output = await sandbox.compute(
+      { tenantId: 't1', node: condition('input.amount > 100'), scope },
+      new AbortController().signal,
+    );
+    expect(output).toMatchObject({ branch: 'rules[0]', goto: 'a' });
+  });
+
+  it('reports an expression that cannot be evaluated', async () => {
+    open(1);
+    const node: WorkflowNode = { id: 't', type: 'transform', config: { fields: { x: 'input.amount / 0' } } };
+    await expect(sandbox.compute({ tenantId: 't1', node, scope }, new AbortController().signal)).rejects.toThrow(
+      SandboxExpressionError,
+    );
+  });
+
+  it('stops a bomb at its budget, names it, and keeps the event loop free meanwhile', async () => {
+    open(1);
+    // Let the thread start up, so the figures below are about the bomb only.
+    await sandbox.compute({ tenantId: 't1', node: condition('true'), scope }, new AbortController().signal);
+    let worstLag = 0;
+    let last = Date.now();
+    const ticker = setInterval(() => {
+      worstLag = Math.max(worstLag, Date.now() - last - 5);
+      last = Date.now();
+    }, 5);
+    const started = Date.now();
+    const error = await sandbox
+      .compute({ tenantId: 't1', node: condition(BOMB), scope }, new AbortController().signal)
+      .catch((e: unknown) => e);
+    const took = Date.now() - started;
+    clearInterval(ticker);
+    expect(error).toBeInstanceOf(ExpressionBudgetExceeded);
+    expect((error as ExpressionBudgetExceeded).expression).toBe(BOMB);
+    expect(took).toBeGreaterThanOrEqual(50);
+    expect(took).toBeLessThan(2_000);
+    expect(worstLag).toBeLessThan(200);
+    // The replaced thread serves the next job.
+    await expect(
+      sandbox.compute({ tenantId: 't1', node: condition('true'), scope }, new AbortController().signal),
+    ).resolves.toMatchObject({ goto: 'a' });
+  });
+
+  it('stops string-doubling chains, by time or by memory, without harm to the next job', async () => {
+    open(1);
+    await sandbox.compute({ tenantId: 't1', node: condition('true'), scope }, new AbortController().signal);
+    for (const doublings of [22, 40]) {
+      const source = `["ab"]${'.map(a, a + a)'.repeat(doublings)}[0].size() > 0`;
+      const started = Date.now();
+      const error = await sandbox
+        .compute({ tenantId: 't1', node: condition(source), scope }, new AbortController().signal)
+        .catch((e: unknown) => e);
+      // Over budget either way, even in a condition (never "not matched").
+      expect(error).toBeInstanceOf(ExpressionBudgetExceeded);
+      expect((error as ExpressionBudgetExceeded).expression).toBe(source);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    }
+    await expect(
+      sandbox.compute({ tenantId: 't1', node: condition('true'), scope }, new AbortController().signal),
+    ).resolves.toMatchObject({ goto: 'a' });
+  });
+
+  it("keeps a thread for other tenants while one tenant's bombs queue up", async () => {
+    open(2);
+    const warm = (tenantId: string) =>
+      sandbox.compute({ tenantId, node: condition('true'), scope }, new AbortController().signal);
+    await Promise.all([warm('noisy'), warm('quiet')]);
+    const bombs = Array.from({ length: 4 }, () =>
+      sandbox.compute({ tenantId: 'noisy', node: condition(BOMB), scope }, new AbortController().signal).then(
+        () => Date.now(),
+        () => Date.now(),
+      ),
+    );
+    const started = Date.now();
+    const quiet = await sandbox.compute(
+      { tenantId: 'quiet', node: condition('input.amount > 1'), scope },
+      new AbortController().signal,
+    );
+    const quietAt = Date.now();
+    const bombTimes = await Promise.all(bombs);
+    expect(quiet).toMatchObject({ goto: 'a' });
+    // The quiet tenant waited for none of the bombs after the first (each costs a budget and a
+    // thread restart); the bound is generous for a loaded machine.
+    expect(quietAt).toBeLessThan(bombTimes[1]!);
+    expect(quietAt - started).toBeLessThan(1_500);
+  });
+
+  it('gives up a running job when its caller aborts (a node timeout, a cancel)', async () => {
+    open(1, 10_000);
+    const controller = new AbortController();
+    const running = sandbox.compute({ tenantId: 't1', node: condition(BOMB), scope }, controller.signal);
+    setTimeout(() => controller.abort(new Error('node timed out')), 100);
+    const started = Date.now();
+    await expect(running).rejects.toThrow('node timed out');
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await expect(
+      sandbox.compute({ tenantId: 't1', node: condition('true'), scope }, new AbortController().signal),
+    ).resolves.toMatchObject({ goto: 'a' });
+  });
+});

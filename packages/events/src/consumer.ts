@@ -2,7 +2,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import type { Consumer, Kafka } from 'kafkajs';
 import { runWithContext, type Logger } from '@agentplatform/service-kit';
 import { parseEnvelope } from './envelope.js';
-import { EVENT_HEADERS, type EventEnvelope } from './event-types.js';
+import { EVENT_HEADERS, type ReceivedEnvelope } from './event-types.js';
 
 interface ProcessedEvent {
   _id: string;
@@ -18,7 +18,7 @@ processedSchema.index({ processed_at: 1 }, { expireAfterSeconds: 14 * 24 * 3600 
 
 /** An event read from Kafka, with the request id of the call that caused it. */
 export interface ConsumedEvent {
-  event: EventEnvelope;
+  event: ReceivedEnvelope;
   requestId?: string;
 }
 
@@ -101,7 +101,7 @@ export interface ConsumerOptions {
   groupId: string;
   logger: Logger;
   /** Handles one event. Must itself tolerate a repeat: a crash between handling and marking repeats it. */
-  handle: (event: EventEnvelope) => Promise<void>;
+  handle: (event: ReceivedEnvelope) => Promise<void>;
   /** Events of one batch handled at once. */
   concurrency?: number;
   /** Partitions whose batches are handled at the same time (kafkajs' partitionsConsumedConcurrently). */

@@ -33,6 +33,8 @@ async function main(): Promise<void> {
       leaseMs: config.WEBHOOK_LEASE_MS,
       pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
       concurrency: config.WEBHOOK_SEND_CONCURRENCY,
+      tenantConcurrency: config.WEBHOOK_TENANT_CONCURRENCY,
+      hostConcurrency: config.WEBHOOK_HOST_CONCURRENCY,
     },
   );
   // Closers run in reverse: the consumer stops first, then the dispatcher drains, then the sockets close.

@@ -184,7 +184,10 @@ describe('fair webhook delivery', () => {
       const receivedAt = new Map(arrived.map((r) => [(JSON.parse(r.body) as { id: string }).id, r.receivedAt]));
       const latencies = sent.map((e) => receivedAt.get(e.id)! - Date.parse(e.created_at));
       const p95 = percentile(latencies, 95);
-      logger.info({ p50: percentile(latencies, 50), p95, max: Math.max(...latencies) }, 'quiet tenant latency');
+      // Printed for the record: the figures vary with the machine's load.
+      console.log(
+        `quiet tenant event -> received: p50 ${percentile(latencies, 50)} ms, p95 ${p95} ms, max ${Math.max(...latencies)} ms`,
+      );
       expect(latencies.every((l) => Number.isFinite(l))).toBe(true);
       expect(p95).toBeLessThan(1_500);
 

@@ -56,6 +56,8 @@ export class Dispatcher {
       webhooks: WebhookRepository;
       sender: HttpSender;
       logger: Logger;
+      /** Whether this replica delivers the due work of a tenant (see RetryPoller). */
+      ownsTenant: (tenantId: string) => boolean;
     },
     private readonly options: DispatcherOptions,
   ) {
@@ -70,7 +72,13 @@ export class Dispatcher {
       { tenant: (job) => job.tenantId, destination: (job) => this.destinationOf(job.webhook.url) },
     );
     this.poller = new RetryPoller(
-      { deliveries: deps.deliveries, webhooks: deps.webhooks, logger: deps.logger, sink: this },
+      {
+        deliveries: deps.deliveries,
+        webhooks: deps.webhooks,
+        logger: deps.logger,
+        sink: this,
+        ownsTenant: deps.ownsTenant,
+      },
       { leaseMs: options.leaseMs, pollIntervalMs: options.pollIntervalMs, claimBatch: options.claimBatch ?? 200 },
     );
     this.recorder = new OutcomeRecorder(deps, {

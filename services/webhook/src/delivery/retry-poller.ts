@@ -22,8 +22,8 @@ export interface RetryPollerOptions {
 
 /**
  * Finds deliveries that are due (retries, redeliveries, recoveries, and first attempts the
- * consumer left in the database because their tenant's queue was full) and claims them with a
- * lease, so several replicas share them and no attempt is made twice. It claims tenant by tenant,
+ * consumer left in the database because their tenant's queue was full) of the tenants this replica
+ * delivers for, and claims them with a lease, so no attempt is made twice. It claims tenant by tenant,
  * each only as many as its queue has room for, starting each poll after the tenant served last:
  * a tenant with thousands of due retries takes its share, never the whole poll.
  */
@@ -43,6 +43,12 @@ export class RetryPoller {
       webhooks: WebhookRepository;
       logger: Logger;
       sink: ClaimSink;
+      /**
+       * Whether this replica delivers for a tenant: the tenant's Kafka partition is one this
+       * replica consumes, so all of a tenant's attempts run on one replica and its share holds
+       * across the fleet (docs/webhooks.md, "Across replicas").
+       */
+      ownsTenant: (tenantId: string) => boolean;
     },
     private readonly options: RetryPollerOptions,
   ) {}
@@ -101,7 +107,7 @@ export class RetryPoller {
   /** Claims due deliveries, tenant by tenant in turn, and queues them; answers how many it claimed. */
   async pollOnce(): Promise<number> {
     const now = new Date();
-    const tenants = (await this.deps.deliveries.tenantsWithDueWork(now)).sort();
+    const tenants = (await this.deps.deliveries.tenantsWithDueWork(now)).filter((t) => this.deps.ownsTenant(t)).sort();
     if (tenants.length === 0) return 0;
     const start = Math.max(
       0,

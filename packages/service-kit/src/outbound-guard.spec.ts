@@ -40,7 +40,10 @@ describe('outbound guard refusals', () => {
     const connect = guardedConnector({ allowPrivate: false, connectTimeoutMs: 1_000 });
     const refusal = (hostname: string) =>
       new Promise<Error | null>((resolve) =>
-        connect({ hostname, host: hostname, protocol: 'http:', port: '80' } as never, (error) => resolve(error)),
+        connect({ hostname, host: hostname, protocol: 'http:', port: '80' } as never, (...[error, socket]) => {
+          socket?.destroy();
+          resolve(error);
+        }),
       );
     // The machine's own name resolves to a loopback or private address through the checked lookup.
     const byName = await refusal(hostname());

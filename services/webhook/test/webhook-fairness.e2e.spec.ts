@@ -145,6 +145,25 @@ describe('fair webhook delivery', () => {
     expect(log.items).toHaveLength(1);
   });
 
+  /** Sends `count` events of the quiet tenant, 100 ms apart; answers each one's event -> received time. */
+  async function quietLatencies(tenantId: string, count: number): Promise<number[]> {
+    const sent: EventEnvelope[] = [];
+    for (let i = 0; i < count; i += 1) {
+      sent.push(await producer.emit('agent.created', tenantId, sampleData.agentCreated));
+      await sleep(100);
+    }
+    const ids = new Set(sent.map((e) => e.id));
+    const arrived = await waitFor(
+      () => {
+        const seen = receiver.to('/quiet').filter((r) => ids.has((JSON.parse(r.body) as { id: string }).id));
+        return seen.length >= count ? seen : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 20, what: `${count} quiet deliveries` },
+    );
+    const receivedAt = new Map(arrived.map((r) => [(JSON.parse(r.body) as { id: string }).id, r.receivedAt]));
+    return sent.map((e) => receivedAt.get(e.id)! - Date.parse(e.created_at));
+  }
+
   it("keeps a quiet tenant's deliveries fast while a noisy tenant's endpoints hang", async () => {
     const hanging = [await HangingEndpoint.start(), await HangingEndpoint.start()];
     try {
@@ -165,6 +184,9 @@ describe('fair webhook delivery', () => {
         url: receiver.url('/quiet'),
         events: ['agent.created'],
       });
+      // The quiet tenant on its own first, on this machine at this moment.
+      const alone = await quietLatencies(quiet, 20);
+
       const noisyEvents = Array.from({ length: 30 }, () =>
         createEvent('agent.message.created', noisy, sampleData.messageCreated),
       );
@@ -175,21 +197,17 @@ describe('fair webhook delivery', () => {
         what: "the noisy tenant's share in use",
       });
 
-      const sent: EventEnvelope[] = [];
-      for (let i = 0; i < 40; i += 1) {
-        sent.push(await producer.emit('agent.created', quiet, sampleData.agentCreated));
-        await sleep(100);
-      }
-      const arrived = await receiver.waitForRequests(sent.length, { path: '/quiet', timeoutMs: 30_000 });
-      const receivedAt = new Map(arrived.map((r) => [(JSON.parse(r.body) as { id: string }).id, r.receivedAt]));
-      const latencies = sent.map((e) => receivedAt.get(e.id)! - Date.parse(e.created_at));
+      const latencies = await quietLatencies(quiet, 40);
       const p95 = percentile(latencies, 95);
+      const aloneP95 = percentile(alone, 95);
       // Printed for the record: the figures vary with the machine's load.
       console.log(
-        `quiet tenant event -> received: p50 ${percentile(latencies, 50)} ms, p95 ${p95} ms, max ${Math.max(...latencies)} ms`,
+        `quiet tenant event -> received: alone p95 ${aloneP95} ms; with the noisy tenant p50 ${percentile(latencies, 50)} ms, p95 ${p95} ms, max ${Math.max(...latencies)} ms`,
       );
-      expect(latencies.every((l) => Number.isFinite(l))).toBe(true);
-      expect(p95).toBeLessThan(1_500);
+      // The bound is 1.5 s; only on a machine so loaded that the quiet tenant alone is already slow
+      // is it its own p95 plus 1 s, still far below what waiting behind the noisy tenant costs
+      // (whole rounds of 2 s timeouts).
+      expect(p95).toBeLessThan(Math.max(1_500, aloneP95 + 1_000));
 
       // The noisy tenant never held more than its shares, and it was still busy all along.
       expect(HangingEndpoint.maxOpenTogether).toBeLessThanOrEqual(TENANT_SHARE);
@@ -204,7 +222,7 @@ describe('fair webhook delivery', () => {
         webhookId: quietHook!.id,
         limit: 100,
       });
-      expect(quietItems.filter((d) => d.status === 'delivered')).toHaveLength(sent.length);
+      expect(quietItems.filter((d) => d.status === 'delivered')).toHaveLength(alone.length + latencies.length);
     } finally {
       await Promise.all(hanging.map((endpoint) => endpoint.close()));
     }

@@ -46,6 +46,8 @@ export class Dispatcher {
   /** Callers of `sendNow` waiting for their test send's answer. */
   private readonly testSends = new Map<DispatchJob, (report: AttemptReport) => void>();
   private readonly destinations = new Map<string, string>();
+  /** Tenants with due work left in the database for want of room here: the poller is woken for them. */
+  private readonly backlogged = new Set<string>();
   private readonly roomWaiters: Array<() => void> = [];
   private readonly idleWaiters: Array<() => void> = [];
   private accepting = true;
@@ -66,8 +68,7 @@ export class Dispatcher {
         total: options.concurrency,
         perTenant: options.tenantConcurrency,
         perDestination: options.hostConcurrency,
-        // Two rounds of a tenant's share wait here; the rest of its backlog waits in the database.
-        queuedPerTenant: options.tenantConcurrency * 2,
+        queuedPerTenant: this.queuedPerTenant,
       },
       { tenant: (job) => job.tenantId, destination: (job) => this.destinationOf(job.webhook.url) },
     );
@@ -87,6 +88,11 @@ export class Dispatcher {
     });
   }
 
+  /** Two rounds of a tenant's share wait here; the rest of its backlog waits in the database. */
+  private get queuedPerTenant(): number {
+    return this.options.tenantConcurrency * 2;
+  }
+
   /** Queue length beyond which the consumer waits: two rounds of the in-flight limit. */
   private get highWater(): number {
     return this.options.concurrency * 2;
@@ -99,6 +105,15 @@ export class Dispatcher {
    */
   roomFor(tenantId: string): number {
     return this.accepting ? this.queue.roomFor(tenantId) : 0;
+  }
+
+  /**
+   * Notes that a tenant has due work in the database that its queue had no room for: once the
+   * queue is half empty the poller is woken at once, so a tenant with healthy endpoints and a
+   * burst of events keeps its share busy instead of waiting for the next regular poll.
+   */
+  noteBacklog(tenantId: string): void {
+    this.backlogged.add(tenantId);
   }
 
   /** Resolves once the queue as a whole has room; the consumer calls it before handing over a batch. */
@@ -172,6 +187,10 @@ export class Dispatcher {
       void this.run(current.job).finally(() => {
         this.queue.done(current);
         this.pump();
+        if (this.backlogged.has(current.tenant) && this.queue.roomFor(current.tenant) >= this.queuedPerTenant / 2) {
+          this.backlogged.delete(current.tenant);
+          this.poller.nudge();
+        }
         if (this.queue.inFlight === 0 && this.queue.size === 0) this.idleWaiters.splice(0).forEach((r) => r());
       });
     }

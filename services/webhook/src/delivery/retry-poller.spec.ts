@@ -13,7 +13,7 @@ function fakeDeliveries(due: Record<string, number>) {
     async tenantsWithDueWork() {
       return Object.keys(due).filter((tenant) => due[tenant]! > 0);
     },
-    async claimDue(token: string, limit: number, leaseMs: number, now: Date, tenantId: string) {
+    async claimDue(_token: string, limit: number, leaseMs: number, now: Date, tenantId: string) {
       const count = Math.min(limit, due[tenantId] ?? 0);
       due[tenantId] = (due[tenantId] ?? 0) - count;
       claims.push([tenantId, count]);
@@ -49,29 +49,37 @@ function poller(
   owns: (tenant: string) => boolean = () => true,
 ) {
   const queued: DispatchJob[] = [];
+  const backlogged = new Set<string>();
   const retryPoller = new RetryPoller(
     {
       deliveries,
       webhooks,
       logger: createLogger('test', 'silent'),
       ownsTenant: owns,
-      sink: { roomFor: room, waitForRoom: async () => undefined, enqueue: (jobs) => queued.push(...jobs) },
+      sink: {
+        roomFor: room,
+        noteBacklog: (tenant) => backlogged.add(tenant),
+        waitForRoom: async () => undefined,
+        enqueue: (jobs) => queued.push(...jobs),
+      },
     },
     { leaseMs: 60_000, pollIntervalMs: 1_000, claimBatch: 10 },
   );
-  return { retryPoller, queued };
+  return { retryPoller, queued, backlogged };
 }
 
 describe('RetryPoller', () => {
   it('claims each tenant only as much as its queue has room for, so a backlog cannot take the poll', async () => {
     const { repository, claims } = fakeDeliveries({ noisy: 1_000, quiet: 3 });
-    const { retryPoller, queued } = poller(repository, (tenant) => (tenant === 'noisy' ? 4 : 32));
+    const { retryPoller, queued, backlogged } = poller(repository, (tenant) => (tenant === 'noisy' ? 4 : 32));
     await retryPoller.pollOnce();
     expect(claims).toEqual([
       ['noisy', 4],
       ['quiet', 3],
     ]);
     expect(queued).toHaveLength(7);
+    // The noisy tenant has more: the dispatcher wakes the poller once its queue has room again.
+    expect([...backlogged]).toEqual(['noisy']);
   });
 
   it('skips a tenant whose queue is full and starts each poll after the tenant served last', async () => {

@@ -8,6 +8,8 @@ import type { DispatchJob } from './dispatch-job.js';
 export interface ClaimSink {
   /** How many more deliveries of this tenant may be handed over now. */
   roomFor(tenantId: string): number;
+  /** The tenant may have more due work than was claimed: wake the poller when it has room. */
+  noteBacklog(tenantId: string): void;
   /** Resolves once the queue as a whole has room. */
   waitForRoom(): Promise<void>;
   enqueue(jobs: readonly DispatchJob[]): void;
@@ -122,6 +124,7 @@ export class RetryPoller {
       if (room <= 0) continue;
       const jobs = await this.claim(tenantId, token, room, now);
       this.cursor = tenantId;
+      if (jobs.claimed === room) this.deps.sink.noteBacklog(tenantId);
       budget -= jobs.claimed;
       claimed += jobs.claimed;
       this.deps.sink.enqueue(jobs.sendable);

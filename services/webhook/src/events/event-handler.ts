@@ -116,7 +116,7 @@ export function createEventHandler(deps: FanOutDeps): (events: readonly Received
       }));
     await deps.dispatcher.waitForRoom();
     deps.dispatcher.enqueue(jobs);
-    if (leased.size < planned.length) deps.dispatcher.nudge();
+    for (const [tenantId, left] of room) if (left < 0) deps.dispatcher.noteBacklog(tenantId);
     deps.logger.debug({ events: events.length, deliveries: jobs.length }, 'events fanned out');
   }
 

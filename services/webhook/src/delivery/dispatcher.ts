@@ -26,6 +26,14 @@ export interface DispatcherOptions {
   claimBatch?: number;
 }
 
+/**
+ * How long the consumer waits for room in a tenant's queue before handing the tenant's remaining
+ * new deliveries back to the database: long enough for a tenant with healthy endpoints to make room
+ * (its burst stays on the fast path), short enough that a tenant whose endpoints hang delays the
+ * consumer, and so other tenants' events, by no more than this.
+ */
+const ADMIT_WAIT_MS = 100;
+
 /** Parsed destinations kept; a webhook's URL is parsed once, not on every attempt. */
 const DESTINATION_CACHE_SIZE = 10_000;
 
@@ -49,6 +57,8 @@ export class Dispatcher {
   /** Tenants with due work left in the database for want of room here: the poller is woken for them. */
   private readonly backlogged = new Set<string>();
   private readonly roomWaiters: Array<() => void> = [];
+  /** Told whenever a job ends, so its tenant's queue may have room again. */
+  private readonly jobEndListeners = new Set<() => void>();
   private readonly idleWaiters: Array<() => void> = [];
   private accepting = true;
 
@@ -98,11 +108,7 @@ export class Dispatcher {
     return this.options.concurrency * 2;
   }
 
-  /**
-   * How many more deliveries of a tenant the queue takes now. The consumer creates the rest
-   * unleased, due at once, and the poller claims them as the tenant's queue empties: a tenant's
-   * backlog waits in the database, never in front of other tenants.
-   */
+  /** How many more deliveries of a tenant the queue takes now (its backlog waits in the database). */
   roomFor(tenantId: string): number {
     return this.accepting ? this.queue.roomFor(tenantId) : 0;
   }
@@ -121,6 +127,59 @@ export class Dispatcher {
     while (this.accepting && this.queue.size >= this.highWater) {
       await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
     }
+  }
+
+  /**
+   * Queues first attempts from the consumer, all leased by one token. A tenant's jobs beyond its
+   * queue's room wait up to ADMIT_WAIT_MS for room; the rest are handed back to the database, due
+   * at once, and the poller claims them in the tenant's turn.
+   */
+  async admit(jobs: readonly DispatchJob[]): Promise<void> {
+    const byTenant = new Map<string, DispatchJob[]>();
+    for (const job of jobs) {
+      const list = byTenant.get(job.tenantId);
+      if (list) list.push(job);
+      else byTenant.set(job.tenantId, [job]);
+    }
+    const deadline = Date.now() + ADMIT_WAIT_MS;
+    await Promise.all([...byTenant].map(([tenantId, list]) => this.admitTenant(tenantId, list, deadline)));
+  }
+
+  private async admitTenant(tenantId: string, jobs: DispatchJob[], deadline: number): Promise<void> {
+    let next = 0;
+    while (next < jobs.length) {
+      const room = this.roomFor(tenantId);
+      if (room > 0) {
+        this.enqueue(jobs.slice(next, next + room));
+        next += room;
+        continue;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0 || !this.accepting) break;
+      await this.someJobEnds(left);
+    }
+    const rest = jobs.slice(next);
+    if (rest.length === 0) return;
+    await this.deps.deliveries
+      .releaseMany(
+        rest.map((job) => job.deliveryId),
+        rest[0]!.leaseToken,
+      )
+      .catch((error) => this.deps.logger.warn({ err: error }, 'cannot hand deliveries back; their leases will end'));
+    if (this.accepting) this.noteBacklog(tenantId);
+  }
+
+  /** Resolves when a job ends, or after `ms`. */
+  private someJobEnds(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.jobEndListeners.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.jobEndListeners.add(done);
+    });
   }
 
   enqueue(jobs: readonly DispatchJob[]): void {
@@ -187,6 +246,7 @@ export class Dispatcher {
       void this.run(current.job).finally(() => {
         this.queue.done(current);
         this.pump();
+        for (const listener of [...this.jobEndListeners]) listener();
         if (this.backlogged.has(current.tenant) && this.queue.roomFor(current.tenant) >= this.queuedPerTenant / 2) {
           this.backlogged.delete(current.tenant);
           this.poller.nudge();

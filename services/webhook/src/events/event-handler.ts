@@ -63,10 +63,11 @@ export function plannedDeliveries(events: readonly ReceivedEnvelope[], webhooks:
  * Every well-formed event type is delivered by the same matching rules, known or not: a newer
  * service may publish a type this one does not know yet, and skipping it would lose it.
  *
- * A delivery is created leased to this replica, and queued, only while its tenant's queue has
- * room; the rest of a busy tenant's deliveries are created unleased and due, and the retry poller
- * claims them in the tenant's turn. So a tenant whose endpoints hang never holds up the consumer,
- * and with it every other tenant's events.
+ * Deliveries are created leased to this replica and handed to the dispatcher, which queues them
+ * as their tenants' queues have room and waits only briefly for a tenant whose queue stays full
+ * (its endpoints hang): what does not fit then goes back to the database for the retry poller to
+ * claim in the tenant's turn. So such a tenant never holds up the consumer, and with it every other
+ * tenant's events, for more than that short wait.
  */
 export function createEventHandler(deps: FanOutDeps): (events: readonly ReceivedEnvelope[]) => Promise<void> {
   async function handleBatch(events: readonly ReceivedEnvelope[]): Promise<void> {
@@ -80,27 +81,16 @@ export function createEventHandler(deps: FanOutDeps): (events: readonly Received
     const planned = plannedDeliveries(events, active, now);
     const leaseToken = randomUUID();
     const leaseUntil = now.getTime() + deps.leaseMs;
-    const room = new Map<string, number>();
-    const leased = new Set<string>();
-    for (const { delivery } of planned) {
-      const left = room.get(delivery.tenantId) ?? deps.dispatcher.roomFor(delivery.tenantId);
-      room.set(delivery.tenantId, left - 1);
-      if (left > 0) leased.add(delivery.id);
-    }
     const [, inserted] = await Promise.all([
       deps.events.recordMany(
         events.filter((e) => waiting.has(e.tenant_id)),
         now,
       ),
-      deps.deliveries.insertNew(
-        planned.map((p) =>
-          leased.has(p.delivery.id) ? { ...p.delivery, leaseToken, leaseUntil: new Date(leaseUntil) } : p.delivery,
-        ),
-      ),
+      deps.deliveries.insertNew(planned.map((p) => ({ ...p.delivery, leaseToken, leaseUntil: new Date(leaseUntil) }))),
     ]);
     if (planned.length === 0) return;
     const jobs: DispatchJob[] = planned
-      .filter((p) => inserted.has(p.delivery.id) && leased.has(p.delivery.id))
+      .filter((p) => inserted.has(p.delivery.id))
       .map((p) => ({
         deliveryId: p.delivery.id,
         tenantId: p.event.tenant_id,
@@ -115,8 +105,7 @@ export function createEventHandler(deps: FanOutDeps): (events: readonly Received
         body: p.delivery.body,
       }));
     await deps.dispatcher.waitForRoom();
-    deps.dispatcher.enqueue(jobs);
-    for (const [tenantId, left] of room) if (left < 0) deps.dispatcher.noteBacklog(tenantId);
+    await deps.dispatcher.admit(jobs);
     deps.logger.debug({ events: events.length, deliveries: jobs.length }, 'events fanned out');
   }
 

@@ -223,6 +223,15 @@ export class DeliveryRepository {
     await this.model.updateOne({ _id: id, lease_token: token }, { $set: { lease_until: FREE, lease_token: null } });
   }
 
+  /** Hands claimed deliveries back unsent, due at once (their tenant's queue had no room). */
+  async releaseMany(ids: readonly string[], token: string): Promise<void> {
+    if (ids.length === 0) return;
+    await this.model.updateMany(
+      { _id: { $in: ids }, lease_token: token },
+      { $set: { lease_until: FREE, lease_token: null } },
+    );
+  }
+
   async list(tenantId: string, webhookId: string, limit: number, status?: DeliveryStatus): Promise<Delivery[]> {
     const records = await this.model
       .find({ tenant_id: tenantId, webhook_id: webhookId, ...(status ? { status } : {}) }, { attempt_log: 0, body: 0 })

@@ -28,11 +28,13 @@ export interface DispatcherOptions {
 
 /**
  * How long the consumer waits for room in a tenant's queue before handing the tenant's remaining
- * new deliveries back to the database: long enough for a tenant with healthy endpoints to make room
- * (its burst stays on the fast path), short enough that a tenant whose endpoints hang delays the
- * consumer, and so other tenants' events, by no more than this.
+ * new deliveries back to the database: while the tenant makes progress (one of its attempts ends
+ * at least every ADMIT_IDLE_MS) it keeps waiting, up to ADMIT_MAX_MS, so a burst to healthy
+ * endpoints is sent from memory; a tenant whose endpoints hang makes no progress and spills after
+ * ADMIT_IDLE_MS. Either way other tenants' events wait at most ADMIT_MAX_MS for it.
  */
-const ADMIT_WAIT_MS = 100;
+const ADMIT_IDLE_MS = 100;
+const ADMIT_MAX_MS = 500;
 
 /** Parsed destinations kept; a webhook's URL is parsed once, not on every attempt. */
 const DESTINATION_CACHE_SIZE = 10_000;
@@ -131,8 +133,8 @@ export class Dispatcher {
 
   /**
    * Queues first attempts from the consumer, all leased by one token. A tenant's jobs beyond its
-   * queue's room wait up to ADMIT_WAIT_MS for room; the rest are handed back to the database, due
-   * at once, and the poller claims them in the tenant's turn.
+   * queue's room wait for room while the tenant makes progress (ADMIT_IDLE_MS, ADMIT_MAX_MS); the
+   * rest are handed back to the database, due at once, and the poller claims them in its turn.
    */
   async admit(jobs: readonly DispatchJob[]): Promise<void> {
     const byTenant = new Map<string, DispatchJob[]>();
@@ -141,17 +143,19 @@ export class Dispatcher {
       if (list) list.push(job);
       else byTenant.set(job.tenantId, [job]);
     }
-    const deadline = Date.now() + ADMIT_WAIT_MS;
-    await Promise.all([...byTenant].map(([tenantId, list]) => this.admitTenant(tenantId, list, deadline)));
+    const latest = Date.now() + ADMIT_MAX_MS;
+    await Promise.all([...byTenant].map(([tenantId, list]) => this.admitTenant(tenantId, list, latest)));
   }
 
-  private async admitTenant(tenantId: string, jobs: DispatchJob[], deadline: number): Promise<void> {
+  private async admitTenant(tenantId: string, jobs: DispatchJob[], latest: number): Promise<void> {
     let next = 0;
+    let deadline = Math.min(latest, Date.now() + ADMIT_IDLE_MS);
     while (next < jobs.length) {
       const room = this.roomFor(tenantId);
       if (room > 0) {
         this.enqueue(jobs.slice(next, next + room));
         next += room;
+        deadline = Math.min(latest, Date.now() + ADMIT_IDLE_MS);
         continue;
       }
       const left = deadline - Date.now();

@@ -110,6 +110,15 @@ export class Dispatcher {
     return this.options.concurrency * 2;
   }
 
+  /**
+   * How many new deliveries of a tenant the consumer should create leased to this replica: what its
+   * queue takes now and another queueful that may fit while `admit` waits. The rest are created
+   * unleased, for the poller.
+   */
+  leasableFor(tenantId: string): number {
+    return this.accepting ? this.queue.roomFor(tenantId) + this.queuedPerTenant : 0;
+  }
+
   /** How many more deliveries of a tenant the queue takes now (its backlog waits in the database). */
   roomFor(tenantId: string): number {
     return this.accepting ? this.queue.roomFor(tenantId) : 0;

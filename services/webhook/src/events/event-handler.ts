@@ -81,16 +81,30 @@ export function createEventHandler(deps: FanOutDeps): (events: readonly Received
     const planned = plannedDeliveries(events, active, now);
     const leaseToken = randomUUID();
     const leaseUntil = now.getTime() + deps.leaseMs;
+    // A tenant's deliveries beyond what its queue could take during the dispatcher's wait are
+    // created unleased at once (the poller's), rather than leased and handed back by a second write.
+    const leasable = new Map<string, number>();
+    const leased = new Set<string>();
+    for (const { delivery } of planned) {
+      const left = leasable.get(delivery.tenantId) ?? deps.dispatcher.leasableFor(delivery.tenantId);
+      leasable.set(delivery.tenantId, left - 1);
+      if (left > 0) leased.add(delivery.id);
+    }
     const [, inserted] = await Promise.all([
       deps.events.recordMany(
         events.filter((e) => waiting.has(e.tenant_id)),
         now,
       ),
-      deps.deliveries.insertNew(planned.map((p) => ({ ...p.delivery, leaseToken, leaseUntil: new Date(leaseUntil) }))),
+      deps.deliveries.insertNew(
+        planned.map((p) =>
+          leased.has(p.delivery.id) ? { ...p.delivery, leaseToken, leaseUntil: new Date(leaseUntil) } : p.delivery,
+        ),
+      ),
     ]);
+    for (const [tenantId, left] of leasable) if (left < 0) deps.dispatcher.noteBacklog(tenantId);
     if (planned.length === 0) return;
     const jobs: DispatchJob[] = planned
-      .filter((p) => inserted.has(p.delivery.id))
+      .filter((p) => inserted.has(p.delivery.id) && leased.has(p.delivery.id))
       .map((p) => ({
         deliveryId: p.delivery.id,
         tenantId: p.event.tenant_id,

@@ -2,7 +2,8 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import type { Consumer, Kafka } from 'kafkajs';
 import { runWithContext, type Logger } from '@agentplatform/service-kit';
 import { parseEnvelope } from './envelope.js';
-import { EVENT_HEADERS, type EventEnvelope } from './event-types.js';
+import { partitionForKey } from './kafka.js';
+import { EVENT_HEADERS, type ReceivedEnvelope } from './event-types.js';
 
 interface ProcessedEvent {
   _id: string;
@@ -18,7 +19,7 @@ processedSchema.index({ processed_at: 1 }, { expireAfterSeconds: 14 * 24 * 3600 
 
 /** An event read from Kafka, with the request id of the call that caused it. */
 export interface ConsumedEvent {
-  event: EventEnvelope;
+  event: ReceivedEnvelope;
   requestId?: string;
 }
 
@@ -42,6 +43,8 @@ export interface BatchConsumerOptions {
  */
 export class BatchConsumer {
   private readonly consumer: Consumer;
+  /** This member's partitions of the topic and the topic's partition count, once it has joined. */
+  private assignment?: { partitions: ReadonlySet<number>; count: number };
 
   constructor(private readonly options: BatchConsumerOptions) {
     this.consumer = options.kafka.consumer({
@@ -58,8 +61,45 @@ export class BatchConsumer {
     });
   }
 
+  /**
+   * Whether the partition that messages with this key go to (a tenant id: events are keyed by
+   * tenant) is one this consumer has; undefined while it is not a member of the group (not joined
+   * yet, rebalancing after a crash, stopped).
+   */
+  ownsKey(key: string): boolean | undefined {
+    const assignment = this.assignment;
+    if (!assignment) return undefined;
+    return assignment.partitions.has(partitionForKey(key, assignment.count));
+  }
+
+  private trackAssignment(): void {
+    const { GROUP_JOIN, CRASH, STOP, DISCONNECT } = this.consumer.events;
+    this.consumer.on(GROUP_JOIN, ({ payload }) => {
+      const partitions = new Set(payload.memberAssignment[this.options.topic] ?? []);
+      this.assignment = undefined;
+      // The real partition count, not the configured one: a topic may have been given more.
+      void this.partitionCount().then(
+        (count) => (this.assignment = { partitions, count }),
+        (error) => this.options.logger.warn({ err: error }, 'cannot read the topic partition count'),
+      );
+    });
+    for (const event of [CRASH, STOP, DISCONNECT]) this.consumer.on(event, () => (this.assignment = undefined));
+  }
+
+  private async partitionCount(): Promise<number> {
+    const admin = this.options.kafka.admin();
+    await admin.connect();
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: [this.options.topic] });
+      return topics[0]!.partitions.length;
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
   async start(): Promise<void> {
     const sliceSize = this.options.sliceSize ?? Number.MAX_SAFE_INTEGER;
+    this.trackAssignment();
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: this.options.topic, fromBeginning: true });
     await this.consumer.run({
@@ -101,7 +141,7 @@ export interface ConsumerOptions {
   groupId: string;
   logger: Logger;
   /** Handles one event. Must itself tolerate a repeat: a crash between handling and marking repeats it. */
-  handle: (event: EventEnvelope) => Promise<void>;
+  handle: (event: ReceivedEnvelope) => Promise<void>;
   /** Events of one batch handled at once. */
   concurrency?: number;
   /** Partitions whose batches are handled at the same time (kafkajs' partitionsConsumedConcurrently). */

@@ -1,5 +1,13 @@
 import { newId } from '@agentplatform/service-kit';
-import { API_VERSION, isEventType, type EventData, type EventEnvelope, type EventType } from './event-types.js';
+import {
+  API_VERSION,
+  EVENT_TYPE_MAX_LENGTH,
+  EVENT_TYPE_PATTERN,
+  type EventData,
+  type EventEnvelope,
+  type EventType,
+  type ReceivedEnvelope,
+} from './event-types.js';
 
 /** Builds a new event with a fresh, time-sortable id. */
 export function createEvent<T extends EventType>(type: T, tenantId: string, data: EventData[T]): EventEnvelope<T> {
@@ -13,21 +21,26 @@ export function createEvent<T extends EventType>(type: T, tenantId: string, data
   };
 }
 
-/** Parses a Kafka message value into an envelope, or undefined when it is not one. */
-export function parseEnvelope(raw: Buffer | string | null): EventEnvelope | undefined {
+/**
+ * Parses a Kafka message value into an envelope, or undefined when it is not one. Any well-formed
+ * type is accepted, known or not (see EVENT_TYPE_PATTERN): deciding what an unknown type means is
+ * the consumer's business, and dropping it here would lose events a newer service published.
+ */
+export function parseEnvelope(raw: Buffer | string | null): ReceivedEnvelope | undefined {
   if (raw === null) return undefined;
   try {
-    const value = JSON.parse(raw.toString()) as Partial<EventEnvelope>;
+    const value = JSON.parse(raw.toString()) as Partial<ReceivedEnvelope>;
     if (
       typeof value.id === 'string' &&
       typeof value.type === 'string' &&
-      isEventType(value.type) &&
+      value.type.length <= EVENT_TYPE_MAX_LENGTH &&
+      EVENT_TYPE_PATTERN.test(value.type) &&
       typeof value.tenant_id === 'string' &&
       typeof value.created_at === 'string' &&
       typeof value.data === 'object' &&
       value.data !== null
     ) {
-      return value as EventEnvelope;
+      return value as ReceivedEnvelope;
     }
   } catch {
     // not JSON: reported by the caller as an unreadable message

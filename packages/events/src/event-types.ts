@@ -32,6 +32,16 @@ export const EVENT_HEADERS = {
   requestId: 'request-id',
 } as const;
 
+/**
+ * The shape every event type name has: dotted lower-case segments (`agent.message.created`). A
+ * consumer accepts any name of this shape, not only the types it knows: a newer service may
+ * publish a new type during a rolling upgrade, and an older consumer must pass it on, not drop it.
+ */
+export const EVENT_TYPE_PATTERN = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
+
+/** Longest event type name a consumer accepts. */
+export const EVENT_TYPE_MAX_LENGTH = 128;
+
 export function isEventType(value: string): value is EventType {
   return (EVENT_TYPES as readonly string[]).includes(value);
 }
@@ -79,6 +89,19 @@ export interface EventEnvelope<T extends EventType = EventType> {
   type: T;
   created_at: string;
   data: EventData[T];
+  tenant_id: string;
+  api_version: string;
+}
+
+/**
+ * An envelope as read from the topic: the same fields, but its type may be one this code does not
+ * know yet (published by a newer service), so neither the type nor the data is narrowed.
+ */
+export interface ReceivedEnvelope {
+  id: string;
+  type: string;
+  created_at: string;
+  data: object;
   tenant_id: string;
   api_version: string;
 }

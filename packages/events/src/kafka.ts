@@ -1,4 +1,4 @@
-import { Kafka, logLevel, type LogEntry, type Admin } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type LogEntry, type Admin } from 'kafkajs';
 import type { Logger } from '@agentplatform/service-kit';
 import { fixKafkajsIdleLoop } from './kafkajs-idle-fix.js';
 
@@ -48,4 +48,25 @@ export async function ensureTopic(kafka: Kafka, topic: string, partitions: numbe
   } finally {
     await admin.disconnect();
   }
+}
+
+const keyPartitioner = Partitioners.DefaultPartitioner();
+
+/**
+ * The partition a message with this key goes to on a topic of `partitionCount` partitions, by the
+ * partitioner the outbox relay produces with (Java-compatible murmur2): events are keyed by tenant,
+ * so this says which partition, and therefore which consumer, a tenant's events belong to.
+ */
+export function partitionForKey(key: string, partitionCount: number): number {
+  return keyPartitioner({
+    topic: '',
+    partitionMetadata: Array.from({ length: partitionCount }, (_, partitionId) => ({
+      partitionId,
+      partitionErrorCode: 0,
+      leader: 0,
+      replicas: [0],
+      isr: [0],
+    })),
+    message: { key, value: null },
+  });
 }

@@ -1,4 +1,5 @@
-import { isBlockedAddress, isBlockedName } from './outbound-guard';
+import { hostname } from 'node:os';
+import { guardedConnector, isBlockedAddress, isBlockedAddressError, isBlockedName } from './outbound-guard';
 
 describe('outbound guard address policy', () => {
   it.each([
@@ -31,5 +32,25 @@ describe('outbound guard address policy', () => {
 
   it('allows ordinary names', () => {
     expect(isBlockedName('hooks.example.com')).toBe(false);
+  });
+});
+
+describe('outbound guard refusals', () => {
+  it('say the destination is not allowed without naming any address it resolved to', async () => {
+    const connect = guardedConnector({ allowPrivate: false, connectTimeoutMs: 1_000 });
+    const refusal = (hostname: string) =>
+      new Promise<Error | null>((resolve) =>
+        connect({ hostname, host: hostname, protocol: 'http:', port: '80' } as never, (...[error, socket]) => {
+          socket?.destroy();
+          resolve(error);
+        }),
+      );
+    // The machine's own name resolves to a loopback or private address through the checked lookup.
+    const byName = await refusal(hostname());
+    expect(byName?.message).toBe(`refused: the destination ${hostname()} is not allowed`);
+    expect(byName?.message).not.toMatch(/\d+\.\d+\.\d+\.\d+|::/);
+    expect(isBlockedAddressError(byName)).toBe(true);
+    const literal = await refusal('10.1.2.3');
+    expect(literal?.message).toBe('refused: the destination 10.1.2.3 is not allowed');
   });
 });

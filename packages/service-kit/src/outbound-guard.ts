@@ -67,16 +67,17 @@ export function isBlockedName(hostname: string): boolean {
   return BLOCKED_NAMES.includes(name) || name.endsWith('.localhost') || name.endsWith('.internal');
 }
 
-/** A connection refused because its destination is private, loopback, link-local or metadata. */
+/**
+ * A connection refused because its destination is private, loopback, link-local or metadata. The
+ * message names only the host the caller gave, never the address it resolved to: refusals end up
+ * in delivery logs and API answers, and naming the address would let a caller map the internal
+ * network one host name at a time.
+ */
 export class BlockedAddressError extends Error {
   readonly code = 'EBLOCKEDADDRESS';
 
-  constructor(host: string, address?: string) {
-    super(
-      address && address !== host
-        ? `refused: ${host} resolves to ${address}, a private, loopback, link-local or metadata address`
-        : `refused: ${host} is a private, loopback, link-local or metadata address`,
-    );
+  constructor(host: string) {
+    super(`refused: the destination ${host} is not allowed`);
     this.name = 'BlockedAddressError';
   }
 }
@@ -98,7 +99,7 @@ function guardedLookup(hostname: string, options: LookupOptions, callback: Looku
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
     const bad = addresses.find((a) => isBlockedAddress(a.address));
-    if (bad) return callback(new BlockedAddressError(hostname, bad.address) as NodeJS.ErrnoException, []);
+    if (bad) return callback(new BlockedAddressError(hostname) as NodeJS.ErrnoException, []);
     if (addresses.length === 0) {
       return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
     }

@@ -29,6 +29,10 @@ export const configShape = {
   WEBHOOK_POLL_INTERVAL_MS: env.int(1_000, 10),
   /** Requests in flight per replica. */
   WEBHOOK_SEND_CONCURRENCY: env.int(256, 1),
+  /** Requests in flight for one tenant (fair delivery, DESIGN section 8). */
+  WEBHOOK_TENANT_CONCURRENCY: env.int(16, 1),
+  /** Requests in flight to one destination, host and port, all tenants together. */
+  WEBHOOK_HOST_CONCURRENCY: env.int(8, 1),
   /** Keep-alive connections per receiving origin. */
   WEBHOOK_CONNECTIONS_PER_ORIGIN: env.int(64, 1),
   /** Encrypts the signing secrets at rest (docs/security.md); required. */

@@ -1,4 +1,4 @@
-import { startBatchConsumer } from '@agentplatform/events';
+import { startBatchConsumer, type BatchConsumer } from '@agentplatform/events';
 import { webhookV1 } from '@agentplatform/contracts';
 import { bootService, QuotaCounter, serve } from '@agentplatform/service-kit';
 import { loadServiceConfig } from './config.js';
@@ -28,14 +28,26 @@ async function main(): Promise<void> {
     connectionsPerOrigin: config.WEBHOOK_CONNECTIONS_PER_ORIGIN,
     userAgent: 'AgentPlatform-Webhooks/1.0',
   });
+  // Started last (below), once the dispatcher and the API are up.
+  const kafka: { consumer?: BatchConsumer } = {};
   const dispatcher = new Dispatcher(
-    { deliveries, webhooks, sender, logger: runtime.logger },
+    {
+      deliveries,
+      webhooks,
+      sender,
+      logger: runtime.logger,
+      // Due work of the tenants whose partitions this replica consumes; of every tenant while its
+      // consumer is not in the group (not joined yet, or lost it): retries never wait for Kafka.
+      ownsTenant: (tenantId) => kafka.consumer?.ownsKey(tenantId) ?? true,
+    },
     {
       schedule: config.WEBHOOK_RETRY_SCHEDULE_MS,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
       leaseMs: config.WEBHOOK_LEASE_MS,
       pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
       concurrency: config.WEBHOOK_SEND_CONCURRENCY,
+      tenantConcurrency: config.WEBHOOK_TENANT_CONCURRENCY,
+      hostConcurrency: config.WEBHOOK_HOST_CONCURRENCY,
     },
   );
   // Closers run in reverse: the consumer stops first, then the dispatcher drains, then the sockets close.
@@ -67,7 +79,7 @@ async function main(): Promise<void> {
   });
   // No per-event markers: a delivery's _id is derived from (webhook, event), so an event handled
   // again creates, and therefore sends, nothing new.
-  startBatchConsumer(
+  kafka.consumer = startBatchConsumer(
     runtime,
     {
       ...config,

@@ -1,85 +1,68 @@
-import { randomUUID } from 'node:crypto';
-import type { EventEnvelope } from '@agentplatform/events';
-import { GroupCommit, type Logger } from '@agentplatform/service-kit';
-import { decideAfterAttempt } from '../domain/retry-policy.js';
+import type { Logger } from '@agentplatform/service-kit';
+import { destinationOf } from '../domain/destination.js';
 import { signingSecrets } from '../domain/secrets.js';
 import { signatureHeaders } from '../domain/signature.js';
-import type { AttemptResult, Webhook } from '../domain/types.js';
-import type { AttemptOutcome, DeliveryRepository } from '../persistence/delivery.repository.js';
+import type { AttemptResult } from '../domain/types.js';
+import type { DeliveryRepository } from '../persistence/delivery.repository.js';
 import type { WebhookRepository } from '../persistence/webhook.repository.js';
+import type { AttemptReport, DispatchJob } from './dispatch-job.js';
+import { FairQueue } from './fair-queue.js';
 import type { HttpSender } from './http-sender.js';
+import { OutcomeRecorder } from './outcome-recorder.js';
+import { RetryPoller } from './retry-poller.js';
 
 export interface DispatcherOptions {
   schedule: readonly number[];
   timeoutMs: number;
   leaseMs: number;
   pollIntervalMs: number;
+  /** Requests in flight on this replica, all tenants together. */
   concurrency: number;
+  /** Requests in flight for one tenant (WEBHOOK_TENANT_CONCURRENCY). */
+  tenantConcurrency: number;
+  /** Requests in flight to one destination, host and port (WEBHOOK_HOST_CONCURRENCY). */
+  hostConcurrency: number;
   /** Deliveries claimed by one poll. */
   claimBatch?: number;
 }
 
-/** One attempt to make: a delivery this replica holds the lease of, with what it needs to send. */
-export interface DispatchJob {
-  deliveryId: string;
-  tenantId: string;
-  eventId: string;
-  eventType: string;
-  test: boolean;
-  /** Attempts made so far in the current schedule and in total. */
-  roundAttempts: number;
-  attempts: number;
-  leaseToken: string;
-  leaseUntil: number;
-  webhook: Webhook;
-  /** The exact body sent and signed. */
-  body: string;
-}
+/**
+ * How long the consumer waits for room in a tenant's queue before handing the tenant's remaining
+ * new deliveries back to the database: while the tenant makes progress (one of its attempts ends
+ * at least every ADMIT_IDLE_MS) it keeps waiting, up to ADMIT_MAX_MS, so a burst to healthy
+ * endpoints is sent from memory; a tenant whose endpoints hang makes no progress and spills after
+ * ADMIT_IDLE_MS. Either way other tenants' events wait at most ADMIT_MAX_MS for it.
+ */
+const ADMIT_IDLE_MS = 100;
+const ADMIT_MAX_MS = 500;
 
-/** Clock skew between replicas and the database that a lease tolerates. */
-const LEASE_SAFETY_MS = 10_000;
-
-export interface AttemptReport {
-  result: AttemptResult;
-  status: AttemptOutcome['status'];
-}
-
-export function jobBody(envelope: EventEnvelope): string {
-  return JSON.stringify(envelope);
-}
-
-/** An attempt's outcome waiting to be written, with what follows from it. */
-interface PendingOutcome {
-  outcome: AttemptOutcome;
-  decision: { failWebhook?: string };
-  job: DispatchJob;
-}
+/** Parsed destinations kept; a webhook's URL is parsed once, not on every attempt. */
+const DESTINATION_CACHE_SIZE = 10_000;
 
 /**
- * Sends deliveries. First attempts come straight from the event consumer (created already leased
- * to this replica), so an event is usually delivered within milliseconds; retries come from a
- * poller that claims due deliveries with a lease, so several replicas share them and no attempt is
- * made twice. At most `concurrency` requests are in flight; beyond that jobs wait in a short
- * queue, and the consumer waits for room (backpressure on Kafka) before handing over more.
+ * Sends deliveries, fairly between tenants. First attempts come straight from the event consumer
+ * (created already leased to this replica), so an event is usually delivered within milliseconds;
+ * retries, redeliveries and the first attempts of a tenant whose queue was full come from the
+ * RetryPoller; test sends come from the API and go first in their tenant's turn. All of them wait
+ * in one FairQueue, which starts a request only while its tenant and its destination are under
+ * their shares of concurrency: a tenant whose endpoints hang fills its own share, not the replica's.
+ * The parts: FairQueue (what starts next), `attempt` (signing and sending), OutcomeRecorder (what
+ * an attempt means for the delivery, by the retry policy, and storing it), RetryPoller (due work).
  */
 export class Dispatcher {
-  private readonly queue: DispatchJob[] = [];
-  private inFlight = 0;
+  private readonly queue: FairQueue<DispatchJob>;
+  private readonly recorder: OutcomeRecorder;
+  private readonly poller: RetryPoller;
+  /** Callers of `sendNow` waiting for their test send's answer. */
+  private readonly testSends = new Map<DispatchJob, (report: AttemptReport) => void>();
+  private readonly destinations = new Map<string, string>();
+  /** Tenants with due work left in the database for want of room here: the poller is woken for them. */
+  private readonly backlogged = new Set<string>();
   private readonly roomWaiters: Array<() => void> = [];
+  /** Told whenever a job ends, so its tenant's queue may have room again. */
+  private readonly jobEndListeners = new Set<() => void>();
   private readonly idleWaiters: Array<() => void> = [];
-  /** Outcomes of attempts that end while others are being written go out in one bulk write. */
-  private readonly outcomes = new GroupCommit<PendingOutcome, undefined>(
-    (_key, batch) => this.storeOutcomes(batch),
-    500,
-  );
-  private running = false;
   private accepting = true;
-  private loop?: Promise<void>;
-  private sleeper?: () => void;
-  private woken = false;
-  private wakeTimer?: NodeJS.Timeout;
-  private wakeAt = Number.POSITIVE_INFINITY;
-  private readonly claimBatch: number;
 
   constructor(
     private readonly deps: {
@@ -87,10 +70,39 @@ export class Dispatcher {
       webhooks: WebhookRepository;
       sender: HttpSender;
       logger: Logger;
+      /** Whether this replica delivers the due work of a tenant (see RetryPoller). */
+      ownsTenant: (tenantId: string) => boolean;
     },
     private readonly options: DispatcherOptions,
   ) {
-    this.claimBatch = options.claimBatch ?? 200;
+    this.queue = new FairQueue<DispatchJob>(
+      {
+        total: options.concurrency,
+        perTenant: options.tenantConcurrency,
+        perDestination: options.hostConcurrency,
+        queuedPerTenant: this.queuedPerTenant,
+      },
+      { tenant: (job) => job.tenantId, destination: (job) => this.destinationOf(job.webhook.url) },
+    );
+    this.poller = new RetryPoller(
+      {
+        deliveries: deps.deliveries,
+        webhooks: deps.webhooks,
+        logger: deps.logger,
+        sink: this,
+        ownsTenant: deps.ownsTenant,
+      },
+      { leaseMs: options.leaseMs, pollIntervalMs: options.pollIntervalMs, claimBatch: options.claimBatch ?? 200 },
+    );
+    this.recorder = new OutcomeRecorder(deps, {
+      schedule: options.schedule,
+      onRetryScheduled: (at) => this.poller.wakeAtOrBefore(at),
+    });
+  }
+
+  /** Two rounds of a tenant's share wait here; the rest of its backlog waits in the database. */
+  private get queuedPerTenant(): number {
+    return this.options.tenantConcurrency * 2;
   }
 
   /** Queue length beyond which the consumer waits: two rounds of the in-flight limit. */
@@ -98,43 +110,121 @@ export class Dispatcher {
     return this.options.concurrency * 2;
   }
 
-  /** Resolves once the queue has room; the consumer calls it before handing over a batch. */
+  /**
+   * How many new deliveries of a tenant the consumer should create leased to this replica: what its
+   * queue takes now and another queueful that may fit while `admit` waits. The rest are created
+   * unleased, for the poller.
+   */
+  leasableFor(tenantId: string): number {
+    return this.accepting ? this.queue.roomFor(tenantId) + this.queuedPerTenant : 0;
+  }
+
+  /** How many more deliveries of a tenant the queue takes now (its backlog waits in the database). */
+  roomFor(tenantId: string): number {
+    return this.accepting ? this.queue.roomFor(tenantId) : 0;
+  }
+
+  /**
+   * Notes that a tenant has due work in the database that its queue had no room for: once the
+   * queue is half empty the poller is woken at once, so a tenant with healthy endpoints and a
+   * burst of events keeps its share busy instead of waiting for the next regular poll.
+   */
+  noteBacklog(tenantId: string): void {
+    this.backlogged.add(tenantId);
+  }
+
+  /** Resolves once the queue as a whole has room; the consumer calls it before handing over a batch. */
   async waitForRoom(): Promise<void> {
-    while (this.queue.length >= this.highWater) {
+    while (this.accepting && this.queue.size >= this.highWater) {
       await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
     }
+  }
+
+  /**
+   * Queues first attempts from the consumer, all leased by one token. A tenant's jobs beyond its
+   * queue's room wait for room while the tenant makes progress (ADMIT_IDLE_MS, ADMIT_MAX_MS); the
+   * rest are handed back to the database, due at once, and the poller claims them in its turn.
+   */
+  async admit(jobs: readonly DispatchJob[]): Promise<void> {
+    const byTenant = new Map<string, DispatchJob[]>();
+    for (const job of jobs) {
+      const list = byTenant.get(job.tenantId);
+      if (list) list.push(job);
+      else byTenant.set(job.tenantId, [job]);
+    }
+    const latest = Date.now() + ADMIT_MAX_MS;
+    await Promise.all([...byTenant].map(([tenantId, list]) => this.admitTenant(tenantId, list, latest)));
+  }
+
+  private async admitTenant(tenantId: string, jobs: DispatchJob[], latest: number): Promise<void> {
+    let next = 0;
+    let deadline = Math.min(latest, Date.now() + ADMIT_IDLE_MS);
+    while (next < jobs.length) {
+      const room = this.roomFor(tenantId);
+      if (room > 0) {
+        this.enqueue(jobs.slice(next, next + room));
+        next += room;
+        deadline = Math.min(latest, Date.now() + ADMIT_IDLE_MS);
+        continue;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0 || !this.accepting) break;
+      await this.someJobEnds(left);
+    }
+    const rest = jobs.slice(next);
+    if (rest.length === 0) return;
+    await this.deps.deliveries
+      .releaseMany(
+        rest.map((job) => job.deliveryId),
+        rest[0]!.leaseToken,
+      )
+      .catch((error) => this.deps.logger.warn({ err: error }, 'cannot hand deliveries back; their leases will end'));
+    if (this.accepting) this.noteBacklog(tenantId);
+  }
+
+  /** Resolves when a job ends, or after `ms`. */
+  private someJobEnds(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.jobEndListeners.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.jobEndListeners.add(done);
+    });
   }
 
   enqueue(jobs: readonly DispatchJob[]): void {
     if (!this.accepting) {
       // Shutting down: hand the leases back so another replica (or the next start) sends them.
-      for (const job of jobs) void this.deps.deliveries.release(job.deliveryId, job.leaseToken).catch(() => undefined);
+      for (const job of jobs) void this.release(job);
       return;
     }
-    this.queue.push(...jobs);
+    for (const job of jobs) this.queue.push(job);
     this.pump();
   }
 
-  /** Makes one attempt now, outside the queue, and waits until its outcome is stored (test sends). */
-  async sendNow(job: DispatchJob): Promise<AttemptReport> {
-    const result = await this.attempt(job);
-    const { outcome, decision } = this.outcomeOf(job, result);
-    await this.deps.deliveries.recordOutcomes([outcome]);
-    await this.afterOutcome(job, decision);
-    return { result, status: outcome.status };
+  /**
+   * Makes one attempt as soon as the tenant's and the destination's shares allow, ahead of the
+   * tenant's other waiting deliveries, and answers once its outcome is stored (test sends).
+   */
+  sendNow(job: DispatchJob): Promise<AttemptReport> {
+    return new Promise((resolve) => {
+      this.testSends.set(job, resolve);
+      this.queue.push(job, true);
+      this.pump();
+    });
   }
 
   /** Starts the retry poller. */
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.pollLoop();
+    this.poller.start();
   }
 
   /** Wakes the poller now (a delivery was queued again by redeliver or recover). */
   nudge(): void {
-    this.woken = true;
-    this.sleeper?.();
+    this.poller.nudge();
   }
 
   /**
@@ -142,36 +232,46 @@ export class Dispatcher {
    * requests in flight finish and their outcomes are stored.
    */
   async stop(): Promise<void> {
-    this.running = false;
     this.accepting = false;
-    this.nudge();
-    clearTimeout(this.wakeTimer);
-    await this.loop;
-    const unsent = this.queue.splice(0);
-    await Promise.all(
-      unsent.map((job) => this.deps.deliveries.release(job.deliveryId, job.leaseToken).catch(() => undefined)),
-    );
     this.releaseRoom();
+    await this.poller.stop();
+    const unsent = this.queue.drain();
+    for (const job of unsent) this.testSends.get(job)?.(this.notSent(job, 'not sent: the service is shutting down'));
+    this.testSends.clear();
+    await Promise.all(unsent.map((job) => this.release(job)));
     // A job holds its slot until its outcome is stored, so idle means every outcome is written.
-    if (this.inFlight > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    if (this.queue.inFlight > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private destinationOf(url: string): string {
+    let destination = this.destinations.get(url);
+    if (destination === undefined) {
+      destination = destinationOf(url);
+      if (this.destinations.size >= DESTINATION_CACHE_SIZE) this.destinations.clear();
+      this.destinations.set(url, destination);
+    }
+    return destination;
   }
 
   private pump(): void {
-    while (this.inFlight < this.options.concurrency && this.queue.length > 0) {
-      const job = this.queue.shift()!;
-      this.inFlight += 1;
-      void this.run(job).finally(() => {
-        this.inFlight -= 1;
+    for (let started = this.queue.next(); started; started = this.queue.next()) {
+      const current = started;
+      void this.run(current.job).finally(() => {
+        this.queue.done(current);
         this.pump();
-        if (this.inFlight === 0 && this.queue.length === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+        for (const listener of [...this.jobEndListeners]) listener();
+        if (this.backlogged.has(current.tenant) && this.queue.roomFor(current.tenant) >= this.queuedPerTenant / 2) {
+          this.backlogged.delete(current.tenant);
+          this.poller.nudge();
+        }
+        if (this.queue.inFlight === 0 && this.queue.size === 0) this.idleWaiters.splice(0).forEach((r) => r());
       });
     }
     this.releaseRoom();
   }
 
   private releaseRoom(): void {
-    if (this.queue.length < this.highWater || !this.accepting)
-      this.roomWaiters.splice(0).forEach((resolve) => resolve());
+    if (this.queue.size < this.highWater || !this.accepting) this.roomWaiters.splice(0).forEach((r) => r());
   }
 
   /**
@@ -180,19 +280,39 @@ export class Dispatcher {
    * until their leases ran out, and the poller would send those deliveries again.
    */
   private async run(job: DispatchJob): Promise<void> {
+    const answer = this.testSends.get(job);
+    this.testSends.delete(job);
     try {
       // A job that waited so long its lease could run out mid-request is handed back, not sent:
       // another replica may claim it once the lease ends, and two senders must never overlap.
       if (job.leaseUntil - Date.now() < this.options.timeoutMs + 5_000) {
-        await this.deps.deliveries.release(job.deliveryId, job.leaseToken);
+        await this.release(job);
+        answer?.(this.notSent(job, 'not sent yet: it waited too long for a free slot and is queued again'));
         return;
       }
       const result = await this.attempt(job);
-      const { outcome, decision } = this.outcomeOf(job, result);
-      await this.outcomes.submit('', { outcome, decision, job });
+      if (answer) answer(await this.recorder.recordNow(job, result));
+      else await this.recorder.record(job, result);
     } catch (error) {
       this.deps.logger.error({ err: error, delivery_id: job.deliveryId }, 'delivery attempt failed unexpectedly');
+      answer?.(this.notSent(job, 'not sent: an internal error stopped the attempt'));
     }
+  }
+
+  private notSent(job: DispatchJob, error: string): AttemptReport {
+    const result: AttemptResult = {
+      number: job.attempts + 1,
+      attemptedAt: new Date(),
+      durationMs: 0,
+      responseHeaders: {},
+      error,
+      success: false,
+    };
+    return { result, status: 'pending' };
+  }
+
+  private release(job: DispatchJob): Promise<void> {
+    return this.deps.deliveries.release(job.deliveryId, job.leaseToken).catch(() => undefined);
   }
 
   private attempt(job: DispatchJob): Promise<AttemptResult> {
@@ -210,154 +330,5 @@ export class Dispatcher {
       'x-service-delivery-attempt': String(number),
     };
     return this.deps.sender.send({ url: job.webhook.url, body: job.body, headers, number });
-  }
-
-  private outcomeOf(job: DispatchJob, result: AttemptResult) {
-    const decision = decideAfterAttempt({
-      success: result.success,
-      responseStatus: result.responseStatus,
-      retryAfter: result.responseHeaders['retry-after'],
-      error: result.error,
-      roundAttempts: job.roundAttempts + 1,
-      schedule: this.options.schedule,
-      test: job.test,
-    });
-    const outcome: AttemptOutcome = {
-      id: job.deliveryId,
-      leaseToken: job.leaseToken,
-      attempt: result,
-      status: decision.status,
-      nextAttemptAt: decision.nextAttemptAt,
-      lastError: decision.lastError,
-    };
-    return { outcome, decision };
-  }
-
-  /** Writes a batch of outcomes; never throws (a failed write leaves the leases to run out). */
-  private async storeOutcomes(batch: PendingOutcome[]): Promise<undefined[]> {
-    const now = Date.now();
-    try {
-      const written = await this.deps.deliveries.recordOutcomes(
-        batch.map((b) => ({ ...b.outcome, leaseCertain: b.job.leaseUntil - now > LEASE_SAFETY_MS })),
-      );
-      if (written < batch.length) {
-        this.deps.logger.warn({ lost: batch.length - written }, 'attempt outcomes not stored: lease no longer held');
-      }
-      for (const { job, decision, outcome } of batch) {
-        await this.afterOutcome(job, decision).catch((error) =>
-          this.deps.logger.error({ err: error, webhook_id: job.webhook.id }, 'cannot mark webhook failed'),
-        );
-        if (outcome.nextAttemptAt) this.scheduleWake(outcome.nextAttemptAt.getTime());
-      }
-    } catch (error) {
-      // The leases run out and the deliveries are claimed again: at least once, never lost.
-      this.deps.logger.error({ err: error, count: batch.length }, 'cannot store attempt outcomes');
-    }
-    return batch.map(() => undefined);
-  }
-
-  private async afterOutcome(job: DispatchJob, decision: { failWebhook?: string }): Promise<void> {
-    if (!decision.failWebhook) return;
-    const changed = await this.deps.webhooks.markFailed(job.tenantId, job.webhook.id, decision.failWebhook);
-    if (changed) {
-      this.deps.logger.warn(
-        { webhook_id: job.webhook.id, tenant_id: job.tenantId, reason: decision.failWebhook },
-        'webhook failed',
-      );
-    }
-  }
-
-  /** Wakes the poller when a retry comes due before its next regular poll. */
-  private scheduleWake(at: number): void {
-    if (!this.running || at >= this.wakeAt) return;
-    clearTimeout(this.wakeTimer);
-    this.wakeAt = at;
-    this.wakeTimer = setTimeout(
-      () => {
-        this.wakeAt = Number.POSITIVE_INFINITY;
-        this.nudge();
-      },
-      Math.max(0, at - Date.now()),
-    );
-  }
-
-  private async pollLoop(): Promise<void> {
-    let failing = false;
-    while (this.running) {
-      let claimed = 0;
-      try {
-        await this.waitForRoom();
-        if (!this.running) break;
-        claimed = await this.pollOnce();
-        failing = false;
-      } catch (error) {
-        if (!failing) this.deps.logger.warn({ err: error }, 'cannot claim due deliveries; will retry');
-        failing = true;
-      }
-      if (!this.running) break;
-      if (claimed < this.claimBatch) await this.sleep(this.options.pollIntervalMs);
-    }
-  }
-
-  /** Claims due deliveries and queues them; answers how many it claimed. */
-  async pollOnce(): Promise<number> {
-    const token = randomUUID();
-    const room = Math.max(1, Math.min(this.claimBatch, this.highWater - this.queue.length));
-    const claimed = await this.deps.deliveries.claimDue(token, room, this.options.leaseMs);
-    if (claimed.length === 0) return 0;
-    const leaseUntil = claimed[0].lease_until.getTime();
-    const webhooks = await this.deps.webhooks.findMany(
-      claimed.map((d) => ({ tenantId: d.tenant_id, id: d.webhook_id })),
-    );
-    const jobs: DispatchJob[] = [];
-    for (const record of claimed) {
-      const webhook = webhooks.get(record.webhook_id);
-      const body = record.body;
-      if (!webhook || (webhook.status !== 'active' && !record.test)) {
-        await this.deps.deliveries.failUnsent(
-          record._id,
-          token,
-          `not sent: the webhook is ${webhook ? webhook.status : 'deleted'}`,
-        );
-        continue;
-      }
-      if (!body) {
-        await this.deps.deliveries.failUnsent(record._id, token, 'not sent: the event is no longer stored');
-        continue;
-      }
-      jobs.push({
-        deliveryId: record._id,
-        tenantId: record.tenant_id,
-        eventId: record.event_id,
-        eventType: record.event_type,
-        test: record.test ?? false,
-        roundAttempts: record.round_attempts ?? 0,
-        attempts: record.attempts ?? 0,
-        leaseToken: token,
-        leaseUntil,
-        webhook,
-        body,
-      });
-    }
-    this.enqueue(jobs);
-    return claimed.length;
-  }
-
-  /** Sleeps until the next poll, or less when nudged (also by a nudge that came while polling). */
-  private sleep(ms: number): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.sleeper = undefined;
-        this.woken = false;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.sleeper = done;
-    });
   }
 }

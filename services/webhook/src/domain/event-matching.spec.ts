@@ -1,4 +1,4 @@
-import { coveredTypes, isValidSubscription, matchesAny, subscriptionIssues } from './event-matching';
+import { isValidSubscription, matchesAny, subscriptionIssues } from './event-matching';
 
 describe('event subscriptions', () => {
   it('accepts types, dotted prefixes, * and the workflow.completed alias', () => {
@@ -25,10 +25,12 @@ describe('event subscriptions', () => {
     expect(matchesAny(['workflow.completed'], 'workflow.execution.completed')).toBe(true);
     expect(matchesAny(['workflow.completed'], 'workflow.execution.failed')).toBe(false);
     expect(matchesAny(['*'], 'billing.credits.low')).toBe(true);
-    expect(coveredTypes(['agent.message', 'workflow.completed'])).toEqual([
-      'agent.message.created',
-      'agent.message.completed',
-      'workflow.execution.completed',
-    ]);
+  });
+
+  it('matches event types it does not know by the same rules (a newer service may publish them)', () => {
+    expect(matchesAny(['*'], 'agent.tool.invented')).toBe(true);
+    expect(matchesAny(['agent'], 'agent.tool.invented')).toBe(true);
+    expect(matchesAny(['agent.message'], 'agent.tool.invented')).toBe(false);
+    expect(matchesAny(['workflow.completed'], 'workflow.execution.invented')).toBe(false);
   });
 });

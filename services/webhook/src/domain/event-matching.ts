@@ -1,4 +1,4 @@
-import { EVENT_ALIASES, EVENT_TYPES, type EventType } from '@agentplatform/events';
+import { EVENT_ALIASES, EVENT_TYPES } from '@agentplatform/events';
 import type { FieldIssue } from '@agentplatform/service-kit';
 
 export const MAX_SUBSCRIPTIONS = 50;
@@ -43,11 +43,6 @@ export function subscriptionMatches(subscription: string, type: string): boolean
 
 export function matchesAny(subscriptions: readonly string[], type: string): boolean {
   return subscriptions.some((s) => subscriptionMatches(s, type));
-}
-
-/** Every event type a subscription list covers. */
-export function coveredTypes(subscriptions: readonly string[]): EventType[] {
-  return EVENT_TYPES.filter((type) => matchesAny(subscriptions, type));
 }
 
 /** The list as stored: duplicates removed, order kept. */

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { EventEnvelope } from '@agentplatform/events';
+import type { ReceivedEnvelope } from '@agentplatform/events';
 import { GroupCommit, type Logger } from '@agentplatform/service-kit';
 import { deliveryIdFor } from '../domain/delivery-id.js';
 import { matchesAny } from '../domain/event-matching.js';
 import type { Webhook } from '../domain/types.js';
-import { jobBody, type Dispatcher, type DispatchJob } from '../delivery/dispatcher.js';
+import type { Dispatcher } from '../delivery/dispatcher.js';
+import { jobBody, type DispatchJob } from '../delivery/dispatch-job.js';
 import type { DeliveryRepository, NewDelivery } from '../persistence/delivery.repository.js';
 import type { EventRepository } from '../persistence/event.repository.js';
 import type { WebhookRepository } from '../persistence/webhook.repository.js';
@@ -19,11 +20,11 @@ export interface FanOutDeps {
 }
 
 /** The deliveries one batch of events creates: one per event and matching active webhook of its tenant. */
-export function plannedDeliveries(events: readonly EventEnvelope[], webhooks: readonly Webhook[], now: Date) {
+export function plannedDeliveries(events: readonly ReceivedEnvelope[], webhooks: readonly Webhook[], now: Date) {
   const byTenant = new Map<string, Webhook[]>();
   for (const webhook of webhooks) byTenant.set(webhook.tenantId, [...(byTenant.get(webhook.tenantId) ?? []), webhook]);
   const planned: Array<{
-    event: EventEnvelope;
+    event: ReceivedEnvelope;
     webhook: Webhook;
     delivery: Omit<NewDelivery, 'leaseToken' | 'leaseUntil'>;
   }> = [];
@@ -55,12 +56,21 @@ export function plannedDeliveries(events: readonly EventEnvelope[], webhooks: re
  * What the dispatcher does with the events from Kafka. Calls that arrive while one is being handled
  * (the batches of several partitions) are handled together (a GroupCommit), with one write per
  * collection: find the tenants' webhooks, create the deliveries for the active ones (their ids are
- * derived from (webhook, event), so a repeated event creates nothing) leased to this replica,
- * record the events a recovery may need, and queue their first attempts. Events count as handled
- * once their deliveries are stored; sending happens after, so Kafka offsets never wait for receivers.
+ * derived from (webhook, event), so a repeated event creates nothing), record the events a
+ * recovery may need, and queue their first attempts. Events count as handled once their
+ * deliveries are stored; sending happens after, so Kafka offsets never wait for receivers.
+ *
+ * Every well-formed event type is delivered by the same matching rules, known or not: a newer
+ * service may publish a type this one does not know yet, and skipping it would lose it.
+ *
+ * Deliveries are created leased to this replica and handed to the dispatcher, which queues them
+ * as their tenants' queues have room and waits only briefly for a tenant whose queue stays full
+ * (its endpoints hang): what does not fit then goes back to the database for the retry poller to
+ * claim in the tenant's turn. So such a tenant never holds up the consumer, and with it every other
+ * tenant's events, for more than that short wait.
  */
-export function createEventHandler(deps: FanOutDeps): (events: readonly EventEnvelope[]) => Promise<void> {
-  async function handleBatch(events: readonly EventEnvelope[]): Promise<void> {
+export function createEventHandler(deps: FanOutDeps): (events: readonly ReceivedEnvelope[]) => Promise<void> {
+  async function handleBatch(events: readonly ReceivedEnvelope[]): Promise<void> {
     const now = new Date();
     const webhooks = await deps.webhooks.ofTenants([...new Set(events.map((e) => e.tenant_id))]);
     const active = webhooks.filter((w) => w.status === 'active');
@@ -71,16 +81,30 @@ export function createEventHandler(deps: FanOutDeps): (events: readonly EventEnv
     const planned = plannedDeliveries(events, active, now);
     const leaseToken = randomUUID();
     const leaseUntil = now.getTime() + deps.leaseMs;
+    // A tenant's deliveries beyond what its queue could take during the dispatcher's wait are
+    // created unleased at once (the poller's), rather than leased and handed back by a second write.
+    const leasable = new Map<string, number>();
+    const leased = new Set<string>();
+    for (const { delivery } of planned) {
+      const left = leasable.get(delivery.tenantId) ?? deps.dispatcher.leasableFor(delivery.tenantId);
+      leasable.set(delivery.tenantId, left - 1);
+      if (left > 0) leased.add(delivery.id);
+    }
     const [, inserted] = await Promise.all([
       deps.events.recordMany(
         events.filter((e) => waiting.has(e.tenant_id)),
         now,
       ),
-      deps.deliveries.insertNew(planned.map((p) => ({ ...p.delivery, leaseToken, leaseUntil: new Date(leaseUntil) }))),
+      deps.deliveries.insertNew(
+        planned.map((p) =>
+          leased.has(p.delivery.id) ? { ...p.delivery, leaseToken, leaseUntil: new Date(leaseUntil) } : p.delivery,
+        ),
+      ),
     ]);
+    for (const [tenantId, left] of leasable) if (left < 0) deps.dispatcher.noteBacklog(tenantId);
     if (planned.length === 0) return;
     const jobs: DispatchJob[] = planned
-      .filter((p) => inserted.has(p.delivery.id))
+      .filter((p) => inserted.has(p.delivery.id) && leased.has(p.delivery.id))
       .map((p) => ({
         deliveryId: p.delivery.id,
         tenantId: p.event.tenant_id,
@@ -95,11 +119,11 @@ export function createEventHandler(deps: FanOutDeps): (events: readonly EventEnv
         body: p.delivery.body,
       }));
     await deps.dispatcher.waitForRoom();
-    deps.dispatcher.enqueue(jobs);
+    await deps.dispatcher.admit(jobs);
     deps.logger.debug({ events: events.length, deliveries: jobs.length }, 'events fanned out');
   }
 
-  const calls = new GroupCommit<readonly EventEnvelope[], undefined>(async (_key, groups) => {
+  const calls = new GroupCommit<readonly ReceivedEnvelope[], undefined>(async (_key, groups) => {
     await handleBatch(groups.flat());
     return groups.map(() => undefined);
   });

@@ -132,13 +132,33 @@ export class DeliveryRepository {
     return new Set(records.filter((_, index) => results[index] === undefined).map((r) => r._id));
   }
 
+  /** The tenants with due, unleased pending deliveries (what the retry poller takes turns over). */
+  async tenantsWithDueWork(now = new Date()): Promise<string[]> {
+    return this.model.distinct('tenant_id', {
+      status: 'pending',
+      next_attempt_at: { $lte: now },
+      lease_until: { $lt: now },
+    });
+  }
+
   /**
-   * Claims up to `limit` due pending deliveries for `leaseMs`. Each document is claimed by one
-   * conditional update, so among replicas polling at once exactly one wins it; the winner finds
-   * its documents by its own token.
+   * Claims up to `limit` due pending deliveries of a tenant for `leaseMs`, the longest due first.
+   * Each document is claimed by one conditional update, so among replicas polling at once exactly
+   * one wins it; the winner finds its documents by its own token.
    */
-  async claimDue(token: string, limit: number, leaseMs: number, now = new Date()): Promise<DeliveryRecord[]> {
-    const due = { status: 'pending' as const, next_attempt_at: { $lte: now }, lease_until: { $lt: now } };
+  async claimDue(
+    token: string,
+    limit: number,
+    leaseMs: number,
+    now: Date,
+    tenantId: string,
+  ): Promise<DeliveryRecord[]> {
+    const due = {
+      status: 'pending' as const,
+      tenant_id: tenantId,
+      next_attempt_at: { $lte: now },
+      lease_until: { $lt: now },
+    };
     const candidates = await this.model.find(due, { _id: 1 }).sort({ next_attempt_at: 1 }).limit(limit).lean();
     if (candidates.length === 0) return [];
     await this.model.updateMany(
@@ -201,6 +221,15 @@ export class DeliveryRepository {
   /** Hands a claimed delivery back unsent, due at once (shutdown, or a lease too short to use). */
   async release(id: string, token: string): Promise<void> {
     await this.model.updateOne({ _id: id, lease_token: token }, { $set: { lease_until: FREE, lease_token: null } });
+  }
+
+  /** Hands claimed deliveries back unsent, due at once (their tenant's queue had no room). */
+  async releaseMany(ids: readonly string[], token: string): Promise<void> {
+    if (ids.length === 0) return;
+    await this.model.updateMany(
+      { _id: { $in: ids }, lease_token: token },
+      { $set: { lease_until: FREE, lease_token: null } },
+    );
   }
 
   async list(tenantId: string, webhookId: string, limit: number, status?: DeliveryStatus): Promise<Delivery[]> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Connection, Model } from 'mongoose';
-import type { EventEnvelope } from '@agentplatform/events';
+import type { ReceivedEnvelope } from '@agentplatform/events';
 import { eventBatchModel, type StoredEventBatch } from './event.schema.js';
 
 /** Events received from Kafka, stored per tenant and batch for recovery. */
@@ -15,9 +15,9 @@ export class EventRepository {
    * Stores a batch of events in one round trip, one document per tenant. An event delivered again
    * by Kafka may be stored twice; `since` answers it once.
    */
-  async recordMany(envelopes: readonly EventEnvelope[], now = new Date()): Promise<void> {
+  async recordMany(envelopes: readonly ReceivedEnvelope[], now = new Date()): Promise<void> {
     if (envelopes.length === 0) return;
-    const byTenant = new Map<string, EventEnvelope[]>();
+    const byTenant = new Map<string, ReceivedEnvelope[]>();
     for (const envelope of envelopes) {
       const list = byTenant.get(envelope.tenant_id);
       if (list) list.push(envelope);
@@ -34,10 +34,14 @@ export class EventRepository {
     );
   }
 
-  /** Up to `limit` distinct events of a tenant of the given types received since a time, in arrival order. */
-  async since(tenantId: string, since: Date, types: readonly string[], limit: number): Promise<EventEnvelope[]> {
-    const wanted = new Set(types);
-    const found = new Map<string, EventEnvelope>();
+  /** Up to `limit` distinct events of a tenant whose type is wanted, received since a time, in arrival order. */
+  async since(
+    tenantId: string,
+    since: Date,
+    wanted: (type: string) => boolean,
+    limit: number,
+  ): Promise<ReceivedEnvelope[]> {
+    const found = new Map<string, ReceivedEnvelope>();
     const cursor = this.model
       .find({ tenant_id: tenantId, received_at: { $gte: since } })
       .sort({ received_at: 1 })
@@ -46,7 +50,7 @@ export class EventRepository {
     try {
       for await (const batch of cursor) {
         for (const envelope of batch.envelopes) {
-          if (wanted.has(envelope.type) && !found.has(envelope.id)) found.set(envelope.id, envelope);
+          if (wanted(envelope.type) && !found.has(envelope.id)) found.set(envelope.id, envelope);
           if (found.size >= limit) return [...found.values()];
         }
       }

@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { EventEnvelope } from '@agentplatform/events';
+import type { ReceivedEnvelope } from '@agentplatform/events';
 
 /**
  * The events of one tenant that arrived in one batch from Kafka, kept so a recovery can create the
@@ -11,7 +11,7 @@ export interface StoredEventBatch {
   _id: string;
   tenant_id: string;
   received_at: Date;
-  envelopes: EventEnvelope[];
+  envelopes: ReceivedEnvelope[];
 }
 
 const eventBatchSchema = new Schema<StoredEventBatch>(

@@ -1,7 +1,7 @@
 import { ConflictError, ValidationError } from '@agentplatform/service-kit';
 import { deliveryIdFor } from '../domain/delivery-id.js';
-import { coveredTypes } from '../domain/event-matching.js';
-import { jobBody } from '../delivery/dispatcher.js';
+import { matchesAny } from '../domain/event-matching.js';
+import { jobBody } from '../delivery/dispatch-job.js';
 import { requireWebhook, type UseCaseDeps } from './deps.js';
 
 /** Events one recovery looks at; a larger backlog is recovered by calling again with a later `since`. */
@@ -27,7 +27,12 @@ export async function recover(
   const redelivered = await deps.deliveries.requeueFailedSince(input.tenantId, webhook.id, since);
   // Never events from before the webhook existed.
   const from = since > webhook.createdAt ? since : webhook.createdAt;
-  const events = await deps.events.since(input.tenantId, from, coveredTypes(webhook.events), RECOVER_EVENT_LIMIT);
+  const events = await deps.events.since(
+    input.tenantId,
+    from,
+    (type) => matchesAny(webhook.events, type),
+    RECOVER_EVENT_LIMIT,
+  );
   const existing = await deps.deliveries.existingEventIds(
     input.tenantId,
     webhook.id,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent, EVENT_TYPES, isEventType, type EventType } from '@agentplatform/events';
 import { ValidationError } from '@agentplatform/service-kit';
-import { jobBody } from '../delivery/dispatcher.js';
+import { jobBody } from '../delivery/dispatch-job.js';
 import { deliveryIdFor } from '../domain/delivery-id.js';
 import { SAMPLE_EVENT_DATA } from '../domain/sample-events.js';
 import { requireWebhook, type UseCaseDeps } from './deps.js';

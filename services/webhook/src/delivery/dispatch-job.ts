@@ -1,0 +1,29 @@
+import type { ReceivedEnvelope } from '@agentplatform/events';
+import type { AttemptOutcome } from '../persistence/delivery.repository.js';
+import type { AttemptResult, Webhook } from '../domain/types.js';
+
+/** One attempt to make: a delivery this replica holds the lease of, with what it needs to send. */
+export interface DispatchJob {
+  deliveryId: string;
+  tenantId: string;
+  eventId: string;
+  eventType: string;
+  test: boolean;
+  /** Attempts made so far in the current schedule and in total. */
+  roundAttempts: number;
+  attempts: number;
+  leaseToken: string;
+  leaseUntil: number;
+  webhook: Webhook;
+  /** The exact body sent and signed. */
+  body: string;
+}
+
+export interface AttemptReport {
+  result: AttemptResult;
+  status: AttemptOutcome['status'];
+}
+
+export function jobBody(envelope: ReceivedEnvelope): string {
+  return JSON.stringify(envelope);
+}

@@ -1,0 +1,230 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createEvent, createKafka, EVENT_HEADERS, type EventEnvelope } from '@agentplatform/events';
+import { Receiver, startPlatform, waitFor, type Platform } from '@agentplatform/testing';
+import {
+  EventProducer,
+  eventIdsOf,
+  logger,
+  sampleData,
+  sleep,
+  tenant,
+  webhookClient,
+  type WebhookClient,
+} from './support';
+
+/** A delivery times out after this long; the hanging endpoints never answer at all. */
+const TIMEOUT_MS = 2_000;
+const TENANT_SHARE = 16;
+const HOST_SHARE = 8;
+
+/**
+ * An endpoint that accepts requests and never answers, counting how many it holds at once. Two of
+ * them share one counter, so the test sees a tenant's requests in flight across its destinations.
+ */
+class HangingEndpoint {
+  static open = 0;
+  static maxOpenTogether = 0;
+  open = 0;
+  maxOpen = 0;
+  received = 0;
+
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
+
+  static async start(): Promise<HangingEndpoint> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const endpoint = new HangingEndpoint(server, (server.address() as AddressInfo).port);
+    server.on('request', (req) => {
+      endpoint.received += 1;
+      endpoint.open += 1;
+      HangingEndpoint.open += 1;
+      endpoint.maxOpen = Math.max(endpoint.maxOpen, endpoint.open);
+      HangingEndpoint.maxOpenTogether = Math.max(HangingEndpoint.maxOpenTogether, HangingEndpoint.open);
+      req.socket.once('close', () => {
+        endpoint.open -= 1;
+        HangingEndpoint.open -= 1;
+      });
+    });
+    return endpoint;
+  }
+
+  url(path: string): string {
+    return `http://127.0.0.1:${this.port}${path}`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/**
+ * Fair delivery (DESIGN section 8) and unknown event types, against the real webhook service
+ * consuming the real Kafka topic, with the default shares (16 per tenant, 8 per destination).
+ */
+describe('fair webhook delivery', () => {
+  let platform: Platform;
+  let producer: EventProducer;
+  let receiver: Receiver;
+  let client: WebhookClient;
+
+  beforeAll(async () => {
+    platform = await startPlatform({
+      services: ['webhook'],
+      serviceEnv: {
+        webhook: {
+          // Five attempts, retried quickly: the noisy tenant's retries compete with its new work.
+          WEBHOOK_RETRY_SCHEDULE_MS: '0,500,500,500,500',
+          WEBHOOK_POLL_INTERVAL_MS: '100',
+          WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+        },
+      },
+    });
+    producer = await EventProducer.start(platform);
+    receiver = await Receiver.start();
+    client = webhookClient(platform.service('webhook'));
+  });
+
+  afterAll(async () => {
+    await producer?.stop();
+    await receiver?.close();
+    await platform?.stop();
+  });
+
+  it('delivers an event type it does not know to the subscriptions that match it', async () => {
+    const tenantId = tenant();
+    const everything = await client.createWebhook({ tenantId, url: receiver.url('/unknown-all'), events: ['*'] });
+    const agents = await client.createWebhook({ tenantId, url: receiver.url('/unknown-agent'), events: ['agent'] });
+    await client.createWebhook({ tenantId, url: receiver.url('/unknown-workflow'), events: ['workflow'] });
+    // Published as a newer service would: the envelope format, a type this build does not know.
+    const invented = {
+      ...createEvent('agent.created', tenantId, sampleData.agentCreated),
+      type: 'agent.tool.invented',
+      data: { tool: 'search', result: 'ok' },
+    } as unknown as EventEnvelope;
+    const kafka = createKafka({ brokers: platform.kafkaBrokers, clientId: 'webhook-test-unknown', logger });
+    const direct = kafka.producer();
+    await direct.connect();
+    try {
+      await direct.send({
+        topic: platform.topic,
+        messages: [
+          {
+            key: tenantId,
+            value: JSON.stringify(invented),
+            headers: { [EVENT_HEADERS.type]: invented.type, [EVENT_HEADERS.id]: invented.id },
+          },
+        ],
+      });
+    } finally {
+      await direct.disconnect();
+    }
+    const [request] = await receiver.waitForRequests(1, { path: '/unknown-all' });
+    expect(JSON.parse(request.body)).toEqual(invented);
+    expect(request.headers['x-service-event-type']).toBe('agent.tool.invented');
+    await receiver.waitForRequests(1, { path: '/unknown-agent' });
+    // A later event of the tenant marks the point by which the workflow subscription would have had it.
+    const marker = await producer.emit('workflow.execution.started', tenantId, sampleData.executionStarted);
+    await waitFor(() => eventIdsOf(receiver.to('/unknown-workflow')).includes(marker.id), { what: 'marker delivered' });
+    expect(eventIdsOf(receiver.to('/unknown-workflow'))).toEqual([marker.id]);
+    const { items } = await client.listDeliveries({ tenantId, webhookId: everything.webhook!.id, limit: 10 });
+    expect(items.find((d) => d.eventId === invented.id)).toMatchObject({
+      eventType: 'agent.tool.invented',
+      status: 'delivered',
+    });
+    const log = await client.listDeliveries({ tenantId, webhookId: agents.webhook!.id, limit: 10 });
+    expect(log.items).toHaveLength(1);
+  });
+
+  /** Sends `count` events of the quiet tenant, 100 ms apart; answers each one's event -> received time. */
+  async function quietLatencies(tenantId: string, count: number): Promise<number[]> {
+    const sent: EventEnvelope[] = [];
+    for (let i = 0; i < count; i += 1) {
+      sent.push(await producer.emit('agent.created', tenantId, sampleData.agentCreated));
+      await sleep(100);
+    }
+    const ids = new Set(sent.map((e) => e.id));
+    const arrived = await waitFor(
+      () => {
+        const seen = receiver.to('/quiet').filter((r) => ids.has((JSON.parse(r.body) as { id: string }).id));
+        return seen.length >= count ? seen : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 20, what: `${count} quiet deliveries` },
+    );
+    const receivedAt = new Map(arrived.map((r) => [(JSON.parse(r.body) as { id: string }).id, r.receivedAt]));
+    return sent.map((e) => receivedAt.get(e.id)! - Date.parse(e.created_at));
+  }
+
+  it("keeps a quiet tenant's deliveries fast while a noisy tenant's endpoints hang", async () => {
+    const hanging = [await HangingEndpoint.start(), await HangingEndpoint.start()];
+    try {
+      // The noisy tenant: 20 webhooks on two endpoints that never answer, 30 events: 600 deliveries.
+      const noisy = tenant();
+      const noisyHooks = [];
+      for (let i = 0; i < 20; i += 1) {
+        const { webhook } = await client.createWebhook({
+          tenantId: noisy,
+          url: hanging[i % 2]!.url(`/noisy-${i}`),
+          events: ['*'],
+        });
+        noisyHooks.push(webhook!);
+      }
+      const quiet = tenant();
+      const { webhook: quietHook } = await client.createWebhook({
+        tenantId: quiet,
+        url: receiver.url('/quiet'),
+        events: ['agent.created'],
+      });
+      // The quiet tenant on its own first, on this machine at this moment.
+      const alone = await quietLatencies(quiet, 20);
+
+      const noisyEvents = Array.from({ length: 30 }, () =>
+        createEvent('agent.message.created', noisy, sampleData.messageCreated),
+      );
+      await producer.emitMany(noisyEvents);
+      // The noisy tenant's share is full before the quiet tenant's first event.
+      await waitFor(() => HangingEndpoint.open >= TENANT_SHARE || undefined, {
+        timeoutMs: 30_000,
+        what: "the noisy tenant's share in use",
+      });
+
+      const latencies = await quietLatencies(quiet, 40);
+      const p95 = percentile(latencies, 95);
+      const aloneP95 = percentile(alone, 95);
+      // Printed for the record: the figures vary with the machine's load.
+      console.log(
+        `quiet tenant event -> received: alone p95 ${aloneP95} ms; with the noisy tenant p50 ${percentile(latencies, 50)} ms, p95 ${p95} ms, max ${Math.max(...latencies)} ms`,
+      );
+      // The bound is 1.5 s; only on a machine so loaded that the quiet tenant alone is already slow
+      // is it its own p95 plus 1 s, still far below what waiting behind the noisy tenant costs
+      // (whole rounds of 2 s timeouts).
+      expect(p95).toBeLessThan(Math.max(1_500, aloneP95 + 1_000));
+
+      // The noisy tenant never held more than its shares, and it was still busy all along.
+      expect(HangingEndpoint.maxOpenTogether).toBeLessThanOrEqual(TENANT_SHARE);
+      for (const endpoint of hanging) expect(endpoint.maxOpen).toBeLessThanOrEqual(HOST_SHARE);
+      expect(HangingEndpoint.open).toBeGreaterThan(0);
+      // Nothing was dropped to make room: every noisy delivery exists, and none is lost or sent unasked.
+      const { items } = await client.listDeliveries({ tenantId: noisy, webhookId: noisyHooks[0]!.id, limit: 100 });
+      expect(items.map((d) => d.eventId).sort()).toEqual(noisyEvents.map((e) => e.id).sort());
+      expect(items.every((d) => d.status === 'pending' || d.status === 'failed')).toBe(true);
+      const { items: quietItems } = await client.listDeliveries({
+        tenantId: quiet,
+        webhookId: quietHook!.id,
+        limit: 100,
+      });
+      expect(quietItems.filter((d) => d.status === 'delivered')).toHaveLength(alone.length + latencies.length);
+    } finally {
+      await Promise.all(hanging.map((endpoint) => endpoint.close()));
+    }
+  });
+});

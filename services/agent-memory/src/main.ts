@@ -32,10 +32,10 @@ function llmProvider(config: Config): LlmProvider {
 }
 
 /**
- * The configured endpoint wins; else the offline model; else (model missing or broken) the
- * hashing embedding, with a warning that says how to get the model.
+ * The configured endpoint wins; else the offline model (loading in the background); else (model
+ * missing) the hashing embedding, with a warning that says how to get the model.
  */
-async function embeddingProvider(config: Config, logger: Logger): Promise<EmbeddingProvider> {
+function embeddingProvider(config: Config, logger: Logger): EmbeddingProvider {
   if (config.EMBEDDINGS_BASE_URL) return openAiEmbeddings(config, config.EMBEDDINGS_BASE_URL);
   const dir = config.EMBEDDINGS_MODEL_DIR;
   if (dir === 'none') return new LocalEmbeddingProvider();
@@ -46,12 +46,7 @@ async function embeddingProvider(config: Config, logger: Logger): Promise<Embedd
     );
     return new LocalEmbeddingProvider();
   }
-  try {
-    return await MiniLmEmbeddingProvider.load(dir, logger);
-  } catch (error) {
-    logger.warn({ err: error, dir }, 'embedding model failed to load: using the hashing embedding');
-    return new LocalEmbeddingProvider();
-  }
+  return new MiniLmEmbeddingProvider(dir, logger);
 }
 
 function openAiEmbeddings(config: Config, baseUrl: string): EmbeddingProvider {
@@ -75,7 +70,7 @@ async function main(): Promise<void> {
   await Promise.all([agents.init(), memories.init(), chats.init()]);
   const credits = identityCredits(config.IDENTITY_GRPC_ADDR, config.GRPC_DEADLINE_MS, runtime.metrics);
   runtime.lifecycle.onShutdown('identity client', () => credits.close());
-  const embedder = await embeddingProvider(config, runtime.logger);
+  const embedder = embeddingProvider(config, runtime.logger);
   runtime.lifecycle.onShutdown('embeddings', () => embedder.close?.() ?? Promise.resolve());
   const index = new MemoryIndexCache(memories, embedder, config.MEMORY_INDEX_CACHE_MAX_ITEMS, runtime.logger);
   const backlog = new EmbeddingBacklog(

@@ -4,6 +4,8 @@ export interface EmbeddingProvider {
   readonly id: string;
   /** `background`: a batch that may wait behind interactive work (a search's query). */
   embed(texts: string[], options?: { background?: boolean }): Promise<Float32Array[]>;
+  /** False while the provider cannot answer yet (a model still loading); absent: always ready. */
+  readonly ready?: boolean;
   close?(): Promise<void>;
 }
 

@@ -30,14 +30,35 @@ export class MiniLmEmbeddingProvider implements EmbeddingProvider {
   private running: Job | undefined;
   private nextId = 1;
   private failure: Error | undefined;
+  private loaded = false;
+  private readonly worker: Worker;
 
-  private constructor(
-    private readonly worker: Worker,
-    readonly dimension: number,
-  ) {
-    worker.on('message', (reply: WorkerReply) => this.settle(reply));
-    worker.on('error', (error) => this.fail(error));
-    worker.on('exit', (code) => this.fail(new Error(`embedding worker exited (${code})`)));
+  /**
+   * Starts loading the model in the worker and returns at once: the service serves while the
+   * model loads (seconds on a busy machine). Until then queries rank lexically (see
+   * QueryEmbeddings) and the backlog's batches wait.
+   */
+  constructor(dir: string, logger: Logger) {
+    const started = Date.now();
+    this.worker = new Worker(path.join(__dirname, 'minilm.worker.js'), {
+      workerData: { dir, maxTokens: MAX_TOKENS } satisfies WorkerInit,
+    });
+    this.worker.on('message', (reply: WorkerReply) => {
+      if ('type' in reply && reply.type === 'ready') {
+        this.loaded = true;
+        logger.info({ dir, dimension: reply.dimension, ms: Date.now() - started }, 'embedding model loaded');
+        this.pump();
+      } else if ('type' in reply) {
+        logger.error(
+          { dir, reason: reply.message },
+          'embedding model failed to load: search is lexical only and new memories wait for vectors; ' +
+            'fetch it again (node deploy/local/model.js fetch) or set EMBEDDINGS_MODEL_DIR=none',
+        );
+        this.fail(new Error(`embedding model failed to load: ${reply.message}`));
+      } else this.settle(reply);
+    });
+    this.worker.on('error', (error) => this.fail(error));
+    this.worker.on('exit', (code) => this.fail(new Error(`embedding worker exited (${code})`)));
   }
 
   /** Whether the model's files are in `dir`. */
@@ -45,26 +66,9 @@ export class MiniLmEmbeddingProvider implements EmbeddingProvider {
     return MINILM_FILES.every((file) => existsSync(path.join(dir, file)));
   }
 
-  /** Starts the worker and waits until the model answered a first text. */
-  static async load(dir: string, logger: Logger): Promise<MiniLmEmbeddingProvider> {
-    const started = Date.now();
-    const worker = new Worker(path.join(__dirname, 'minilm.worker.js'), {
-      workerData: { dir, maxTokens: MAX_TOKENS } satisfies WorkerInit,
-    });
-    const dimension = await new Promise<number>((resolve, reject) => {
-      const onMessage = (reply: WorkerReply) => {
-        worker.off('error', reject);
-        if ('type' in reply && reply.type === 'ready') resolve(reply.dimension);
-        else reject(new Error('type' in reply && reply.type === 'failed' ? reply.message : 'unexpected reply'));
-      };
-      worker.once('message', onMessage);
-      worker.once('error', reject);
-    }).catch(async (error: unknown) => {
-      await worker.terminate();
-      throw error;
-    });
-    logger.info({ dir, dimension, ms: Date.now() - started }, 'embedding model loaded');
-    return new MiniLmEmbeddingProvider(worker, dimension);
+  /** False while the model loads (and after it failed). */
+  get ready(): boolean {
+    return this.loaded && !this.failure;
   }
 
   embed(texts: string[], options: { background?: boolean } = {}): Promise<Float32Array[]> {
@@ -83,7 +87,7 @@ export class MiniLmEmbeddingProvider implements EmbeddingProvider {
   }
 
   private pump(): void {
-    if (this.running) return;
+    if (this.running || !this.loaded) return;
     this.running = this.urgent.shift() ?? this.background.shift();
     if (this.running) this.worker.postMessage({ id: this.running.id, texts: this.running.texts });
   }

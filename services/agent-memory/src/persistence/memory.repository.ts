@@ -30,11 +30,12 @@ function toItem(doc: MemoryDoc): MemoryItem {
     memoryType: doc.memory_type as MemoryType,
     content: doc.content,
     metadata: doc.metadata ?? {},
-    embedding: doc.embedding?.vector
+    // Lists read the provider without the vector (an empty one here).
+    embedding: doc.embedding?.provider
       ? {
           provider: doc.embedding.provider,
           dimension: doc.embedding.dimension,
-          vector: toVector(doc.embedding.vector as unknown as StoredBytes),
+          vector: doc.embedding.vector ? toVector(doc.embedding.vector as unknown as StoredBytes) : new Float32Array(0),
         }
       : undefined,
     mergedFrom: (doc.merged_from ?? []).map((m) => ({
@@ -114,7 +115,7 @@ export class MemoryRepository {
     if (filter.memoryType) query.memory_type = filter.memoryType;
     const [docs, total] = await Promise.all([
       this.model
-        .find(query, { embedding: 0 })
+        .find(query, { 'embedding.vector': 0 })
         .sort({ _id: -1 })
         .skip((page - 1) * perPage)
         .limit(perPage)

@@ -24,6 +24,8 @@ export class QueryEmbeddings {
   async vector(text: string): Promise<Float32Array> {
     const cached = this.cache.get(text);
     if (cached) return cached;
+    // A query does not wait seconds for a model still loading: it ranks lexically meanwhile.
+    if (this.embedder.ready === false) return NONE;
     try {
       const [vector] = await this.embedder.embed([text]);
       this.cache.set(text, vector);

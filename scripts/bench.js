@@ -86,6 +86,10 @@ async function main() {
 
   try {
     await infra.fetchArtifacts({ quiet: true });
+    // agent-memory's embedding model (its hashing fallback runs without it: the report names the provider).
+    await require(path.join(ROOT, 'deploy/local/model.js'))
+      .fetchModel({ quiet: true })
+      .catch((error) => log(error.message));
     const mongo = process.env.MONGODB_URI
       ? { uri: process.env.MONGODB_URI }
       : await infra.startMongo({ port: 0, dataDir: null, logFile: path.join(work, 'mongo.log') });

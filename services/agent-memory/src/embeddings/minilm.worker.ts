@@ -25,11 +25,15 @@ async function start(port: NonNullable<typeof parentPort>, init: WorkerInit): Pr
   const { Tokenizer } = await import('@huggingface/tokenizers');
   const tokenizer = new Tokenizer(JSON.parse(readFileSync(path.join(init.dir, 'tokenizer.json'), 'utf8')), {});
   // One thread and no spinning: on a shared, busy machine spin-waiting threads slow everyone down.
+  // No memory arena: it kept the peak of the longest batch for good (890 MB RSS after batches of
+  // 256-token texts, against about 340 MB without it).
   const session = await InferenceSession.create(path.join(init.dir, 'model.onnx'), {
     intraOpNumThreads: 1,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    enableCpuMemArena: false,
+    enableMemPattern: false,
     extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
   });
 

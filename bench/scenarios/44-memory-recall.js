@@ -105,7 +105,15 @@ module.exports = {
       );
     }
     const data = JSON.parse(fs.readFileSync(DATA, 'utf8'));
-    const { accessToken } = await loggedInUser(ctx);
+    // An API key, not an access token: adding and embedding thousands of turns on a busy machine
+    // outlasts a token's lifetime.
+    const { accessToken: login } = await loggedInUser(ctx);
+    const key = await ctx.api(ctx.url, login).post('/api/v1/auth/api-keys', {
+      name: 'memory-recall',
+      scopes: ['agents:read', 'agents:write', 'memory:read', 'memory:write'],
+    });
+    if (key.status !== 201) throw new Error(`create key: ${key.status} ${key.text}`);
+    const accessToken = key.body.key;
     const client = ctx.api(ctx.url, accessToken);
     const conversations = [];
     for (const [n, item] of data.entries()) {

@@ -260,6 +260,12 @@ module.exports = {
           note: `${drainSeconds.toFixed(1)} s after the first add (memories/s in req/s)`,
         },
         {
+          label: 'one add until its vector is stored (backlog empty, 20 adds)',
+          p50: lags[10],
+          p95: lags[19],
+          note: 'ms, polled every 10 ms',
+        },
+        {
           label: 'search, first pass (each question once)',
           p50: pct(0.5),
           p95: pct(0.95),

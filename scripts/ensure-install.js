@@ -27,10 +27,13 @@ function ensureInstalled() {
   );
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const args = ['--no-audit', '--no-fund'];
-  let result = spawnSync(npm, ['ci', ...args], { cwd: ROOT, stdio: 'inherit' });
+  // onnxruntime-node's install script fetches optional CUDA libraries (from a host that may be
+  // unreachable); its CPU binary is in the npm package.
+  const env = { ...process.env, ONNXRUNTIME_NODE_INSTALL: process.env.ONNXRUNTIME_NODE_INSTALL ?? 'skip' };
+  let result = spawnSync(npm, ['ci', ...args], { cwd: ROOT, stdio: 'inherit', env });
   // The lock carries other platforms' optional binaries that some registry mirrors lack
   // (scripts/lock-platform-entries.js); `npm install` still installs the locked versions then.
-  if (result.status !== 0) result = spawnSync(npm, ['install', ...args], { cwd: ROOT, stdio: 'inherit' });
+  if (result.status !== 0) result = spawnSync(npm, ['install', ...args], { cwd: ROOT, stdio: 'inherit', env });
   if (result.status !== 0) {
     console.error('npm could not install the packages (see above); nothing else can run without them.');
     process.exit(result.status ?? 1);

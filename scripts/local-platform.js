@@ -34,6 +34,10 @@ async function startLocalPlatform({ work, env = {}, log }) {
   };
   try {
     await infra.fetchArtifacts({ quiet: true });
+    // agent-memory's embedding model (its hashing fallback runs without it, with a warning).
+    await require(path.join(ROOT, 'deploy/local/model.js'))
+      .fetchModel({ quiet: true })
+      .catch((/** @type {Error} */ error) => log(error.message));
     const mongo = process.env.MONGODB_URI
       ? { uri: process.env.MONGODB_URI }
       : await infra.startMongo({ port: 0, dataDir: null, logFile: path.join(work, 'mongo.log') });

@@ -84,6 +84,10 @@ async function main() {
   fs.mkdirSync(path.join(DATA, 'logs'), { recursive: true });
   if (!env.DATA_ENCRYPTION_KEY) env.DATA_ENCRYPTION_KEY = localDataEncryptionKey();
   if (!env.MONGODB_URI || !env.KAFKA_BROKERS) await infra.fetchArtifacts({ quiet: false });
+  // agent-memory's embedding model; without it the service runs on its hashing fallback.
+  await require(path.join(ROOT, 'deploy/local/model.js'))
+    .fetchModel({ quiet: false })
+    .catch((error) => console.error(`[start] ${error.message}`));
   if (!env.MONGODB_URI) {
     const mongo = await infra.startMongo({
       port: Number(process.env.LOCAL_MONGO_PORT || 27017),

@@ -1,7 +1,14 @@
+import path from 'node:path';
 import { z } from 'zod';
 import { env, kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
 
 const optionalUrl = z.string().url().optional();
+
+/**
+ * Where `node deploy/local/model.js fetch` puts the model, seen from this file's compiled place
+ * (services/agent-memory/dist/ in the repository and in the Docker image alike).
+ */
+const DEFAULT_MODEL_DIR = path.resolve(__dirname, '../../../deploy/local/.cache/models/all-minilm-l6-v2-int8');
 
 export const configShape = {
   ...serviceEnvShape({ grpcPort: 50052, metricsPort: 9462, database: 'agent_memory' }),
@@ -28,6 +35,20 @@ export const configShape = {
   EMBEDDINGS_API_KEY: z.string().optional(),
   EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
   EMBEDDINGS_TIMEOUT_MS: env.int(15_000, 100),
+  /**
+   * Folder of the offline embedding model (model.onnx, tokenizer.json; `node deploy/local/model.js
+   * fetch` puts it in the default). Used when EMBEDDINGS_BASE_URL is unset; missing or unloadable:
+   * the built-in hashing embedding, with a warning. `none` turns the model off.
+   */
+  EMBEDDINGS_MODEL_DIR: z.string().default(DEFAULT_MODEL_DIR),
+  /** Items embedded per model call by the background embedding backlog. */
+  EMBEDDINGS_BATCH_SIZE: env.int(16, 1),
+  /** How long a replica holds a claimed batch before another may take it over (a crash's delay). */
+  EMBEDDINGS_LEASE_MS: env.int(60_000, 1_000),
+  /** How often an idle replica looks for items added elsewhere (its own adds wake it at once). */
+  EMBEDDINGS_IDLE_POLL_MS: env.int(1_000, 10),
+  /** Search queries whose vectors are kept (LRU). */
+  QUERY_EMBEDDING_CACHE_SIZE: env.int(1_000, 0),
 
   /** Weight of the lexical (BM25) part of the fused score; the embedding part gets the rest. */
   SEARCH_LEXICAL_WEIGHT: z.coerce.number().min(0).max(1).default(0.5),

@@ -1,10 +1,11 @@
 import { agentMemoryV1 } from '@agentplatform/contracts';
 import { startOutbox } from '@agentplatform/events';
-import { bootService, QuotaCounter, serve } from '@agentplatform/service-kit';
+import { bootService, QuotaCounter, serve, type Logger } from '@agentplatform/service-kit';
 import { identityCredits } from './clients/identity-credits.client.js';
 import { loadServiceConfig, type Config } from './config.js';
 import type { EmbeddingProvider } from './embeddings/embedding-provider.js';
 import { LocalEmbeddingProvider } from './embeddings/local-embedding.js';
+import { MiniLmEmbeddingProvider } from './embeddings/minilm-embedding.provider.js';
 import { OpenAiEmbeddingProvider } from './embeddings/openai-embedding.provider.js';
 import type { LlmProvider } from './llm/llm-provider.js';
 import { LocalResponder } from './llm/local-responder.js';
@@ -13,9 +14,11 @@ import { AgentRepository } from './persistence/agent.repository.js';
 import { ChatRepository } from './persistence/chat.repository.js';
 import { MemoryRepository } from './persistence/memory.repository.js';
 import { MemoryIndexCache } from './search/memory-index-cache.js';
+import { QueryEmbeddings } from './search/query-embeddings.js';
 import { agentMemoryService } from './transport/agent-memory.grpc.js';
 import { retryPendingCharges } from './use-cases/chat-with-agent.js';
 import type { Deps } from './use-cases/deps.js';
+import { EmbeddingBacklog } from './use-cases/embedding-backlog.js';
 
 function llmProvider(config: Config): LlmProvider {
   if (!config.LLM_BASE_URL) return new LocalResponder();
@@ -28,10 +31,27 @@ function llmProvider(config: Config): LlmProvider {
   });
 }
 
-function embeddingProvider(config: Config): EmbeddingProvider {
-  if (!config.EMBEDDINGS_BASE_URL) return new LocalEmbeddingProvider();
+/**
+ * The configured endpoint wins; else the offline model (loading in the background); else (model
+ * missing) the hashing embedding, with a warning that says how to get the model.
+ */
+function embeddingProvider(config: Config, logger: Logger): EmbeddingProvider {
+  if (config.EMBEDDINGS_BASE_URL) return openAiEmbeddings(config, config.EMBEDDINGS_BASE_URL);
+  const dir = config.EMBEDDINGS_MODEL_DIR;
+  if (dir === 'none') return new LocalEmbeddingProvider();
+  if (!MiniLmEmbeddingProvider.present(dir)) {
+    logger.warn(
+      { dir },
+      'embedding model not found: using the hashing embedding (no synonyms); run `node deploy/local/model.js fetch`',
+    );
+    return new LocalEmbeddingProvider();
+  }
+  return new MiniLmEmbeddingProvider(dir, logger);
+}
+
+function openAiEmbeddings(config: Config, baseUrl: string): EmbeddingProvider {
   return new OpenAiEmbeddingProvider({
-    baseUrl: config.EMBEDDINGS_BASE_URL,
+    baseUrl,
     apiKey: config.EMBEDDINGS_API_KEY,
     model: config.EMBEDDINGS_MODEL,
     timeoutMs: config.EMBEDDINGS_TIMEOUT_MS,
@@ -50,7 +70,17 @@ async function main(): Promise<void> {
   await Promise.all([agents.init(), memories.init(), chats.init()]);
   const credits = identityCredits(config.IDENTITY_GRPC_ADDR, config.GRPC_DEADLINE_MS, runtime.metrics);
   runtime.lifecycle.onShutdown('identity client', () => credits.close());
-  const embedder = embeddingProvider(config);
+  const embedder = embeddingProvider(config, runtime.logger);
+  runtime.lifecycle.onShutdown('embeddings', () => embedder.close?.() ?? Promise.resolve());
+  const index = new MemoryIndexCache(memories, embedder, config.MEMORY_INDEX_CACHE_MAX_ITEMS, runtime.logger);
+  const backlog = new EmbeddingBacklog(
+    { memories, agents, embedder, index, logger: runtime.logger, metrics: runtime.metrics },
+    {
+      batchSize: config.EMBEDDINGS_BATCH_SIZE,
+      leaseMs: config.EMBEDDINGS_LEASE_MS,
+      idlePollMs: config.EMBEDDINGS_IDLE_POLL_MS,
+    },
+  );
   const llm = llmProvider(config);
   const deps: Deps = {
     agents,
@@ -58,10 +88,12 @@ async function main(): Promise<void> {
     chats,
     outbox,
     embedder,
+    queryEmbeddings: new QueryEmbeddings(embedder, config.QUERY_EMBEDDING_CACHE_SIZE, runtime.logger),
+    backlog,
     llm,
     credits,
     quotas: new QuotaCounter(runtime.mongo),
-    index: new MemoryIndexCache(memories, embedder, config.MEMORY_INDEX_CACHE_MAX_ITEMS, runtime.logger),
+    index,
     settings: {
       lexicalWeight: config.SEARCH_LEXICAL_WEIGHT,
       consolidateThreshold: config.CONSOLIDATE_THRESHOLD,
@@ -83,6 +115,9 @@ async function main(): Promise<void> {
   }, config.CHARGE_RETRY_INTERVAL_MS);
   chargeTimer.unref();
   runtime.lifecycle.onShutdown('charge retry', () => clearInterval(chargeTimer));
+
+  backlog.start();
+  runtime.lifecycle.onShutdown('embedding backlog', () => backlog.stop());
 
   runtime.logger.info({ llm: llm.name, embeddings: embedder.id }, 'providers');
   await serve(runtime, config);

@@ -22,6 +22,8 @@ describe('OpenAI-compatible LLM and embeddings providers', () => {
           LLM_API_KEY: 'sk-test-123',
           LLM_MODEL: 'fake-default',
           LLM_TIMEOUT_MS: '10000',
+          // Starts on the hashing embedding, so the switch below is to the endpoint.
+          EMBEDDINGS_MODEL_DIR: 'none',
         },
       },
     });
@@ -125,7 +127,7 @@ describe('OpenAI-compatible LLM and embeddings providers', () => {
     expect(fake.chats()[0].headers.accept).toBe('text/event-stream');
   });
 
-  it('re-embeds stored items when the embeddings provider changes, instead of mixing vectors', async () => {
+  it('re-embeds stored items in the background when the embeddings provider changes, never mixing vectors', async () => {
     const agent = await newAgent();
     const items = [];
     for (const content of [
@@ -135,13 +137,26 @@ describe('OpenAI-compatible LLM and embeddings providers', () => {
     ]) {
       items.push((await http.post('/api/v1/memory', { agent_id: agent.id, content })).body);
     }
-    expect(items.every((i) => i.embedding.provider === 'local-hash-v1')).toBe(true);
+    // Vectors come from the embedding backlog, after the add answered.
+    const embeddedBy = (provider: string, ids: string[]) =>
+      waitFor(
+        async () => {
+          const got = await Promise.all(ids.map((id) => http.get(`/api/v1/memory/${id}`)));
+          return got.every((r) => r.body.embedding?.provider === provider) ? got : undefined;
+        },
+        { what: `memories embedded by ${provider}`, timeoutMs: 60_000 },
+      );
+    await embeddedBy(
+      'local-hash-v1',
+      items.map((i) => i.id),
+    );
 
     const service = platform.service('agent-memory');
     service.setEnv({ EMBEDDINGS_BASE_URL: fake.url, EMBEDDINGS_MODEL: 'fake-embed', EMBEDDINGS_API_KEY: 'sk-embed' });
     await service.stop();
-    await service.start();
+    // Reset before the start: the backlog begins re-embedding as soon as the service is up.
     fake.requests.length = 0;
+    await service.start();
 
     const res = await waitFor(
       async () => {
@@ -150,19 +165,28 @@ describe('OpenAI-compatible LLM and embeddings providers', () => {
       },
       { what: 'agent-memory back' },
     );
-    expect(res.body.results[0].content).toBe('Penguins live in the southern hemisphere.');
+    await embeddedBy(
+      'openai:fake-embed',
+      items.map((i) => i.id),
+    );
+    const ranked = await http.post('/api/v1/memory/search', { agent_id: agent.id, query: 'where do penguins live' });
+    expect(ranked.body.results[0].content).toBe('Penguins live in the southern hemisphere.');
+    expect(res.status).toBe(200);
     const inputs = fake.embeddings().flatMap((r) => r.body.input as string[]);
-    expect(inputs.sort()).toEqual([...items.map((i) => i.content), 'where do penguins live'].sort());
+    // Every stored item (this agent's and the earlier tests' agents') was re-embedded once, and the query.
+    expect(inputs).toEqual(expect.arrayContaining([...items.map((i) => i.content), 'where do penguins live']));
+    expect(new Set(inputs).size).toBe(inputs.length);
     expect(fake.embeddings()[0].headers.authorization).toBe('Bearer sk-embed');
     for (const item of items) {
       const stored = await http.get(`/api/v1/memory/${item.id}`);
       expect(stored.body.embedding).toEqual({ provider: 'openai:fake-embed', dimension: EMBEDDING_DIMENSION });
     }
     const added = await http.post('/api/v1/memory', { agent_id: agent.id, content: 'Owls can turn their heads far.' });
-    expect(added.body.embedding).toEqual({ provider: 'openai:fake-embed', dimension: EMBEDDING_DIMENSION });
+    expect(added.body.embedding).toEqual({ provider: '', dimension: 0 });
+    await embeddedBy('openai:fake-embed', [added.body.id]);
     // Already re-embedded: a second search embeds only its query.
     fake.requests.length = 0;
     await http.post('/api/v1/memory/search', { agent_id: agent.id, query: 'owls' });
     expect(fake.embeddings().flatMap((r) => r.body.input)).toEqual(['owls']);
-  });
+  }, 180_000);
 });

@@ -68,11 +68,12 @@ describe('memory through the gateway', () => {
         content: 'The customer prefers email over phone calls.',
         metadata: { source: 'crm', category: 'preferences', score: 4, nested: { lang: 'en' } },
         merged_from: [],
-        embedding: { provider: 'local-hash-v1', dimension: 384 },
+        // The add answers before the embedding backlog has made the item's vector.
+        embedding: { provider: '', dimension: 0 },
       });
       const got = await http.get(`/api/v1/memory/${res.body.id}`);
       expect(got.status).toBe(200);
-      expect(got.body).toEqual(res.body);
+      expect(got.body).toEqual({ ...res.body, embedding: expect.any(Object) });
       const defaultType = await http.post('/api/v1/memory', { agent_id: agentId, content: 'No type given' });
       expect(defaultType.body.memory_type).toBe('semantic');
       expect(defaultType.body.metadata).toEqual({});

@@ -2,7 +2,11 @@
 export interface EmbeddingProvider {
   /** Stored with every vector; vectors of different providers are never compared. */
   readonly id: string;
-  embed(texts: string[]): Promise<Float32Array[]>;
+  /** `background`: a batch that may wait behind interactive work (a search's query). */
+  embed(texts: string[], options?: { background?: boolean }): Promise<Float32Array[]>;
+  /** False while the provider cannot answer yet (a model still loading); absent: always ready. */
+  readonly ready?: boolean;
+  close?(): Promise<void>;
 }
 
 /** Scales a vector to unit length in place (a zero vector stays zero). */

@@ -30,11 +30,12 @@ function toItem(doc: MemoryDoc): MemoryItem {
     memoryType: doc.memory_type as MemoryType,
     content: doc.content,
     metadata: doc.metadata ?? {},
-    embedding: doc.embedding?.vector
+    // Lists read the provider without the vector (an empty one here).
+    embedding: doc.embedding?.provider
       ? {
           provider: doc.embedding.provider,
           dimension: doc.embedding.dimension,
-          vector: toVector(doc.embedding.vector as unknown as StoredBytes),
+          vector: doc.embedding.vector ? toVector(doc.embedding.vector as unknown as StoredBytes) : new Float32Array(0),
         }
       : undefined,
     mergedFrom: (doc.merged_from ?? []).map((m) => ({
@@ -52,7 +53,19 @@ export interface MemoryChanges {
   content?: string;
   metadata?: Record<string, unknown>;
   memoryType?: MemoryType;
-  embedding?: Embedding;
+}
+
+/** An item waiting for a vector of the current embedder, claimed by one backlog batch. */
+export interface ClaimedItem {
+  id: string;
+  tenantId: string;
+  agentId: string;
+  content: string;
+}
+
+/** Items with no vector of `provider` (never embedded, or by another embedder). */
+function pending(provider: string): Record<string, unknown> {
+  return { 'embedding.provider': { $ne: provider } };
 }
 
 export class MemoryRepository {
@@ -102,7 +115,7 @@ export class MemoryRepository {
     if (filter.memoryType) query.memory_type = filter.memoryType;
     const [docs, total] = await Promise.all([
       this.model
-        .find(query, { embedding: 0 })
+        .find(query, { 'embedding.vector': 0 })
         .sort({ _id: -1 })
         .skip((page - 1) * perPage)
         .limit(perPage)
@@ -129,25 +142,86 @@ export class MemoryRepository {
     if (changes.content !== undefined) set.content = changes.content;
     if (changes.metadata !== undefined) set.metadata = changes.metadata;
     if (changes.memoryType !== undefined) set.memory_type = changes.memoryType;
-    if (changes.embedding !== undefined) set.embedding = toEmbeddingDoc(changes.embedding);
+    // New content needs a new vector: the item goes back to the embedding backlog, and a batch
+    // that claimed the old content can no longer store its vector (its token is gone).
+    const update: Record<string, unknown> = { $set: set };
+    if (changes.content !== undefined) update.$unset = { embedding: '', embed_lease_until: '', embed_token: '' };
     const doc = await this.model
-      .findOneAndUpdate({ _id: id, tenant_id: tenantId }, { $set: set }, { returnDocument: 'after' })
+      .findOneAndUpdate({ _id: id, tenant_id: tenantId }, update, { returnDocument: 'after' })
       .lean<MemoryDoc>();
     return doc ? toItem(doc) : undefined;
   }
 
-  /** Stores vectors made by the current provider (re-embedding after a provider change). */
-  async setEmbeddings(tenantId: string, updates: Array<{ id: string; embedding: Embedding }>): Promise<void> {
-    if (updates.length === 0) return;
+  /**
+   * Claims up to `limit` items that lack a vector of `provider` and that no live lease holds:
+   * marks them with `token` until `leaseUntil`, so replicas never embed the same batch twice, and
+   * a replica that dies mid-batch only delays its items until the lease runs out.
+   * `scope` limits the claim to one agent (consolidation embeds what it is about to compare).
+   */
+  async claimPending(
+    provider: string,
+    limit: number,
+    token: string,
+    now: Date,
+    leaseUntil: Date,
+    scope?: { tenantId: string; agentId: string },
+  ): Promise<ClaimedItem[]> {
+    const free = {
+      ...pending(provider),
+      ...(scope ? { tenant_id: scope.tenantId, agent_id: scope.agentId } : {}),
+      $or: [
+        { embed_lease_until: { $exists: false } },
+        { embed_lease_until: null },
+        { embed_lease_until: { $lt: now } },
+      ],
+    };
+    const candidates = await this.model.find(free, { _id: 1 }).limit(limit).lean<Array<{ _id: string }>>();
+    if (candidates.length === 0) return [];
+    // The filter again: another replica may have claimed some of them since the read.
+    await this.model.updateMany(
+      { ...free, _id: { $in: candidates.map((c) => c._id) } },
+      { $set: { embed_lease_until: leaseUntil, embed_token: token } },
+    );
+    const docs = await this.model
+      .find({ embed_token: token }, { _id: 1, tenant_id: 1, agent_id: 1, content: 1 })
+      .lean<Array<Pick<MemoryDoc, '_id' | 'tenant_id' | 'agent_id' | 'content'>>>();
+    return docs.map((d) => ({ id: d._id, tenantId: d.tenant_id, agentId: d.agent_id, content: d.content }));
+  }
+
+  /**
+   * Stores the vectors of a claimed batch and releases it. An item whose content changed since the
+   * claim lost the token (see update) and keeps waiting for a vector of its new content.
+   * Returns the items stored, as they are now.
+   */
+  async storeClaimed(token: string, vectors: Array<{ id: string; embedding: Embedding }>): Promise<MemoryItem[]> {
+    if (vectors.length === 0) return [];
     await this.model.bulkWrite(
-      updates.map((u) => ({
+      vectors.map((v) => ({
         updateOne: {
-          filter: { _id: u.id, tenant_id: tenantId },
-          update: { $set: { embedding: toEmbeddingDoc(u.embedding) } },
+          filter: { _id: v.id, embed_token: token },
+          update: {
+            $set: { embedding: toEmbeddingDoc(v.embedding) },
+            $unset: { embed_lease_until: '', embed_token: '' },
+          },
         },
       })),
       { ordered: false },
     );
+    const docs = await this.model
+      .find({ _id: { $in: vectors.map((v) => v.id) } }, { merged_from: 0 })
+      .lean<MemoryDoc[]>();
+    const byId = new Map(vectors.map((v) => [v.id, v.embedding.provider]));
+    return docs.map(toItem).filter((item) => item.embedding?.provider === byId.get(item.id));
+  }
+
+  /** Releases a claimed batch whose embedding failed, so it is tried again at once. */
+  async releaseClaim(token: string): Promise<void> {
+    await this.model.updateMany({ embed_token: token }, { $unset: { embed_lease_until: '', embed_token: '' } });
+  }
+
+  /** Items waiting for a vector of `provider`, over all tenants (the backlog's size). */
+  async countPending(provider: string): Promise<number> {
+    return this.model.countDocuments(pending(provider));
   }
 
   async delete(tenantId: string, id: string): Promise<MemoryItem | undefined> {

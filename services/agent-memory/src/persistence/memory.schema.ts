@@ -23,6 +23,9 @@ export interface MemoryDoc {
   metadata: Record<string, unknown>;
   embedding?: EmbeddingDoc;
   merged_from: MergedDoc[];
+  /** Set while a replica's embedding backlog holds the item (see EmbeddingBacklog). */
+  embed_lease_until?: Date;
+  embed_token?: string;
   created_at: Date;
   updated_at: Date;
 }
@@ -48,6 +51,8 @@ const memorySchema = new Schema<MemoryDoc>(
       ],
       default: [],
     },
+    embed_lease_until: { type: Date, required: false },
+    embed_token: { type: String, required: false },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },
@@ -55,6 +60,8 @@ const memorySchema = new Schema<MemoryDoc>(
 );
 memorySchema.index({ tenant_id: 1, agent_id: 1, _id: -1 });
 memorySchema.index({ tenant_id: 1, agent_id: 1, memory_type: 1, _id: -1 });
+memorySchema.index({ 'embedding.provider': 1 });
+memorySchema.index({ embed_token: 1 }, { sparse: true });
 
 export function memoryModel(connection: Connection): Model<MemoryDoc> {
   return (connection.models.Memory as Model<MemoryDoc>) ?? connection.model('Memory', memorySchema);

@@ -9,10 +9,13 @@ export interface IndexChange {
   remove?: string[];
 }
 
+const NO_VECTOR = new Float32Array(0);
+
 /** Out-of-order changes held per index before giving up and reloading. */
 const MAX_PENDING = 256;
 
-export function indexable(item: MemoryItem): IndexableMemory {
+/** Empty when the item has no vector of `provider` yet: it is searchable lexically until then. */
+export function indexable(item: MemoryItem, provider: string): IndexableMemory {
   return {
     id: item.id,
     agentId: item.agentId,
@@ -20,7 +23,7 @@ export function indexable(item: MemoryItem): IndexableMemory {
     content: item.content,
     metadata: item.metadata,
     createdAt: item.createdAt,
-    vector: item.embedding!.vector,
+    vector: item.embedding?.provider === provider ? item.embedding.vector : NO_VECTOR,
   };
 }
 
@@ -71,28 +74,14 @@ export class MemoryIndexCache {
   private async load(tenantId: string, agentId: string, version: number): Promise<MemoryIndex> {
     const started = Date.now();
     const items = await this.memories.loadAgent(tenantId, agentId);
-    await this.reembed(tenantId, items);
     const index = new MemoryIndex(version, this.embedder.id);
-    for (const item of items) index.upsert(indexable(item));
+    for (const item of items) index.upsert(indexable(item, this.embedder.id));
     const key = this.key(tenantId, agentId);
     const current = this.entries.get(key);
     // A write applied while this load ran may have moved the cache past `version`: keep the newer.
     if (!current || current.version < version) this.store(key, index);
     this.logger.debug({ agent_id: agentId, items: items.length, ms: Date.now() - started }, 'memory index loaded');
     return index;
-  }
-
-  /** Items embedded by another provider (or never) get vectors from the current one, stored back. */
-  private async reembed(tenantId: string, items: MemoryItem[]): Promise<void> {
-    const stale = items.filter((i) => i.embedding?.provider !== this.embedder.id);
-    if (stale.length === 0) return;
-    this.logger.info({ items: stale.length, provider: this.embedder.id }, 're-embedding memory items');
-    const vectors = await this.embedder.embed(stale.map((i) => i.content));
-    const updates = stale.map((item, n) => {
-      item.embedding = { provider: this.embedder.id, dimension: vectors[n].length, vector: vectors[n] };
-      return { id: item.id, embedding: item.embedding };
-    });
-    await this.memories.setEmbeddings(tenantId, updates);
   }
 
   private store(key: string, index: MemoryIndex): void {
@@ -132,10 +121,7 @@ export class MemoryIndexCache {
     for (let next = pending.get(cached.version + 1); next; next = pending.get(cached.version + 1)) {
       pending.delete(cached.version + 1);
       for (const id of next.remove ?? []) cached.remove(id);
-      for (const item of next.upsert ?? []) {
-        if (item.embedding?.provider === cached.provider) cached.upsert(indexable(item));
-        else cached.remove(item.id);
-      }
+      for (const item of next.upsert ?? []) cached.upsert(indexable(item, cached.provider));
       cached.version += 1;
     }
     this.items += cached.size - before;

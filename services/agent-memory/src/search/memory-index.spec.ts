@@ -41,7 +41,7 @@ describe('MemoryIndex', () => {
   it('ranks by the fused score, best first, every score in [0, 1]', () => {
     const results = query(indexOf(corpus), 'how are refunds processed');
     expect(results[0].item.id).toBe('a');
-    expect(results[1].item.id).toBe('d');
+    expect(results.map((r) => r.item.id).indexOf('d')).toBeLessThan(results.map((r) => r.item.id).indexOf('c'));
     for (const r of results) {
       expect(r.score).toBeGreaterThan(0);
       expect(r.score).toBeLessThanOrEqual(1);
@@ -83,6 +83,20 @@ describe('MemoryIndex', () => {
     expect(query(index, 'refund', { memoryType: 'episodic' })).toEqual([]);
     const billing = query(index, 'refund shipping dog', { filters: parseFilters({ kind: 'billing', n: { gt: 1 } }) });
     expect(billing.map((r) => r.item.id)).toEqual(['d']);
+  });
+
+  it('lifts an item written next to a strong match above an unrelated one, never above the match', () => {
+    const index = indexOf([
+      ['q', 'Did you adopt the puppy from the shelter?'],
+      ['r', 'Yes, last Saturday, she is lovely.'],
+      ['s', 'Weather was nice all week.'],
+      ['t', 'Unrelated note about invoices.'],
+      ['u', 'Another unrelated note about taxes.'],
+      ['v', 'Yes, the meeting went fine.'],
+    ]);
+    const ids = query(index, 'puppy shelter adopt yes').map((r) => r.item.id);
+    expect(ids[0]).toBe('q');
+    expect(ids.indexOf('r')).toBeLessThan(ids.indexOf('v'));
   });
 
   it('returns nothing for an empty index or a query sharing nothing', () => {
@@ -130,7 +144,7 @@ describe('MemoryIndex', () => {
       };
       const ceiling = queryTerms.reduce((sum, t) => sum + idf(t), 0);
       const q = localEmbedding(text);
-      return new Map(
+      const fused = new Map(
         all.map((d) => {
           let bm25 = 0;
           for (const t of queryTerms) {
@@ -139,6 +153,16 @@ describe('MemoryIndex', () => {
           }
           const cosine = d.vector.reduce((sum, v, j) => sum + v * q[j], 0);
           return [d.id, Math.min(1, 0.5 * Math.min(1, bm25 / ceiling) + 0.5 * Math.max(0, cosine))];
+        }),
+      );
+      // Context: neighbours in creation order (all created at once here, so by id).
+      const order = [...fused.keys()].sort();
+      const at = (i: number) => (i >= 0 && i < order.length ? fused.get(order[i])! : 0);
+      return new Map(
+        order.map((id, i) => {
+          const own = fused.get(id)!;
+          const context = (own + Math.max(at(i - 1), at(i + 1)) + Math.max(at(i - 2), at(i + 2)) / 2) / 2.5;
+          return [id, Math.max(own, context)];
         }),
       );
     };

@@ -6,6 +6,11 @@ import { terms } from '../domain/text.js';
 /** BM25 parameters (the usual Okapi defaults). */
 const K1 = 1.2;
 const B = 0.75;
+/**
+ * Weight of the neighbours' scores in an item's context score (see search and
+ * docs/agents-and-memory.md: chosen on LoCoMo's development conversations, flat from 1 to 2).
+ */
+const CONTEXT_WEIGHT = 1;
 
 export type IndexableMemory = Pick<
   MemoryItem,
@@ -42,7 +47,10 @@ export interface IndexQuery {
  * cosine similarity. Scores fuse both, each normalised to [0, 1] (see docs/agents-and-memory.md):
  *   lexical = min(1, BM25(q, d) / sum of idf(t) over the query's terms)
  *   dense   = max(0, cos(q, d))
- *   score   = w * lexical + (1 - w) * dense
+ *   fused   = w * lexical + (1 - w) * dense
+ *   score   = max(fused, (fused + c * (near + next / 2)) / (1 + 1.5 * c))
+ * where near and next are the best fused scores among the items written just before and after it
+ * (one and two places away in creation order) and c = CONTEXT_WEIGHT.
  * Documents live in dense slots (0..size-1) so a query runs over typed arrays, not over maps of
  * objects. Vectors are stored column-major (dimension j of every slot is one contiguous run):
  * a query adds q[j] times column j into every slot's dot product, and skips the columns where
@@ -63,6 +71,11 @@ export class MemoryIndex {
   private lexical = new Float64Array(0);
   private dense = new Float64Array(0);
   private queryDims = new Int32Array(0);
+  private fused = new Float64Array(0);
+  /** Slots in creation order, and each slot's place in it; rebuilt after a write. */
+  private order = new Int32Array(0);
+  private place = new Int32Array(0);
+  private orderStale = true;
   private dimension = 0;
   private totalLength = 0;
 
@@ -80,11 +93,18 @@ export class MemoryIndex {
     return this.byId.has(id);
   }
 
-  private ensureCapacity(needed: number, dimension: number): void {
-    if (this.dimension === 0) {
-      this.dimension = dimension;
-      this.queryDims = new Int32Array(dimension);
-    }
+  /**
+   * Items may come before any vector does (the embedding backlog): the dimension is fixed by the
+   * first vector, and the slots indexed before it get zero columns.
+   */
+  private ensureDimension(dimension: number): void {
+    if (this.dimension !== 0 || dimension === 0) return;
+    this.dimension = dimension;
+    this.queryDims = new Int32Array(dimension);
+    this.columns = new Float32Array(this.capacity * dimension);
+  }
+
+  private ensureCapacity(needed: number): void {
     if (needed <= this.capacity) return;
     const next = Math.max(needed, this.capacity * 2, 64);
     const dim = this.dimension;
@@ -98,6 +118,7 @@ export class MemoryIndex {
     this.lengths = lengths;
     this.lexical = new Float64Array(next);
     this.dense = new Float64Array(next);
+    this.fused = new Float64Array(next);
     this.capacity = next;
   }
 
@@ -106,13 +127,15 @@ export class MemoryIndex {
     const termFreq = new Map<string, number>();
     const list = terms(item.content);
     for (const term of list) termFreq.set(term, (termFreq.get(term) ?? 0) + 1);
-    this.ensureCapacity(this.slots.length + 1, item.vector.length);
+    this.ensureDimension(item.vector.length);
+    this.ensureCapacity(this.slots.length + 1);
     const slot = this.slots.length;
     const { vector, ...fields } = item;
     const doc: IndexedDoc = { ...fields, termFreq, length: list.length, slot };
     this.slots.push(doc);
     this.byId.set(item.id, doc);
-    // Vectors of another length (never mixed in practice: one provider per index) score as zero.
+    this.orderStale = true;
+    // No vector yet (or one of another length, never mixed in practice) scores as zero.
     const matches = vector.length === this.dimension;
     for (let j = 0; j < this.dimension; j++) this.columns[j * this.capacity + slot] = matches ? vector[j] : 0;
     this.lengths[slot] = doc.length;
@@ -128,6 +151,7 @@ export class MemoryIndex {
     const doc = this.byId.get(id);
     if (!doc) return;
     this.byId.delete(id);
+    this.orderStale = true;
     this.totalLength -= doc.length;
     for (const term of doc.termFreq.keys()) {
       const posting = this.postings.get(term)!;
@@ -212,16 +236,44 @@ export class MemoryIndex {
     return dots;
   }
 
+  private creationOrder(): { order: Int32Array; place: Int32Array } {
+    const n = this.slots.length;
+    if (this.orderStale || this.order.length !== n) {
+      const slots = this.slots;
+      const sorted = Array.from({ length: n }, (_, i) => i).sort((a, b) => {
+        const d = slots[a].createdAt.getTime() - slots[b].createdAt.getTime();
+        return d !== 0 ? d : slots[a].id < slots[b].id ? -1 : slots[a].id > slots[b].id ? 1 : 0;
+      });
+      this.order = Int32Array.from(sorted);
+      this.place = new Int32Array(n);
+      for (let i = 0; i < n; i++) this.place[this.order[i]] = i;
+      this.orderStale = false;
+    }
+    return { order: this.order, place: this.place };
+  }
+
   search(query: IndexQuery): ScoredMemory[] {
     const n = this.slots.length;
     const lexical = this.lexicalScores(query.text);
     const dense = this.denseScores(query.vector);
     const w = query.lexicalWeight;
+    const fused = this.fused;
+    for (let slot = 0; slot < n; slot++) {
+      const cosine = dense[slot];
+      fused[slot] = Math.min(1, w * lexical[slot] + (1 - w) * (cosine > 0 ? cosine : 0));
+    }
+    const { order, place } = this.creationOrder();
+    const at = (i: number) => (i >= 0 && i < n ? fused[order[i]] : 0);
     const top: ScoredMemory[] = [];
     const checkDoc = query.memoryType !== undefined || query.filters.length > 0 || query.exclude !== undefined;
     for (let slot = 0; slot < n; slot++) {
-      const cosine = dense[slot];
-      const score = Math.min(1, w * lexical[slot] + (1 - w) * (cosine > 0 ? cosine : 0));
+      // Context: memories written one after another (a conversation's turns) explain each other,
+      // so an item next to a strong match rises towards it; a strong match itself never drops.
+      const own = fused[slot];
+      const p = place[slot];
+      const near = Math.max(at(p - 1), at(p + 1));
+      const next = Math.max(at(p - 2), at(p + 2));
+      const score = Math.max(own, (own + CONTEXT_WEIGHT * (near + next / 2)) / (1 + 1.5 * CONTEXT_WEIGHT));
       if (score <= 0 || score < query.minScore) continue;
       if (top.length === query.topK && score < top[top.length - 1].score) continue;
       const doc = this.slots[slot];

@@ -65,6 +65,9 @@ export async function consolidateMemory(
 ): Promise<ConsolidationResult> {
   const limit = threshold ?? deps.settings.consolidateThreshold;
   if (!(limit >= 0.5 && limit <= 1)) throw ValidationError.field('threshold', 'must be a number from 0.5 to 1');
+  if ((await deps.agents.memoryVersion(tenantId, agentId)) === undefined) throw new NotFoundError('Agent');
+  // Duplicates are found by their vectors: items still waiting for one get it now.
+  await deps.backlog.drainAgent(tenantId, agentId);
   const version = await deps.agents.memoryVersion(tenantId, agentId);
   if (version === undefined) throw new NotFoundError('Agent');
   const index = await deps.index.get(tenantId, agentId, version);

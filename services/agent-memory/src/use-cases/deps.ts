@@ -7,6 +7,8 @@ import type { AgentRepository } from '../persistence/agent.repository.js';
 import type { ChatRepository } from '../persistence/chat.repository.js';
 import type { MemoryRepository } from '../persistence/memory.repository.js';
 import type { MemoryIndexCache } from '../search/memory-index-cache.js';
+import type { QueryEmbeddings } from '../search/query-embeddings.js';
+import type { EmbeddingBacklog } from './embedding-backlog.js';
 
 export interface Settings {
   lexicalWeight: number;
@@ -23,6 +25,9 @@ export interface Deps {
   chats: ChatRepository;
   outbox: Outbox;
   embedder: EmbeddingProvider;
+  /** Vectors of search queries (cached); memory items get theirs from the backlog. */
+  queryEmbeddings: QueryEmbeddings;
+  backlog: EmbeddingBacklog;
   llm: LlmProvider;
   credits: CreditsPort;
   index: MemoryIndexCache;

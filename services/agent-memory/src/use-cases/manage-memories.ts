@@ -40,15 +40,15 @@ async function findAgent(deps: Deps, tenantId: string, agentId: string): Promise
 }
 
 /**
- * Stores an item with its vector, then bumps the agent's memory version (after the write: see
- * MemoryIndexCache) and applies the item to this replica's cached index.
+ * Stores an item, then bumps the agent's memory version (after the write: see MemoryIndexCache)
+ * and applies the item to this replica's cached index: it is lexically searchable at once. Its
+ * vector comes from the embedding backlog, off the request path.
  */
 export async function storeMemory(
   deps: Deps,
   agent: Agent,
   input: { memoryType: MemoryType; content: string; metadata: Record<string, unknown> },
 ): Promise<MemoryItem> {
-  const [vector] = await deps.embedder.embed([input.content]);
   const now = new Date();
   const item: MemoryItem = {
     id: newId('mem'),
@@ -57,13 +57,13 @@ export async function storeMemory(
     memoryType: input.memoryType,
     content: input.content,
     metadata: input.metadata,
-    embedding: { provider: deps.embedder.id, dimension: vector.length, vector },
     mergedFrom: [],
     createdAt: now,
     updatedAt: now,
   };
   await deps.memories.insert(item);
   await bumped(deps, agent.tenantId, agent.id, { upsert: [item] });
+  deps.backlog.kick();
   return item;
 }
 
@@ -139,13 +139,12 @@ export async function updateMemory(
     if (issues.length > 0) throw new ValidationError(issues);
   }
   if (input.metadata !== undefined) changes.metadata = input.metadata;
-  if (changes.content !== undefined && changes.content !== current.content) {
-    const [vector] = await deps.embedder.embed([changes.content]);
-    changes.embedding = { provider: deps.embedder.id, dimension: vector.length, vector };
-  }
+  // Same content: the vector stays; new content: the item waits for a new one (lexical until then).
+  if (changes.content === current.content) delete changes.content;
   const updated = await deps.memories.update(tenantId, memoryId, changes, new Date());
   if (!updated) throw new NotFoundError('Memory item');
   await bumped(deps, tenantId, updated.agentId, { upsert: [updated] });
+  if (changes.content !== undefined) deps.backlog.kick();
   return updated;
 }
 

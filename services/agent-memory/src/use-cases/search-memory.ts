@@ -50,9 +50,9 @@ export async function searchMemory(
 
   const version = await deps.agents.memoryVersion(tenantId, input.agentId);
   if (version === undefined) throw new NotFoundError('Agent');
-  const [index, [vector]] = await Promise.all([
+  const [index, vector] = await Promise.all([
     deps.index.get(tenantId, input.agentId, version),
-    deps.embedder.embed([text]),
+    deps.queryEmbeddings.vector(text),
   ]);
   return index.search({
     text,

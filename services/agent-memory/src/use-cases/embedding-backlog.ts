@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger, Metrics } from '@agentplatform/service-kit';
+import { Counter, Gauge } from 'prom-client';
+import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
+import type { AgentRepository } from '../persistence/agent.repository.js';
+import type { ClaimedItem, MemoryRepository } from '../persistence/memory.repository.js';
+import type { MemoryIndexCache } from '../search/memory-index-cache.js';
+
+export interface BacklogOptions {
+  /** Items embedded per model call. */
+  batchSize: number;
+  /** How long a claimed batch is held before another replica may take it over. */
+  leaseMs: number;
+  /** How often an idle replica looks for items written elsewhere (its own writes wake it at once). */
+  idlePollMs: number;
+}
+
+/** How often the backlog's size is counted and logged while it drains. */
+const PROGRESS_EVERY_MS = 5_000;
+
+/**
+ * Embeds memory items off the request path. An add stores the item without a vector (it is
+ * lexically searchable at once) and wakes this loop, which claims items lacking a vector of the
+ * current embedder in batches (a lease in the item, so replicas share the work and a crash only
+ * delays a batch), embeds them, stores the vectors and applies them to the search index. Items
+ * embedded by another embedder count as lacking one: switching the embedder re-embeds everything
+ * in the background while search goes on (items without a current vector score lexically only).
+ */
+export class EmbeddingBacklog {
+  private wake: (() => void) | undefined;
+  /** A kick that came while a batch ran: the next sleep returns at once. */
+  private kicked = false;
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+  private readonly embedded: Counter;
+  private readonly pendingGauge: Gauge;
+  private lastProgress = 0;
+  private doneSinceProgress = 0;
+
+  constructor(
+    private readonly deps: {
+      memories: MemoryRepository;
+      agents: AgentRepository;
+      embedder: EmbeddingProvider;
+      index: MemoryIndexCache;
+      logger: Logger;
+      metrics: Metrics;
+    },
+    private readonly options: BacklogOptions,
+  ) {
+    this.embedded = new Counter({
+      name: 'agent_memory_embedded_total',
+      help: 'Memory items given a vector by the embedding backlog',
+      labelNames: ['provider'],
+      registers: [deps.metrics.registry],
+    });
+    this.pendingGauge = new Gauge({
+      name: 'agent_memory_embedding_backlog',
+      help: 'Memory items (all replicas) waiting for a vector of the current embedder, as last counted',
+      labelNames: ['provider'],
+      registers: [deps.metrics.registry],
+    });
+  }
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** A write on this replica left an item without a vector: work now rather than at the next poll. */
+  kick(): void {
+    this.kicked = true;
+    this.wake?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+  }
+
+  /** Embeds one agent's waiting items now (consolidation compares vectors, so it needs them all). */
+  async drainAgent(tenantId: string, agentId: string): Promise<void> {
+    for (;;) {
+      const done = await this.batch({ tenantId, agentId });
+      if (done === 0) return;
+    }
+  }
+
+  private async run(): Promise<void> {
+    await this.progress(true);
+    while (!this.stopped) {
+      let done = 0;
+      try {
+        done = await this.batch();
+      } catch (error) {
+        this.deps.logger.warn({ err: error }, 'embedding batch failed; retrying');
+        await this.sleep(this.options.idlePollMs);
+        continue;
+      }
+      this.doneSinceProgress += done;
+      if (Date.now() - this.lastProgress >= PROGRESS_EVERY_MS) await this.progress(false);
+      if (done === 0) await this.sleep(this.options.idlePollMs);
+    }
+  }
+
+  /** Claims, embeds and stores one batch; returns how many items got a vector. */
+  private async batch(scope?: { tenantId: string; agentId: string }): Promise<number> {
+    const { memories, embedder } = this.deps;
+    const token = randomUUID();
+    const now = Date.now();
+    const claimed = await memories.claimPending(
+      embedder.id,
+      this.options.batchSize,
+      token,
+      new Date(now),
+      new Date(now + this.options.leaseMs),
+      scope,
+    );
+    if (claimed.length === 0) return 0;
+    let vectors: Float32Array[];
+    try {
+      vectors = await embedder.embed(
+        claimed.map((item) => item.content),
+        { background: true },
+      );
+    } catch (error) {
+      await memories.releaseClaim(token).catch(() => undefined);
+      throw error;
+    }
+    const stored = await memories.storeClaimed(
+      token,
+      claimed.map((item, n) => ({
+        id: item.id,
+        embedding: { provider: embedder.id, dimension: vectors[n].length, vector: vectors[n] },
+      })),
+    );
+    await this.publish(claimed, stored);
+    this.embedded.inc({ provider: embedder.id }, stored.length);
+    return claimed.length;
+  }
+
+  /** Bumps each agent's memory version so every replica's index picks the vectors up. */
+  private async publish(claimed: ClaimedItem[], stored: Awaited<ReturnType<MemoryRepository['storeClaimed']>>) {
+    const byAgent = new Map<string, { tenantId: string; agentId: string; items: typeof stored }>();
+    for (const item of claimed) {
+      const key = `${item.tenantId}/${item.agentId}`;
+      if (!byAgent.has(key)) byAgent.set(key, { tenantId: item.tenantId, agentId: item.agentId, items: [] });
+    }
+    for (const item of stored) byAgent.get(`${item.tenantId}/${item.agentId}`)?.items.push(item);
+    for (const { tenantId, agentId, items } of byAgent.values()) {
+      if (items.length === 0) continue;
+      const version = await this.deps.agents.bumpMemoryVersion(tenantId, agentId);
+      if (version === undefined) this.deps.index.drop(tenantId, agentId);
+      else this.deps.index.apply(tenantId, agentId, version, { upsert: items });
+    }
+  }
+
+  /** Counts the backlog (a metric), and logs it when there is something to say. */
+  private async progress(first: boolean): Promise<void> {
+    this.lastProgress = Date.now();
+    try {
+      const remaining = await this.deps.memories.countPending(this.deps.embedder.id);
+      this.pendingGauge.set({ provider: this.deps.embedder.id }, remaining);
+      if ((first && remaining > 0) || this.doneSinceProgress > 0) {
+        this.deps.logger.info(
+          { provider: this.deps.embedder.id, embedded: this.doneSinceProgress, remaining },
+          first ? 'embedding backlog: items waiting for a vector' : 'embedding backlog progress',
+        );
+      }
+      this.doneSinceProgress = 0;
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'could not count the embedding backlog');
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.stopped || this.kicked) {
+      this.kicked = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = undefined;
+        this.kicked = false;
+        done();
+      };
+    });
+  }
+}

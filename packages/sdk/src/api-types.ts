@@ -142,6 +142,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/auth/logout': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** End a login session: its refresh tokens and its access tokens stop working */
+    post: operations['postAuthLogout'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/auth/me': {
     parameters: {
       query?: never;
@@ -149,7 +166,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The current user and their tenants */
+    /** The current user and their tenants; with an API key, the key itself */
     get: operations['getAuthMe'];
     put?: never;
     post?: never;
@@ -534,8 +551,25 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Cancel a running execution (409 once it has finished) */
+    /** Cancel a running execution (again on a retry; 409 once it has completed or failed) */
     post: operations['postWorkflowsWorkflowIdExecutionsExecutionIdCancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/workflows/{workflow_id}/hook/rotate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Give the workflow a new secret hook URL; the old one answers 404 from now on */
+    post: operations['postWorkflowsWorkflowIdHookRotate'];
     delete?: never;
     options?: never;
     head?: never;
@@ -587,7 +621,7 @@ export interface components {
       }[];
       error: string;
       message: string;
-      /** @description Seconds to wait (429 only) */
+      /** @description Seconds to wait before retrying (429 and 503) */
       retry_after?: number;
     };
   };
@@ -684,7 +718,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -693,7 +727,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -850,7 +884,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -859,7 +893,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -949,7 +983,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -958,7 +992,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1032,7 +1066,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -1041,7 +1075,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1175,7 +1209,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -1184,7 +1218,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1320,7 +1354,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -1329,7 +1363,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1414,7 +1448,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -1423,7 +1457,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1516,7 +1550,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -1525,7 +1559,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1603,7 +1637,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -1612,7 +1646,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1756,7 +1790,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -1765,7 +1799,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1839,7 +1873,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -1848,7 +1882,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1963,7 +1997,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -1972,7 +2006,99 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postAuthLogout: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          refresh_token: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            success: boolean;
+          };
+        };
+      };
+      /** @description Malformed JSON body (validation_error) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (not_found) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Body over 1 MiB (payload_too_large) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Content-Type (unsupported_media_type) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Invalid fields (validation_error) */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2001,18 +2127,31 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            created_at: string;
-            email: string;
-            full_name: string;
-            id: string;
-            is_active: boolean;
-            tenants: {
-              id: string;
-              name: string;
-              role: string;
-            }[];
-          };
+          'application/json':
+            | {
+                created_at: string;
+                email: string;
+                full_name: string;
+                id: string;
+                is_active: boolean;
+                tenants: {
+                  id: string;
+                  name: string;
+                  role: string;
+                }[];
+              }
+            | {
+                expires_at: string | null;
+                /** @description The key id (key_...) */
+                id: string;
+                key_prefix: string;
+                name: string;
+                /** @description The effective scopes: the key's scopes its creator's role still grants */
+                scopes: string[];
+                tenant_id: string;
+                /** @constant */
+                type: 'api_key';
+              };
         };
       };
       /** @description Missing, invalid or expired token or key (unauthorized) */
@@ -2051,7 +2190,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2060,7 +2199,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2161,7 +2300,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2170,7 +2309,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2278,7 +2417,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2287,7 +2426,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2369,7 +2508,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2378,7 +2517,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2491,7 +2630,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2500,7 +2639,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2595,7 +2734,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2604,7 +2743,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2746,7 +2885,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2755,7 +2894,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2844,7 +2983,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2853,7 +2992,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2927,7 +3066,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -2936,7 +3075,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3063,7 +3202,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3072,7 +3211,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3181,7 +3320,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3190,7 +3329,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3313,7 +3452,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3322,7 +3461,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3411,7 +3550,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3420,7 +3559,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3560,7 +3699,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3569,7 +3708,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3654,7 +3793,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3663,7 +3802,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3736,7 +3875,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3745,7 +3884,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3873,7 +4012,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3882,7 +4021,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3972,7 +4111,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3981,7 +4120,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4082,7 +4221,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4091,7 +4230,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4179,7 +4318,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4188,7 +4327,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4294,7 +4433,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4303,7 +4442,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4404,7 +4543,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4413,7 +4552,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4521,7 +4660,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4530,7 +4669,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4617,7 +4756,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4626,7 +4765,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4840,7 +4979,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4849,7 +4988,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -4957,7 +5096,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4966,7 +5105,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5145,7 +5284,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5154,7 +5293,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5228,7 +5367,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5237,7 +5376,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5435,7 +5574,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5444,7 +5583,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5530,7 +5669,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5539,7 +5678,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5642,7 +5781,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5651,7 +5790,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5763,7 +5902,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5772,7 +5911,124 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postWorkflowsWorkflowIdHookRotate: {
+    parameters: {
+      query?: {
+        /** @description The tenant to act on (default: the caller's tenant) */
+        tenant_id?: string;
+      };
+      header?: never;
+      path: {
+        /** @example wf_01JEXAMPLE0000000000000000 */
+        workflow_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            created_at: string;
+            description: string;
+            edges: {
+              source: string;
+              target: string;
+            }[];
+            id: string;
+            last_run_at: string | null;
+            name: string;
+            nodes: {
+              /** @default {} */
+              config: {
+                [key: string]: unknown;
+              };
+              id: string;
+              retry?: {
+                /** @default 1000 */
+                backoff_ms: number;
+                max_attempts: number;
+              };
+              timeout_ms?: number;
+              /** @enum {string} */
+              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+            }[];
+            /** @description get only */
+            statistics?: {
+              avg_duration: string;
+              success_rate: number;
+              total_runs: number;
+            };
+            /** @enum {string} */
+            status: 'draft' | 'active' | 'paused';
+            /** @enum {string} */
+            trigger_type: 'webhook' | 'manual';
+            updated_at: string;
+            webhook_url: string;
+          };
+        };
+      };
+      /** @description Invalid request (validation_error) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, invalid or expired token or key (unauthorized) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Insufficient permissions or a plan quota reached (forbidden, quota_exceeded) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (not_found) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5847,7 +6103,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5856,7 +6112,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;
@@ -5931,7 +6187,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Rate limit exceeded (rate_limit_exceeded) */
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
           [name: string]: unknown;
@@ -5940,7 +6196,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A backend service is unavailable (service_unavailable) */
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
           [name: string]: unknown;

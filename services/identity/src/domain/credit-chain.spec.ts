@@ -33,6 +33,8 @@ describe('planLinks', () => {
   it('caps a movement that may not be refused at what the balance covers, never below zero', () => {
     const plan = planLinks('ten_1', { seq: 1, balance: 3 }, [movement('a', -5, 'cap')], now);
     expect(plan.entries[0]).toMatchObject({ amount: -3, balanceAfter: 0 });
+    const empty = planLinks('ten_1', { seq: 1, balance: 0 }, [movement('b', -5, 'cap')], now);
+    expect(Object.is(empty.entries[0]!.amount, 0)).toBe(true);
   });
 
   it('gives a key repeated in one batch the first entry, written once', () => {

@@ -66,7 +66,7 @@ export function planLinks(
     let amount = movement.amount;
     if (amount < 0 && balance + amount < 0) {
       if (movement.whenShort === 'refuse') return { refused: true };
-      amount = -Math.max(balance, 0);
+      amount = balance > 0 ? -balance : 0;
     }
     seq += 1;
     balance += amount;

@@ -157,6 +157,7 @@ interface Turn {
   tenantId: string;
   message: string;
   session?: Session;
+  userMessageId: string;
   messageId: string;
   prompt: LlmMessage[];
   maxTokens: number;
@@ -187,7 +188,7 @@ async function answer(
     lastMessageAt: now,
   };
   const userMessage: ChatMessage = {
-    id: newId('msg'),
+    id: turn.userMessageId,
     tenantId,
     agentId: agent.id,
     sessionId: current.id,
@@ -311,6 +312,8 @@ export async function chatWithAgent(
 
   // Reserve the most this turn can cost before anything is stored or asked (402 when the balance
   // cannot cover it); the reply settles it, a failure releases it, a crash leaves it to expire.
+  // Ids sort by time, and a session's history is read in id order: the user message's comes first.
+  const userMessageId = newId('msg');
   const messageId = newId('msg');
   const reserved = chatEstimate(countChatTokens(prompt), maxTokens);
   await deps.credits.reserve({
@@ -322,10 +325,16 @@ export async function chatWithAgent(
 
   let stored: { current: Session; userMessage: ChatMessage; result: LlmResult; reply: ChatMessage };
   try {
-    stored = await answer(deps, agent, { tenantId, message, session, messageId, prompt, maxTokens, started }, sink, {
-      historyMessages,
-      memories,
-    });
+    stored = await answer(
+      deps,
+      agent,
+      { tenantId, message, session, userMessageId, messageId, prompt, maxTokens, started },
+      sink,
+      {
+        historyMessages,
+        memories,
+      },
+    );
   } catch (error) {
     await release(deps, tenantId, messageId, error instanceof DomainError ? error.code : 'internal error');
     throw error;

@@ -6,9 +6,13 @@
  * each round a new tenant: identity is SIGKILLed at random points while 200 chats (reserve, then
  * settle or release) and purchases are retried, then balance = sum of the ledger and each
  * operation appears once. Build first (`npx nx run-many -t build -p identity testing`).
- * Exits non-zero on the first failing round; prints one line per round.
+ * Each round that passes appends a line to the report file (CREDITS_FAULT_REPORT, default
+ * credits-fault-report.txt in the OS temp folder), so progress shows while it runs; exits
+ * non-zero when any round failed.
  */
 const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -18,6 +22,9 @@ if (!Number.isInteger(rounds) || rounds < 1) {
   process.exit(2);
 }
 
+const report = process.env.CREDITS_FAULT_REPORT ?? path.join(os.tmpdir(), 'credits-fault-report.txt');
+fs.writeFileSync(report, '');
+process.stdout.write(`credits fault loop: ${rounds} rounds, progress in ${report}\n`);
 const started = Date.now();
 const result = spawnSync(
   process.execPath,
@@ -27,10 +34,15 @@ const result = spawnSync(
     'services/identity/jest.config.js',
     'services/identity/test/credits-fault.e2e.spec.ts',
   ],
-  { cwd: ROOT, stdio: 'inherit', env: { ...process.env, CREDITS_FAULT_ROUNDS: String(rounds) } },
+  {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, CREDITS_FAULT_ROUNDS: String(rounds), CREDITS_FAULT_REPORT: report },
+  },
 );
 const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+const passed = fs.readFileSync(report, 'utf8').split('\n').filter(Boolean).length;
 process.stdout.write(
-  `credits fault loop: ${rounds} rounds ${result.status === 0 ? 'passed' : 'FAILED'} in ${minutes} min\n`,
+  `credits fault loop: ${passed} of ${rounds} rounds passed${result.status === 0 ? '' : ' (FAILED)'} in ${minutes} min\n`,
 );
 process.exit(result.status ?? 1);

@@ -1,4 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import mongoose from 'mongoose';
 import { identityV1 } from '@agentplatform/contracts';
 import { DomainError, createGrpcClient, openChannel, type Channel } from '@agentplatform/service-kit';
@@ -10,9 +11,11 @@ import { startPlatform, type Platform } from '@agentplatform/testing';
  * agent-memory, workflow and a client retrying a purchase do. Afterwards the ledger must be a
  * clean chain whose sum is the balance, with each operation once and each reservation closed once.
  *
- * CREDITS_FAULT_ROUNDS repeats it (each round a new tenant); scripts/credits-fault-loop.js sets it.
+ * CREDITS_FAULT_ROUNDS repeats it (each round a new tenant) and CREDITS_FAULT_REPORT names a file
+ * that gets one line per finished round; scripts/credits-fault-loop.js sets both.
  */
 const ROUNDS = Number(process.env.CREDITS_FAULT_ROUNDS ?? 1);
+const REPORT = process.env.CREDITS_FAULT_REPORT;
 const OPERATIONS = 200;
 const PARALLEL = 8;
 const WELCOME = 1000;
@@ -76,7 +79,7 @@ describe('identity credits under crashes', () => {
     let kills = 0;
     while (!done()) {
       // Up long enough for some work to get through, down at a random point of it.
-      await sleep(500 + randomInt(2_500));
+      await sleep(1_000 + randomInt(3_000));
       if (done()) break;
       await service.kill();
       kills++;
@@ -176,9 +179,9 @@ describe('identity credits under crashes', () => {
       expect(closes.map((e) => e.idempotency_key).sort()).toEqual(
         reserves.map((e) => `${e.idempotency_key}:close`).sort(),
       );
-      process.stdout.write(
-        `credits fault round ${round}: ${kills} kills, ${entries.length} entries, balance ${balance}\n`,
-      );
+      const line = `round ${round}: passed, ${kills} kills, ${entries.length} entries, balance ${balance}\n`;
+      if (REPORT) appendFileSync(REPORT, line);
+      else process.stdout.write(line);
     }, 600_000);
   }
 });

@@ -182,6 +182,6 @@ describe('identity credits under crashes', () => {
       const line = `round ${round}: passed, ${kills} kills, ${entries.length} entries, balance ${balance}\n`;
       if (REPORT) appendFileSync(REPORT, line);
       else process.stdout.write(line);
-    }, 600_000);
+    }, 1_800_000);
   }
 });

@@ -185,6 +185,9 @@ describe('identity credits over gRPC', () => {
 
     const purchase = await identity.purchaseCredits({ tenantId, userId, credits: 100, idempotencyKey: 'p1' });
     expect(purchase.balance).toBe(180);
+    // A reservation's dip is not a low balance: it is released a moment later.
+    await identity.reserve({ tenantId, operationId: 'chat:dip', amount: 150, description: '' });
+    await identity.release({ tenantId, operationId: 'chat:dip', description: '' });
     await identity.charge({ tenantId, amount: 100, idempotencyKey: 'd', description: '' });
     await waitFor(() => lows().length === 2, { timeoutMs: 30_000, what: 'second billing.credits.low' });
     expect(lows().map((e) => e.data)).toEqual([
@@ -192,7 +195,16 @@ describe('identity credits over gRPC', () => {
       { balance: 80, threshold: 100 },
     ]);
     const credits = await identity.getCredits({ tenantId, limit: 10 });
-    expect(credits.entries.map((e) => e.type)).toEqual(['charge', 'purchase', 'charge', 'charge', 'charge', 'grant']);
+    expect(credits.entries.map((e) => e.type)).toEqual([
+      'charge',
+      'release',
+      'reserve',
+      'purchase',
+      'charge',
+      'charge',
+      'charge',
+      'grant',
+    ]);
   });
 
   it('lets only the owner purchase', async () => {

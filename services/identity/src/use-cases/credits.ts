@@ -64,10 +64,14 @@ async function publish(deps: IdentityDeps, events: EventEnvelope[]): Promise<voi
   }
 }
 
-/** billing.credits.low fires once per dip: the account's armed flag is flipped by one entry. */
+/**
+ * billing.credits.low fires once per dip: the account's armed flag is flipped by one entry. Only
+ * entries that fix a cost count (a charge, a settle): a reservation's dip is undone by its settle
+ * or release a moment later and would re-arm nothing.
+ */
 async function alertIfLow(deps: IdentityDeps, entry: LedgerEntry): Promise<void> {
   const threshold = deps.settings.lowCreditThreshold;
-  if (entry.amount >= 0 || entry.balanceAfter >= threshold) return;
+  if (!['charge', 'settle'].includes(entry.type) || entry.balanceAfter >= threshold) return;
   if (!(await deps.credits.disarmLowAlert(entry.tenantId))) return;
   await publish(deps, [
     {
@@ -178,7 +182,6 @@ export async function reserveCredits(
     holdExpiresAt: new Date(Date.now() + deps.settings.creditHoldTtlMs),
   });
   if (entry.type !== 'reserve') throw new ConflictError('This operation id was used by another kind of movement');
-  await alertIfLow(deps, entry);
   return { entry, reserved: -entry.amount, expiresAt: entry.holdExpiresAt };
 }
 
@@ -223,7 +226,7 @@ async function closeHold(
   // The closing entry is what counts; this only spares the expiry sweep a look (it would find
   // the closing entry and stop there too).
   await deps.credits.closeHold(hold.tenantId, hold.id);
-  if (close.amount < 0) await alertIfLow(deps, close);
+  await alertIfLow(deps, close);
   return settlement(hold, close);
 }
 

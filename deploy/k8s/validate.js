@@ -524,6 +524,9 @@ const NOTES = {
   DEFAULT_PLAN: "New tenants' plan (free, starter, pro, enterprise).",
   WELCOME_CREDITS: 'Credits a new tenant starts with.',
   CREDITS_LOW_THRESHOLD: 'Balance under which `billing.credits.low` fires.',
+  CREDIT_HOLD_TTL_SECONDS:
+    'A credit reservation neither settled nor released within this time is released by the sweep.',
+  CREDIT_SWEEP_INTERVAL_SECONDS: 'How often each identity replica releases expired credit reservations.',
   WEBHOOK_RETRY_SCHEDULE_MS:
     'Comma-separated delays before each delivery attempt; the count is the number of attempts.',
   PRUNE_INTERVAL_MS: 'How often old executions are pruned.',

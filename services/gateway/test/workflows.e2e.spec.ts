@@ -526,7 +526,6 @@ describe('workflows through the gateway', () => {
           amount: balance,
           idempotencyKey: `drain-${poor.user.tenantId}`,
           description: 'test drain',
-          allowNegative: false,
         });
       } finally {
         identity.channel.close();

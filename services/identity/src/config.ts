@@ -36,6 +36,14 @@ export const configShape = {
   DEFAULT_PLAN: z.enum(PLAN_NAMES).default('free'),
   WELCOME_CREDITS: env.int(1_000),
   CREDITS_LOW_THRESHOLD: env.int(100),
+  /**
+   * A credit reservation (a chat's estimate, a run's credit) that is neither settled nor released
+   * within this time is released by the sweep: its holder crashed or lost track of it. Longer
+   * than any chat or run start takes, so a live holder always settles first.
+   */
+  CREDIT_HOLD_TTL_SECONDS: env.int(900, 1),
+  /** How often each replica looks for expired credit reservations. */
+  CREDIT_SWEEP_INTERVAL_SECONDS: env.int(30, 1),
 };
 
 export type Config = ReturnType<typeof loadServiceConfig>;

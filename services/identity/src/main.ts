@@ -14,6 +14,8 @@ import { SigningKeyRing } from './security/signing-key-ring.js';
 import { TokenIssuer } from './security/token-issuer.js';
 import { identityService } from './transport/identity.grpc.js';
 import { announceWithdrawnKey } from './use-cases/announce-withdrawn-key.js';
+import { releaseExpiredHolds } from './use-cases/credits.js';
+import type { IdentityDeps } from './use-cases/identity-deps.js';
 
 const DAY_MS = 86_400_000;
 
@@ -63,34 +65,47 @@ async function main(): Promise<void> {
     audience: config.JWT_AUDIENCE,
     ttlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
   });
-  runtime.server.add(
-    identityV1.IdentityServiceDefinition,
-    identityService({
-      users,
-      tenants,
-      refreshTokens,
-      apiKeys,
-      credits,
-      loginThrottles,
-      outbox,
-      hasher: new PasswordHasher(config.BCRYPT_COST, () => passwordChecks.inc()),
-      keys,
-      tokens,
-      settings: {
-        defaultPlan: config.DEFAULT_PLAN,
-        welcomeCredits: config.WELCOME_CREDITS,
-        lowCreditThreshold: config.CREDITS_LOW_THRESHOLD,
-        refreshTtlMs: config.REFRESH_TOKEN_TTL_DAYS * DAY_MS,
-        issuer: config.JWT_ISSUER,
-        audience: config.JWT_AUDIENCE,
-        lockout: {
-          maxFailures: config.LOGIN_LOCKOUT_ATTEMPTS,
-          windowMs: config.LOGIN_LOCKOUT_WINDOW_SECONDS * 1000,
-          lockoutMs: config.LOGIN_LOCKOUT_SECONDS * 1000,
-        },
+  const deps: IdentityDeps = {
+    users,
+    tenants,
+    refreshTokens,
+    apiKeys,
+    credits,
+    loginThrottles,
+    outbox,
+    hasher: new PasswordHasher(config.BCRYPT_COST, () => passwordChecks.inc()),
+    keys,
+    tokens,
+    settings: {
+      defaultPlan: config.DEFAULT_PLAN,
+      welcomeCredits: config.WELCOME_CREDITS,
+      lowCreditThreshold: config.CREDITS_LOW_THRESHOLD,
+      creditHoldTtlMs: config.CREDIT_HOLD_TTL_SECONDS * 1000,
+      refreshTtlMs: config.REFRESH_TOKEN_TTL_DAYS * DAY_MS,
+      issuer: config.JWT_ISSUER,
+      audience: config.JWT_AUDIENCE,
+      lockout: {
+        maxFailures: config.LOGIN_LOCKOUT_ATTEMPTS,
+        windowMs: config.LOGIN_LOCKOUT_WINDOW_SECONDS * 1000,
+        lockoutMs: config.LOGIN_LOCKOUT_SECONDS * 1000,
       },
-    }),
-  );
+    },
+  };
+  runtime.server.add(identityV1.IdentityServiceDefinition, identityService(deps));
+
+  let sweeping = false;
+  const sweepTimer = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    releaseExpiredHolds(deps)
+      .then((released) => {
+        if (released > 0) runtime.logger.info({ released }, 'released expired credit reservations');
+      })
+      .catch((error) => runtime.logger.warn({ err: error }, 'credit reservation sweep failed'))
+      .finally(() => (sweeping = false));
+  }, config.CREDIT_SWEEP_INTERVAL_SECONDS * 1000);
+  sweepTimer.unref();
+  runtime.lifecycle.onShutdown('credit reservation sweep', () => clearInterval(sweepTimer));
   await serve(runtime, config);
 }
 

@@ -79,7 +79,6 @@ describe('identity credits over gRPC', () => {
       amount: 30,
       idempotencyKey: 'run:exe_1',
       description: 'workflow run',
-      allowNegative: false,
     };
     const answers = await Promise.all([identity.charge(charge), identity.charge(charge), identity.charge(charge)]);
     expect(new Set(answers.map((a) => a.entryId)).size).toBe(1);
@@ -90,26 +89,73 @@ describe('identity credits over gRPC', () => {
     expect((await identity.getBalance({ tenantId })).balance).toBe(970);
   });
 
-  it('refuses a charge above the balance with insufficient_credits unless allow_negative', async () => {
+  it('refuses a charge above the balance with insufficient_credits', async () => {
     const tenantId = await newTenant();
-    const error = await failure(
-      identity.charge({ tenantId, amount: 1001, idempotencyKey: 'big', description: '', allowNegative: false }),
-    );
+    const error = await failure(identity.charge({ tenantId, amount: 1001, idempotencyKey: 'big', description: '' }));
     expect(error.code).toBe('insufficient_credits');
     expect((await identity.getBalance({ tenantId })).balance).toBe(1000);
-    const negative = await identity.charge({
-      tenantId,
-      amount: 1005,
-      idempotencyKey: 'chat:msg_1',
-      description: 'chat',
-      allowNegative: true,
-    });
-    expect(negative.balance).toBe(-5);
+  });
+
+  it('reserves, then settles what was used and gives back the rest, once', async () => {
+    const tenantId = await newTenant();
+    const reserved = await identity.reserve({ tenantId, operationId: 'chat:m1', amount: 5, description: 'chat' });
+    expect(reserved).toMatchObject({ balance: 995, reserved: 5 });
+    expect(Date.parse(reserved.expiresAt)).toBeGreaterThan(Date.now());
+    expect(await identity.reserve({ tenantId, operationId: 'chat:m1', amount: 5, description: 'chat' })).toEqual(
+      reserved,
+    );
+    const settle = { tenantId, operationId: 'chat:m1', used: 2, description: 'chat: 1,500 tokens' };
+    const settled = await identity.settle(settle);
+    expect(settled).toEqual({ balance: 998, charged: 2, returned: 3, released: false });
+    expect(await identity.settle(settle)).toEqual(settled);
+    // A release after the settle changes nothing: a reservation closes once.
+    expect(await identity.release({ tenantId, operationId: 'chat:m1', description: '' })).toEqual(settled);
+    const { balance, entries } = await identity.getCredits({ tenantId, limit: 10 });
+    expect(balance).toBe(998);
+    expect(entries.map((e) => [e.type, e.amount, e.balanceAfter])).toEqual([
+      ['settle', 3, 998],
+      ['reserve', -5, 995],
+      ['grant', 1000, 1000],
+    ]);
+  });
+
+  it('releases a whole reservation on failure; a settle afterwards charges nothing', async () => {
+    const tenantId = await newTenant();
+    await identity.reserve({ tenantId, operationId: 'chat:m2', amount: 7, description: 'chat' });
+    const released = await identity.release({ tenantId, operationId: 'chat:m2', description: 'provider failed' });
+    expect(released).toEqual({ balance: 1000, charged: 0, returned: 7, released: true });
+    expect(await identity.settle({ tenantId, operationId: 'chat:m2', used: 1, description: '' })).toEqual(released);
+    expect((await identity.getBalance({ tenantId })).balance).toBe(1000);
+  });
+
+  it('refuses a reservation the balance cannot cover, and caps an overrun at the balance', async () => {
+    const tenantId = await newTenant();
+    const refused = await failure(
+      identity.reserve({ tenantId, operationId: 'chat:big', amount: 1001, description: '' }),
+    );
+    expect(refused.code).toBe('insufficient_credits');
+    await identity.reserve({ tenantId, operationId: 'chat:m3', amount: 990, description: '' });
+    const settled = await identity.settle({ tenantId, operationId: 'chat:m3', used: 1200, description: '' });
+    expect(settled).toEqual({ balance: 0, charged: 1000, returned: 0, released: false });
+    const missing = await failure(identity.settle({ tenantId, operationId: 'chat:none', used: 1, description: '' }));
+    expect(missing.code).toBe('not_found');
+  });
+
+  it('answers exactly as many parallel reservations as the balance covers', async () => {
+    const tenantId = await newTenant();
+    await identity.charge({ tenantId, amount: 999, idempotencyKey: 'drain', description: '' });
+    const answers = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) =>
+        identity.reserve({ tenantId, operationId: `chat:p${i}`, amount: 1, description: '' }),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
+    expect((await identity.getBalance({ tenantId })).balance).toBe(0);
   });
 
   it('refunds idempotently', async () => {
     const tenantId = await newTenant();
-    await identity.charge({ tenantId, amount: 10, idempotencyKey: 'c1', description: '', allowNegative: false });
+    await identity.charge({ tenantId, amount: 10, idempotencyKey: 'c1', description: '' });
     const refund = { tenantId, amount: 10, idempotencyKey: 'r1', description: 'failed run' };
     expect((await identity.refund(refund)).balance).toBe(1000);
     expect((await identity.refund(refund)).balance).toBe(1000);
@@ -118,9 +164,7 @@ describe('identity credits over gRPC', () => {
 
   it('validates amounts and keys, and answers not_found for an unknown tenant', async () => {
     const tenantId = await newTenant();
-    const bad = await failure(
-      identity.charge({ tenantId, amount: 0, idempotencyKey: '', description: '', allowNegative: false }),
-    );
+    const bad = await failure(identity.charge({ tenantId, amount: 0, idempotencyKey: '', description: '' }));
     expect(bad.code).toBe('validation_error');
     expect(bad.details.map((d) => d.field).sort()).toEqual(['amount', 'idempotency_key']);
     const missing = await failure(identity.getBalance({ tenantId: 'ten_missing' }));
@@ -130,9 +174,9 @@ describe('identity credits over gRPC', () => {
   it('fires billing.credits.low once when the balance drops below 100, re-armed by a purchase', async () => {
     const { tenantId, userId } = await newAccount();
     const lows = () => events.filter((e) => e.type === 'billing.credits.low' && e.tenant_id === tenantId);
-    await identity.charge({ tenantId, amount: 850, idempotencyKey: 'a', description: '', allowNegative: false });
-    await identity.charge({ tenantId, amount: 60, idempotencyKey: 'b', description: '', allowNegative: false });
-    await identity.charge({ tenantId, amount: 10, idempotencyKey: 'c', description: '', allowNegative: false });
+    await identity.charge({ tenantId, amount: 850, idempotencyKey: 'a', description: '' });
+    await identity.charge({ tenantId, amount: 60, idempotencyKey: 'b', description: '' });
+    await identity.charge({ tenantId, amount: 10, idempotencyKey: 'c', description: '' });
     const [low] = await waitFor(() => (lows().length > 0 ? lows() : undefined), {
       timeoutMs: 30_000,
       what: 'billing.credits.low',
@@ -141,14 +185,26 @@ describe('identity credits over gRPC', () => {
 
     const purchase = await identity.purchaseCredits({ tenantId, userId, credits: 100, idempotencyKey: 'p1' });
     expect(purchase.balance).toBe(180);
-    await identity.charge({ tenantId, amount: 100, idempotencyKey: 'd', description: '', allowNegative: false });
+    // A reservation's dip is not a low balance: it is released a moment later.
+    await identity.reserve({ tenantId, operationId: 'chat:dip', amount: 150, description: '' });
+    await identity.release({ tenantId, operationId: 'chat:dip', description: '' });
+    await identity.charge({ tenantId, amount: 100, idempotencyKey: 'd', description: '' });
     await waitFor(() => lows().length === 2, { timeoutMs: 30_000, what: 'second billing.credits.low' });
     expect(lows().map((e) => e.data)).toEqual([
       { balance: 90, threshold: 100 },
       { balance: 80, threshold: 100 },
     ]);
     const credits = await identity.getCredits({ tenantId, limit: 10 });
-    expect(credits.entries.map((e) => e.type)).toEqual(['charge', 'purchase', 'charge', 'charge', 'charge', 'grant']);
+    expect(credits.entries.map((e) => e.type)).toEqual([
+      'charge',
+      'release',
+      'reserve',
+      'purchase',
+      'charge',
+      'charge',
+      'charge',
+      'grant',
+    ]);
   });
 
   it('lets only the owner purchase', async () => {
@@ -158,5 +214,43 @@ describe('identity credits over gRPC', () => {
       identity.purchaseCredits({ tenantId, userId: stranger.userId, credits: 10, idempotencyKey: 'x' }),
     );
     expect(error.code).toBe('forbidden');
+  });
+
+  describe('with a reservation expiry of one second', () => {
+    let short: Platform;
+    let shortChannel: Channel;
+
+    beforeAll(async () => {
+      short = await startPlatform({
+        services: ['identity'],
+        serviceEnv: { identity: { CREDIT_HOLD_TTL_SECONDS: '1', CREDIT_SWEEP_INTERVAL_SECONDS: '1' } },
+      });
+      shortChannel = openChannel(`127.0.0.1:${short.service('identity').ready!.grpc_port}`);
+    });
+
+    afterAll(async () => {
+      shortChannel?.close();
+      await short?.stop();
+    });
+
+    it('releases a reservation its holder never settles', async () => {
+      const client = createGrpcClient(identityV1.IdentityServiceDefinition, shortChannel, { deadlineMs: 5_000 });
+      const { tenantId } = await client.register({
+        email: `expiry-${randomBytes(6).toString('hex')}@example.com`,
+        password: 'password-123',
+        fullName: '',
+        company: '',
+      });
+      await client.reserve({ tenantId, operationId: 'run:exe_lost', amount: 40, description: 'run' });
+      expect((await client.getBalance({ tenantId })).balance).toBe(960);
+      await waitFor(async () => (await client.getBalance({ tenantId })).balance === 1000, {
+        timeoutMs: 30_000,
+        what: 'the expired reservation released',
+      });
+      const { entries } = await client.getCredits({ tenantId, limit: 10 });
+      expect(entries.map((e) => e.type)).toEqual(['release', 'reserve', 'grant']);
+      const late = await client.settle({ tenantId, operationId: 'run:exe_lost', used: 1, description: '' });
+      expect(late).toEqual({ balance: 1000, charged: 0, returned: 40, released: true });
+    });
   });
 });

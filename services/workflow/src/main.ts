@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     identityChannel.close();
   });
   const agents = grpcAgentDirectory(agentMemoryChannel, config.GRPC_DEADLINE_MS, runtime.metrics);
-  const credits = grpcCreditLedger(identityChannel, config.GRPC_DEADLINE_MS, runtime.metrics);
+  const credits = grpcCreditLedger(identityChannel, config.GRPC_DEADLINE_MS, runtime.metrics, runtime.logger);
   const http = createGuardedAgent({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
   runtime.lifecycle.onShutdown('http client', () => http.close());
 

@@ -2,16 +2,16 @@ import { createEvent } from '@agentplatform/events';
 import {
   ConflictError,
   DomainError,
-  InsufficientCreditsError,
   newId,
   NotFoundError,
   ValidationError,
   type FieldIssue,
 } from '@agentplatform/service-kit';
 import { LIMITS, type Agent } from '../domain/agent.js';
-import { chatCost, type ChatMessage, type Session, type Usage } from '../domain/chat.js';
+import { chatCost, chatEstimate, type ChatMessage, type Session, type Usage } from '../domain/chat.js';
 import { ProviderError } from '../http/post-json.js';
-import type { LlmMessage } from '../llm/llm-provider.js';
+import type { LlmMessage, LlmResult } from '../llm/llm-provider.js';
+import { countChatTokens } from '../llm/tokenizer.js';
 import { buildPrompt, DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE } from '../llm/prompt.js';
 import type { Deps } from './deps.js';
 import { storeMemory } from './manage-memories.js';
@@ -78,63 +78,107 @@ async function retrieve(deps: Deps, agent: Agent, message: string, history: Chat
   }
 }
 
-async function charge(
-  deps: Deps,
-  tenantId: string,
-  agent: Agent,
-  messageId: string,
-  usage: Usage,
-  credits: number,
-): Promise<boolean> {
-  try {
-    await deps.credits.charge({
-      tenantId,
-      amount: credits,
-      idempotencyKey: `chat:${messageId}`,
-      description: `Chat with agent ${agent.name} (${usage.totalTokens} tokens)`,
-    });
-    return true;
-  } catch (error) {
-    const retryable = !(error instanceof DomainError) || ['service_unavailable', 'internal_error'].includes(error.code);
-    deps.logger[retryable ? 'warn' : 'error'](
-      { err: error, message_id: messageId, credits },
-      retryable ? 'chat charge failed; will retry' : 'chat charge refused',
-    );
-    return !retryable;
-  }
+function chatOperation(messageId: string): string {
+  return `chat:${messageId}`;
+}
+
+function retryable(error: unknown): boolean {
+  return !(error instanceof DomainError) || ['service_unavailable', 'internal_error'].includes(error.code);
 }
 
 /**
- * One chat turn (SPEC.md section 4, DESIGN.md sections 5 and 6): checks the agent is active and
- * the tenant has credits, stores the user message (agent.message.created), retrieves the session's
- * recent turns and the most relevant memories, asks the LLM provider, charges the real cost with
- * an idempotency key, stores the reply (agent.message.completed) and, with episodic memory on,
- * the exchange as an episodic memory.
+ * Settles a stored reply's reservation with its real cost. False when identity could not be
+ * reached: the reply stays marked and the retry job settles it.
  */
-export async function chatWithAgent(
-  deps: Deps,
-  tenantId: string,
-  input: ChatInput,
-  sink?: ChatSink,
-): Promise<ChatOutcome> {
-  const message = validate(input);
-  const started = Date.now();
-  const agent = input.agentId ? await deps.agents.find(tenantId, input.agentId) : undefined;
-  if (!agent) throw new NotFoundError('Agent');
-  if (agent.status !== 'active') throw new ConflictError(`Agent is ${agent.status}; only active agents can chat`);
-  let session: Session | undefined;
-  if (input.sessionId) {
-    session = await deps.chats.findSession(tenantId, agent.id, input.sessionId);
-    if (!session) throw new NotFoundError('Session');
+async function settle(deps: Deps, reply: ChatMessage, description: string): Promise<boolean> {
+  const operationId = chatOperation(reply.id);
+  const used = reply.credits ?? chatCost(reply.usage?.totalTokens ?? 0);
+  try {
+    const settled = await deps.credits.settle({ tenantId: reply.tenantId, operationId, used, description });
+    if (settled.released) {
+      deps.logger.warn(
+        { message_id: reply.id, credits: used },
+        'chat reservation had expired; the turn was not charged',
+      );
+    }
+    return true;
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'not_found') {
+      // A reply stored before chats reserved: charge its cost the way it was charged then.
+      return chargeWithoutReservation(deps, reply, used, description);
+    }
+    if (!retryable(error)) {
+      deps.logger.error({ err: error, message_id: reply.id, credits: used }, 'chat settle refused');
+      return true;
+    }
+    deps.logger.warn({ err: error, message_id: reply.id, credits: used }, 'chat settle failed; will retry');
+    return false;
   }
-  if ((await deps.credits.balance(tenantId)) <= 0) throw new InsufficientCreditsError();
+}
 
-  const history = session ? await deps.chats.recentMessages(tenantId, session.id, deps.settings.historyMessages) : [];
-  const memories = await retrieve(deps, agent, message, history);
+async function chargeWithoutReservation(
+  deps: Deps,
+  reply: ChatMessage,
+  used: number,
+  description: string,
+): Promise<boolean> {
+  try {
+    await deps.credits.charge({
+      tenantId: reply.tenantId,
+      amount: used,
+      idempotencyKey: chatOperation(reply.id),
+      description,
+    });
+    return true;
+  } catch (error) {
+    if (retryable(error)) return false;
+    deps.logger.error({ err: error, message_id: reply.id, credits: used }, 'chat charge refused');
+    return true;
+  }
+}
 
+/** Gives a failed turn's reservation back; if identity is unreachable, its expiry does it later. */
+async function release(deps: Deps, tenantId: string, messageId: string, reason: string): Promise<void> {
+  await deps.credits
+    .release({
+      tenantId,
+      operationId: chatOperation(messageId),
+      description: `Chat failed (${reason}): reservation released`,
+    })
+    .catch((error) =>
+      deps.logger.warn(
+        { err: error, message_id: messageId },
+        'could not release a chat reservation; it expires instead',
+      ),
+    );
+}
+
+interface Turn {
+  tenantId: string;
+  message: string;
+  session?: Session;
+  userMessageId: string;
+  messageId: string;
+  prompt: LlmMessage[];
+  maxTokens: number;
+  started: number;
+}
+
+/**
+ * The reserved part of a turn: stores the user message (agent.message.created), asks the model
+ * and stores the reply (agent.message.completed), marked as not yet settled.
+ */
+async function answer(
+  deps: Deps,
+  agent: Agent,
+  turn: Turn,
+  sink: ChatSink | undefined,
+  context: { historyMessages: LlmMessage[]; memories: Awaited<ReturnType<typeof retrieve>> },
+): Promise<{ current: Session; userMessage: ChatMessage; result: LlmResult; reply: ChatMessage }> {
+  const { tenantId, message, messageId } = turn;
   const now = new Date();
-  const isNew = !session;
-  const current: Session = session ?? {
+  const isNew = !turn.session;
+  const current: Session = turn.session ?? {
     id: newId('ses'),
     tenantId,
     agentId: agent.id,
@@ -144,7 +188,7 @@ export async function chatWithAgent(
     lastMessageAt: now,
   };
   const userMessage: ChatMessage = {
-    id: newId('msg'),
+    id: turn.userMessageId,
     tenantId,
     agentId: agent.id,
     sessionId: current.id,
@@ -165,32 +209,29 @@ export async function chatWithAgent(
     return { result: undefined, events: [event] };
   });
 
-  const messageId = newId('msg');
-  const historyMessages: LlmMessage[] = history.map((m) => ({ role: m.role, content: m.content }));
   sink?.start({
     messageId,
     sessionId: current.id,
     userMessageId: userMessage.id,
     model: deps.llm.modelFor(agent.config.model),
   });
-  let result;
+  let result: LlmResult;
   try {
     result = await deps.llm.complete(
       {
         model: agent.config.model,
         temperature: agent.config.temperature ?? DEFAULT_TEMPERATURE,
-        maxTokens: agent.config.max_tokens ?? DEFAULT_MAX_TOKENS,
-        messages: buildPrompt(
-          agent,
-          historyMessages,
-          memories.map((m) => m.item),
-          message,
-        ),
+        maxTokens: turn.maxTokens,
+        messages: turn.prompt,
         context: {
           agentName: agent.name,
           userMessage: message,
-          history: historyMessages,
-          memories: memories.map((m) => ({ content: m.item.content, score: m.score, memoryType: m.item.memoryType })),
+          history: context.historyMessages,
+          memories: context.memories.map((m) => ({
+            content: m.item.content,
+            score: m.score,
+            memoryType: m.item.memoryType,
+          })),
         },
       },
       sink ? (text) => sink.delta(text) : undefined,
@@ -203,9 +244,6 @@ export async function chatWithAgent(
     throw error;
   }
 
-  const latencyMs = Date.now() - started;
-  const credits = chatCost(result.usage.totalTokens);
-  const charged = await charge(deps, tenantId, agent, messageId, result.usage, credits);
   const createdAt = new Date();
   const reply: ChatMessage = {
     id: messageId,
@@ -216,9 +254,10 @@ export async function chatWithAgent(
     content: result.content,
     model: result.model,
     usage: result.usage,
-    latencyMs,
-    credits,
-    chargePending: !charged,
+    latencyMs: Date.now() - turn.started,
+    credits: chatCost(result.usage.totalTokens),
+    // Settled right after; if this process dies first, the retry job settles it.
+    chargePending: true,
     createdAt,
   };
   await deps.outbox.run(async (dbSession) => {
@@ -230,10 +269,80 @@ export async function chatWithAgent(
       message_id: messageId,
       content: result.content,
       tokens_used: result.usage.totalTokens,
-      latency_ms: latencyMs,
+      latency_ms: reply.latencyMs!,
     });
     return { result: undefined, events: [event] };
   });
+  return { current, userMessage, result, reply };
+}
+
+/**
+ * One chat turn (SPEC.md section 4, DESIGN.md sections 5 and 6): checks the agent is active,
+ * retrieves the session's recent turns and the most relevant memories, reserves the most the
+ * turn can cost (402 when the balance cannot cover it), stores the user message, asks the LLM
+ * provider, stores the reply, settles the reservation with the real cost (or releases it when
+ * the turn failed) and, with episodic memory on, stores the exchange as an episodic memory.
+ */
+export async function chatWithAgent(
+  deps: Deps,
+  tenantId: string,
+  input: ChatInput,
+  sink?: ChatSink,
+): Promise<ChatOutcome> {
+  const message = validate(input);
+  const started = Date.now();
+  const agent = input.agentId ? await deps.agents.find(tenantId, input.agentId) : undefined;
+  if (!agent) throw new NotFoundError('Agent');
+  if (agent.status !== 'active') throw new ConflictError(`Agent is ${agent.status}; only active agents can chat`);
+  let session: Session | undefined;
+  if (input.sessionId) {
+    session = await deps.chats.findSession(tenantId, agent.id, input.sessionId);
+    if (!session) throw new NotFoundError('Session');
+  }
+  const history = session ? await deps.chats.recentMessages(tenantId, session.id, deps.settings.historyMessages) : [];
+  const memories = await retrieve(deps, agent, message, history);
+  const historyMessages: LlmMessage[] = history.map((m) => ({ role: m.role, content: m.content }));
+  const prompt = buildPrompt(
+    agent,
+    historyMessages,
+    memories.map((m) => m.item),
+    message,
+  );
+  const maxTokens = agent.config.max_tokens ?? DEFAULT_MAX_TOKENS;
+
+  // Reserve the most this turn can cost before anything is stored or asked (402 when the balance
+  // cannot cover it); the reply settles it, a failure releases it, a crash leaves it to expire.
+  // Ids sort by time, and a session's history is read in id order: the user message's comes first.
+  const userMessageId = newId('msg');
+  const messageId = newId('msg');
+  const reserved = chatEstimate(countChatTokens(prompt), maxTokens);
+  await deps.credits.reserve({
+    tenantId,
+    operationId: chatOperation(messageId),
+    amount: reserved,
+    description: `Chat with agent ${agent.name}: reserved`,
+  });
+
+  let stored: { current: Session; userMessage: ChatMessage; result: LlmResult; reply: ChatMessage };
+  try {
+    stored = await answer(
+      deps,
+      agent,
+      { tenantId, message, session, userMessageId, messageId, prompt, maxTokens, started },
+      sink,
+      {
+        historyMessages,
+        memories,
+      },
+    );
+  } catch (error) {
+    await release(deps, tenantId, messageId, error instanceof DomainError ? error.code : 'internal error');
+    throw error;
+  }
+  const { current, userMessage, result, reply } = stored;
+  if (await settle(deps, reply, `Chat with agent ${agent.name}: ${result.usage.totalTokens} tokens`)) {
+    await deps.chats.markCharged(tenantId, reply.id);
+  }
 
   if (agent.memoryTypes.includes('episodic')) {
     // Counted toward the memories quota, never refused: the reply is already the user's.
@@ -253,28 +362,21 @@ export async function chatWithAgent(
     role: 'assistant',
     model: result.model,
     usage: result.usage,
-    createdAt,
-    latencyMs,
-    credits,
+    createdAt: reply.createdAt,
+    latencyMs: reply.latencyMs!,
+    credits: reply.credits!,
   };
 }
 
-/** Charges chats whose charge failed earlier; the idempotency key makes a repeat harmless. */
+/**
+ * Settles replies whose settle failed earlier (identity unreachable, or this process died between
+ * storing the reply and settling it). Settling is idempotent by operation id.
+ */
 export async function retryPendingCharges(deps: Deps, batch = 100): Promise<number> {
   let done = 0;
-  for (const message of await deps.chats.pendingCharges(batch)) {
-    try {
-      await deps.credits.charge({
-        tenantId: message.tenantId,
-        amount: message.credits ?? chatCost(message.usage?.totalTokens ?? 0),
-        idempotencyKey: `chat:${message.id}`,
-        description: `Chat (${message.usage?.totalTokens ?? 0} tokens)`,
-      });
-    } catch (error) {
-      if (!(error instanceof DomainError) || ['service_unavailable', 'internal_error'].includes(error.code)) break;
-      deps.logger.error({ err: error, message_id: message.id }, 'chat charge refused');
-    }
-    await deps.chats.markCharged(message.tenantId, message.id);
+  for (const reply of await deps.chats.pendingCharges(batch)) {
+    if (!(await settle(deps, reply, `Chat (${reply.usage?.totalTokens ?? 0} tokens)`))) break;
+    await deps.chats.markCharged(reply.tenantId, reply.id);
     done++;
   }
   return done;

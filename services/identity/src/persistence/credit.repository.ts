@@ -1,39 +1,46 @@
 import type { ClientSession, Connection, Model } from 'mongoose';
+import { isDuplicateKeyError } from '@agentplatform/service-kit';
+import type { ChainHead, LedgerEntry } from '../domain/credit-chain.js';
 import {
   creditAccountSchema,
   creditEntrySchema,
   type CreditAccountRecord,
   type CreditEntryRecord,
-  type LedgerEntryType,
 } from './credit.schema.js';
 
-export type { LedgerEntryType } from './credit.schema.js';
-
-export interface LedgerEntry {
-  id: string;
-  tenantId: string;
-  type: LedgerEntryType;
-  amount: number;
-  balanceAfter: number;
-  idempotencyKey: string;
-  description: string;
-  createdAt: Date;
-}
+export type { ChainHead, LedgerEntry, LedgerEntryType } from '../domain/credit-chain.js';
 
 function toEntry(record: CreditEntryRecord): LedgerEntry {
   return {
     id: record._id,
     tenantId: record.tenant_id,
+    ...(record.seq === undefined || record.seq === null ? {} : { seq: record.seq }),
     type: record.type,
     amount: record.amount,
     balanceAfter: record.balance_after,
     idempotencyKey: record.idempotency_key,
     description: record.description,
     createdAt: record.created_at,
+    ...(record.hold_expires_at ? { holdExpiresAt: record.hold_expires_at } : {}),
   };
 }
 
-/** Balances and the ledger; every query names its tenant. */
+function toRecord(entry: LedgerEntry): CreditEntryRecord {
+  return {
+    _id: entry.id,
+    tenant_id: entry.tenantId,
+    ...(entry.seq === undefined ? {} : { seq: entry.seq }),
+    type: entry.type,
+    amount: entry.amount,
+    balance_after: entry.balanceAfter,
+    idempotency_key: entry.idempotencyKey,
+    description: entry.description,
+    created_at: entry.createdAt,
+    ...(entry.holdExpiresAt ? { hold_expires_at: entry.holdExpiresAt } : {}),
+  };
+}
+
+/** Credit accounts and the ledger; every query names its tenant (the expiry sweep names its entries). */
 export class CreditRepository {
   private readonly accounts: Model<CreditAccountRecord>;
   private readonly entries: Model<CreditEntryRecord>;
@@ -47,38 +54,84 @@ export class CreditRepository {
     await Promise.all([this.accounts.init(), this.entries.init()]);
   }
 
+  /** Opens a tenant's account; its first ledger entry (the welcome grant) is `seq` 1. */
   async openAccount(tenantId: string, balance: number, armed: boolean, session?: ClientSession): Promise<void> {
     await this.accounts.create([{ _id: tenantId, balance, low_alert_armed: armed, updated_at: new Date() }], {
       session,
     });
   }
 
-  async balance(tenantId: string): Promise<number | undefined> {
-    const record = await this.accounts.findById(tenantId, { balance: 1 }).lean<Pick<CreditAccountRecord, 'balance'>>();
-    return record?.balance;
+  /**
+   * The end of the tenant's chain, or undefined when the tenant has no account. An account
+   * without chained entries (opened before the chain, or whose grant was never written) starts
+   * the chain at seq 0 from the balance it stored.
+   */
+  async head(tenantId: string): Promise<ChainHead | undefined> {
+    const [last, account] = await Promise.all([
+      this.entries.collection.findOne(
+        { tenant_id: tenantId, seq: { $gte: 1 } },
+        { sort: { seq: -1 }, projection: { seq: 1, balance_after: 1 } },
+      ),
+      this.accounts.collection.findOne({ _id: tenantId as never }, { projection: { balance: 1 } }),
+    ]);
+    if (!account) return undefined;
+    if (last) return { seq: last.seq as number, balance: last.balance_after as number };
+    return { seq: 0, balance: account.balance as number };
   }
 
   /**
-   * Adds `delta` (negative for a charge) in one atomic update; with `floor` the update only
-   * happens while the balance stays at or above it. Returns the new balance, or undefined when
-   * the account is missing or the floor would be crossed.
+   * Appends entries to the chain in one ordered insert. Answers how many were stored before a
+   * duplicate key stopped the rest (`conflict`: another writer took a link or an idempotency key
+   * first); other errors are thrown.
    */
-  async adjust(
-    tenantId: string,
-    delta: number,
-    floor: number | undefined,
-    session?: ClientSession,
-  ): Promise<number | undefined> {
-    const filter: Record<string, unknown> = { _id: tenantId };
-    if (floor !== undefined) filter.balance = { $gte: floor - delta };
-    // The driver directly: a charge is on every chat and run, and mongoose's casting of this fixed
-    // shape is pure overhead there.
-    const record = await this.accounts.collection.findOneAndUpdate(
-      filter,
-      { $inc: { balance: delta }, $set: { updated_at: new Date() } },
-      { returnDocument: 'after', projection: { balance: 1 }, session },
+  async append(entries: LedgerEntry[]): Promise<{ stored: number; conflict: boolean }> {
+    if (entries.length === 0) return { stored: 0, conflict: false };
+    try {
+      await this.entries.collection.insertMany(entries.map(toRecord) as never[], { ordered: true });
+      return { stored: entries.length, conflict: false };
+    } catch (error) {
+      const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
+      const first = (Array.isArray(writeErrors) ? writeErrors[0] : writeErrors) as
+        { index?: number; code?: number } | undefined;
+      if (!isDuplicateKeyError(error) && first?.code !== 11000) throw error;
+      // Ordered: everything before the first failed document was stored, nothing after it.
+      return { stored: typeof first?.index === 'number' ? first.index : 0, conflict: true };
+    }
+  }
+
+  /** Writes one entry outside the chain's writer (the welcome grant, inside registration). */
+  async insertEntry(entry: LedgerEntry, session?: ClientSession): Promise<void> {
+    await this.entries.create([toRecord(entry)], { session });
+  }
+
+  async findByKeys(tenantId: string, idempotencyKeys: string[]): Promise<LedgerEntry[]> {
+    if (idempotencyKeys.length === 0) return [];
+    const records = await this.entries.collection
+      .find({ tenant_id: tenantId, idempotency_key: { $in: idempotencyKeys } })
+      .toArray();
+    return records.map((r) => toEntry(r as unknown as CreditEntryRecord));
+  }
+
+  async findByKey(tenantId: string, idempotencyKey: string): Promise<LedgerEntry | undefined> {
+    return (await this.findByKeys(tenantId, [idempotencyKey]))[0];
+  }
+
+  /** Marks a reservation closed: the expiry sweep no longer looks at it. */
+  async closeHold(tenantId: string, entryId: string): Promise<void> {
+    await this.entries.collection.updateOne(
+      { _id: entryId as never, tenant_id: tenantId },
+      { $unset: { hold_expires_at: '' } },
     );
-    return record ? (record.balance as number) : undefined;
+  }
+
+  /** Open reservations whose expiry has passed, oldest first. */
+  async expiredHolds(now: Date, limit: number): Promise<LedgerEntry[]> {
+    const records = await this.entries
+      .find({ hold_expires_at: { $lte: now } })
+      .sort({ hold_expires_at: 1 })
+      .limit(limit)
+      .lean<CreditEntryRecord[]>();
+    return records.map(toEntry);
   }
 
   /** Disarms the low-credit alert; true for the one caller that disarmed it. */
@@ -99,34 +152,11 @@ export class CreditRepository {
     );
   }
 
-  /** Throws a duplicate-key error when the idempotency key was used before. */
-  async insertEntry(entry: LedgerEntry, session?: ClientSession): Promise<void> {
-    await this.entries.create(
-      [
-        {
-          _id: entry.id,
-          tenant_id: entry.tenantId,
-          type: entry.type,
-          amount: entry.amount,
-          balance_after: entry.balanceAfter,
-          idempotency_key: entry.idempotencyKey,
-          description: entry.description,
-          created_at: entry.createdAt,
-        },
-      ],
-      { session },
-    );
-  }
-
-  async findByKey(tenantId: string, idempotencyKey: string): Promise<LedgerEntry | undefined> {
-    const record = await this.entries.collection.findOne({ tenant_id: tenantId, idempotency_key: idempotencyKey });
-    return record ? toEntry(record as unknown as CreditEntryRecord) : undefined;
-  }
-
+  /** The newest entries first: by place in the chain, then (entries from before it) by time. */
   async recent(tenantId: string, limit: number): Promise<LedgerEntry[]> {
     const records = await this.entries
       .find({ tenant_id: tenantId })
-      .sort({ created_at: -1, _id: -1 })
+      .sort({ seq: -1, created_at: -1, _id: -1 })
       .limit(limit)
       .lean<CreditEntryRecord[]>();
     return records.map(toEntry);

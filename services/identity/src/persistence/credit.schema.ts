@@ -1,6 +1,12 @@
 import { Schema } from 'mongoose';
+import type { LedgerEntryType } from '../domain/credit-chain.js';
 
-/** A tenant's balance. `low_alert_armed` makes billing.credits.low fire once per dip below the threshold. */
+/**
+ * A tenant's credit account: that the tenant has one, and the low-credit alert's state
+ * (`low_alert_armed` makes billing.credits.low fire once per dip below the threshold). The balance
+ * is the ledger's: `balance` is only the starting point of accounts opened before the ledger was
+ * chained (docs/identity-and-access.md, "Credits").
+ */
 export interface CreditAccountRecord {
   _id: string;
   balance: number;
@@ -18,32 +24,42 @@ export const creditAccountSchema = new Schema<CreditAccountRecord>(
   { collection: 'credit_accounts', versionKey: false },
 );
 
-export type LedgerEntryType = 'grant' | 'charge' | 'refund' | 'purchase';
-
-/** One movement of credits. The unique (tenant, idempotency key) pair makes retries harmless. */
+/**
+ * One movement of credits, a link of the tenant's chain: entry `seq` has the `_id`
+ * `led_<tenant>_<seq>`, so two writers can never both append the same link, and its
+ * `balance_after` is the previous link's plus `amount`. The unique (tenant, idempotency key) pair
+ * makes retries harmless. A reservation's entry carries `hold_expires_at` until it is closed.
+ */
 export interface CreditEntryRecord {
   _id: string;
   tenant_id: string;
+  /** Absent on entries written before the ledger was chained. */
+  seq?: number;
   type: LedgerEntryType;
   amount: number;
   balance_after: number;
   idempotency_key: string;
   description: string;
   created_at: Date;
+  hold_expires_at?: Date;
 }
 
 export const creditEntrySchema = new Schema<CreditEntryRecord>(
   {
     _id: { type: String, required: true },
     tenant_id: { type: String, required: true },
+    seq: Number,
     type: { type: String, required: true },
     amount: { type: Number, required: true },
     balance_after: { type: Number, required: true },
     idempotency_key: { type: String, required: true },
     description: { type: String, default: '' },
     created_at: { type: Date, required: true },
+    hold_expires_at: Date,
   },
   { collection: 'credit_entries', versionKey: false },
 );
 creditEntrySchema.index({ tenant_id: 1, idempotency_key: 1 }, { unique: true });
+creditEntrySchema.index({ tenant_id: 1, seq: -1 });
 creditEntrySchema.index({ tenant_id: 1, created_at: -1 });
+creditEntrySchema.index({ hold_expires_at: 1 });

@@ -4,7 +4,17 @@ import { ValidationError } from '@agentplatform/service-kit';
 import type { ApiKey } from '../persistence/api-key.repository.js';
 import type { LedgerEntry } from '../persistence/credit.repository.js';
 import type { User } from '../persistence/user.repository.js';
-import { chargeCredits, getBalance, getCredits, purchaseCredits, refundCredits } from '../use-cases/credits.js';
+import {
+  chargeCredits,
+  getBalance,
+  getCredits,
+  purchaseCredits,
+  refundCredits,
+  releaseCredits,
+  reserveCredits,
+  settleCredits,
+  type Settlement,
+} from '../use-cases/credits.js';
 import { getMe } from '../use-cases/get-me.js';
 import type { IdentityDeps } from '../use-cases/identity-deps.js';
 import type { Session } from '../use-cases/issue-session.js';
@@ -17,6 +27,10 @@ import { verifyApiKey } from '../use-cases/verify-api-key.js';
 
 function user(u: User): identityV1.User {
   return { id: u.id, email: u.email, fullName: u.fullName, isActive: u.isActive, createdAt: u.createdAt.toISOString() };
+}
+
+function settled(s: Settlement): identityV1.SettleResponse {
+  return { balance: s.balance, charged: s.charged, returned: s.returned, released: s.released };
 }
 
 function session(s: Session): identityV1.TokenResponse {
@@ -124,9 +138,41 @@ export function identityService(deps: IdentityDeps): identityV1.IdentityServiceI
         amount: req.amount,
         idempotencyKey: req.idempotencyKey,
         description: req.description,
-        allowNegative: req.allowNegative,
       });
       return { balance: made.balanceAfter, entryId: made.id };
+    },
+    async reserve(req) {
+      const made = await reserveCredits(deps, {
+        tenantId: tenant(req.tenantId),
+        operationId: req.operationId,
+        amount: req.amount,
+        description: req.description,
+      });
+      return {
+        balance: made.entry.balanceAfter,
+        entryId: made.entry.id,
+        reserved: made.reserved,
+        expiresAt: made.expiresAt?.toISOString() ?? '',
+      };
+    },
+    async settle(req) {
+      return settled(
+        await settleCredits(deps, {
+          tenantId: tenant(req.tenantId),
+          operationId: req.operationId,
+          used: req.used,
+          description: req.description,
+        }),
+      );
+    },
+    async release(req) {
+      return settled(
+        await releaseCredits(deps, {
+          tenantId: tenant(req.tenantId),
+          operationId: req.operationId,
+          description: req.description,
+        }),
+      );
     },
     async refund(req) {
       const made = await refundCredits(deps, {

@@ -1,17 +1,17 @@
 import { createEvent, type EventEnvelope } from '@agentplatform/events';
 import {
+  ConflictError,
   ForbiddenError,
-  InsufficientCreditsError,
   NotFoundError,
   ValidationError,
   isDuplicateKeyError,
-  newId,
+  type FieldIssue,
 } from '@agentplatform/service-kit';
-import type { ClientSession } from 'mongoose';
-import type { LedgerEntry, LedgerEntryType } from '../persistence/credit.repository.js';
+import type { LedgerEntry, Movement } from '../domain/credit-chain.js';
 import type { IdentityDeps } from './identity-deps.js';
+import { creditWriter } from './credit-writer.js';
 
-export interface Movement {
+export interface MovementInput {
   tenantId: string;
   amount: number;
   idempotencyKey: string;
@@ -19,98 +19,66 @@ export interface Movement {
 }
 
 const MAX_AMOUNT = 1_000_000_000;
+const MAX_KEY = 255;
 
-function checkMovement(movement: Movement, amountField = 'amount'): void {
-  const issues = [];
-  if (!Number.isSafeInteger(movement.amount) || movement.amount < 1 || movement.amount > MAX_AMOUNT) {
-    issues.push({ field: amountField, message: `must be an integer from 1 to ${MAX_AMOUNT}` });
+function checkAmount(issues: FieldIssue[], value: number, field: string, min = 1): void {
+  if (!Number.isSafeInteger(value) || value < min || value > MAX_AMOUNT) {
+    issues.push({ field, message: `must be an integer from ${min} to ${MAX_AMOUNT}` });
   }
-  if (!movement.idempotencyKey) issues.push({ field: 'idempotency_key', message: 'is required' });
-  if (movement.idempotencyKey.length > 255)
-    issues.push({ field: 'idempotency_key', message: 'must be at most 255 characters' });
+}
+
+function checkKey(issues: FieldIssue[], value: string, field: string): void {
+  if (!value) issues.push({ field, message: 'is required' });
+  else if (value.length > MAX_KEY) issues.push({ field, message: `must be at most ${MAX_KEY} characters` });
+}
+
+function throwIfAny(issues: FieldIssue[]): void {
   if (issues.length > 0) throw new ValidationError(issues);
 }
 
-export async function getBalance(deps: IdentityDeps, tenantId: string): Promise<number> {
-  const balance = await deps.credits.balance(tenantId);
-  if (balance === undefined) throw new NotFoundError('Tenant');
-  return balance;
+function checkMovement(input: MovementInput, amountField = 'amount'): void {
+  const issues: FieldIssue[] = [];
+  checkAmount(issues, input.amount, amountField);
+  checkKey(issues, input.idempotencyKey, 'idempotency_key');
+  throwIfAny(issues);
+}
+
+/** A reservation's closing entry (settle or release) has this key; one per reservation. */
+function closeKey(operationId: string): string {
+  return `${operationId}:close`;
+}
+
+function write(deps: IdentityDeps, tenantId: string, movement: Movement): Promise<LedgerEntry> {
+  return creditWriter(deps.credits).write(tenantId, movement);
 }
 
 /**
- * Moves credits once per idempotency key. The balance changes by one atomic `$inc` (guarded by a
- * floor for charges); the ledger entry's unique (tenant, key) index settles a race between two
- * requests with the same key: the loser undoes its change and answers with the winner's entry.
- * Where MongoDB supports transactions the whole movement, events included, commits as one.
+ * Stores events derived from an entry. Their ids come from the entry, so a retry that finds the
+ * entry already written stores them again harmlessly (and the relay's consumers dedupe by id).
  */
-async function move(
-  deps: IdentityDeps,
-  type: LedgerEntryType,
-  movement: Movement,
-  options: { floor?: number },
-  eventsFor: (entry: LedgerEntry, session?: ClientSession) => Promise<EventEnvelope[]>,
-): Promise<LedgerEntry> {
-  // Concurrent retries of one movement in this process share its outcome. Without transactions
-  // (the standalone local stand-in) they would otherwise each move the balance before the unique
-  // index stops all but one, and the winner's entry would record a balance_after that counts the
-  // losers' moves, undone a moment later.
-  const key = `${movement.tenantId}\u0000${movement.idempotencyKey}`;
-  const running = inFlight.get(key);
-  if (running) return running;
-  const outcome = moveOnce(deps, type, movement, options, eventsFor);
-  inFlight.set(key, outcome);
+async function publish(deps: IdentityDeps, events: EventEnvelope[]): Promise<void> {
   try {
-    return await outcome;
-  } finally {
-    inFlight.delete(key);
+    await deps.outbox.publish(events);
+  } catch (error) {
+    if (!isDuplicateKeyError(error) && (error as { code?: number }).code !== 11000) throw error;
   }
 }
 
-/** Movements being made by this process, by tenant and idempotency key. */
-const inFlight = new Map<string, Promise<LedgerEntry>>();
-
-async function moveOnce(
-  deps: IdentityDeps,
-  type: LedgerEntryType,
-  movement: Movement,
-  options: { floor?: number },
-  eventsFor: (entry: LedgerEntry, session?: ClientSession) => Promise<EventEnvelope[]>,
-): Promise<LedgerEntry> {
-  const previous = await deps.credits.findByKey(movement.tenantId, movement.idempotencyKey);
-  if (previous) return previous;
-  const delta = type === 'charge' ? -movement.amount : movement.amount;
-  try {
-    return await deps.outbox.run(async (session) => {
-      const balance = await deps.credits.adjust(movement.tenantId, delta, options.floor, session);
-      if (balance === undefined) {
-        if ((await deps.credits.balance(movement.tenantId)) === undefined) throw new NotFoundError('Tenant');
-        throw new InsufficientCreditsError();
-      }
-      const entry: LedgerEntry = {
-        id: newId('led'),
-        tenantId: movement.tenantId,
-        type,
-        amount: delta,
-        balanceAfter: balance,
-        idempotencyKey: movement.idempotencyKey,
-        description: movement.description,
-        createdAt: new Date(),
-      };
-      try {
-        await deps.credits.insertEntry(entry, session);
-      } catch (error) {
-        // Without a transaction nothing rolls the $inc back for us.
-        if (isDuplicateKeyError(error) && !session) await deps.credits.adjust(movement.tenantId, -delta, undefined);
-        throw error;
-      }
-      return { result: entry, events: await eventsFor(entry, session) };
-    });
-  } catch (error) {
-    if (!isDuplicateKeyError(error)) throw error;
-    const winner = await deps.credits.findByKey(movement.tenantId, movement.idempotencyKey);
-    if (!winner) throw error;
-    return winner;
-  }
+/**
+ * billing.credits.low fires once per dip: the account's armed flag is flipped by one entry. Only
+ * entries that fix a cost count (a charge, a settle): a reservation's dip is undone by its settle
+ * or release a moment later and would re-arm nothing.
+ */
+async function alertIfLow(deps: IdentityDeps, entry: LedgerEntry): Promise<void> {
+  const threshold = deps.settings.lowCreditThreshold;
+  if (!['charge', 'settle'].includes(entry.type) || entry.balanceAfter >= threshold) return;
+  if (!(await deps.credits.disarmLowAlert(entry.tenantId))) return;
+  await publish(deps, [
+    {
+      ...createEvent('billing.credits.low', entry.tenantId, { balance: entry.balanceAfter, threshold }),
+      id: `evt_low_${entry.id}`,
+    },
+  ]);
 }
 
 /** Re-arms the low-credit alert once a credit lifts the balance back to the threshold. */
@@ -118,24 +86,35 @@ async function rearm(deps: IdentityDeps, entry: LedgerEntry): Promise<void> {
   if (entry.balanceAfter >= deps.settings.lowCreditThreshold) await deps.credits.armLowAlert(entry.tenantId);
 }
 
-export async function chargeCredits(
-  deps: IdentityDeps,
-  movement: Movement & { allowNegative: boolean },
-): Promise<LedgerEntry> {
-  checkMovement(movement);
-  const threshold = deps.settings.lowCreditThreshold;
-  return move(deps, 'charge', movement, { floor: movement.allowNegative ? undefined : 0 }, async (entry, session) => {
-    // Fires once per dip: the account's armed flag is flipped by exactly one charge.
-    if (entry.balanceAfter < threshold && (await deps.credits.disarmLowAlert(entry.tenantId, session))) {
-      return [createEvent('billing.credits.low', entry.tenantId, { balance: entry.balanceAfter, threshold })];
-    }
-    return [];
-  });
+export async function getBalance(deps: IdentityDeps, tenantId: string): Promise<number> {
+  const head = await deps.credits.head(tenantId);
+  if (!head) throw new NotFoundError('Tenant');
+  return head.balance;
 }
 
-export async function refundCredits(deps: IdentityDeps, movement: Movement): Promise<LedgerEntry> {
-  checkMovement(movement);
-  const entry = await move(deps, 'refund', movement, {}, async () => []);
+/** Takes a known cost; insufficient_credits when the balance cannot cover it. */
+export async function chargeCredits(deps: IdentityDeps, input: MovementInput): Promise<LedgerEntry> {
+  checkMovement(input);
+  const entry = await write(deps, input.tenantId, {
+    key: input.idempotencyKey,
+    type: 'charge',
+    amount: -input.amount,
+    description: input.description,
+    whenShort: 'refuse',
+  });
+  await alertIfLow(deps, entry);
+  return entry;
+}
+
+export async function refundCredits(deps: IdentityDeps, input: MovementInput): Promise<LedgerEntry> {
+  checkMovement(input);
+  const entry = await write(deps, input.tenantId, {
+    key: input.idempotencyKey,
+    type: 'refund',
+    amount: input.amount,
+    description: input.description,
+    whenShort: 'refuse',
+  });
   await rearm(deps, entry);
   return entry;
 }
@@ -154,23 +133,165 @@ export async function purchaseCredits(
     description: 'Credit purchase',
   };
   checkMovement(movement, 'credits');
-  const entry = await move(deps, 'purchase', movement, {}, async (made) => [
-    createEvent('billing.purchase.completed', made.tenantId, {
-      purchase_id: made.id,
-      credits: made.amount,
-      balance: made.balanceAfter,
-    }),
+  const entry = await write(deps, input.tenantId, {
+    key: movement.idempotencyKey,
+    type: 'purchase',
+    amount: movement.amount,
+    description: movement.description,
+    whenShort: 'refuse',
+  });
+  await publish(deps, [
+    {
+      ...createEvent('billing.purchase.completed', entry.tenantId, {
+        purchase_id: entry.id,
+        credits: entry.amount,
+        balance: entry.balanceAfter,
+      }),
+      id: `evt_purchase_${entry.id}`,
+    },
   ]);
   await rearm(deps, entry);
   return entry;
 }
 
+export interface Reservation {
+  entry: LedgerEntry;
+  reserved: number;
+  expiresAt?: Date;
+}
+
+/**
+ * Holds credits for work whose cost is known only afterwards (a chat): the reservation is an
+ * entry taking the estimate from the balance, refused when the balance cannot cover it. It stays
+ * open until Settle or Release closes it, or the expiry sweep releases it.
+ */
+export async function reserveCredits(
+  deps: IdentityDeps,
+  input: { tenantId: string; operationId: string; amount: number; description: string },
+): Promise<Reservation> {
+  const issues: FieldIssue[] = [];
+  checkAmount(issues, input.amount, 'amount');
+  checkKey(issues, input.operationId, 'operation_id');
+  throwIfAny(issues);
+  const entry = await write(deps, input.tenantId, {
+    key: input.operationId,
+    type: 'reserve',
+    amount: -input.amount,
+    description: input.description,
+    whenShort: 'refuse',
+    holdExpiresAt: new Date(Date.now() + deps.settings.creditHoldTtlMs),
+  });
+  if (entry.type !== 'reserve') throw new ConflictError('This operation id was used by another kind of movement');
+  return { entry, reserved: -entry.amount, expiresAt: entry.holdExpiresAt };
+}
+
+export interface Settlement {
+  balance: number;
+  charged: number;
+  returned: number;
+  /** The reservation had been released before: nothing was charged. */
+  released: boolean;
+}
+
+async function findHold(deps: IdentityDeps, tenantId: string, operationId: string): Promise<LedgerEntry> {
+  const issues: FieldIssue[] = [];
+  checkKey(issues, operationId, 'operation_id');
+  throwIfAny(issues);
+  const hold = await deps.credits.findByKey(tenantId, operationId);
+  if (!hold || hold.type !== 'reserve') throw new NotFoundError('Reservation');
+  return hold;
+}
+
+function settlement(hold: LedgerEntry, close: LedgerEntry): Settlement {
+  const reserved = -hold.amount;
+  if (close.type === 'release') return { balance: close.balanceAfter, charged: 0, returned: reserved, released: true };
+  return {
+    balance: close.balanceAfter,
+    charged: reserved - close.amount,
+    returned: Math.max(close.amount, 0),
+    released: false,
+  };
+}
+
+async function closeHold(
+  deps: IdentityDeps,
+  hold: LedgerEntry,
+  movement: Omit<Movement, 'key' | 'whenShort'>,
+): Promise<Settlement> {
+  const close = await write(deps, hold.tenantId, {
+    ...movement,
+    key: closeKey(hold.idempotencyKey),
+    whenShort: 'cap',
+  });
+  // The closing entry is what counts; this only spares the expiry sweep a look (it would find
+  // the closing entry and stop there too).
+  await deps.credits.closeHold(hold.tenantId, hold.id);
+  await alertIfLow(deps, close);
+  return settlement(hold, close);
+}
+
+/**
+ * Closes a reservation with what the work used: gives back the rest, or, when the work used
+ * more than it reserved, takes the difference as far as the balance covers it. Once per
+ * reservation: a repeat, or a settle after the reservation was released, answers what happened.
+ */
+export async function settleCredits(
+  deps: IdentityDeps,
+  input: { tenantId: string; operationId: string; used: number; description: string },
+): Promise<Settlement> {
+  const issues: FieldIssue[] = [];
+  checkAmount(issues, input.used, 'used', 0);
+  throwIfAny(issues);
+  const hold = await findHold(deps, input.tenantId, input.operationId);
+  const reserved = -hold.amount;
+  return closeHold(deps, hold, {
+    type: 'settle',
+    amount: reserved - input.used,
+    description: input.description || `Used ${input.used} of ${reserved} reserved credits`,
+  });
+}
+
+/** Closes a reservation without charging anything (the work failed or never ran). */
+export async function releaseCredits(
+  deps: IdentityDeps,
+  input: { tenantId: string; operationId: string; description: string },
+): Promise<Settlement> {
+  const hold = await findHold(deps, input.tenantId, input.operationId);
+  return closeHold(deps, hold, {
+    type: 'release',
+    amount: -hold.amount,
+    description: input.description || `Released ${-hold.amount} reserved credits`,
+  });
+}
+
+/**
+ * Releases reservations that outlived their expiry (their holder crashed or gave up). Answers
+ * how many it closed. Safe on every replica at once: each reservation closes once.
+ */
+export async function releaseExpiredHolds(deps: IdentityDeps, now = new Date(), batch = 100): Promise<number> {
+  let closed = 0;
+  for (const hold of await deps.credits.expiredHolds(now, batch)) {
+    await closeHold(deps, hold, {
+      type: 'release',
+      amount: -hold.amount,
+      description: `Reservation expired: released ${-hold.amount} credits`,
+    });
+    closed++;
+  }
+  return closed;
+}
+
+/** The balance and the newest entries, read together: the balance is the newest entry's. */
 export async function getCredits(
   deps: IdentityDeps,
   tenantId: string,
   limit: number,
 ): Promise<{ balance: number; plan: string; entries: LedgerEntry[] }> {
-  const [balance, tenant] = await Promise.all([getBalance(deps, tenantId), deps.tenants.findTenant(tenantId)]);
-  const entries = await deps.credits.recent(tenantId, Math.min(Math.max(limit || 20, 1), 100));
+  const [entries, tenant] = await Promise.all([
+    deps.credits.recent(tenantId, Math.min(Math.max(limit || 20, 1), 100)),
+    deps.tenants.findTenant(tenantId),
+  ]);
+  const newest = entries[0];
+  const balance = newest?.seq !== undefined ? newest.balanceAfter : await getBalance(deps, tenantId);
   return { balance, plan: tenant?.plan ?? 'free', entries };
 }

@@ -26,6 +26,8 @@ export interface IdentityDeps {
     defaultPlan: PlanName;
     welcomeCredits: number;
     lowCreditThreshold: number;
+    /** How long a credit reservation stays open before the sweep releases it. */
+    creditHoldTtlMs: number;
     refreshTtlMs: number;
     issuer: string;
     audience: string;

@@ -1,4 +1,5 @@
 import { ConflictError, isDuplicateKeyError, newId } from '@agentplatform/service-kit';
+import { chainEntryId } from '../domain/credit-chain.js';
 import { emailIssue, normalizeEmail, passwordIssue, throwIfIssues } from '../domain/account-rules.js';
 import type { User } from '../persistence/user.repository.js';
 import type { IdentityDeps } from './identity-deps.js';
@@ -61,8 +62,9 @@ export async function registerUser(deps: IdentityDeps, input: RegisterInput): Pr
       await deps.credits.openAccount(tenantId, credits, credits >= deps.settings.lowCreditThreshold, session);
       await deps.credits.insertEntry(
         {
-          id: newId('led'),
+          id: chainEntryId(tenantId, 1),
           tenantId,
+          seq: 1,
           type: 'grant',
           amount: credits,
           balanceAfter: credits,

@@ -1,81 +1,74 @@
 import { identityV1 } from '@agentplatform/contracts';
-import {
-  GroupCommit,
-  InsufficientCreditsError,
-  createGrpcClient,
-  type Channel,
-  type Metrics,
-} from '@agentplatform/service-kit';
+import { createGrpcClient, type Channel, type Logger, type Metrics } from '@agentplatform/service-kit';
 
 /** A workflow run costs one credit (DESIGN.md section 5); its agent nodes' chats are charged by agent-memory. */
 export const RUN_COST = 1;
 
+/** How often a run's settle is tried before its reservation is left to expire (the run is then free). */
+const SETTLE_ATTEMPTS = 6;
+
 export interface CreditLedger {
-  /** Charges one run; throws InsufficientCreditsError (402) at a balance below the cost. */
-  chargeRun(tenantId: string, executionId: string, workflowId: string): Promise<void>;
-  /** Gives a run's credit back when the run could not be created after all. */
-  refundRun(tenantId: string, executionId: string): Promise<void>;
+  /** Holds a run's credit before it starts; InsufficientCreditsError (402) at a balance below the cost. */
+  reserveRun(tenantId: string, executionId: string, workflowId: string): Promise<void>;
+  /** The run was stored and handed to the engine: its credit is spent. Retries in the background. */
+  settleRun(tenantId: string, executionId: string): void;
+  /** The run could not be started: its credit is given back. */
+  releaseRun(tenantId: string, executionId: string): Promise<void>;
 }
 
-interface RunCharge {
-  executionId: string;
-  workflowId: string;
+function runOperation(executionId: string): string {
+  return `run:${executionId}`;
 }
 
 /**
- * Charges runs through identity. A tenant's runs that start while one of its charges is in flight
- * are charged together, as one ledger entry of their total ("3 workflow runs of wf_…"): one call
- * and one balance update instead of one per run, which is what lets hooks run at hundreds per
- * second. A lone run gets its own entry as before. When the balance cannot cover a whole group,
- * its runs are charged one by one, so exactly those the balance covers go ahead.
+ * Runs' credits through identity: each run reserves its credit under its execution id before it
+ * is stored, so a retried start never charges twice and a run that never starts (or whose
+ * process dies before it is stored) is charged nothing: identity releases a reservation that is
+ * not settled before it expires. Each run has its own ledger entries; identity writes a tenant's
+ * concurrent entries in one batch.
  */
-export function grpcCreditLedger(channel: Channel, deadlineMs: number, metrics: Metrics): CreditLedger {
+export function grpcCreditLedger(channel: Channel, deadlineMs: number, metrics: Metrics, logger: Logger): CreditLedger {
   const client = createGrpcClient(identityV1.IdentityServiceDefinition, channel, { deadlineMs, metrics });
 
-  const chargeOne = async (tenantId: string, run: RunCharge): Promise<undefined | Error> => {
-    try {
-      await client.charge({
-        tenantId,
-        amount: RUN_COST,
-        // A retried start never charges twice.
-        idempotencyKey: `run:${run.executionId}`,
-        description: `workflow run ${run.workflowId}`,
-        allowNegative: false,
-      });
-      return undefined;
-    } catch (error) {
-      return error instanceof Error ? error : new Error(String(error));
+  const settle = async (tenantId: string, executionId: string): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.settle({
+          tenantId,
+          operationId: runOperation(executionId),
+          used: RUN_COST,
+          description: `workflow run ${executionId} started`,
+        });
+        return;
+      } catch (error) {
+        if (attempt === SETTLE_ATTEMPTS) {
+          logger.error(
+            { err: error, execution_id: executionId },
+            'could not settle a run credit; its reservation expires',
+          );
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt).unref());
+      }
     }
   };
 
-  const charges = new GroupCommit<RunCharge, undefined>(async (tenantId, runs) => {
-    if (runs.length === 1) return [await chargeOne(tenantId, runs[0]!)];
-    const workflows = [...new Set(runs.map((r) => r.workflowId))];
-    try {
-      await client.charge({
-        tenantId,
-        amount: RUN_COST * runs.length,
-        // Execution ids are unique, so the first names the group.
-        idempotencyKey: `runs:${runs[0]!.executionId}:${runs.length}`,
-        description: `${runs.length} workflow runs of ${workflows.slice(0, 5).join(', ')}${workflows.length > 5 ? ', …' : ''}`,
-        allowNegative: false,
-      });
-      return runs.map(() => undefined);
-    } catch (error) {
-      if (!(error instanceof InsufficientCreditsError)) throw error;
-      const results: Array<undefined | Error> = [];
-      for (const run of runs) results.push(await chargeOne(tenantId, run));
-      return results;
-    }
-  });
-
   return {
-    chargeRun: (tenantId, executionId, workflowId) => charges.submit(tenantId, { executionId, workflowId }),
-    async refundRun(tenantId, executionId) {
-      await client.refund({
+    async reserveRun(tenantId, executionId, workflowId) {
+      await client.reserve({
         tenantId,
+        operationId: runOperation(executionId),
         amount: RUN_COST,
-        idempotencyKey: `refund:run:${executionId}`,
+        description: `workflow run of ${workflowId}`,
+      });
+    },
+    settleRun(tenantId, executionId) {
+      void settle(tenantId, executionId);
+    },
+    async releaseRun(tenantId, executionId) {
+      await client.release({
+        tenantId,
+        operationId: runOperation(executionId),
         description: `workflow run ${executionId} not started`,
       });
     },

@@ -4,8 +4,9 @@ import type { JsonObject, Workflow } from '../domain/workflow.types.js';
 import type { WorkflowDeps } from './deps.js';
 
 /**
- * Starts a run: charges its credit (402 when the balance is too low), stores the execution with a
- * snapshot of the graph and hands it to the engine, which runs it at once on this replica. With
+ * Starts a run: reserves its credit (402 when the balance is too low), stores the execution with a
+ * snapshot of the graph and hands it to the engine, which runs it at once on this replica; then
+ * settles the credit, or releases it when the run could not be started. With
  * `runFirst` a graph of pure nodes is finished before it is stored (ExecutionEngine.submit).
  * Answers the execution as it stands then: running, or already finished.
  */
@@ -17,7 +18,7 @@ export async function startExecution(
   options: { runFirst: boolean },
 ): Promise<Execution> {
   const id = newId('exe');
-  await deps.credits.chargeRun(workflow.tenant_id, id, workflow.id);
+  await deps.credits.reserveRun(workflow.tenant_id, id, workflow.id);
   const now = new Date();
   const execution: Execution = {
     id,
@@ -32,15 +33,18 @@ export async function startExecution(
     deadline_at: new Date(now.getTime() + deps.settings.maxExecutionDurationMs),
     started_event: false,
   };
+  let started: Execution;
   try {
-    return await deps.engine.submit(execution, options);
+    started = await deps.engine.submit(execution, options);
   } catch (error) {
-    await deps.credits.refundRun(workflow.tenant_id, id).catch((refundError) => {
-      deps.logger.error(
-        { err: refundError, execution_id: id },
-        'could not refund the credit of a run that did not start',
+    await deps.credits.releaseRun(workflow.tenant_id, id).catch((releaseError) => {
+      deps.logger.warn(
+        { err: releaseError, execution_id: id },
+        'could not release the credit of a run that did not start; its reservation expires',
       );
     });
     throw error;
   }
+  deps.credits.settleRun(workflow.tenant_id, id);
+  return started;
 }

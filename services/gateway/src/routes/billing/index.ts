@@ -11,8 +11,12 @@ const creditsResponse = z.object({
   ledger: z.array(
     z.object({
       id: z.string(),
-      type: z.enum(['grant', 'charge', 'refund', 'purchase']),
-      amount: z.number().int().describe('Signed: charges are negative'),
+      type: z
+        .enum(['grant', 'charge', 'refund', 'purchase', 'reserve', 'settle', 'release'])
+        .describe(
+          'reserve holds the most a chat or run can cost before it starts; its settle gives back what it did not use, or its release all of it',
+        ),
+      amount: z.number().int().describe('Signed: charges and reservations are negative'),
       balance_after: z.number().int(),
       description: z.string(),
       created_at: z.string(),

@@ -1,0 +1,105 @@
+import { startPlatform, type Platform } from '@agentplatform/testing';
+import { FakeOpenAi } from './fake-openai';
+import { identityClient, newTenant, type Http } from './support';
+
+interface LedgerLine {
+  type: string;
+  amount: number;
+  balance_after: number;
+}
+
+/**
+ * Chats reserve credits before they start and settle after (DESIGN.md section 5), through the
+ * gateway, agent-memory and identity as real processes, with an OpenAI-compatible provider the
+ * test controls.
+ */
+describe('chat credits: reserve, settle, release', () => {
+  let fake: FakeOpenAi;
+  let platform: Platform;
+
+  beforeAll(async () => {
+    fake = await new FakeOpenAi().start();
+    platform = await startPlatform({
+      services: ['identity', 'agent-memory'],
+      serviceEnv: {
+        'agent-memory': {
+          LLM_BASE_URL: fake.url,
+          LLM_API_KEY: 'sk-test-123',
+          LLM_MODEL: 'fake-default',
+          LLM_TIMEOUT_MS: '10000',
+          LLM_MAX_RETRIES: '0',
+        },
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await platform?.stop();
+    await fake?.stop();
+  });
+
+  /** A tenant whose balance is `balance`, with an agent whose chats reserve one credit. */
+  async function tenantWith(balance: number): Promise<{ http: Http; tenantId: string; agentId: string }> {
+    const { http, user } = await newTenant(platform);
+    const identity = identityClient(platform);
+    try {
+      await identity.client.charge({
+        tenantId: user.tenantId,
+        amount: 1000 - balance,
+        idempotencyKey: `drain-${user.tenantId}`,
+        description: 'test: drain',
+      });
+    } finally {
+      identity.channel.close();
+    }
+    // max_tokens 200: a short prompt plus 200 tokens is an estimate of one credit.
+    const agent = await http.post('/api/v1/agents', { name: 'Cost', type: 'assistant', config: { max_tokens: 200 } });
+    expect(agent.status).toBe(201);
+    return { http, tenantId: user.tenantId, agentId: agent.body.id };
+  }
+
+  async function ledger(http: Http): Promise<{ balance: number; lines: LedgerLine[] }> {
+    const res = await http.get('/api/v1/billing/credits?limit=100');
+    expect(res.status).toBe(200);
+    return { balance: res.body.balance, lines: res.body.ledger };
+  }
+
+  it('runs exactly one of 10 parallel chats at a balance of 1; the rest are 402 and nothing goes below zero', async () => {
+    const { http, agentId } = await tenantWith(1);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => http.post(`/api/v1/agents/${agentId}/chat`, { message: `Question ${i}?` })),
+    );
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([200, ...Array(9).fill(402)]);
+    for (const refused of answers.filter((a) => a.status === 402)) {
+      expect(refused.body.error).toBe('insufficient_credits');
+    }
+
+    const { balance, lines } = await ledger(http);
+    expect(balance).toBe(0);
+    // Newest first: the chat's settle, its reservation, the drain, the welcome grant.
+    expect(lines.map((l) => l.type)).toEqual(['settle', 'reserve', 'charge', 'grant']);
+    expect(lines.reduce((sum, l) => sum + l.amount, 0)).toBe(balance);
+    expect(lines.every((l) => l.balance_after >= 0)).toBe(true);
+    // Only the chat that ran was stored.
+    const sessions = await http.get(`/api/v1/agents/${agentId}/sessions`);
+    expect(sessions.body.total).toBe(1);
+  });
+
+  it('releases the reservation of a chat whose provider fails, so nothing is charged', async () => {
+    const { http, agentId } = await tenantWith(5);
+    fake.failures.push({ status: 500 });
+    const failed = await http.post(`/api/v1/agents/${agentId}/chat`, { message: 'Will this fail?' });
+    expect(failed.status).toBe(503);
+
+    const { balance, lines } = await ledger(http);
+    expect(balance).toBe(5);
+    const [release, reserve] = lines;
+    expect(reserve).toMatchObject({ type: 'reserve', amount: -1, balance_after: 4 });
+    expect(release).toMatchObject({ type: 'release', amount: 1, balance_after: 5 });
+
+    // The credits it held are there for the next chat.
+    const ok = await http.post(`/api/v1/agents/${agentId}/chat`, { message: 'And now?' });
+    expect(ok.status).toBe(200);
+  });
+});

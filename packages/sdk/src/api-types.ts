@@ -2459,14 +2459,17 @@ export interface operations {
           'application/json': {
             balance: number;
             ledger: {
-              /** @description Signed: charges are negative */
+              /** @description Signed: charges and reservations are negative */
               amount: number;
               balance_after: number;
               created_at: string;
               description: string;
               id: string;
-              /** @enum {string} */
-              type: 'grant' | 'charge' | 'refund' | 'purchase';
+              /**
+               * @description reserve holds the most a chat or run can cost before it starts; its settle gives back what it did not use, or its release all of it
+               * @enum {string}
+               */
+              type: 'grant' | 'charge' | 'refund' | 'purchase' | 'reserve' | 'settle' | 'release';
             }[];
             plan: string;
           };

@@ -69,6 +69,7 @@ describe('access: revocation, throttling, anonymous traffic, deadlines', () => {
         MONGODB_DATABASE: platform.gatewayDatabase,
         KAFKA_BROKERS: platform.kafkaBrokers.join(','),
         KAFKA_TOPIC: platform.topic,
+        DATA_ENCRYPTION_KEY: platform.dataEncryptionKey,
         IDENTITY_GRPC_ADDR: `127.0.0.1:${platform.service('identity').ready!.grpc_port}`,
       },
       path.join(platform.logDir, 'gateway-2.log'),

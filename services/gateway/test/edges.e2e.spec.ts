@@ -86,7 +86,7 @@ describe('gateway edges, billing and idempotency', () => {
       expect(memory.body.details).toEqual([
         { field: 'metadata.ok.bad\\u0000key', message: 'must not contain a NUL character' },
       ]);
-      const hook = await api(platform.url).post('/hooks/wf_0000000000000000000000000?%00=1', { a: 1 });
+      const hook = await api(platform.url).post(`/hooks/hk_${'0'.repeat(32)}?%00=1`, { a: 1 });
       expect(hook.status).toBe(400);
       expect(hook.body.details[0].field).toBe('query.\\u0000');
     });

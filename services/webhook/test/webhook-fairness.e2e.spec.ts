@@ -175,6 +175,8 @@ describe('fair webhook delivery', () => {
           tenantId: noisy,
           url: hanging[i % 2]!.url(`/noisy-${i}`),
           events: ['*'],
+          // Over the free plan's 10 webhooks: the noisy tenant is a big one.
+          plan: 'starter',
         });
         noisyHooks.push(webhook!);
       }

@@ -79,19 +79,8 @@ async function main() {
         'content-type': 'application/x-www-form-urlencoded',
       })
     ).access_token;
-    const document = await call(platform.url, 'GET', '/api/v1/openapi.json', undefined);
-    const scopes = document.components?.schemas?.Scope?.enum ?? [
-      'agents:read',
-      'agents:write',
-      'memory:read',
-      'memory:write',
-      'workflows:read',
-      'workflows:write',
-      'workflows:execute',
-      'webhooks:read',
-      'webhooks:write',
-      'billing:read',
-    ];
+    // Every scope there is, from the one list the services use.
+    const { SCOPES: scopes } = require(path.join(ROOT, 'packages/service-kit/dist'));
     const key = (
       await call(
         platform.url,

@@ -4321,6 +4321,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description The resource's state forbids this, or it already exists (conflict) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
@@ -4411,6 +4420,15 @@ export interface operations {
       };
       /** @description Not found (not_found) */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The resource's state forbids this, or it already exists (conflict) */
+      409: {
         headers: {
           [name: string]: unknown;
         };

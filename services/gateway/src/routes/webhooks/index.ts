@@ -251,6 +251,7 @@ export function webhookRoutes({ backends }: RouteDeps): RouteDefinition<any, any
     defineRoute({
       method: 'post',
       path: '/webhooks/:webhook_id/deliveries/:delivery_id/redeliver',
+      errors: ['conflict'],
       summary: 'Send one delivery again with a fresh attempt schedule',
       tag: 'webhooks',
       access: write,
@@ -268,6 +269,7 @@ export function webhookRoutes({ backends }: RouteDeps): RouteDefinition<any, any
     defineRoute({
       method: 'post',
       path: '/webhooks/:webhook_id/recover',
+      errors: ['conflict'],
       summary: 'Send again everything that failed, or was missed, since a time',
       tag: 'webhooks',
       access: write,

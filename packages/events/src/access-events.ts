@@ -1,4 +1,5 @@
 import { newId } from '@agentplatform/service-kit';
+import { parseEnvelope } from './envelope.js';
 import { API_VERSION } from './event-types.js';
 
 /**
@@ -65,20 +66,6 @@ export function createAccessEvent<T extends AccessEventType>(
 
 /** Parses a Kafka message value into an access event, or undefined when it is not one. */
 export function parseAccessEvent(raw: Buffer | string | null): AccessEvent | undefined {
-  if (raw === null) return undefined;
-  try {
-    const value = JSON.parse(raw.toString()) as Partial<AccessEvent>;
-    if (
-      typeof value.id === 'string' &&
-      typeof value.type === 'string' &&
-      isAccessEventType(value.type) &&
-      typeof value.data === 'object' &&
-      value.data !== null
-    ) {
-      return value as AccessEvent;
-    }
-  } catch {
-    // not JSON: ignored by the caller
-  }
-  return undefined;
+  const envelope = parseEnvelope(raw);
+  return envelope && isAccessEventType(envelope.type) ? (envelope as unknown as AccessEvent) : undefined;
 }

@@ -11,7 +11,14 @@ import {
   type EventType,
 } from '@agentplatform/events';
 import { createGrpcClient, createLogger, newId, openChannel } from '@agentplatform/service-kit';
-import type { Platform, ReceivedRequest, ServiceProcess } from '@agentplatform/testing';
+import {
+  Receiver,
+  startPlatform,
+  type Platform,
+  type PlatformOptions,
+  type ReceivedRequest,
+  type ServiceProcess,
+} from '@agentplatform/testing';
 
 export const logger = createLogger('webhook-test', 'silent');
 
@@ -96,3 +103,31 @@ export function eventIdsOf(requests: readonly ReceivedRequest[]): string[] {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What every suite here starts: a platform, an event producer, a receiver and a gRPC client. */
+export interface WebhookHarness {
+  platform: Platform;
+  producer: EventProducer;
+  receiver: Receiver;
+  client: WebhookClient;
+  stop(): Promise<void>;
+}
+
+export async function startWebhookHarness(options: PlatformOptions): Promise<WebhookHarness> {
+  const platform = await startPlatform(options);
+  let producer: EventProducer | undefined;
+  let receiver: Receiver | undefined;
+  const stop = async () => {
+    await producer?.stop();
+    await receiver?.close();
+    await platform.stop();
+  };
+  try {
+    producer = await EventProducer.start(platform);
+    receiver = await Receiver.start();
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { platform, producer, receiver, client: webhookClient(platform.service('webhook')), stop };
+}

@@ -1,6 +1,6 @@
 import { createEvent, createKafka, EVENT_HEADERS } from '@agentplatform/events';
 import { assertWebhookSignature, verifyWebhookSignature, WebhookSignatureError } from '@agentplatform/sdk';
-import { Receiver, startPlatform, waitFor, type Platform } from '@agentplatform/testing';
+import { Receiver, waitFor, type Platform } from '@agentplatform/testing';
 import {
   EventProducer,
   eventIdsOf,
@@ -10,8 +10,9 @@ import {
   sampleData,
   sleep,
   tenant,
-  webhookClient,
   type WebhookClient,
+  startWebhookHarness,
+  type WebhookHarness,
 } from './support';
 
 /** Short retry schedule: five attempts within about two seconds. */
@@ -28,9 +29,10 @@ describe('webhook deliveries', () => {
   let producer: EventProducer;
   let receiver: Receiver;
   let client: WebhookClient;
+  let harness: WebhookHarness | undefined;
 
   beforeAll(async () => {
-    platform = await startPlatform({
+    harness = await startWebhookHarness({
       services: ['webhook'],
       serviceEnv: {
         webhook: {
@@ -40,15 +42,11 @@ describe('webhook deliveries', () => {
         },
       },
     });
-    producer = await EventProducer.start(platform);
-    receiver = await Receiver.start();
-    client = webhookClient(platform.service('webhook'));
+    ({ platform, producer, receiver, client } = harness);
   });
 
   afterAll(async () => {
-    await producer?.stop();
-    await receiver?.close();
-    await platform?.stop();
+    await harness?.stop();
   });
 
   async function createHook(tenantId: string, path: string, events: string[], secret?: string) {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createEvent, createKafka, EVENT_HEADERS, type EventEnvelope } from '@agentplatform/events';
-import { Receiver, startPlatform, waitFor, type Platform } from '@agentplatform/testing';
+import { Receiver, waitFor, type Platform } from '@agentplatform/testing';
 import {
   EventProducer,
   eventIdsOf,
@@ -9,8 +9,9 @@ import {
   sampleData,
   sleep,
   tenant,
-  webhookClient,
   type WebhookClient,
+  startWebhookHarness,
+  type WebhookHarness,
 } from './support';
 
 /** A delivery times out after this long; the hanging endpoints never answer at all. */
@@ -76,9 +77,10 @@ describe('fair webhook delivery', () => {
   let producer: EventProducer;
   let receiver: Receiver;
   let client: WebhookClient;
+  let harness: WebhookHarness | undefined;
 
   beforeAll(async () => {
-    platform = await startPlatform({
+    harness = await startWebhookHarness({
       services: ['webhook'],
       serviceEnv: {
         webhook: {
@@ -89,15 +91,11 @@ describe('fair webhook delivery', () => {
         },
       },
     });
-    producer = await EventProducer.start(platform);
-    receiver = await Receiver.start();
-    client = webhookClient(platform.service('webhook'));
+    ({ platform, producer, receiver, client } = harness);
   });
 
   afterAll(async () => {
-    await producer?.stop();
-    await receiver?.close();
-    await platform?.stop();
+    await harness?.stop();
   });
 
   it('delivers an event type it does not know to the subscriptions that match it', async () => {

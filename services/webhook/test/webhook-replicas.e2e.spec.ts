@@ -1,14 +1,17 @@
 import path from 'node:path';
-import {
-  Receiver,
-  ServiceProcess,
-  startPlatform,
-  waitFor,
-  type Platform,
-  type ReceivedRequest,
-} from '@agentplatform/testing';
+import { Receiver, ServiceProcess, waitFor, type Platform, type ReceivedRequest } from '@agentplatform/testing';
 import type { EventEnvelope } from '@agentplatform/events';
-import { EventProducer, eventIdsOf, sampleData, sleep, tenant, webhookClient, type WebhookClient } from './support';
+import {
+  EventProducer,
+  eventIdsOf,
+  sampleData,
+  sleep,
+  tenant,
+  webhookClient,
+  type WebhookClient,
+  startWebhookHarness,
+  type WebhookHarness,
+} from './support';
 
 /** The first retry waits long enough for a dispatcher to be killed and restarted in between. */
 const SCHEDULE = [0, 3_000, 300, 300, 300];
@@ -35,18 +38,15 @@ describe('webhook dispatcher replicas and restarts', () => {
   let producer: EventProducer;
   let receiver: Receiver;
   let client: WebhookClient;
+  let harness: WebhookHarness | undefined;
 
   beforeAll(async () => {
-    platform = await startPlatform({ services: ['webhook'], serviceEnv: { webhook: DISPATCHER_ENV } });
-    producer = await EventProducer.start(platform);
-    receiver = await Receiver.start();
-    client = webhookClient(platform.service('webhook'));
+    harness = await startWebhookHarness({ services: ['webhook'], serviceEnv: { webhook: DISPATCHER_ENV } });
+    ({ platform, producer, receiver, client } = harness);
   });
 
   afterAll(async () => {
-    await producer?.stop();
-    await receiver?.close();
-    await platform?.stop();
+    await harness?.stop();
   });
 
   it('loses nothing and sends nothing twice when the dispatcher is killed mid-retry', async () => {

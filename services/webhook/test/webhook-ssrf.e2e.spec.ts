@@ -1,29 +1,32 @@
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
-import { Receiver, startPlatform, waitFor, type Platform } from '@agentplatform/testing';
-import { EventProducer, sampleData, tenant, webhookClient, type WebhookClient } from './support';
+import { Receiver, waitFor } from '@agentplatform/testing';
+import {
+  EventProducer,
+  sampleData,
+  tenant,
+  type WebhookClient,
+  startWebhookHarness,
+  type WebhookHarness,
+} from './support';
 
 /** A webhook service as deployed: private destinations refused (the harness allows them by default). */
 describe('webhook SSRF guard', () => {
-  let platform: Platform;
   let producer: EventProducer;
   let receiver: Receiver;
   let client: WebhookClient;
+  let harness: WebhookHarness | undefined;
 
   beforeAll(async () => {
-    platform = await startPlatform({
+    harness = await startWebhookHarness({
       services: ['webhook'],
       serviceEnv: { webhook: { WEBHOOK_ALLOW_PRIVATE_URLS: 'false', WEBHOOK_RETRY_SCHEDULE_MS: '0,100,100,100,100' } },
     });
-    producer = await EventProducer.start(platform);
-    receiver = await Receiver.start();
-    client = webhookClient(platform.service('webhook'));
+    ({ producer, receiver, client } = harness);
   });
 
   afterAll(async () => {
-    await producer?.stop();
-    await receiver?.close();
-    await platform?.stop();
+    await harness?.stop();
   });
 
   it.each([

@@ -1,5 +1,5 @@
 import { startPlatform, type Platform } from '@agentplatform/testing';
-import { FakeOpenAi } from './fake-openai';
+import { FakeOpenAi, fakeLlmEnv } from './fake-openai';
 import { identityClient, newTenant, type Http } from './support';
 
 interface LedgerLine {
@@ -23,10 +23,7 @@ describe('chat credits: reserve, settle, release', () => {
       services: ['identity', 'agent-memory'],
       serviceEnv: {
         'agent-memory': {
-          LLM_BASE_URL: fake.url,
-          LLM_API_KEY: 'sk-test-123',
-          LLM_MODEL: 'fake-default',
-          LLM_TIMEOUT_MS: '10000',
+          ...fakeLlmEnv(fake),
           LLM_MAX_RETRIES: '0',
         },
       },

@@ -30,6 +30,11 @@ function embed(text: string): number[] {
  * was asked for and repeats the last user message, so tests can see what was sent. `failures`
  * queues error statuses to answer before succeeding.
  */
+/** agent-memory's environment for talking to a FakeOpenAi (whose `start` gave it a url). */
+export function fakeLlmEnv(fake: FakeOpenAi): Record<string, string> {
+  return { LLM_BASE_URL: fake.url, LLM_API_KEY: 'sk-test-123', LLM_MODEL: 'fake-default', LLM_TIMEOUT_MS: '10000' };
+}
+
 export class FakeOpenAi {
   readonly requests: SeenRequest[] = [];
   readonly failures: Array<{ status: number; retryAfter?: string }> = [];

@@ -1,5 +1,5 @@
 import { startPlatform, waitFor, type Platform } from '@agentplatform/testing';
-import { EMBEDDING_DIMENSION, FAKE_USAGE, FakeOpenAi } from './fake-openai';
+import { EMBEDDING_DIMENSION, FAKE_USAGE, FakeOpenAi, fakeLlmEnv } from './fake-openai';
 import { newTenant, parseSse, type Http } from './support';
 
 /**
@@ -18,10 +18,7 @@ describe('OpenAI-compatible LLM and embeddings providers', () => {
       services: ['identity', 'agent-memory'],
       serviceEnv: {
         'agent-memory': {
-          LLM_BASE_URL: fake.url,
-          LLM_API_KEY: 'sk-test-123',
-          LLM_MODEL: 'fake-default',
-          LLM_TIMEOUT_MS: '10000',
+          ...fakeLlmEnv(fake),
           // Starts on the hashing embedding, so the switch below is to the endpoint.
           EMBEDDINGS_MODEL_DIR: 'none',
         },

@@ -59,6 +59,22 @@ describe('plan quotas', () => {
     expectQuotaError(await http.post('/api/v1/agents', agentBody('over again')), 'agents', 10);
   });
 
+  it('a counter left high by a crash is repaired once it has been still for a while', async () => {
+    const { user, http } = await newTenant(platform);
+    for (let i = 0; i < 5; i++) expect((await http.post('/api/v1/agents', agentBody(`c${i}`))).status).toBe(201);
+    // What a replica killed between its increments and its writes leaves: a counter at the limit
+    // over 5 real agents.
+    const counters = mongo.db(platform.database('agent-memory')).collection<{ _id: string }>('quota_counters');
+    const id = `agents:${user.tenantId}`;
+    // Still moving (a create may be in flight): refused, never overshot.
+    await counters.updateOne({ _id: id }, { $set: { count: 10, at: new Date() } });
+    expectQuotaError(await http.post('/api/v1/agents', agentBody('too soon')), 'agents', 10);
+    // Still for a minute: the refused create recounts, repairs the counter and goes through.
+    await counters.updateOne({ _id: id }, { $set: { count: 10, at: new Date(Date.now() - 60_000) } });
+    expect((await http.post('/api/v1/agents', agentBody('after repair'))).status).toBe(201);
+    expect((await http.get('/api/v1/agents?per_page=100')).body.total).toBe(6);
+  });
+
   it('workflows stop at 10 under parallel creates, with the quota named', async () => {
     const { http } = await newTenant(platform);
     const statuses = await fill((i) => http.post('/api/v1/workflows', workflowBody(`w${i}`)), 9, 20);

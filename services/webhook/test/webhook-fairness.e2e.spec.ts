@@ -43,8 +43,13 @@ class HangingEndpoint {
       endpoint.received += 1;
       endpoint.open += 1;
       HangingEndpoint.open += 1;
-      endpoint.maxOpen = Math.max(endpoint.maxOpen, endpoint.open);
-      HangingEndpoint.maxOpenTogether = Math.max(HangingEndpoint.maxOpenTogether, HangingEndpoint.open);
+      // Counted after the sockets' pending events: a request the dispatcher gave up on (timeout)
+      // frees its slot at once, and its socket's 'close' may reach this process just after the
+      // request that took the slot.
+      setImmediate(() => {
+        endpoint.maxOpen = Math.max(endpoint.maxOpen, endpoint.open);
+        HangingEndpoint.maxOpenTogether = Math.max(HangingEndpoint.maxOpenTogether, HangingEndpoint.open);
+      });
       req.socket.once('close', () => {
         endpoint.open -= 1;
         HangingEndpoint.open -= 1;

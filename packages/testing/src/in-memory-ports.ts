@@ -1,0 +1,69 @@
+import type { OutboxEvent } from '@agentplatform/events';
+import { isPlanName, planQuota, QuotaExceededError, type QuotaKind } from '@agentplatform/service-kit';
+
+/**
+ * In-memory fakes of the shared ports the use cases write through (the outbox and the quota
+ * counter), for unit specs that start no database. They keep the rules a caller can observe: the
+ * outbox stores a use case's events only when its work succeeds; the quota counter refuses the
+ * unit over the plan's limit and gives back released units.
+ */
+export class InMemoryOutbox {
+  /** Every event stored, in order. */
+  readonly events: OutboxEvent[] = [];
+
+  async run<T>(work: (session?: undefined) => Promise<{ result: T; events: OutboxEvent[] }>): Promise<T> {
+    const outcome = await work(undefined);
+    this.events.push(...outcome.events);
+    return outcome.result;
+  }
+
+  async publish(events: OutboxEvent[]): Promise<void> {
+    this.events.push(...events);
+  }
+
+  /** The stored events' types, in order. */
+  types(): string[] {
+    return this.events.map((event) => event.type);
+  }
+}
+
+export class InMemoryQuotaCounter {
+  private readonly counts = new Map<string, number>();
+
+  async acquire(
+    scope: string,
+    kind: QuotaKind,
+    plan: string | undefined,
+    countActual: () => Promise<number>,
+  ): Promise<() => Promise<void>> {
+    const key = `${kind}:${scope}`;
+    const count = this.counts.get(key) ?? (await countActual());
+    const limit = planQuota(plan, kind);
+    if (limit !== null && count >= limit) {
+      this.counts.set(key, count);
+      throw new QuotaExceededError(kind, limit, plan && isPlanName(plan) ? plan : 'free');
+    }
+    this.counts.set(key, count + 1);
+    return () => this.release(scope, kind);
+  }
+
+  async add(scope: string, kind: QuotaKind): Promise<void> {
+    const key = `${kind}:${scope}`;
+    if (this.counts.has(key)) this.counts.set(key, this.counts.get(key)! + 1);
+  }
+
+  async forget(scope: string, kind: QuotaKind): Promise<void> {
+    this.counts.delete(`${kind}:${scope}`);
+  }
+
+  async release(scope: string, kind: QuotaKind, units = 1): Promise<void> {
+    const key = `${kind}:${scope}`;
+    const count = this.counts.get(key);
+    if (count !== undefined && count >= units) this.counts.set(key, count - units);
+  }
+
+  /** The units counted under a scope (undefined before the first acquire). */
+  count(scope: string, kind: QuotaKind): number | undefined {
+    return this.counts.get(`${kind}:${scope}`);
+  }
+}

@@ -1,0 +1,210 @@
+import { InMemoryOutbox, InMemoryQuotaCounter } from '@agentplatform/testing';
+import { createLogger, InsufficientCreditsError } from '@agentplatform/service-kit';
+import type { AgentDirectory } from '../clients/agents.client.js';
+import type { CreditLedger } from '../clients/credits.client.js';
+import type { StatusCounts } from '../domain/statistics.js';
+import type { Execution, ExecutionStatus } from '../domain/execution.types.js';
+import type { Workflow, WorkflowStatus } from '../domain/workflow.types.js';
+import type { ExecutionEngine } from '../engine/execution-engine.js';
+import type { ExecutionRepository } from '../persistence/execution.repository.js';
+import type { WorkflowRepository } from '../persistence/workflow.repository.js';
+import type { WorkflowDeps } from '../use-cases/deps.js';
+
+/** The workflow store in memory, tenant-scoped like the mongoose repository. */
+export class InMemoryWorkflows implements Omit<WorkflowRepository, 'init' | 'migrateHookIds'> {
+  readonly byId = new Map<string, Workflow>();
+
+  async count(tenantId: string): Promise<number> {
+    return [...this.byId.values()].filter((w) => w.tenant_id === tenantId).length;
+  }
+  async insert(workflow: Workflow): Promise<void> {
+    this.byId.set(workflow.id, structuredClone(workflow));
+  }
+  async get(tenantId: string, id: string): Promise<Workflow | undefined> {
+    const found = this.byId.get(id);
+    return found?.tenant_id === tenantId ? structuredClone(found) : undefined;
+  }
+  async getForHook(hookId: string): Promise<Workflow | undefined> {
+    const found = [...this.byId.values()].find((w) => w.hook_id === hookId);
+    return found && structuredClone(found);
+  }
+  async rotateHook(tenantId: string, id: string, hookId: string, now: Date): Promise<Workflow | undefined> {
+    return this.update(tenantId, id, { updated_at: now }, { hook_id: hookId });
+  }
+  async list(tenantId: string, options: { skip: number; limit: number; status?: string }) {
+    const all = [...this.byId.values()]
+      .filter((w) => w.tenant_id === tenantId && (!options.status || w.status === options.status))
+      .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || b.id.localeCompare(a.id));
+    return {
+      items: all.slice(options.skip, options.skip + options.limit).map((w) => structuredClone(w)),
+      total: all.length,
+    };
+  }
+  async update(
+    tenantId: string,
+    id: string,
+    changes: Partial<Pick<Workflow, 'name' | 'description' | 'nodes' | 'edges' | 'status'>> & { updated_at: Date },
+    extra: Partial<Workflow> = {},
+  ): Promise<Workflow | undefined> {
+    const found = this.byId.get(id);
+    if (found?.tenant_id !== tenantId) return undefined;
+    const updated = { ...found, ...changes, ...extra };
+    this.byId.set(id, updated);
+    return structuredClone(updated);
+  }
+  async setStatus(tenantId: string, id: string, status: WorkflowStatus, now: Date): Promise<Workflow | undefined> {
+    return this.update(tenantId, id, { status, updated_at: now });
+  }
+  async delete(tenantId: string, id: string): Promise<boolean> {
+    if (this.byId.get(id)?.tenant_id !== tenantId) return false;
+    return this.byId.delete(id);
+  }
+}
+
+type ExecutionStore = Pick<
+  ExecutionRepository,
+  'insert' | 'get' | 'list' | 'cancel' | 'statusCounts' | 'lastRunAt' | 'deleteForWorkflow' | 'pruneFinishedBefore'
+>;
+
+/** The execution store in memory: the reads and writes the use cases make (leasing is the engine's). */
+export class InMemoryExecutions implements ExecutionStore {
+  readonly byId = new Map<string, Execution>();
+
+  async insert(execution: Execution): Promise<void> {
+    this.byId.set(execution.id, structuredClone(execution));
+  }
+  async get(tenantId: string, workflowId: string, id: string): Promise<Execution | undefined> {
+    const found = this.byId.get(id);
+    return found?.tenant_id === tenantId && found.workflow_id === workflowId ? structuredClone(found) : undefined;
+  }
+  async list(tenantId: string, workflowId: string, options: { limit: number; status?: ExecutionStatus }) {
+    const all = this.of(tenantId, workflowId)
+      .filter((e) => !options.status || e.status === options.status)
+      .sort((a, b) => b.started_at.getTime() - a.started_at.getTime());
+    return { items: all.slice(0, options.limit).map((e) => structuredClone(e)), total: all.length };
+  }
+  async cancel(tenantId: string, workflowId: string, id: string, now: Date): Promise<Execution | undefined> {
+    const found = this.byId.get(id);
+    if (found?.tenant_id !== tenantId || found.workflow_id !== workflowId || found.status !== 'running')
+      return undefined;
+    const cancelled: Execution = {
+      ...found,
+      status: 'cancelled',
+      error: 'execution cancelled',
+      completed_at: now,
+      duration_ms: Math.max(0, now.getTime() - found.started_at.getTime()),
+      lease_owner: null,
+    };
+    this.byId.set(id, cancelled);
+    return structuredClone(cancelled);
+  }
+  async statusCounts(tenantId: string, workflowId: string): Promise<StatusCounts> {
+    const counts: StatusCounts = { running: 0, completed: 0, failed: 0, cancelled: 0, finished_duration_ms: 0 };
+    for (const e of this.of(tenantId, workflowId)) {
+      counts[e.status] += 1;
+      if (e.status === 'completed' || e.status === 'failed') counts.finished_duration_ms += e.duration_ms ?? 0;
+    }
+    return counts;
+  }
+  async lastRunAt(tenantId: string, workflowIds: string[]): Promise<Map<string, Date>> {
+    const last = new Map<string, Date>();
+    for (const e of this.byId.values()) {
+      if (e.tenant_id !== tenantId || !workflowIds.includes(e.workflow_id)) continue;
+      const seen = last.get(e.workflow_id);
+      if (!seen || seen < e.started_at) last.set(e.workflow_id, e.started_at);
+    }
+    return last;
+  }
+  async deleteForWorkflow(tenantId: string, workflowId: string): Promise<void> {
+    for (const e of this.of(tenantId, workflowId)) this.byId.delete(e.id);
+  }
+  async pruneFinishedBefore(cutoff: Date): Promise<number> {
+    let pruned = 0;
+    for (const e of [...this.byId.values()]) {
+      if (e.status !== 'running' && e.completed_at && e.completed_at < cutoff) pruned += Number(this.byId.delete(e.id));
+    }
+    return pruned;
+  }
+  private of(tenantId: string, workflowId: string): Execution[] {
+    return [...this.byId.values()].filter((e) => e.tenant_id === tenantId && e.workflow_id === workflowId);
+  }
+}
+
+/** Agents that exist, per tenant. */
+export class InMemoryAgents implements Pick<AgentDirectory, 'agentExists'> {
+  private readonly agents = new Set<string>();
+  add(tenantId: string, agentId: string): void {
+    this.agents.add(`${tenantId}/${agentId}`);
+  }
+  async agentExists(tenantId: string, agentId: string): Promise<boolean> {
+    return this.agents.has(`${tenantId}/${agentId}`);
+  }
+}
+
+/** A credit balance per tenant with reservations by execution, as identity keeps them. */
+export class InMemoryCredits implements CreditLedger {
+  readonly balances = new Map<string, number>();
+  readonly held = new Map<string, string>();
+  readonly settled = new Set<string>();
+
+  async reserveRun(tenantId: string, executionId: string): Promise<void> {
+    if (this.held.has(executionId) || this.settled.has(executionId)) return;
+    const balance = this.balances.get(tenantId) ?? 0;
+    if (balance < 1) throw new InsufficientCreditsError();
+    this.balances.set(tenantId, balance - 1);
+    this.held.set(executionId, tenantId);
+  }
+  settleRun(_tenantId: string, executionId: string): void {
+    if (this.held.delete(executionId)) this.settled.add(executionId);
+  }
+  async releaseRun(tenantId: string, executionId: string): Promise<void> {
+    if (!this.held.delete(executionId)) return;
+    this.balances.set(tenantId, (this.balances.get(tenantId) ?? 0) + 1);
+  }
+}
+
+/**
+ * The engine's port as the use cases see it: `submit` stores the run (or fails with `failWith`);
+ * a run is finished at once when `finishWith` is set, as a graph of pure nodes would be.
+ */
+export class FakeEngine implements Pick<ExecutionEngine, 'submit' | 'waitFor' | 'abandon'> {
+  failWith?: Error;
+  finishWith?: ExecutionStatus;
+  readonly abandoned: string[] = [];
+  constructor(private readonly executions: InMemoryExecutions) {}
+
+  async submit(execution: Execution): Promise<Execution> {
+    if (this.failWith) throw this.failWith;
+    const stored: Execution = this.finishWith
+      ? { ...execution, status: this.finishWith, completed_at: new Date(), duration_ms: 5 }
+      : execution;
+    await this.executions.insert(stored);
+    return stored;
+  }
+  async waitFor(tenantId: string, workflowId: string, executionId: string): Promise<Execution | undefined> {
+    return this.executions.get(tenantId, workflowId, executionId);
+  }
+  abandon(executionId: string): void {
+    this.abandoned.push(executionId);
+  }
+}
+
+/** The workflow use cases' deps, every port in memory. */
+export function inMemoryWorkflowDeps() {
+  const workflows = new InMemoryWorkflows();
+  const executions = new InMemoryExecutions();
+  const fakes = {
+    workflows,
+    executions,
+    engine: new FakeEngine(executions),
+    agents: new InMemoryAgents(),
+    credits: new InMemoryCredits(),
+    outbox: new InMemoryOutbox(),
+    quotas: new InMemoryQuotaCounter(),
+    logger: createLogger('workflow', 'silent'),
+    settings: { maxExecutionDurationMs: 60_000, retentionDays: 7 },
+  };
+  // The fakes implement the methods the use cases call (checked above); the repository classes
+  // also carry their mongoose internals, which no use case sees.
+  return { fakes, deps: fakes as unknown as WorkflowDeps };
+}

@@ -11,7 +11,7 @@ import type { WorkflowRepository } from '../persistence/workflow.repository.js';
 import type { WorkflowDeps } from '../use-cases/deps.js';
 
 /** The workflow store in memory, tenant-scoped like the mongoose repository. */
-export class InMemoryWorkflows implements Omit<WorkflowRepository, 'init' | 'migrateHookIds'> {
+export class InMemoryWorkflows implements Omit<WorkflowRepository, 'init' | 'migrateHookIds' | 'model'> {
   readonly byId = new Map<string, Workflow>();
 
   async count(tenantId: string): Promise<number> {

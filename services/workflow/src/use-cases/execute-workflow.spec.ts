@@ -1,4 +1,5 @@
 import type { Execution } from '../domain/execution.types.js';
+import type { WorkflowNode } from '../domain/workflow.types.js';
 import { inMemoryWorkflowDeps } from '../testing/in-memory.js';
 import { changeWorkflowStatus } from './change-workflow-status.js';
 import { createWorkflow } from './create-workflow.js';
@@ -9,8 +10,8 @@ import { pruneExecutions } from './prune-executions.js';
 import { rotateHook } from './rotate-hook.js';
 import { triggerHook } from './trigger-hook.js';
 
-const transform = { id: 'shape', type: 'transform', config: { fields: { a: 'input.a' } } };
-const hook = { id: 'in', type: 'webhook', config: { path: 'orders' } };
+const transform: WorkflowNode = { id: 'shape', type: 'transform', config: { fields: { a: 'input.a' } } };
+const hook: WorkflowNode = { id: 'in', type: 'webhook', config: { path: 'orders' } };
 
 async function setup(nodes = [transform], credits = 10) {
   const { deps, fakes } = inMemoryWorkflowDeps();

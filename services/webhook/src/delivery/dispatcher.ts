@@ -1,12 +1,12 @@
 import type { Logger } from '@agentplatform/service-kit';
-import { destinationOf } from '../domain/destination.js';
+import { cachedDestinations } from '../domain/destination.js';
 import type { AttemptResult } from '../domain/types.js';
 import type { DeliveryRepository } from '../persistence/delivery.repository.js';
 import type { WebhookRepository } from '../persistence/webhook.repository.js';
 import { Admission } from './admission.js';
 import { sendAttempt, type RequestSender } from './attempt-sender.js';
 import { DestinationLimits } from './destination-limits.js';
-import type { AttemptReport, DispatchJob } from './dispatch-job.js';
+import { notSent, type AttemptReport, type DispatchJob } from './dispatch-job.js';
 import { FairQueue, type Started } from './fair-queue.js';
 import { OutcomeRecorder } from './outcome-recorder.js';
 import { RetryPoller } from './retry-poller.js';
@@ -36,8 +36,6 @@ const GUARANTEED_ROUNDS = 2;
 /** The pool beyond the guaranteed rounds, all tenants together: jobs per slot, and bytes. */
 const POOL_JOBS_PER_SLOT = 8;
 const POOL_BYTES = 32 * 1024 * 1024;
-/** Parsed destinations kept; a webhook's URL is parsed once, not on every attempt. */
-const DESTINATION_CACHE_SIZE = 10_000;
 
 /** A job in the queue, with the caller waiting for its answer when it is a test send. */
 interface Queued {
@@ -59,7 +57,6 @@ export class Dispatcher {
   private readonly limits: DestinationLimits;
   private readonly recorder: OutcomeRecorder;
   private readonly poller: RetryPoller;
-  private readonly destinations = new Map<string, string>();
   private readonly guaranteed: number;
   private idle?: () => void;
   private accepting = true;
@@ -76,6 +73,7 @@ export class Dispatcher {
     private readonly options: DispatcherOptions,
   ) {
     this.guaranteed = options.tenantConcurrency * GUARANTEED_ROUNDS;
+    const destinationOf = cachedDestinations();
     this.limits = new DestinationLimits({
       base: options.hostConcurrency,
       max: options.hostConcurrency * DESTINATION_GROWTH,
@@ -95,7 +93,7 @@ export class Dispatcher {
       },
       {
         tenant: (q) => q.job.tenantId,
-        destination: (q) => this.destinationOf(q.job.webhook.url),
+        destination: (q) => destinationOf(q.job.webhook.url),
         bytes: (q) => q.job.body.length,
       },
     );
@@ -247,26 +245,4 @@ export class Dispatcher {
       ),
     );
   }
-
-  private destinationOf(url: string): string {
-    let destination = this.destinations.get(url);
-    if (destination === undefined) {
-      destination = destinationOf(url);
-      if (this.destinations.size >= DESTINATION_CACHE_SIZE) this.destinations.clear();
-      this.destinations.set(url, destination);
-    }
-    return destination;
-  }
-}
-
-function notSent(job: DispatchJob, error: string): AttemptReport {
-  const result: AttemptResult = {
-    number: job.attempts + 1,
-    attemptedAt: new Date(),
-    durationMs: 0,
-    responseHeaders: {},
-    error,
-    success: false,
-  };
-  return { result, status: 'pending' };
 }

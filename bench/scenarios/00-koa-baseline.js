@@ -5,6 +5,8 @@ const path = require('node:path');
 module.exports = {
   id: 'koa-baseline',
   title: 'bare Koa hello world (baseline)',
+  // Runs with the webhook scenarios too (`npm run bench -- webhook`), so their figures have a baseline of the same run.
+  baselineFor: ['webhook-delivery'],
   async setup(ctx) {
     const server = ctx.spawnNode(path.join(__dirname, '..', 'koa-hello.js'));
     const { port } = await server.ready;

@@ -101,6 +101,7 @@ function steadyRow(run, how) {
 module.exports = {
   id: 'webhook-delivery',
   title: 'Webhook delivery',
+  baseline: 'koa-baseline',
   target: '>= 2,000 deliveries/s to a local receiver; p99 event -> delivered <= 250 ms at 500 events/s',
 
   async setup(ctx) {

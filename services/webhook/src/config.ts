@@ -31,7 +31,7 @@ export const configShape = {
   WEBHOOK_SEND_CONCURRENCY: env.int(256, 1),
   /** Requests in flight for one tenant (fair delivery, DESIGN section 8). */
   WEBHOOK_TENANT_CONCURRENCY: env.int(16, 1),
-  /** Requests in flight to one destination, host and port, all tenants together. */
+  /** Requests in flight to one destination, all tenants together, at the least (fast ones earn more). */
   WEBHOOK_HOST_CONCURRENCY: env.int(8, 1),
   /** Keep-alive connections per receiving origin. */
   WEBHOOK_CONNECTIONS_PER_ORIGIN: env.int(64, 1),

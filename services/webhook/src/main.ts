@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     events,
     webhooks,
     deliveries,
-    dispatcher,
+    admission: dispatcher.admission,
     logger: runtime.logger,
     leaseMs: config.WEBHOOK_LEASE_MS,
   });

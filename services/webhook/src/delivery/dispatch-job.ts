@@ -27,3 +27,16 @@ export interface AttemptReport {
 export function jobBody(envelope: ReceivedEnvelope): string {
   return JSON.stringify(envelope);
 }
+
+/** The report of an attempt that was not made (shutdown, a lease too short, an internal error). */
+export function notSent(job: DispatchJob, error: string): AttemptReport {
+  const result: AttemptResult = {
+    number: job.attempts + 1,
+    attemptedAt: new Date(),
+    durationMs: 0,
+    responseHeaders: {},
+    error,
+    success: false,
+  };
+  return { result, status: 'pending' };
+}

@@ -1,4 +1,4 @@
-import { FairQueue, type Started } from './fair-queue';
+import { FairQueue, type QueueBounds, type Started } from './fair-queue';
 
 interface Job {
   id: string;
@@ -8,10 +8,15 @@ interface Job {
 
 const job = (id: string, tenant: string, host: string): Job => ({ id, tenant, host });
 
-function queue(shares: Partial<ConstructorParameters<typeof FairQueue<Job>>[0]> = {}) {
+function queue(
+  shares: { total?: number; perTenant?: number; perDestination?: number } = {},
+  bounds: Partial<QueueBounds> = {},
+) {
+  const perDestination = shares.perDestination ?? 3;
   return new FairQueue<Job>(
-    { total: 100, perTenant: 2, perDestination: 3, queuedPerTenant: 4, ...shares },
-    { tenant: (j) => j.tenant, destination: (j) => j.host },
+    { total: 100, perTenant: 2, ...shares, perDestination: () => perDestination },
+    { guaranteed: 4, perTenantMax: 4, poolJobs: 100, poolBytes: 1_000_000, ...bounds },
+    { tenant: (j) => j.tenant, destination: (j) => j.host, bytes: (j) => j.id.length },
   );
 }
 
@@ -79,5 +84,57 @@ describe('FairQueue', () => {
     expect(q.drain().map((j) => j.id)).toEqual(['2', '3', '4']);
     expect(q.size).toBe(0);
     expect(q.inFlight).toBe(2);
+  });
+
+  it('frees the tenant and destination slots when the answer comes, the replica slot when stored', () => {
+    const q = queue({ total: 2, perTenant: 1 });
+    for (let i = 0; i < 3; i += 1) q.push(job(`${i}`, 't', 'h:1'));
+    const first = q.next()!;
+    expect(q.next()).toBeUndefined();
+    q.requestEnded(first);
+    // The answer is in but its outcome is not stored yet: the tenant may send its next request.
+    const second = q.next()!;
+    expect(second.job.id).toBe('1');
+    q.requestEnded(second);
+    // Two outcomes being stored hold the replica's two slots.
+    expect(q.next()).toBeUndefined();
+    q.done(first);
+    expect(q.next()?.job.id).toBe('2');
+    q.done(second);
+    expect(q.inFlight).toBe(1);
+  });
+
+  it('asks for the destination limit on every start, and says when a job used the whole limit', () => {
+    let limit = 1;
+    const q = new FairQueue<Job>(
+      { total: 100, perTenant: 10, perDestination: () => limit },
+      { guaranteed: 10, perTenantMax: 10, poolJobs: 0, poolBytes: 0 },
+      { tenant: (j) => j.tenant, destination: (j) => j.host, bytes: () => 1 },
+    );
+    for (let i = 0; i < 4; i += 1) q.push(job(`${i}`, 't', 'h:1'));
+    expect(startAll(q).map((s) => s.saturated)).toEqual([true]);
+    limit = 3;
+    expect(startAll(q).map((s) => s.saturated)).toEqual([false, true]);
+  });
+
+  it('lets a tenant queue beyond its guaranteed room from a shared pool, bounded by count and bytes', () => {
+    const q = queue({}, { guaranteed: 2, perTenantMax: 5, poolJobs: 4, poolBytes: 1_000 });
+    expect(q.roomFor('a')).toBe(5);
+    for (let i = 0; i < 5; i += 1) q.push(job(`a${i}`, 'a', 'h:1'));
+    // a holds 3 of the pool's 4: b still has its 2 guaranteed and the pool's last one.
+    expect(q.roomFor('a')).toBe(0);
+    expect(q.roomFor('b')).toBe(3);
+    for (let i = 0; i < 3; i += 1) q.push(job(`b${i}`, 'b', 'h:2'));
+    expect(q.poolFull).toBe(true);
+    // The pool is used up, yet a tenant with nothing queued keeps its guaranteed room.
+    expect(q.roomFor('c')).toBe(2);
+    expect(q.roomFor('b')).toBe(0);
+    // Bytes count too: one job over the byte bound leaves only the guaranteed room.
+    const big = queue({}, { guaranteed: 1, perTenantMax: 10, poolJobs: 100, poolBytes: 10 });
+    big.push(job('x'.repeat(10), 'a', 'h:1'));
+    expect(big.poolFull).toBe(true);
+    expect(big.roomFor('b')).toBe(1);
+    startAll(big);
+    expect(big.poolFull).toBe(false);
   });
 });

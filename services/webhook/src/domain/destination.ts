@@ -13,3 +13,20 @@ export function destinationOf(url: string): string {
     return url;
   }
 }
+
+/** Parsed destinations kept by `cachedDestinations`; a webhook's URL is parsed once, not per attempt. */
+const CACHE_SIZE = 10_000;
+
+/** `destinationOf` with a bounded memory of the URLs seen (cleared whole when full). */
+export function cachedDestinations(): (url: string) => string {
+  const known = new Map<string, string>();
+  return (url) => {
+    let destination = known.get(url);
+    if (destination === undefined) {
+      destination = destinationOf(url);
+      if (known.size >= CACHE_SIZE) known.clear();
+      known.set(url, destination);
+    }
+    return destination;
+  };
+}

@@ -4,7 +4,7 @@ import { GroupCommit, type Logger } from '@agentplatform/service-kit';
 import { deliveryIdFor } from '../domain/delivery-id.js';
 import { matchesAny } from '../domain/event-matching.js';
 import type { Webhook } from '../domain/types.js';
-import type { Dispatcher } from '../delivery/dispatcher.js';
+import type { Admission } from '../delivery/admission.js';
 import { jobBody, type DispatchJob } from '../delivery/dispatch-job.js';
 import type { DeliveryRepository, NewDelivery } from '../persistence/delivery.repository.js';
 import type { EventRepository } from '../persistence/event.repository.js';
@@ -14,7 +14,7 @@ export interface FanOutDeps {
   events: EventRepository;
   webhooks: WebhookRepository;
   deliveries: DeliveryRepository;
-  dispatcher: Dispatcher;
+  admission: Admission;
   logger: Logger;
   leaseMs: number;
 }
@@ -86,7 +86,7 @@ export function createEventHandler(deps: FanOutDeps): (events: readonly Received
     const leasable = new Map<string, number>();
     const leased = new Set<string>();
     for (const { delivery } of planned) {
-      const left = leasable.get(delivery.tenantId) ?? deps.dispatcher.leasableFor(delivery.tenantId);
+      const left = leasable.get(delivery.tenantId) ?? deps.admission.leasableFor(delivery.tenantId);
       leasable.set(delivery.tenantId, left - 1);
       if (left > 0) leased.add(delivery.id);
     }
@@ -101,7 +101,7 @@ export function createEventHandler(deps: FanOutDeps): (events: readonly Received
         ),
       ),
     ]);
-    for (const [tenantId, left] of leasable) if (left < 0) deps.dispatcher.noteBacklog(tenantId);
+    for (const [tenantId, left] of leasable) if (left < 0) deps.admission.noteBacklog(tenantId);
     if (planned.length === 0) return;
     const jobs: DispatchJob[] = planned
       .filter((p) => inserted.has(p.delivery.id) && leased.has(p.delivery.id))
@@ -118,8 +118,8 @@ export function createEventHandler(deps: FanOutDeps): (events: readonly Received
         webhook: p.webhook,
         body: p.delivery.body,
       }));
-    await deps.dispatcher.waitForRoom();
-    await deps.dispatcher.admit(jobs);
+    await deps.admission.waitForRoom();
+    await deps.admission.admit(jobs);
     deps.logger.debug({ events: events.length, deliveries: jobs.length }, 'events fanned out');
   }
 

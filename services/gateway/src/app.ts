@@ -5,6 +5,8 @@ import type { Logger, Metrics } from '@agentplatform/service-kit';
 import type { Backends } from './clients/backends.js';
 import type { GatewayConfig } from './config.js';
 import { mountRoutes, type RouteDefinition, type RouteHooks } from './http/route.js';
+import { mountMcpRoutes } from './mcp/mcp.routes.js';
+import { bindTools, mcpTools } from './mcp/mcp.tools.js';
 import { accessLog } from './middleware/access-log.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { requestContext } from './middleware/request-context.js';
@@ -58,6 +60,12 @@ export function createApp(deps: AppDeps): Koa {
     app.use((ctx, next) => (ctx.path.startsWith('/hooks/') ? limit(ctx, next) : next()));
   }
   mountHookRoutes(root, deps);
+  mountMcpRoutes(root, {
+    guard: deps.hooks.guard,
+    tools: bindTools(mcpTools(deps), deps.routes),
+    logger: deps.logger,
+    metrics: deps.metrics,
+  });
   app.use(root.routes());
 
   for (const prefix of API_PREFIXES) {

@@ -12,6 +12,7 @@ import {
 
 interface ToolAnswer {
   isError?: boolean;
+  _meta?: Record<string, unknown>;
   content: Array<{ type: string; text?: string }>;
   structuredContent?: any;
 }
@@ -30,10 +31,10 @@ describe('the /mcp endpoint', () => {
   let workflowId: string;
   const clients: Client[] = [];
 
-  async function connect(token: string): Promise<Client> {
+  async function connect(token: string, headers: Record<string, string> = {}): Promise<Client> {
     const client = new Client({ name: 'mcp-e2e', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(`${platform.url}/mcp`), {
-      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      requestInit: { headers: { ...headers, Authorization: `Bearer ${token}` } },
     });
     await client.connect(transport);
     clients.push(client);
@@ -244,6 +245,37 @@ describe('the /mcp endpoint', () => {
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('POST');
     }
+  });
+
+  it('replays a tool call retried with the same Idempotency-Key, as REST does', async () => {
+    const client = await connect(owner.accessToken, { 'Idempotency-Key': `mcp-retry-${Date.now()}` });
+    const args = { agent_id: agentId, content: 'Invoices are sent on the first day of the month.' };
+    const first = await call(client, 'add_memory', args);
+    expect(first.isError).toBeUndefined();
+    const retry = await call(client, 'add_memory', args);
+    expect(retry.structuredContent).toEqual(first.structuredContent);
+    expect(retry._meta).toEqual({ idempotent_replayed: true });
+    const changed = await call(client, 'add_memory', { ...args, content: 'Invoices are sent weekly.' });
+    expect(changed.isError).toBe(true);
+    expect(changed.structuredContent.error).toBe('conflict');
+    const stored = await http.get(`/api/v1/memory?agent_id=${agentId}&per_page=100`);
+    const contents = stored.body.items.map((m: { content: string }) => m.content);
+    expect(contents.filter((c: string) => c === args.content)).toHaveLength(1);
+    expect(contents).not.toContain('Invoices are sent weekly.');
+    // A tool whose REST route takes no key ignores it.
+    expect((await call(client, 'list_agents', {})).isError).toBeUndefined();
+    expect((await call(client, 'list_agents', {})).isError).toBeUndefined();
+  });
+
+  it('is described in the OpenAPI document, with the scope of each tool', async () => {
+    const res = await request(platform.url, 'GET', '/api/v1/openapi.json');
+    const mcp = res.body.paths['/mcp'];
+    expect(mcp.servers).toEqual([{ url: '/' }]);
+    expect(Object.keys(mcp.post.responses)).toEqual(expect.arrayContaining(['200', '401', '406', '429']));
+    expect(mcp.post.description).toContain('`search_memory` (memory:read)');
+    expect(mcp.post.description).toContain('`run_workflow` (workflows:execute)');
+    expect(Object.keys(mcp.get.responses)).toEqual(['405']);
+    expect(Object.keys(mcp.delete.responses)).toEqual(['405']);
   });
 
   it("draws from the tenant's REST rate limit: the 61st request in a minute is 429", async () => {

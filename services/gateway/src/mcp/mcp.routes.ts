@@ -9,6 +9,7 @@ import { checkAccess } from '../http/access-guard.js';
 import { flatErrorBody, toDomainError } from '../http/error-body.js';
 import { anyCaller, type AccessGuard, type Caller } from '../http/route.js';
 import { parseOrThrow } from '../http/validation.js';
+import { canonical, type IdempotencyStore } from '../middleware/idempotency.js';
 import type { BoundMcpTool } from './mcp.tools.js';
 
 export const MCP_PATH = '/mcp';
@@ -16,6 +17,8 @@ export const MCP_PATH = '/mcp';
 export interface McpRouteDeps {
   guard: AccessGuard;
   tools: BoundMcpTool[];
+  /** Idempotency-Key for the tools whose REST route takes one (absent: keys are ignored). */
+  idempotency?: IdempotencyStore['once'];
   logger: Logger;
   metrics?: Metrics;
 }
@@ -42,9 +45,13 @@ function described(schema: z.ZodObject): z.ZodObject {
   return z.looseObject({}).meta(json);
 }
 
-function success(result: unknown): CallToolResult {
+function success(result: unknown, replayed = false): CallToolResult {
   const structured = (result ?? {}) as Record<string, unknown>;
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(structured) }],
+    structuredContent: structured,
+    ...(replayed ? { _meta: { idempotent_replayed: true } } : {}),
+  };
 }
 
 function failure(error: DomainError): CallToolResult {
@@ -52,8 +59,29 @@ function failure(error: DomainError): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
 }
 
+/**
+ * A tool call with the request's Idempotency-Key, when its REST route takes one: as over REST, a
+ * retry of the same call replays the first answer and the key with other arguments is a conflict.
+ * Keys are shared with REST (a key is one request, whichever way it came).
+ */
+async function runOnce(
+  tool: BoundMcpTool,
+  caller: Caller,
+  args: Record<string, unknown>,
+  idempotencyKey: string,
+  deps: McpRouteDeps,
+): Promise<CallToolResult> {
+  const input = parseOrThrow(tool.input, args);
+  if (!tool.idempotent || !idempotencyKey || !deps.idempotency) return success(await tool.run(caller, input));
+  const answer = await deps.idempotency(caller, idempotencyKey, `MCP ${tool.name}\n${canonical(input)}`, async () => ({
+    status: 200,
+    body: await tool.run(caller, input),
+  }));
+  return success(answer.body, answer.replayed);
+}
+
 /** A server for one request (stateless): its tools act as `caller`, who was authenticated for this request. */
-function serverFor(caller: Caller, deps: McpRouteDeps): McpServer {
+function serverFor(caller: Caller, idempotencyKey: string, deps: McpRouteDeps): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
   for (const tool of deps.tools) {
     server.registerTool(
@@ -63,7 +91,7 @@ function serverFor(caller: Caller, deps: McpRouteDeps): McpServer {
         try {
           // In the order of a REST request: the scope, then the arguments.
           checkAccess(caller, tool.access);
-          return success(await tool.run(caller, parseOrThrow(tool.input, args)));
+          return await runOnce(tool, caller, args, idempotencyKey, deps);
         } catch (error) {
           return failure(toDomainError(error, deps.logger, deps.metrics));
         }
@@ -94,7 +122,7 @@ async function authenticate(ctx: Context, guard: AccessGuard): Promise<Caller> {
 export function mountMcpRoutes(router: Router, deps: McpRouteDeps): void {
   router.post(MCP_PATH, async (ctx) => {
     const caller = await authenticate(ctx, deps.guard);
-    const server = serverFor(caller, deps);
+    const server = serverFor(caller, ctx.get('idempotency-key'), deps);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.res.once('close', () => {
       void transport.close();

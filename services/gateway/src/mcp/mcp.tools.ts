@@ -36,9 +36,10 @@ export interface McpTool<S extends z.ZodObject = z.ZodObject> {
   run(caller: Caller, args: z.infer<S>): Promise<unknown>;
 }
 
-/** A tool whose access rule has been taken from its route. */
+/** A tool with its route's access rule, and whether the route takes an Idempotency-Key. */
 export interface BoundMcpTool extends McpTool {
   access: RouteAccess;
+  idempotent: boolean;
 }
 
 function tool<S extends z.ZodObject>(definition: McpTool<S>): McpTool {
@@ -111,12 +112,12 @@ export function mcpTools({ backends, config }: McpToolDeps): McpTool[] {
   ];
 }
 
-/** Gives every tool the access rule of its REST route; a tool naming no route is a programming error. */
+/** Gives every tool the access rule and idempotency of its REST route; a tool naming no route is a programming error. */
 export function bindTools(tools: McpTool[], routes: ReadonlyArray<RouteDefinition<any, any, any>>): BoundMcpTool[] {
   return tools.map((t) => {
     const [method, path] = t.route;
     const route = routes.find((r) => r.method === method && r.path === path);
     if (!route) throw new Error(`MCP tool ${t.name}: no route ${method.toUpperCase()} ${path}`);
-    return { ...t, access: route.access };
+    return { ...t, access: route.access, idempotent: route.idempotent === true };
   });
 }

@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   createApiKey,
+  identityClient,
   newTenant,
   request,
   startPlatform,
@@ -72,7 +73,8 @@ describe('the /mcp endpoint', () => {
     });
     expect(workflow.status).toBe(201);
     workflowId = workflow.body.id;
-  });
+    // Three services and a gateway on a shared, loaded machine.
+  }, 180_000);
 
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
@@ -215,6 +217,33 @@ describe('the /mcp endpoint', () => {
     expect(execution.structuredContent.error).toBe('not_found');
     const agents = await call(client, 'list_agents', {});
     expect(agents.structuredContent.agents).toEqual([]);
+  });
+
+  it('answers a tenant without credits with insufficient_credits tool errors, as REST does', async () => {
+    const poor = await newTenant(platform);
+    const agent = await poor.http.post('/api/v1/agents', { name: 'Poor agent', type: 'assistant' });
+    const workflow = await poor.http.post('/api/v1/workflows', { name: 'p', nodes: [{ id: 't', type: 'transform' }] });
+    const identity = identityClient(platform);
+    try {
+      const { balance } = await identity.client.getBalance({ tenantId: poor.user.tenantId });
+      await identity.client.charge({
+        tenantId: poor.user.tenantId,
+        amount: balance,
+        idempotencyKey: `drain-${poor.user.tenantId}`,
+        description: 'test drain',
+      });
+    } finally {
+      identity.channel.close();
+    }
+    const client = await connect(poor.user.accessToken);
+    const run = await call(client, 'run_workflow', { workflow_id: workflow.body.id });
+    expect(run.isError).toBe(true);
+    expect(run.structuredContent.error).toBe('insufficient_credits');
+    const chat = await call(client, 'chat_with_agent', { agent_id: agent.body.id, message: 'hello' });
+    expect(chat.isError).toBe(true);
+    expect(chat.structuredContent.error).toBe('insufficient_credits');
+    const executions = await poor.http.get(`/api/v1/workflows/${workflow.body.id}/executions`);
+    expect(executions.body.items).toEqual([]);
   });
 
   it('answers 401 with WWW-Authenticate without valid credentials, and 405 to GET and DELETE', async () => {

@@ -17,8 +17,11 @@ async function main() {
   const gateway = path.join(ROOT, 'services/gateway/dist');
   const { apiRoutes } = require(path.join(gateway, 'routes/index.js'));
   const { buildOpenApiDocument } = require(path.join(gateway, 'openapi/openapi-document.js'));
-  // Route definitions only read their dependencies when a request is handled.
-  const document = buildOpenApiDocument(apiRoutes({ backends: {}, config: {}, logger: undefined }));
+  const { bindTools, mcpTools } = require(path.join(gateway, 'mcp/mcp.tools.js'));
+  // Route definitions and MCP tools only read their dependencies when a request is handled.
+  const deps = { backends: {}, config: {}, logger: undefined };
+  const routes = apiRoutes(deps);
+  const document = buildOpenApiDocument(routes, bindTools(mcpTools(deps), routes));
   const { default: openapiTS, astToString } = await import('openapi-typescript');
   const prettier = await import('prettier');
   const header =

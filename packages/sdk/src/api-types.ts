@@ -244,6 +244,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/mcp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Not served: the MCP endpoint is stateless (no session stream to open or end) */
+    get: operations['getMcp'];
+    put?: never;
+    /**
+     * The platform as an MCP server (Streamable HTTP, stateless): one JSON-RPC 2.0 message per request
+     * @description For MCP clients (see docs/mcp.md): send `Accept: application/json, text/event-stream`. Tools, with the scope each needs: `list_agents` (agents:read), `chat_with_agent` (agents:write), `search_memory` (memory:read), `add_memory` (memory:write), `list_workflows` (workflows:read), `run_workflow` (workflows:execute), `get_execution` (workflows:read). A failing tool call is a result with `isError: true` whose text is the platform error body, not an HTTP error.
+     */
+    post: operations['postMcp'];
+    /** Not served: the MCP endpoint is stateless (no session stream to open or end) */
+    delete: operations['deleteMcp'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/memory': {
     parameters: {
       query?: never;
@@ -2644,6 +2666,192 @@ export interface operations {
       };
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getMcp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Method not allowed (method_not_allowed); Allow: POST */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postMcp: {
+    parameters: {
+      query?: {
+        /** @description The tenant to act on (default: the caller's tenant) */
+        tenant_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "jsonrpc": "2.0",
+         *       "id": 1,
+         *       "method": "tools/list"
+         *     }
+         */
+        'application/json': {
+          id?: string | number;
+          /** @constant */
+          jsonrpc: '2.0';
+          /** @description initialize, tools/list, tools/call, ... */
+          method: string;
+          params?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description The JSON-RPC response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error?: {
+              [key: string]: unknown;
+            };
+            id: string | number;
+            /** @constant */
+            jsonrpc: '2.0';
+            result?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description A notification or response was accepted (no body) */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not a JSON-RPC message */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error?: {
+              code?: number;
+              message?: string;
+            };
+            id?: string | number | null;
+            jsonrpc?: string;
+          };
+        };
+      };
+      /** @description Missing, invalid or expired token or key (unauthorized) */
+      401: {
+        headers: {
+          /** @description Bearer */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description An API key of another tenant than tenant_id (forbidden) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The Accept header does not list both application/json and text/event-stream */
+      406: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error?: {
+              code?: number;
+              message?: string;
+            };
+            id?: string | number | null;
+            jsonrpc?: string;
+          };
+        };
+      };
+      /** @description Body over 1 MiB (payload_too_large) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error?: {
+              code?: number;
+              message?: string;
+            };
+            id?: string | number | null;
+            jsonrpc?: string;
+          };
+        };
+      };
+      /** @description Rate limit exceeded (rate_limit_exceeded): the REST budget of the tenant; Retry-After header */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteMcp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Method not allowed (method_not_allowed); Allow: POST */
+      405: {
         headers: {
           [name: string]: unknown;
         };

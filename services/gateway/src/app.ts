@@ -5,7 +5,10 @@ import type { Logger, Metrics } from '@agentplatform/service-kit';
 import type { Backends } from './clients/backends.js';
 import type { GatewayConfig } from './config.js';
 import { mountRoutes, type RouteDefinition, type RouteHooks } from './http/route.js';
+import { mountMcpRoutes } from './mcp/mcp.routes.js';
+import { bindTools, mcpTools } from './mcp/mcp.tools.js';
 import { accessLog } from './middleware/access-log.js';
+import type { IdempotencyStore } from './middleware/idempotency.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { requestContext } from './middleware/request-context.js';
 import { mountHealthRoutes } from './routes/health.routes.js';
@@ -20,6 +23,8 @@ export interface AppDeps {
   /** The API's routes, served under both `/api/v1` (shape A) and `/v1` (shape B). */
   routes: ReadonlyArray<RouteDefinition<any, any, any>>;
   hooks: RouteHooks;
+  /** Idempotency-Key for MCP tool calls (the store behind `hooks.idempotency`). */
+  mcpIdempotency?: IdempotencyStore['once'];
   /** Per-hook limit on the public inbound hooks (`/hooks/<hook_id>...`). */
   hookRateLimit?: Middleware;
 }
@@ -51,13 +56,21 @@ export function createApp(deps: AppDeps): Koa {
   );
 
   const root = new Router();
+  const mcpToolList = bindTools(mcpTools(deps), deps.routes);
   mountHealthRoutes(root, deps.backends);
-  mountDocsRoutes(root, deps.routes);
+  mountDocsRoutes(root, deps.routes, mcpToolList);
   if (deps.hookRateLimit) {
     const limit = deps.hookRateLimit;
     app.use((ctx, next) => (ctx.path.startsWith('/hooks/') ? limit(ctx, next) : next()));
   }
   mountHookRoutes(root, deps);
+  mountMcpRoutes(root, {
+    guard: deps.hooks.guard,
+    tools: mcpToolList,
+    idempotency: deps.mcpIdempotency,
+    logger: deps.logger,
+    metrics: deps.metrics,
+  });
   app.use(root.routes());
 
   for (const prefix of API_PREFIXES) {

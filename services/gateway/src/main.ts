@@ -71,6 +71,7 @@ async function main(): Promise<void> {
       idempotency: idempotency.handle,
       addressLimit: (ctx, bucket) => addressLimiter.consume(ctx, bucket),
     },
+    mcpIdempotency: idempotency.once,
     hookRateLimit: hookRateLimit(store, config.HOOK_RATE_LIMIT_PER_MINUTE),
   });
   const server = createServer(app.callback());

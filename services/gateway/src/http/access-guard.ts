@@ -64,6 +64,23 @@ function isUnauthorized(error: unknown): boolean {
 }
 
 /**
+ * Whether an authenticated caller may use something guarded by `access`: a route, or an MCP tool
+ * (which checks the scope of the REST route it stands for, after the request was authenticated).
+ */
+export function checkAccess(caller: Caller, access: RouteAccess): void {
+  if (access.kind === 'user') {
+    if (caller.kind === 'api_key' && !access.apiKeys) {
+      throw new ForbiddenError('This endpoint needs a user access token; API keys cannot use it');
+    }
+    if (access.roles && !access.roles.includes(caller.role)) {
+      throw new ForbiddenError(`This action needs the ${access.roles.join(' or ')} role in the tenant`);
+    }
+  } else if (access.kind === 'scope' && !caller.scopes.includes(access.scope)) {
+    throw new ForbiddenError(`Missing scope ${access.scope}`);
+  }
+}
+
+/**
  * Authenticates the caller, resolves the tenant, counts the request against the tenant's rate
  * limit and checks the route's access rule.
  *
@@ -112,7 +129,7 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
     }
     // Every authenticated request counts, including the ones refused below for lack of rights.
     await this.options.limiter.consume(ctx, caller.tenantId, caller.plan ?? 'free');
-    this.check(caller, access);
+    checkAccess(caller, access);
     ctx.state.caller = caller;
     return caller;
   }
@@ -155,19 +172,6 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
       if (cache.enabled === live) continue;
       cache.enabled = live;
       if (!live) cache.clear();
-    }
-  }
-
-  private check(caller: Caller, access: RouteAccess): void {
-    if (access.kind === 'user') {
-      if (caller.kind === 'api_key' && !access.apiKeys) {
-        throw new ForbiddenError('This endpoint needs a user access token; API keys cannot use it');
-      }
-      if (access.roles && !access.roles.includes(caller.role)) {
-        throw new ForbiddenError(`This action needs the ${access.roles.join(' or ')} role in the tenant`);
-      }
-    } else if (access.kind === 'scope' && !caller.scopes.includes(access.scope)) {
-      throw new ForbiddenError(`Missing scope ${access.scope}`);
     }
   }
 

@@ -33,8 +33,15 @@ export interface IdempotencyOptions {
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
+export interface IdempotentAnswer {
+  status: number;
+  body: unknown;
+  /** The stored answer of an earlier request with the key. */
+  replayed: boolean;
+}
+
 /** Canonical JSON: object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same request. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.keys(value as object)
@@ -106,27 +113,44 @@ export class IdempotencyStore {
   readonly handle = async (ctx: Context, caller: Caller | undefined, run: () => Promise<void>): Promise<void> => {
     // Public routes have no tenant to scope keys by.
     if (!caller) return run();
-    const key = ctx.get('idempotency-key');
+    const request = `${ctx.method} ${apiPath(ctx.path)}?${ctx.querystring}\n${canonical((ctx.request as { body?: unknown }).body ?? null)}`;
+    const answer = await this.once(caller, ctx.get('idempotency-key'), request, async () => {
+      await run();
+      return { status: ctx.status, body: ctx.body };
+    });
+    if (answer.replayed) {
+      ctx.status = answer.status;
+      ctx.body = answer.body;
+      ctx.set('Idempotent-Replayed', 'true');
+    }
+  };
+
+  /**
+   * Runs `run` once for a caller's key: a retry of the same `request` (any text that identifies
+   * it) replays the stored answer instead, another request under the key is a conflict. What the
+   * REST routes and the MCP tools (`tools/call` with an Idempotency-Key header) share.
+   */
+  readonly once = async (
+    caller: Caller,
+    key: string,
+    request: string,
+    run: () => Promise<{ status: number; body: unknown }>,
+  ): Promise<IdempotentAnswer> => {
     if (!KEY.test(key)) throw ValidationError.field('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
     const id = `${caller.tenantId}:${principal(caller)}:${key}`;
-    const fingerprint = createHash('sha256')
-      .update(
-        `${ctx.method} ${apiPath(ctx.path)}?${ctx.querystring}\n${canonical((ctx.request as { body?: unknown }).body ?? null)}`,
-      )
-      .digest('hex');
+    const fingerprint = createHash('sha256').update(request).digest('hex');
 
     const replay = await this.claim(id, fingerprint);
     if (replay) {
-      ctx.status = replay.status ?? 200;
-      ctx.body =
+      const body =
         replay.body_sealed === undefined
           ? null
           : JSON.parse(this.options.box.open(replay.body_sealed, sealContext(id)));
-      ctx.set('Idempotent-Replayed', 'true');
-      return;
+      return { status: replay.status ?? 200, body, replayed: true };
     }
+    let answer: { status: number; body: unknown };
     try {
-      await run();
+      answer = await run();
     } catch (error) {
       await this.collection.deleteOne({ _id: id, state: 'running' }).catch(() => undefined);
       throw error;
@@ -136,12 +160,13 @@ export class IdempotencyStore {
       {
         $set: {
           state: 'done',
-          status: ctx.status,
-          body_sealed: this.options.box.seal(JSON.stringify(ctx.body ?? null), sealContext(id)),
+          status: answer.status,
+          body_sealed: this.options.box.seal(JSON.stringify(answer.body ?? null), sealContext(id)),
         },
         $unset: { locked_until: '' },
       },
     );
+    return { ...answer, replayed: false };
   };
 
   /** Claims the key for this request, or returns the stored response to replay. */

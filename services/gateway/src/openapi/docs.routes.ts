@@ -3,6 +3,7 @@ import path from 'node:path';
 import type Router from '@koa/router';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import type { RouteDefinition } from '../http/route.js';
+import type { BoundMcpTool } from '../mcp/mcp.tools.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 
 const ASSETS: Record<string, string> = {
@@ -46,8 +47,12 @@ const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-
  * `GET /api/v1/openapi.json` (and `/v1/openapi.json`): the OpenAPI document, built once from the
  * route registry. `GET /docs`: Swagger UI served from the swagger-ui-dist package.
  */
-export function mountDocsRoutes(router: Router, routes: ReadonlyArray<RouteDefinition<any, any, any>>): void {
-  const document = buildOpenApiDocument(routes);
+export function mountDocsRoutes(
+  router: Router,
+  routes: ReadonlyArray<RouteDefinition<any, any, any>>,
+  mcpTools: ReadonlyArray<BoundMcpTool> = [],
+): void {
+  const document = buildOpenApiDocument(routes, mcpTools);
   const assetDir = getAbsoluteFSPath();
   const assets = new Map(Object.keys(ASSETS).map((name) => [name, readFileSync(path.join(assetDir, name))]));
 
@@ -62,6 +67,7 @@ export function mountDocsRoutes(router: Router, routes: ReadonlyArray<RouteDefin
     name: 'Agent Platform API',
     docs: '/docs',
     openapi: '/api/v1/openapi.json',
+    mcp: '/mcp',
     base_paths: { flat: '/api/v1', envelope: '/v1' },
     health: { live: '/healthz', ready: '/readyz' },
   };

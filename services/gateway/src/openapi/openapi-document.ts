@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '@agentplatform/service-kit';
 import type { RouteDefinition } from '../http/route.js';
+import { mcpPathItem } from '../mcp/mcp.openapi.js';
+import type { BoundMcpTool } from '../mcp/mcp.tools.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -156,15 +158,20 @@ function operation(route: RouteDefinition<any, any, any>): JsonSchema {
 
 /**
  * The OpenAPI 3.1 document of the API, built from the same route definitions (and zod schemas)
- * that route and validate requests, so the document cannot drift from the behaviour.
+ * that route and validate requests, so the document cannot drift from the behaviour; with the
+ * MCP endpoint when its tools are given.
  */
-export function buildOpenApiDocument(routes: ReadonlyArray<RouteDefinition<any, any, any>>): JsonSchema {
+export function buildOpenApiDocument(
+  routes: ReadonlyArray<RouteDefinition<any, any, any>>,
+  mcpTools: ReadonlyArray<Pick<BoundMcpTool, 'name' | 'access'>> = [],
+): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = openApiPath(route.path);
     paths[path] ??= {};
     paths[path][route.method] = operation(route);
   }
+  if (mcpTools.length > 0) paths['/mcp'] = mcpPathItem(mcpTools);
   return {
     openapi: '3.1.0',
     info: {

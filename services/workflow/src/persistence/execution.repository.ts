@@ -61,9 +61,11 @@ export class ExecutionRepository {
   }
 
   /** By id alone (the cheapest lookup everywhere), then scoped: another tenant's execution is not found. */
-  async get(tenantId: string, workflowId: string, id: string): Promise<Execution | undefined> {
+  /** `workflowId` undefined: the execution in any of the tenant's workflows. */
+  async get(tenantId: string, workflowId: string | undefined, id: string): Promise<Execution | undefined> {
     const doc = await this.model.findOne({ _id: id }).lean<ExecutionDocument>();
-    if (!doc || doc.tenant_id !== tenantId || doc.workflow_id !== workflowId) return undefined;
+    if (!doc || doc.tenant_id !== tenantId) return undefined;
+    if (workflowId !== undefined && doc.workflow_id !== workflowId) return undefined;
     return toExecution(doc);
   }
 

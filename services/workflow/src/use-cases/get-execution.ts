@@ -6,7 +6,8 @@ export async function getExecution(
   deps: Pick<WorkflowDeps, 'executions'>,
   input: { tenantId: string; workflowId: string; executionId: string },
 ): Promise<Execution> {
-  const execution = await deps.executions.get(input.tenantId, input.workflowId, input.executionId);
+  // An empty workflow id (the MCP tool get_execution names none) finds it in any of the tenant's workflows.
+  const execution = await deps.executions.get(input.tenantId, input.workflowId || undefined, input.executionId);
   if (!execution) throw new NotFoundError('Execution');
   return execution;
 }

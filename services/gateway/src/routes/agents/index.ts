@@ -1,5 +1,7 @@
+import type { z } from 'zod';
 import type { agentMemoryV1 } from '@agentplatform/contracts';
-import { defineRoute, requireScope, type RouteDefinition } from '../../http/route.js';
+import type { Backends } from '../../clients/backends.js';
+import { defineRoute, requireScope, type Caller, type RouteDefinition } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
 import {
   agentListResponse,
@@ -39,6 +41,29 @@ const usageJson = (usage: agentMemoryV1.Usage | undefined) =>
     total_tokens: usage.totalTokens,
   };
 
+type AgentMemory = Backends['agentMemory'];
+
+/** `GET /agents`, and the MCP tool `list_agents`. */
+export async function listAgents(agents: AgentMemory, caller: Caller, query: z.infer<typeof listAgentsQuery>) {
+  const out = await agents.listAgents({
+    tenantId: caller.tenantId,
+    page: query.page,
+    perPage: query.per_page,
+    type: query.type,
+    status: query.status,
+  });
+  return { agents: out.agents.map(agentJson), total: out.total, page: out.page, per_page: out.perPage };
+}
+
+export function chatRequest(caller: Caller, agentId: string, body: z.infer<typeof chatBody>) {
+  return { tenantId: caller.tenantId, agentId, message: body.message, sessionId: body.session_id };
+}
+
+/** `POST /agents/:agent_id/chat` answered as JSON, and the MCP tool `chat_with_agent`. */
+export async function chatOnce(agents: AgentMemory, caller: Caller, agentId: string, body: z.infer<typeof chatBody>) {
+  return chatJson(await agents.chat(chatRequest(caller, agentId, body), { deadline: CHAT_DEADLINE_MS }));
+}
+
 /** SPEC.md section 4 (Agents) and DESIGN.md section 6: CRUD, chat (JSON or SSE), sessions and messages. */
 export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, any>[] {
   const agents = backends.agentMemory;
@@ -51,16 +76,7 @@ export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, 
       access: requireScope('agents:read'),
       query: listAgentsQuery,
       response: agentListResponse,
-      handler: async ({ query, caller }) => {
-        const out = await agents.listAgents({
-          tenantId: caller!.tenantId,
-          page: query.page,
-          perPage: query.per_page,
-          type: query.type,
-          status: query.status,
-        });
-        return { agents: out.agents.map(agentJson), total: out.total, page: out.page, per_page: out.perPage };
-      },
+      handler: ({ query, caller }) => listAgents(agents, caller!, query),
     }),
     defineRoute({
       method: 'post',
@@ -162,17 +178,11 @@ export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, 
       example: { message: 'How do I get a refund for a double charge?' },
       response: chatResponse,
       handler: async ({ params, body, caller, ctx }) => {
-        const request = {
-          tenantId: caller!.tenantId,
-          agentId: params.agent_id,
-          message: body.message,
-          sessionId: body.session_id,
-        };
         if (wantsEventStream(ctx)) {
-          await streamChat(ctx, backends, request);
+          await streamChat(ctx, backends, chatRequest(caller!, params.agent_id, body));
           return undefined;
         }
-        return chatJson(await agents.chat(request, { deadline: CHAT_DEADLINE_MS }));
+        return chatOnce(agents, caller!, params.agent_id, body);
       },
     }),
     defineRoute({

@@ -1,5 +1,7 @@
+import type { z } from 'zod';
 import type { agentMemoryV1 } from '@agentplatform/contracts';
-import { defineRoute, requireScope, type RouteDefinition } from '../../http/route.js';
+import type { Backends } from '../../clients/backends.js';
+import { defineRoute, requireScope, type Caller, type RouteDefinition } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
 import {
   addMemoryBody,
@@ -29,6 +31,45 @@ export function memoryJson(item: agentMemoryV1.MemoryItem) {
   };
 }
 
+type AgentMemory = Backends['agentMemory'];
+
+/** `POST /memory`, and the MCP tool `add_memory`. */
+export async function addMemory(memory: AgentMemory, caller: Caller, body: z.infer<typeof addMemoryBody>) {
+  return memoryJson(
+    await memory.addMemory({
+      tenantId: caller.tenantId,
+      agentId: body.agent_id,
+      memoryType: body.memory_type,
+      content: body.content,
+      metadata: body.metadata ?? {},
+      plan: caller.plan ?? '',
+    }),
+  );
+}
+
+/** `POST /memory/search`, and the MCP tool `search_memory`. */
+export async function searchMemory(memory: AgentMemory, caller: Caller, body: z.infer<typeof searchMemoryBody>) {
+  const out = await memory.searchMemory({
+    tenantId: caller.tenantId,
+    agentId: body.agent_id,
+    query: body.query,
+    memoryType: body.memory_type,
+    topK: body.top_k,
+    filters: body.filters,
+    minScore: body.min_score,
+  });
+  return {
+    results: out.results.map((r) => ({
+      id: r.id,
+      content: r.content,
+      score: r.score,
+      metadata: r.metadata ?? {},
+      memory_type: r.memoryType,
+      created_at: r.createdAt,
+    })),
+  };
+}
+
 /** SPEC.md section 4 (Memory) and DESIGN.md section 6: add, hybrid search, CRUD, consolidation. */
 export function memoryRoutes({ backends }: RouteDeps): RouteDefinition<any, any, any>[] {
   const memory = backends.agentMemory;
@@ -49,17 +90,7 @@ export function memoryRoutes({ backends }: RouteDeps): RouteDefinition<any, any,
       },
       status: 201,
       response: memoryResponse,
-      handler: async ({ body, caller }) =>
-        memoryJson(
-          await memory.addMemory({
-            tenantId: caller!.tenantId,
-            agentId: body.agent_id,
-            memoryType: body.memory_type,
-            content: body.content,
-            metadata: body.metadata ?? {},
-            plan: caller!.plan ?? '',
-          }),
-        ),
+      handler: ({ body, caller }) => addMemory(memory, caller!, body),
     }),
     defineRoute({
       method: 'post',
@@ -70,27 +101,7 @@ export function memoryRoutes({ backends }: RouteDeps): RouteDefinition<any, any,
       body: searchMemoryBody,
       example: { agent_id: 'agt_paste_an_agent_id', query: 'how long does a refund take', top_k: 5 },
       response: searchResponse,
-      handler: async ({ body, caller }) => {
-        const out = await memory.searchMemory({
-          tenantId: caller!.tenantId,
-          agentId: body.agent_id,
-          query: body.query,
-          memoryType: body.memory_type,
-          topK: body.top_k,
-          filters: body.filters,
-          minScore: body.min_score,
-        });
-        return {
-          results: out.results.map((r) => ({
-            id: r.id,
-            content: r.content,
-            score: r.score,
-            metadata: r.metadata ?? {},
-            memory_type: r.memoryType,
-            created_at: r.createdAt,
-          })),
-        };
-      },
+      handler: ({ body, caller }) => searchMemory(memory, caller!, body),
     }),
     defineRoute({
       method: 'post',

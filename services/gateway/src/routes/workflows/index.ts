@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { workflowV1 } from '@agentplatform/contracts';
-import { defineRoute, requireScope, type RouteDefinition } from '../../http/route.js';
+import type { Backends } from '../../clients/backends.js';
+import type { GatewayConfig } from '../../config.js';
+import { defineRoute, requireScope, type Caller, type RouteDefinition } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
 import {
   executionSummaryToJson,
@@ -40,6 +42,56 @@ function nodesToProto(nodes: NodeJson[]): workflowV1.Node[] {
   }));
 }
 
+type Workflows = Backends['workflow'];
+
+/** `GET /workflows`, and the MCP tool `list_workflows`. */
+export async function listWorkflows(workflows: Workflows, caller: Caller, query: z.infer<typeof listWorkflowsQuery>) {
+  const answer = await workflows.listWorkflows({
+    tenantId: caller.tenantId,
+    page: query.page,
+    perPage: query.per_page,
+    status: query.status,
+  });
+  return {
+    items: answer.items.map(workflowSummaryToJson),
+    total: answer.total,
+    page: answer.page,
+    per_page: answer.perPage,
+  };
+}
+
+/** `POST /workflows/:workflow_id/execute`, and the MCP tool `run_workflow`. */
+export async function executeWorkflow(
+  workflows: Workflows,
+  config: Pick<GatewayConfig, 'GRPC_DEADLINE_MS'>,
+  caller: Caller,
+  workflowId: string,
+  body: z.infer<typeof executeBody>,
+) {
+  const execution = await workflows.executeWorkflow(
+    { tenantId: caller.tenantId, workflowId, input: body.input, async: body.async },
+    { deadline: body.async ? config.GRPC_DEADLINE_MS : EXECUTE_DEADLINE_MS },
+  );
+  return executionToJson(execution);
+}
+
+/**
+ * `GET /workflows/:workflow_id/executions/:execution_id`, and the MCP tool `get_execution`, which
+ * names no workflow: an empty workflow id finds the execution in any of the tenant's workflows.
+ */
+export async function getExecution(
+  workflows: Workflows,
+  caller: Caller,
+  ids: { workflow_id?: string; execution_id: string },
+) {
+  const execution = await workflows.getExecution({
+    tenantId: caller.tenantId,
+    workflowId: ids.workflow_id ?? '',
+    executionId: ids.execution_id,
+  });
+  return executionToJson(execution);
+}
+
 /** The workflows routes (SPEC.md section 4, DESIGN.md section 7), plus delete and cancel. */
 export function workflowRoutes({ backends, config }: RouteDeps): RouteDefinition<any, any, any>[] {
   const workflows = backends.workflow;
@@ -52,20 +104,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): RouteDefinition
       access: requireScope('workflows:read'),
       query: listWorkflowsQuery,
       response: workflowListResponse,
-      handler: async ({ query, caller }) => {
-        const answer = await workflows.listWorkflows({
-          tenantId: caller!.tenantId,
-          page: query.page,
-          perPage: query.per_page,
-          status: query.status,
-        });
-        return {
-          items: answer.items.map(workflowSummaryToJson),
-          total: answer.total,
-          page: answer.page,
-          per_page: answer.perPage,
-        };
-      },
+      handler: ({ query, caller }) => listWorkflows(workflows, caller!, query),
     }),
     defineRoute({
       method: 'post',
@@ -215,12 +254,9 @@ export function workflowRoutes({ backends, config }: RouteDeps): RouteDefinition
       status: 200,
       response: executionResponse,
       handler: async ({ params, body, caller, ctx }) => {
-        const execution = await workflows.executeWorkflow(
-          { tenantId: caller!.tenantId, workflowId: params.workflow_id, input: body.input, async: body.async },
-          { deadline: body.async ? config.GRPC_DEADLINE_MS : EXECUTE_DEADLINE_MS },
-        );
+        const execution = await executeWorkflow(workflows, config, caller!, params.workflow_id, body);
         ctx.state.responseStatus = execution.status === 'running' ? 202 : 200;
-        return executionToJson(execution);
+        return execution;
       },
     }),
     defineRoute({
@@ -250,14 +286,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): RouteDefinition
       access: requireScope('workflows:read'),
       params: executionParams,
       response: executionResponse,
-      handler: async ({ params, caller }) => {
-        const execution = await workflows.getExecution({
-          tenantId: caller!.tenantId,
-          workflowId: params.workflow_id,
-          executionId: params.execution_id,
-        });
-        return executionToJson(execution);
-      },
+      handler: ({ params, caller }) => getExecution(workflows, caller!, params),
     }),
     defineRoute({
       method: 'post',

@@ -2,7 +2,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import type { Consumer, Kafka } from 'kafkajs';
 import { runWithContext, type Logger } from '@agentplatform/service-kit';
 import { parseEnvelope } from './envelope.js';
-import { partitionForKey } from './kafka.js';
+import { CONSUMER_GROUP_TIMING, partitionForKey } from './kafka.js';
 import { EVENT_HEADERS, type ReceivedEnvelope } from './event-types.js';
 
 interface ProcessedEvent {
@@ -49,15 +49,15 @@ export class BatchConsumer {
   constructor(private readonly options: BatchConsumerOptions) {
     this.consumer = options.kafka.consumer({
       groupId: options.groupId,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
+      sessionTimeout: CONSUMER_GROUP_TIMING.sessionTimeout,
+      heartbeatInterval: CONSUMER_GROUP_TIMING.heartbeatInterval,
       // The broker answers a fetch once 32 KiB are waiting or after 50 ms: under load one fetch
       // (and one round of the handler's writes) serves dozens of events instead of a few, and a
       // quiet topic adds at most 50 ms to an event's way.
       minBytes: 32 * 1024,
       maxWaitTimeInMs: 50,
       allowAutoTopicCreation: false,
-      retry: { initialRetryTime: 300, maxRetryTime: 5_000, retries: Number.MAX_SAFE_INTEGER },
+      retry: { ...CONSUMER_GROUP_TIMING.retry },
     });
   }
 

@@ -36,6 +36,27 @@ export function createKafka({ brokers, clientId, logger }: KafkaOptions): Kafka 
   });
 }
 
+/**
+ * Group membership timing for every consumer (docs/performance.md, "Consumer groups").
+ *
+ * A member that dies without leaving (SIGKILL, a crashed node, a broker restart that loses the
+ * connection) keeps its partitions until its session times out: kafkajs has no static membership,
+ * so the process that replaces it joins as a new member and the whole group waits for the dead
+ * one. 6 s is the broker's smallest allowed session (`group.min.session.timeout.ms`, 6,000 by
+ * default), so the wait after a crash is at most that, measured from the crash; a heartbeat every
+ * second gives the live members five chances within it. Consumers heartbeat between slices of a
+ * batch, so a handler slice must take well under 6 s (deliveries are sent outside the consumer).
+ *
+ * `retry` bounds the wait between attempts to reach the broker again after an outage (kafkajs
+ * backs off exponentially up to `maxRetryTime`, then restarts the consumer): at most ~1 s after
+ * the broker is back, instead of up to 5 s.
+ */
+export const CONSUMER_GROUP_TIMING = {
+  sessionTimeout: 6_000,
+  heartbeatInterval: 1_000,
+  retry: { initialRetryTime: 300, maxRetryTime: 1_000, retries: Number.MAX_SAFE_INTEGER },
+} as const;
+
 /** Creates the topic if it is missing; a topic that exists is left as it is. */
 export async function ensureTopic(kafka: Kafka, topic: string, partitions: number): Promise<void> {
   const admin: Admin = kafka.admin();

@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     logger,
     metrics,
     backends,
-    routes: apiRoutes({ backends, config, logger, revocations: guard }),
+    routes: apiRoutes({ backends, config, logger, revocations: guard, profiles: guard }),
     hooks: {
       guard,
       idempotency: idempotency.handle,

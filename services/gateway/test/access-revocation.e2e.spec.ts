@@ -123,6 +123,8 @@ describe('access: revocation, throttling, anonymous traffic, deadlines', () => {
       const session = await login(platform.url, user.email, user.password);
       for (let i = 0; i < 3; i++)
         expect((await api(secondUrl, session.accessToken).get('/api/v1/billing/credits')).status).toBe(200);
+      // Replica 2 also caches the user's profile for /auth/me: it must not outlive the session either.
+      expect((await api(secondUrl, session.accessToken).get('/api/v1/auth/me')).status).toBe(200);
 
       // Replica 1 has it cached too, and forgets it before the logout answers.
       expect((await api(platform.url, session.accessToken).get('/api/v1/billing/credits')).status).toBe(200);
@@ -136,6 +138,7 @@ describe('access: revocation, throttling, anonymous traffic, deadlines', () => {
         loggedOutAt,
       );
       expect(elapsed).toBeLessThan(1_000);
+      expect((await api(secondUrl, session.accessToken).get('/api/v1/auth/me')).status).toBe(401);
       expect(
         (await api(platform.url).post('/api/v1/auth/refresh', { refresh_token: session.refreshToken })).status,
       ).toBe(401);

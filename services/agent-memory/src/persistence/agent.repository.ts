@@ -90,15 +90,12 @@ export class AgentRepository {
     const query: Record<string, unknown> = { tenant_id: tenantId };
     if (filter.type) query.type = filter.type;
     if (filter.status) query.status = filter.status;
-    const [docs, total] = await Promise.all([
-      this.model
-        .find(query)
-        .sort({ _id: -1 })
-        .skip((page - 1) * perPage)
-        .limit(perPage)
-        .lean<AgentDoc[]>(),
-      this.model.countDocuments(query),
-    ]);
+    const skip = (page - 1) * perPage;
+    const docs = await this.model.find(query).sort({ _id: -1 }).skip(skip).limit(perPage).lean<AgentDoc[]>();
+    // A page that is not full ends the list, so the total is known without counting (most
+    // tenants' lists fit one page: one database call instead of two).
+    const ends = docs.length < perPage && (docs.length > 0 || skip === 0);
+    const total = ends ? skip + docs.length : await this.model.countDocuments(query);
     return { agents: docs.map(toAgent), total };
   }
 

@@ -1,7 +1,13 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Consumer, Kafka } from 'kafkajs';
-import { accessTopicOf, ensureTopicInBackground, parseAccessEvent, type AccessEvent } from '@agentplatform/events';
+import {
+  CONSUMER_GROUP_TIMING,
+  accessTopicOf,
+  ensureTopicInBackground,
+  parseAccessEvent,
+  type AccessEvent,
+} from '@agentplatform/events';
 import type { Logger } from '@agentplatform/service-kit';
 
 export interface RevocationListener {
@@ -33,11 +39,11 @@ export class RevocationFeed {
   ) {
     this.consumer = kafka.consumer({
       groupId: this.groupId,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
+      sessionTimeout: CONSUMER_GROUP_TIMING.sessionTimeout,
+      heartbeatInterval: CONSUMER_GROUP_TIMING.heartbeatInterval,
       maxWaitTimeInMs: 100,
       allowAutoTopicCreation: false,
-      retry: { initialRetryTime: 300, maxRetryTime: 5_000, retries: Number.MAX_SAFE_INTEGER },
+      retry: { ...CONSUMER_GROUP_TIMING.retry },
     });
     const { GROUP_JOIN, FETCH, REBALANCING, CRASH, DISCONNECT, STOP } = this.consumer.events;
     this.consumer.on(GROUP_JOIN, () => {

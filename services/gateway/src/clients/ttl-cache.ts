@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 interface Entry<V> {
   value: Promise<V>;
   expires: number;
@@ -6,7 +8,8 @@ interface Entry<V> {
 }
 
 /**
- * A small in-process cache with a time to live and a size bound. Concurrent lookups of one key
+ * A small in-process cache with a time to live and a size bound (least recently used entries go
+ * first, so a flood of one-off credentials cannot push out the ones in use). Concurrent lookups of one key
  * share a single load, so a burst of requests with a new API key makes one identity call.
  *
  * Revocations drop entries (`deleteWhere`, `clear`); a load that was in flight when one arrived
@@ -14,24 +17,23 @@ interface Entry<V> {
  * false (the revocation feed is not live) nothing is kept at all.
  */
 export class TtlCache<V> {
-  private readonly entries = new Map<string, Entry<V>>();
+  private readonly entries: LRUCache<string, Entry<V>>;
   /** Bumped by every invalidation; a load started before it is answered but not kept. */
   private generation = 0;
   enabled = true;
 
   constructor(
     private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-  ) {}
+    maxEntries = 10_000,
+  ) {
+    this.entries = new LRUCache({ max: maxEntries });
+  }
 
   get(key: string, load: () => Promise<V>): Promise<V> {
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit && hit.expires > now) return hit.value;
     if (this.ttlMs === 0 || !this.enabled) return load();
-    if (this.entries.size >= this.maxEntries) this.evictExpired(now);
-    // Still full: drop the oldest insertion (Map keeps insertion order).
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     const value = load();
     const entry: Entry<V> = { value, expires: now + this.ttlMs };
     const generation = this.generation;
@@ -49,7 +51,7 @@ export class TtlCache<V> {
 
   /** True when the key has a loaded, unexpired value (no load is started). */
   has(key: string): boolean {
-    const hit = this.entries.get(key);
+    const hit = this.entries.peek(key);
     return hit?.settled !== undefined && hit.expires > Date.now();
   }
 
@@ -61,7 +63,8 @@ export class TtlCache<V> {
   /** Drops every loaded value matching `match` and every load still in flight. */
   deleteWhere(match: (value: V) => boolean): void {
     this.generation++;
-    for (const [key, entry] of this.entries) if (!entry.settled || match(entry.settled.value)) this.entries.delete(key);
+    const doomed = [...this.entries.entries()].filter(([, entry]) => !entry.settled || match(entry.settled.value));
+    for (const [key] of doomed) this.entries.delete(key);
   }
 
   clear(): void {
@@ -70,10 +73,6 @@ export class TtlCache<V> {
   }
 
   private forget(key: string, entry: Entry<V>): void {
-    if (this.entries.get(key) === entry) this.entries.delete(key);
-  }
-
-  private evictExpired(now: number): void {
-    for (const [key, entry] of this.entries) if (entry.expires <= now) this.entries.delete(key);
+    if (this.entries.peek(key) === entry) this.entries.delete(key);
   }
 }

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { errors as joseErrors, jwtVerify } from 'jose';
 import { LRUCache } from 'lru-cache';
+import type { identityV1 } from '@agentplatform/contracts';
 import type { AccessEvent } from '@agentplatform/events';
 import { DomainError, ForbiddenError, UnauthorizedError, ValidationError, sha256Hex } from '@agentplatform/service-kit';
 import type { Backends } from '../clients/backends.js';
@@ -91,6 +92,9 @@ export function checkAccess(caller: Caller, access: RouteAccess): void {
  *   and are cached for a few seconds.
  * - API keys (`apk_...`) are verified by identity (only a hash is stored there); the answer is
  *   cached for a few seconds. An unknown key is remembered as invalid for a minute.
+ * - A user's profile and tenants (`GET /auth/me`, `profile`) are cached the same way, per user.
+ *   They are read only after the request was authorized by the caches above, so they never
+ *   decide whether a request is accepted; a session's revocation drops its user's profile too.
  * - Every cache gives way to a revocation at once (`revoke`, fed by identity's access events
  *   and called directly for changes made through this replica), and nothing is cached while
  *   the revocation feed is not live (`setLive`).
@@ -102,6 +106,7 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
   private readonly keys: TtlCache<Verified>;
   private readonly tokens: TtlCache<TokenClaims>;
   private readonly memberships: TtlCache<Verified>;
+  private readonly profiles: TtlCache<identityV1.GetMeResponse & { userId: string }>;
   private readonly invalidKeys = new LRUCache<string, true>({ max: INVALID_KEYS_MAX, ttl: INVALID_KEY_MEMORY_MS });
   private readonly anonymous: AnonymousLimiter;
 
@@ -109,6 +114,7 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
     this.keys = new TtlCache(options.cacheTtlMs);
     this.tokens = new TtlCache(options.cacheTtlMs);
     this.memberships = new TtlCache(options.cacheTtlMs);
+    this.profiles = new TtlCache(options.cacheTtlMs);
     this.anonymous = options.anonymous ?? new AnonymousLimiter();
   }
 
@@ -134,6 +140,18 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
     return caller;
   }
 
+  /**
+   * The user's profile and memberships as identity's GetMe answers them, for a caller this guard
+   * has authorized (a user, not an API key): one identity call per user and cache lifetime.
+   */
+  profile(caller: Caller): Promise<identityV1.GetMeResponse> {
+    const userId = caller.userId;
+    return this.profiles.get(userId, async () => ({
+      ...(await this.options.backends.identity.getMe({ userId })),
+      userId,
+    }));
+  }
+
   /** Applies one of identity's access events to what this replica cached. */
   revoke(event: AccessEvent): void {
     switch (event.type) {
@@ -143,8 +161,9 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
         break;
       }
       case 'access.session.revoked': {
-        const { session_id } = event.data as AccessEvent<'access.session.revoked'>['data'];
+        const { session_id, user_id } = event.data as AccessEvent<'access.session.revoked'>['data'];
         this.forgetSession(session_id);
+        this.profiles.deleteWhere((profile) => profile.userId === user_id);
         break;
       }
       case 'access.signing_key.withdrawn': {
@@ -164,11 +183,17 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
   /** A session ended through this replica (logout): forgotten before the logout answers. */
   forgetSession(sessionId: string): void {
     this.tokens.deleteWhere((claims) => claims.sid === sessionId);
-    this.memberships.deleteWhere((verified) => verified.sessionId === sessionId);
+    let userId: string | undefined;
+    this.memberships.deleteWhere((verified) => {
+      if (verified.sessionId !== sessionId) return false;
+      userId = verified.userId;
+      return true;
+    });
+    if (userId) this.profiles.delete(userId);
   }
 
   setLive(live: boolean): void {
-    for (const cache of [this.keys, this.tokens, this.memberships]) {
+    for (const cache of [this.keys, this.tokens, this.memberships, this.profiles]) {
       if (cache.enabled === live) continue;
       cache.enabled = live;
       if (!live) cache.clear();

@@ -1,5 +1,8 @@
 import { Schema } from 'mongoose';
 
+export const TENANTS_COLLECTION = 'tenants';
+export const MEMBERSHIPS_COLLECTION = 'memberships';
+
 export interface TenantRecord {
   _id: string;
   name: string;
@@ -14,7 +17,7 @@ export const tenantSchema = new Schema<TenantRecord>(
     plan: { type: String, required: true },
     created_at: { type: Date, required: true },
   },
-  { collection: 'tenants', versionKey: false },
+  { collection: TENANTS_COLLECTION, versionKey: false },
 );
 
 export interface MembershipRecord {
@@ -33,7 +36,7 @@ export const membershipSchema = new Schema<MembershipRecord>(
     role: { type: String, required: true },
     created_at: { type: Date, required: true },
   },
-  { collection: 'memberships', versionKey: false },
+  { collection: MEMBERSHIPS_COLLECTION, versionKey: false },
 );
 membershipSchema.index({ tenant_id: 1, user_id: 1 }, { unique: true });
 membershipSchema.index({ user_id: 1, created_at: 1 });

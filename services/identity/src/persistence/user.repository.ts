@@ -1,4 +1,12 @@
 import type { ClientSession, Connection, Model } from 'mongoose';
+import type { Role } from '../domain/roles.js';
+import type { MembershipWithTenant } from './tenant.repository.js';
+import {
+  MEMBERSHIPS_COLLECTION,
+  TENANTS_COLLECTION,
+  type MembershipRecord,
+  type TenantRecord,
+} from './tenant.schema.js';
 import { userSchema, type UserRecord } from './user.schema.js';
 
 export interface User {
@@ -59,4 +67,51 @@ export class UserRepository {
     const record = await this.model.findById(id).lean<UserRecord>();
     return record ? toUser(record) : undefined;
   }
+
+  /**
+   * A user with their memberships (oldest first) and those tenants' names, in one database call:
+   * `$lookup` of the memberships by `user_id` (indexed) and of their tenants by `_id`.
+   */
+  async findWithTenants(id: string): Promise<{ user: User; tenants: MembershipWithTenant[] } | undefined> {
+    const [record] = await this.model
+      .aggregate<UserRecord & { memberships: MembershipRecord[]; tenants: Array<Pick<TenantRecord, '_id' | 'name'>> }>([
+        { $match: { _id: id } },
+        { $limit: 1 },
+        {
+          $lookup: {
+            from: MEMBERSHIPS_COLLECTION,
+            localField: '_id',
+            foreignField: 'user_id',
+            as: 'memberships',
+          },
+        },
+        {
+          $lookup: {
+            from: TENANTS_COLLECTION,
+            localField: 'memberships.tenant_id',
+            foreignField: '_id',
+            as: 'tenants',
+          },
+        },
+        { $project: { 'tenants.plan': 0, 'tenants.created_at': 0 } },
+      ])
+      .exec();
+    if (!record) return undefined;
+    const names = new Map(record.tenants.map((t) => [t._id, t.name]));
+    const tenants = record.memberships
+      .filter((m) => names.has(m.tenant_id))
+      .sort((a, b) => compareDates(a.created_at, b.created_at) || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0))
+      .map((m) => ({
+        tenantId: m.tenant_id,
+        userId: m.user_id,
+        role: m.role as Role,
+        createdAt: new Date(m.created_at),
+        tenantName: names.get(m.tenant_id)!,
+      }));
+    return { user: toUser(record), tenants };
+  }
+}
+
+function compareDates(a: Date, b: Date): number {
+  return new Date(a).getTime() - new Date(b).getTime();
 }

@@ -7,7 +7,8 @@ export async function getMe(
   deps: IdentityDeps,
   userId: string,
 ): Promise<{ user: User; tenants: MembershipWithTenant[] }> {
-  const [user, tenants] = await Promise.all([deps.users.findById(userId), deps.tenants.membershipsOf(userId)]);
-  if (!user) throw new UnauthorizedError('The user no longer exists');
-  return { user, tenants };
+  // One database call: the user, their memberships and the tenants' names (docs/performance.md).
+  const me = await deps.users.findWithTenants(userId);
+  if (!me) throw new UnauthorizedError('The user no longer exists');
+  return me;
 }

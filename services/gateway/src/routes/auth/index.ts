@@ -25,7 +25,7 @@ function tokens(answer: { accessToken: string; tokenType: string; expiresIn: num
 }
 
 /** SPEC.md section 4, Authentication and keys. Validation errors here are 422. */
-export function authRoutes({ backends, revocations }: RouteDeps): RouteDefinition<any, any, any>[] {
+export function authRoutes({ backends, revocations, profiles }: RouteDeps): RouteDefinition<any, any, any>[] {
   const identity = backends.identity;
   return [
     defineRoute({
@@ -128,7 +128,7 @@ export function authRoutes({ backends, revocations }: RouteDeps): RouteDefinitio
             expires_at: caller!.apiKeyExpiresAt ?? null,
           };
         }
-        const me = await identity.getMe({ userId: caller!.userId });
+        const me = profiles ? await profiles.profile(caller!) : await identity.getMe({ userId: caller!.userId });
         return {
           id: me.user!.id,
           email: me.user!.email,

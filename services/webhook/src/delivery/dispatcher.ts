@@ -1,4 +1,11 @@
-import type { Logger } from '@agentplatform/service-kit';
+import {
+  SpanKind,
+  contextFromTraceparent,
+  failSpan,
+  injectTraceHeaders,
+  traced,
+  type Logger,
+} from '@agentplatform/service-kit';
 import { destinationOf } from '../domain/destination.js';
 import { signingSecrets } from '../domain/secrets.js';
 import { signatureHeaders } from '../domain/signature.js';
@@ -315,7 +322,39 @@ export class Dispatcher {
     return this.deps.deliveries.release(job.deliveryId, job.leaseToken).catch(() => undefined);
   }
 
+  /**
+   * One attempt, a client span in the trace of the event's consumption (tracing on); the request
+   * carries the span's `traceparent`, so a receiver that traces joins the same trace.
+   */
   private attempt(job: DispatchJob): Promise<AttemptResult> {
+    return traced(
+      'webhook delivery',
+      {
+        kind: SpanKind.CLIENT,
+        parent: contextFromTraceparent(job.traceparent),
+        attributes: {
+          'http.request.method': 'POST',
+          'agentplatform.delivery.id': job.deliveryId,
+          'agentplatform.event.id': job.eventId,
+          'agentplatform.event.type': job.eventType,
+          'agentplatform.webhook.id': job.webhook.id,
+          'agentplatform.tenant.id': job.tenantId,
+          'agentplatform.delivery.attempt': job.attempts + 1,
+        },
+      },
+      async (span) => {
+        const result = await this.send(job);
+        if (span) {
+          if (result.responseStatus !== undefined)
+            span.setAttribute('http.response.status_code', result.responseStatus);
+          if (!result.success) failSpan(span, new Error(result.error ?? `HTTP ${result.responseStatus}`));
+        }
+        return result;
+      },
+    );
+  }
+
+  private send(job: DispatchJob): Promise<AttemptResult> {
     const number = job.attempts + 1;
     const headers = {
       ...signatureHeaders({
@@ -329,6 +368,11 @@ export class Dispatcher {
       'x-service-delivery-id': job.deliveryId,
       'x-service-delivery-attempt': String(number),
     };
-    return this.deps.sender.send({ url: job.webhook.url, body: job.body, headers, number });
+    return this.deps.sender.send({
+      url: job.webhook.url,
+      body: job.body,
+      headers: injectTraceHeaders(headers),
+      number,
+    });
   }
 }

@@ -7,3 +7,4 @@ export * from './receiver.js';
 export * from './fixtures.js';
 export * from './event-tap.js';
 export * from './clients.js';
+export * from './otlp-receiver.js';

@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { Consumer, Kafka } from 'kafkajs';
-import { runWithContext, type Logger } from '@agentplatform/service-kit';
+import { SpanKind, contextFromTraceparent, runWithContext, traced, type Logger } from '@agentplatform/service-kit';
 import { parseEnvelope } from './envelope.js';
 import { CONSUMER_GROUP_TIMING, partitionForKey } from './kafka.js';
 import { EVENT_HEADERS, type ReceivedEnvelope } from './event-types.js';
@@ -17,10 +17,21 @@ const processedSchema = new Schema<ProcessedEvent>(
 // Kafka redelivers within minutes or hours, never weeks: older markers are pruned.
 processedSchema.index({ processed_at: 1 }, { expireAfterSeconds: 14 * 24 * 3600 });
 
-/** An event read from Kafka, with the request id of the call that caused it. */
+/** An event read from Kafka, with the request id and trace context of the call that caused it. */
 export interface ConsumedEvent {
   event: ReceivedEnvelope;
   requestId?: string;
+  traceparent?: string;
+}
+
+/** The span attributes of an event (OpenTelemetry's messaging conventions, plus the event's own ids). */
+export function eventAttributes(event: ReceivedEnvelope) {
+  return {
+    'messaging.system': 'kafka',
+    'messaging.message.id': event.id,
+    'agentplatform.event.type': event.type,
+    'agentplatform.tenant.id': event.tenant_id,
+  };
 }
 
 export interface BatchConsumerOptions {
@@ -113,7 +124,12 @@ export class BatchConsumer {
           const events: ConsumedEvent[] = [];
           for (const message of slice) {
             const event = parseEnvelope(message.value);
-            if (event) events.push({ event, requestId: message.headers?.[EVENT_HEADERS.requestId]?.toString() });
+            if (event)
+              events.push({
+                event,
+                requestId: message.headers?.[EVENT_HEADERS.requestId]?.toString(),
+                traceparent: message.headers?.[EVENT_HEADERS.traceparent]?.toString(),
+              });
             else
               this.options.logger.warn(
                 { offset: message.offset, partition: batch.partition },
@@ -198,8 +214,18 @@ export class IdempotentConsumer {
     for (let i = 0; i < fresh.length; i += this.concurrency) {
       const slice = fresh.slice(i, i + this.concurrency);
       const results = await Promise.allSettled(
-        slice.map(({ event, requestId }) =>
-          runWithContext({ requestId: requestId ?? event.id }, () => this.options.handle(event)),
+        slice.map(({ event, requestId, traceparent }) =>
+          runWithContext({ requestId: requestId ?? event.id }, () =>
+            traced(
+              `consume ${event.type}`,
+              {
+                kind: SpanKind.CONSUMER,
+                parent: contextFromTraceparent(traceparent),
+                attributes: eventAttributes(event),
+              },
+              () => this.options.handle(event),
+            ),
+          ),
         ),
       );
       const done = slice.filter((_, index) => results[index].status === 'fulfilled');

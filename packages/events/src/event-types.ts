@@ -30,6 +30,8 @@ export const EVENT_HEADERS = {
   type: 'event-type',
   id: 'event-id',
   requestId: 'request-id',
+  /** The W3C trace context (tracing on); consumers continue the producer's trace from it. */
+  traceparent: 'traceparent',
 } as const;
 
 /**

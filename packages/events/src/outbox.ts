@@ -1,6 +1,12 @@
 import { EventEmitter } from 'node:events';
 import { Schema, type ClientSession, type Collection, type Connection, type Model } from 'mongoose';
-import { GroupCommit, currentRequestId, insertEach, supportsTransactions } from '@agentplatform/service-kit';
+import {
+  GroupCommit,
+  currentRequestId,
+  currentTraceparent,
+  insertEach,
+  supportsTransactions,
+} from '@agentplatform/service-kit';
 import type { AccessEvent } from './access-events.js';
 import type { EventEnvelope } from './event-types.js';
 
@@ -12,6 +18,8 @@ export interface OutboxRecord {
   _id: string;
   envelope: OutboxEvent;
   request_id?: string;
+  /** The W3C trace context of the work that caused the event (tracing on): its trace goes on through Kafka. */
+  traceparent?: string;
   created_at: Date;
   attempts: number;
   last_error?: string;
@@ -24,6 +32,7 @@ const outboxSchema = new Schema<OutboxRecord>(
     _id: { type: String, required: true },
     envelope: { type: Schema.Types.Mixed, required: true },
     request_id: String,
+    traceparent: String,
     created_at: { type: Date, required: true },
     attempts: { type: Number, default: 0 },
     last_error: String,
@@ -115,12 +124,14 @@ export class Outbox {
   private async insert(events: OutboxEvent[], session?: ClientSession): Promise<OutboxRecord[]> {
     if (events.length === 0) return [];
     const requestId = currentRequestId();
+    const traceparent = currentTraceparent();
     const now = new Date();
     const claimant = this.claimant;
     const records: OutboxRecord[] = events.map((envelope) => ({
       _id: envelope.id,
       envelope,
       request_id: requestId,
+      ...(traceparent ? { traceparent } : {}),
       created_at: now,
       attempts: 0,
       ...(claimant ? { lease_owner: claimant.owner, lease_until: new Date(now.getTime() + claimant.leaseMs) } : {}),

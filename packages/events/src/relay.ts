@@ -1,9 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { Partitioners, type Kafka, type Producer } from 'kafkajs';
-import type { Logger } from '@agentplatform/service-kit';
+import {
+  SpanKind,
+  contextFromTraceparent,
+  contextWithSpan,
+  currentTraceparent,
+  failSpan,
+  startSpan,
+  type Logger,
+  type Span,
+} from '@agentplatform/service-kit';
 import { isAccessEventType } from './access-events.js';
 import { EVENT_HEADERS } from './event-types.js';
 import type { Outbox, OutboxRecord } from './outbox.js';
+
+/** The `traceparent` header of a message: the producer span's context, or the stored one as it is. */
+function traceHeader(source: Span | string | undefined): Record<string, string> {
+  if (source === undefined) return {};
+  const traceparent = typeof source === 'string' ? source : currentTraceparent(contextWithSpan(source));
+  return traceparent ? { [EVENT_HEADERS.traceparent]: traceparent } : {};
+}
 
 export interface RelayOptions {
   outbox: Outbox;
@@ -105,6 +121,7 @@ export class OutboxRelay {
   private async publishBatch(): Promise<number> {
     const batch = this.direct.length > 0 ? this.direct.splice(0, this.batchSize) : await this.claim();
     if (batch.length === 0) return 0;
+    const spans = this.publishSpans(batch);
     try {
       await this.producer.connect();
       const byTopic = new Map<string, OutboxRecord[]>();
@@ -123,18 +140,47 @@ export class OutboxRelay {
               [EVENT_HEADERS.type]: record.envelope.type,
               [EVENT_HEADERS.id]: record.envelope.id,
               ...(record.request_id ? { [EVENT_HEADERS.requestId]: record.request_id } : {}),
+              ...traceHeader(spans?.get(record._id) ?? record.traceparent),
             },
           })),
         })),
       });
     } catch (error) {
+      for (const span of spans?.values() ?? []) {
+        failSpan(span, error);
+        span.end();
+      }
       await this.release(batch, error);
       throw error;
     }
+    for (const span of spans?.values() ?? []) span.end();
     // By id alone: should the lease have run out and another relay published them too, they are
     // published either way (consumers dedupe), and an id-only filter is cheap on every server.
     await this.options.outbox.model.deleteMany({ _id: { $in: batch.map((r) => r._id) } });
     return batch.length;
+  }
+
+  /**
+   * With tracing on, a producer span per traced record, from the moment it was stored (the time in
+   * the outbox shows) to the broker's acknowledgement; its context is what the message carries.
+   */
+  private publishSpans(batch: readonly OutboxRecord[]): Map<string, Span> | undefined {
+    let spans: Map<string, Span> | undefined;
+    for (const record of batch) {
+      if (!record.traceparent) continue;
+      const span = startSpan(`publish ${record.envelope.type}`, {
+        kind: SpanKind.PRODUCER,
+        parent: contextFromTraceparent(record.traceparent),
+        startTime: record.created_at,
+        attributes: {
+          'messaging.system': 'kafka',
+          'messaging.message.id': record.envelope.id,
+          'agentplatform.event.type': record.envelope.type,
+        },
+      });
+      if (span) (spans ??= new Map()).set(record._id, span);
+    }
+    return spans;
   }
 
   private topicOf(record: OutboxRecord): string {

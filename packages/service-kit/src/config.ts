@@ -51,6 +51,14 @@ export const env = {
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };
 
+/** The tracing variables (the OpenTelemetry SDK's own names); see tracing.ts. */
+export const tracingEnvShape = {
+  /** Base URL of an OTLP/HTTP receiver (an OpenTelemetry collector); spans go to `<it>/v1/traces`. Unset: no tracing, at no cost. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  /** The `service.name` of the process's spans; default: the service's own name. */
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+};
+
 /** Variables every gRPC service reads. */
 export function serviceEnvShape(defaults: { grpcPort: number; database: string; metricsPort: number }) {
   return {
@@ -69,6 +77,8 @@ export function serviceEnvShape(defaults: { grpcPort: number; database: string; 
     SHUTDOWN_TIMEOUT_MS: env.int(10_000),
     /** Stop when stdin closes (set by `npm start` and the test harness, which keep it open). */
     EXIT_WITH_PARENT: env.bool(false),
+    OTEL_EXPORTER_OTLP_ENDPOINT: tracingEnvShape.OTEL_EXPORTER_OTLP_ENDPOINT,
+    OTEL_SERVICE_NAME: tracingEnvShape.OTEL_SERVICE_NAME,
   };
 }
 

@@ -11,7 +11,9 @@ import {
 } from 'nice-grpc-error-details';
 import { REQUEST_ID_METADATA_KEY, currentRequestId } from './context.js';
 import { DomainError, errorCodeForGrpcStatus, isErrorCode, type FieldIssue } from './errors.js';
+import { tracingClientMiddleware } from './grpc-tracing.js';
 import type { Metrics } from './metrics.js';
+import { tracingEnabled } from './tracing.js';
 
 export type { Channel, Client } from 'nice-grpc';
 
@@ -63,11 +65,11 @@ export function createGrpcClient<D extends CompatServiceDefinition>(
   // Client middleware added later wraps what was added before: the rich error details must be
   // decoded (innermost) before `propagate` converts the error, and `propagate` must also see the
   // DEADLINE_EXCEEDED the deadline middleware raises (else it reaches the gateway as a 500).
-  return createClientFactory()
-    .use(errorDetailsClientMiddleware)
-    .use(deadlineMiddleware)
-    .use(propagate)
-    .create(definition, channel, { '*': { deadline: options.deadlineMs } } as never);
+  // Outermost, and only when tracing is on: the span covers the whole call, retries of nothing.
+  const factory = createClientFactory().use(errorDetailsClientMiddleware).use(deadlineMiddleware).use(propagate);
+  return (tracingEnabled() ? factory.use(tracingClientMiddleware) : factory).create(definition, channel, {
+    '*': { deadline: options.deadlineMs },
+  } as never);
 }
 
 /** About the channel's longest reconnect backoff: a restarted backend is reachable again by then. */

@@ -12,9 +12,11 @@ import {
 import { HealthDefinition, HealthServiceImpl, HealthState } from 'nice-grpc-server-health';
 import { REQUEST_ID_METADATA_KEY, runWithContext } from './context.js';
 import { DomainError, ERROR_CODES } from './errors.js';
+import { tracingServerMiddleware } from './grpc-tracing.js';
 import { newId } from './ids.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
+import { tracingEnabled } from './tracing.js';
 
 /** The `domain` of every ErrorInfo this platform sends; its `reason` is the SPEC error code. */
 export const ERROR_DOMAIN = 'agentplatform';
@@ -108,14 +110,14 @@ export function createGrpcServer({ logger, metrics }: GrpcServerOptions): { serv
     }
   }
 
-  const server = createServer({
+  const base = createServer({
     'grpc.max_receive_message_length': 8 * 1024 * 1024,
     'grpc.keepalive_permit_without_calls': 1,
     // Channelz keeps per-call statistics for a debugging service nothing here serves.
     'grpc.enable_channelz': 0,
-  })
-    .use(errorDetailsServerMiddleware)
-    .use(platform);
+  }).use(errorDetailsServerMiddleware);
+  // The span layer only when tracing is on: off, a call pays nothing for it.
+  const server = (tracingEnabled() ? base.use(tracingServerMiddleware) : base).use(platform);
   const health = HealthState();
   server.add(HealthDefinition, HealthServiceImpl(health));
   return { server, health };

@@ -1,6 +1,7 @@
 import pino, { type Logger } from 'pino';
 import { SonicBoom } from 'sonic-boom';
 import { currentRequestId } from './context.js';
+import { currentTraceId } from './tracing.js';
 
 export type { Logger } from 'pino';
 
@@ -59,6 +60,8 @@ export function createLogger(service: string, level = 'info'): Logger {
       redact: { paths: [...REDACTED, ...REDACTED.map((k) => `*.${k}`)], censor: '[redacted]' },
       mixin() {
         const requestId = currentRequestId();
+        const traceId = currentTraceId();
+        if (traceId) return requestId ? { request_id: requestId, trace_id: traceId } : { trace_id: traceId };
         return requestId ? { request_id: requestId } : {};
       },
     },

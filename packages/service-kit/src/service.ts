@@ -5,8 +5,9 @@ import { Lifecycle } from './lifecycle.js';
 import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { connectMongo, isMongoReady, type Connection } from './mongo.js';
+import { startTracing, type TracingConfig } from './tracing.js';
 
-export interface BaseServiceConfig {
+export interface BaseServiceConfig extends TracingConfig {
   LOG_LEVEL: string;
   GRPC_HOST: string;
   GRPC_PORT: number;
@@ -38,6 +39,10 @@ export async function bootService(name: string, config: BaseServiceConfig): Prom
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
   lifecycle.handleSignals(config.EXIT_WITH_PARENT);
+  // Before the gRPC server and clients exist: they add their span middleware only when it is on.
+  // Registered first, so it closes last and flushes the spans of the work drained before it.
+  const stopTracing = await startTracing(name, config, logger);
+  if (stopTracing) lifecycle.onShutdown('tracing', stopTracing);
   const metrics = new Metrics(name);
   const mongo = await connectMongo({ uri: config.MONGODB_URI, database: config.MONGODB_DATABASE, logger });
   lifecycle.onShutdown('mongodb', () => mongo.close());

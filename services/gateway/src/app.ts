@@ -1,7 +1,7 @@
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import { HttpMethodEnum, koaBody } from 'koa-body';
-import type { Logger, Metrics } from '@agentplatform/service-kit';
+import { tracingEnabled, type Logger, type Metrics } from '@agentplatform/service-kit';
 import type { Backends } from './clients/backends.js';
 import type { GatewayConfig } from './config.js';
 import { mountRoutes, type RouteDefinition, type RouteHooks } from './http/route.js';
@@ -11,6 +11,7 @@ import { accessLog } from './middleware/access-log.js';
 import type { IdempotencyStore } from './middleware/idempotency.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { requestContext } from './middleware/request-context.js';
+import { requestTracing } from './middleware/request-tracing.js';
 import { mountHealthRoutes } from './routes/health.routes.js';
 import { mountHookRoutes } from './routes/hooks/index.js';
 import { mountDocsRoutes } from './openapi/docs.routes.js';
@@ -40,6 +41,7 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true;
 
   app.use(requestContext());
+  if (tracingEnabled()) app.use(requestTracing());
   app.use(accessLog(deps.logger));
   app.use(errorHandler(deps.logger, deps.metrics));
   app.use(

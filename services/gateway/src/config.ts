@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataEncryptionKeyEnv, env, kafkaEnvShape, loadConfig } from '@agentplatform/service-kit';
+import { dataEncryptionKeyEnv, env, kafkaEnvShape, loadConfig, tracingEnvShape } from '@agentplatform/service-kit';
 
 export const gatewayEnvShape = {
   LOG_LEVEL: env.logLevel(),
@@ -47,6 +47,7 @@ export const gatewayEnvShape = {
   ...kafkaEnvShape,
   SHUTDOWN_TIMEOUT_MS: env.int(10_000),
   EXIT_WITH_PARENT: env.bool(false),
+  ...tracingEnvShape,
 };
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createKafka } from '@agentplatform/events';
-import { Lifecycle, Metrics, connectMongo, createLogger } from '@agentplatform/service-kit';
+import { Lifecycle, Metrics, connectMongo, createLogger, startTracing } from '@agentplatform/service-kit';
 import { createApp } from './app.js';
 import { connectBackends } from './clients/backends.js';
 import { JwksCache } from './clients/jwks-cache.js';
@@ -17,6 +17,9 @@ async function main(): Promise<void> {
   const logger = createLogger('gateway', config.LOG_LEVEL);
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
   lifecycle.handleSignals(config.EXIT_WITH_PARENT);
+  // Before the gRPC clients and the app exist: they add their span layers only when it is on.
+  const stopTracing = await startTracing('gateway', config, logger);
+  if (stopTracing) lifecycle.onShutdown('tracing', stopTracing);
   const metrics = new Metrics('gateway');
   // Rate-limit counters and idempotency records are shared by every gateway replica through this database.
   const mongo = await connectMongo({ uri: config.MONGODB_URI, database: config.MONGODB_DATABASE, logger });

@@ -88,7 +88,7 @@ async function main(): Promise<void> {
       // Batches of several partitions handled together share one round of database writes.
       partitionsConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     },
-    (consumed) => handleEvents(consumed.map((c) => c.event)),
+    handleEvents,
   );
 }
 

@@ -4,6 +4,8 @@ import {
   DomainError,
   newId,
   NotFoundError,
+  SpanKind,
+  traced,
   ValidationError,
   type FieldIssue,
 } from '@agentplatform/service-kit';
@@ -60,16 +62,26 @@ async function retrieve(deps: Deps, agent: Agent, message: string, history: Chat
   // Turns already in the prompt's history are not repeated as episodic memories.
   const inHistory = new Set(history.map((m) => m.id));
   try {
-    return await searchMemory(
-      deps,
-      agent.tenantId,
+    return await traced(
+      'memory search',
       {
-        agentId: agent.id,
-        query: message.slice(0, RETRIEVAL_QUERY_CHARS),
-        topK: deps.settings.chatMemoryTopK,
-        minScore: deps.settings.chatMemoryMinScore,
+        attributes: { 'agentplatform.agent.id': agent.id, 'agentplatform.memory.top_k': deps.settings.chatMemoryTopK },
       },
-      (doc) => typeof doc.metadata.message_id === 'string' && inHistory.has(doc.metadata.message_id),
+      async (span) => {
+        const found = await searchMemory(
+          deps,
+          agent.tenantId,
+          {
+            agentId: agent.id,
+            query: message.slice(0, RETRIEVAL_QUERY_CHARS),
+            topK: deps.settings.chatMemoryTopK,
+            minScore: deps.settings.chatMemoryMinScore,
+          },
+          (doc) => typeof doc.metadata.message_id === 'string' && inHistory.has(doc.metadata.message_id),
+        );
+        span?.setAttribute('agentplatform.memory.found', found.length);
+        return found;
+      },
     );
   } catch (error) {
     // A chat still answers (from its history) when memory retrieval fails, e.g. embeddings down.
@@ -216,25 +228,37 @@ async function answer(
     model: deps.llm.modelFor(agent.config.model),
   });
   let result: LlmResult;
+  const model = deps.llm.modelFor(agent.config.model);
   try {
-    result = await deps.llm.complete(
-      {
-        model: agent.config.model,
-        temperature: agent.config.temperature ?? DEFAULT_TEMPERATURE,
-        maxTokens: turn.maxTokens,
-        messages: turn.prompt,
-        context: {
-          agentName: agent.name,
-          userMessage: message,
-          history: context.historyMessages,
-          memories: context.memories.map((m) => ({
-            content: m.item.content,
-            score: m.score,
-            memoryType: m.item.memoryType,
-          })),
-        },
+    result = await traced(
+      `llm ${model}`,
+      { kind: SpanKind.CLIENT, attributes: { 'gen_ai.request.model': model, 'gen_ai.operation.name': 'chat' } },
+      async (span) => {
+        const completed = await deps.llm.complete(
+          {
+            model: agent.config.model,
+            temperature: agent.config.temperature ?? DEFAULT_TEMPERATURE,
+            maxTokens: turn.maxTokens,
+            messages: turn.prompt,
+            context: {
+              agentName: agent.name,
+              userMessage: message,
+              history: context.historyMessages,
+              memories: context.memories.map((m) => ({
+                content: m.item.content,
+                score: m.score,
+                memoryType: m.item.memoryType,
+              })),
+            },
+          },
+          sink ? (text) => sink.delta(text) : undefined,
+        );
+        span?.setAttributes({
+          'gen_ai.usage.input_tokens': completed.usage.promptTokens,
+          'gen_ai.usage.output_tokens': completed.usage.completionTokens,
+        });
+        return completed;
       },
-      sink ? (text) => sink.delta(text) : undefined,
     );
   } catch (error) {
     if (error instanceof ProviderError) {

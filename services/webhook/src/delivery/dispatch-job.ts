@@ -17,6 +17,8 @@ export interface DispatchJob {
   webhook: Webhook;
   /** The exact body sent and signed. */
   body: string;
+  /** The trace the attempt's span joins (tracing on); without it, the attempt starts its own. */
+  traceparent?: string;
 }
 
 export interface AttemptReport {

@@ -165,6 +165,7 @@ export class RetryPoller {
         leaseUntil,
         webhook,
         body,
+        traceparent: record.traceparent ?? undefined,
       });
     }
     return { claimed: records.length, sendable };

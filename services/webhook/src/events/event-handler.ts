@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { ReceivedEnvelope } from '@agentplatform/events';
-import { GroupCommit, type Logger } from '@agentplatform/service-kit';
+import { eventAttributes, type ConsumedEvent, type ReceivedEnvelope } from '@agentplatform/events';
+import {
+  GroupCommit,
+  SpanKind,
+  contextFromTraceparent,
+  contextWithSpan,
+  currentTraceparent,
+  failSpan,
+  startSpan,
+  type Logger,
+  type Span,
+} from '@agentplatform/service-kit';
 import { deliveryIdFor } from '../domain/delivery-id.js';
 import { matchesAny } from '../domain/event-matching.js';
 import type { Webhook } from '../domain/types.js';
@@ -20,7 +30,12 @@ export interface FanOutDeps {
 }
 
 /** The deliveries one batch of events creates: one per event and matching active webhook of its tenant. */
-export function plannedDeliveries(events: readonly ReceivedEnvelope[], webhooks: readonly Webhook[], now: Date) {
+export function plannedDeliveries(
+  events: readonly ReceivedEnvelope[],
+  webhooks: readonly Webhook[],
+  now: Date,
+  traceparents?: ReadonlyMap<string, string>,
+) {
   const byTenant = new Map<string, Webhook[]>();
   for (const webhook of webhooks) byTenant.set(webhook.tenantId, [...(byTenant.get(webhook.tenantId) ?? []), webhook]);
   const planned: Array<{
@@ -44,6 +59,7 @@ export function plannedDeliveries(events: readonly ReceivedEnvelope[], webhooks:
           eventId: event.id,
           eventType: event.type,
           body,
+          traceparent: traceparents?.get(event.id),
           createdAt: now,
         },
       });
@@ -69,8 +85,11 @@ export function plannedDeliveries(events: readonly ReceivedEnvelope[], webhooks:
  * claim in the tenant's turn. So such a tenant never holds up the consumer, and with it every other
  * tenant's events, for more than that short wait.
  */
-export function createEventHandler(deps: FanOutDeps): (events: readonly ReceivedEnvelope[]) => Promise<void> {
-  async function handleBatch(events: readonly ReceivedEnvelope[]): Promise<void> {
+export function createEventHandler(deps: FanOutDeps): (consumed: readonly ConsumedEvent[]) => Promise<void> {
+  async function handleBatch(consumed: readonly ConsumedEvent[]): Promise<void> {
+    const events = consumed.map((c) => c.event);
+    const traceparents = new Map<string, string>();
+    for (const c of consumed) if (c.traceparent) traceparents.set(c.event.id, c.traceparent);
     const now = new Date();
     const webhooks = await deps.webhooks.ofTenants([...new Set(events.map((e) => e.tenant_id))]);
     const active = webhooks.filter((w) => w.status === 'active');
@@ -78,7 +97,7 @@ export function createEventHandler(deps: FanOutDeps): (events: readonly Received
     // that is not active now. An active webhook gets its deliveries below, and events from
     // before a webhook existed are never delivered to it.
     const waiting = new Set(webhooks.filter((w) => w.status !== 'active').map((w) => w.tenantId));
-    const planned = plannedDeliveries(events, active, now);
+    const planned = plannedDeliveries(events, active, now, traceparents);
     const leaseToken = randomUUID();
     const leaseUntil = now.getTime() + deps.leaseMs;
     // A tenant's deliveries beyond what its queue could take during the dispatcher's wait are
@@ -117,17 +136,50 @@ export function createEventHandler(deps: FanOutDeps): (events: readonly Received
         leaseUntil,
         webhook: p.webhook,
         body: p.delivery.body,
+        traceparent: p.delivery.traceparent,
       }));
     await deps.admission.waitForRoom();
     await deps.admission.admit(jobs);
     deps.logger.debug({ events: events.length, deliveries: jobs.length }, 'events fanned out');
   }
 
-  const calls = new GroupCommit<readonly ReceivedEnvelope[], undefined>(async (_key, groups) => {
+  const calls = new GroupCommit<readonly ConsumedEvent[], undefined>(async (_key, groups) => {
     await handleBatch(groups.flat());
     return groups.map(() => undefined);
   });
-  return async (events) => {
-    if (events.length > 0) await calls.submit('', events);
+  return async (consumed) => {
+    if (consumed.length === 0) return;
+    const spans = consumeSpans(consumed);
+    if (!spans) return calls.submit('', consumed);
+    try {
+      // The deliveries join the trace through the consume span, not the producer's span directly.
+      await calls.submit(
+        '',
+        consumed.map((c) => {
+          const span = spans.get(c);
+          return span ? { ...c, traceparent: currentTraceparent(contextWithSpan(span)) } : c;
+        }),
+      );
+    } catch (error) {
+      for (const span of spans.values()) failSpan(span, error);
+      throw error;
+    } finally {
+      for (const span of spans.values()) span.end();
+    }
   };
+}
+
+/** With tracing on, a consumer span per traced event, continuing the trace its message carries. */
+function consumeSpans(consumed: readonly ConsumedEvent[]): Map<ConsumedEvent, Span> | undefined {
+  let spans: Map<ConsumedEvent, Span> | undefined;
+  for (const c of consumed) {
+    if (!c.traceparent) continue;
+    const span = startSpan(`consume ${c.event.type}`, {
+      kind: SpanKind.CONSUMER,
+      parent: contextFromTraceparent(c.traceparent),
+      attributes: eventAttributes(c.event),
+    });
+    if (span) (spans ??= new Map()).set(c, span);
+  }
+  return spans;
 }

@@ -65,6 +65,8 @@ export interface NewDelivery {
   test?: boolean;
   /** The request body (`jobBody` of the event), kept on the delivery so a retry needs no other read. */
   body: string;
+  /** The trace the delivery's attempts belong to (tracing on). */
+  traceparent?: string;
   leaseToken?: string;
   leaseUntil?: Date;
   createdAt: Date;
@@ -104,6 +106,7 @@ export class DeliveryRepository {
       status: 'pending',
       test: d.test ?? false,
       body: d.body,
+      ...(d.traceparent ? { traceparent: d.traceparent } : {}),
       attempts: 0,
       round_attempts: 0,
       attempt_log: [],

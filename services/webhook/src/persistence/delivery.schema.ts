@@ -23,6 +23,8 @@ export interface DeliveryRecord {
   // The exact request body every attempt sends (the event's JSON): one string, so neither this
   // service nor the database takes the event apart again on each write of the delivery.
   body?: string | null;
+  /** The W3C trace context of the event's consumption (tracing on): every attempt is a span under it. */
+  traceparent?: string | null;
   attempts: number;
   round_attempts: number;
   attempt_log: AttemptRecord[];
@@ -51,6 +53,7 @@ const deliverySchema = new Schema<DeliveryRecord>(
     status: { type: String, required: true },
     test: { type: Boolean, default: false },
     body: String,
+    traceparent: String,
     attempts: { type: Number, default: 0 },
     round_attempts: { type: Number, default: 0 },
     attempt_log: { type: Schema.Types.Mixed, default: [] },

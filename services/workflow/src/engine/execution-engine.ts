@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent, type EventEnvelope, type Outbox } from '@agentplatform/events';
-import type { Logger } from '@agentplatform/service-kit';
+import { failSpan, traced, type Logger } from '@agentplatform/service-kit';
 import type { ClientSession } from 'mongoose';
 import type { Execution, ExecutionStatus, NodeExecution } from '../domain/execution.types.js';
 import { isFinished } from '../domain/execution.types.js';
@@ -288,7 +288,23 @@ class RunState {
     return this.run.controller.signal;
   }
 
-  async drive(): Promise<void> {
+  /** Runs the execution's remaining nodes, a span around the run and one per node (tracing on). */
+  drive(): Promise<void> {
+    const execution = this.execution;
+    return traced(
+      'workflow execution',
+      {
+        attributes: {
+          'agentplatform.workflow.id': execution.workflow_id,
+          'agentplatform.execution.id': execution.id,
+          'agentplatform.tenant.id': execution.tenant_id,
+        },
+      },
+      () => this.driveNodes(),
+    );
+  }
+
+  private async driveNodes(): Promise<void> {
     const execution = this.execution;
     for (const node of this.plan.order) {
       if (this.results.has(node.id)) continue;
@@ -322,7 +338,16 @@ class RunState {
       const startedAt = interrupted?.started_at ?? new Date();
       if (!pure) await this.save({ in_flight: { node_id: node.id, started_at: startedAt } });
 
-      const result = await this.attempt(node, previous, startedAt, interrupted?.started_at);
+      const result = await traced(
+        `workflow node ${node.type}`,
+        { attributes: { 'agentplatform.node.id': node.id, 'agentplatform.node.type': node.type } },
+        async (span) => {
+          const outcome = await this.attempt(node, previous, startedAt, interrupted?.started_at);
+          span?.setAttribute('agentplatform.node.attempts', outcome.attempts);
+          if (outcome.status === 'failed') failSpan(span, new Error(outcome.error ?? 'failed'));
+          return outcome;
+        },
+      );
       this.record(result);
       if (result.status === 'failed') {
         return this.finish('failed', {

@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import type { JsonObject, JsonValue } from '../domain/workflow.types.js';
-import { isBlockedAddressError } from '@agentplatform/service-kit';
+import { injectTraceHeaders, isBlockedAddressError } from '@agentplatform/service-kit';
 
 /** Response bodies larger than this are cut (the node output is stored with the execution). */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -51,7 +51,8 @@ export async function callHttp(call: HttpCall, dispatcher: Dispatcher): Promise<
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new HttpCallError(`URL must be http(s): '${call.url}'`, false);
-  const headers = { ...call.headers };
+  // The node's span context goes along (tracing on), unless the workflow sets its own traceparent.
+  const headers = injectTraceHeaders({ ...call.headers });
   const method = call.method.toUpperCase();
   const body = method === 'GET' || method === 'HEAD' ? undefined : serialize(call.body, headers);
   const signal = AbortSignal.any([call.signal, AbortSignal.timeout(call.timeoutMs)]);

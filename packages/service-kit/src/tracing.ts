@@ -1,0 +1,155 @@
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  propagation,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type TextMapGetter,
+  type TimeInput,
+  type Tracer,
+} from '@opentelemetry/api';
+import type { Logger } from './logger.js';
+
+export { SpanKind, type Span } from '@opentelemetry/api';
+
+export interface TracingConfig {
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+  OTEL_SERVICE_NAME?: string;
+}
+
+/** The W3C trace context header, in HTTP requests, gRPC metadata and Kafka message headers. */
+export const TRACEPARENT = 'traceparent';
+
+/**
+ * Set once tracing is started. Every helper here checks it first, so with tracing off (no
+ * endpoint) the hot path pays a boolean test: no span objects, no context switches.
+ */
+let tracer: Tracer | undefined;
+
+/** Whether spans are recorded and exported (OTEL_EXPORTER_OTLP_ENDPOINT is set). */
+export function tracingEnabled(): boolean {
+  return tracer !== undefined;
+}
+
+/**
+ * Registers the global tracer provider, context manager and W3C propagator when an endpoint is
+ * configured, exporting in batches over OTLP/HTTP (JSON). Without one nothing is registered (the
+ * SDK is not even loaded) and the OpenTelemetry API stays its no-op. Returns the function that
+ * flushes and stops it.
+ */
+export async function startTracing(
+  serviceName: string,
+  config: TracingConfig,
+  logger?: Logger,
+): Promise<(() => Promise<void>) | undefined> {
+  const endpoint = config.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (!endpoint || tracer) return undefined;
+  const name = config.OTEL_SERVICE_NAME ?? serviceName;
+  const { registerTracerProvider } = await import('./tracing-sdk.js');
+  const provider = registerTracerProvider({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces`, serviceName: name });
+  tracer = provider.tracer;
+  logger?.info({ endpoint, service_name: name }, 'tracing on (OTLP/HTTP)');
+  return async () => {
+    await provider.shutdown().catch((error: unknown) => logger?.warn({ err: error }, 'cannot flush spans'));
+  };
+}
+
+const recordGetter: TextMapGetter<Record<string, unknown>> = {
+  get: (carrier, key) => {
+    const value = carrier[key];
+    if (typeof value === 'string') return value;
+    if (Buffer.isBuffer(value)) return value.toString();
+    return Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined;
+  },
+  keys: (carrier) => Object.keys(carrier),
+};
+
+/** The context a W3C `traceparent` (from a header, metadata or a stored record) continues. */
+export function contextFromTraceparent(traceparent: string | undefined, base: Context = ROOT_CONTEXT): Context {
+  if (!tracer || !traceparent) return base;
+  return propagation.extract(base, { [TRACEPARENT]: traceparent }, recordGetter);
+}
+
+/** The W3C `traceparent` of the active span (or of `ctx`), to store or send; undefined when tracing is off. */
+export function currentTraceparent(ctx?: Context): string | undefined {
+  if (!tracer) return undefined;
+  const carrier: Record<string, string> = {};
+  propagation.inject(ctx ?? context.active(), carrier);
+  return carrier[TRACEPARENT];
+}
+
+/** Adds the active trace context (`traceparent`, `tracestate`) to outgoing HTTP headers, unless present. */
+export function injectTraceHeaders(headers: Record<string, string>, ctx?: Context): Record<string, string> {
+  if (!tracer) return headers;
+  const present = Object.keys(headers).some((name) => name.toLowerCase() === TRACEPARENT);
+  if (!present) propagation.inject(ctx ?? context.active(), headers);
+  return headers;
+}
+
+export interface SpanOptions {
+  kind?: SpanKind;
+  attributes?: Attributes;
+  /** The parent; default: the active context. */
+  parent?: Context;
+  startTime?: TimeInput;
+}
+
+/**
+ * Starts a span that is not made active (ended by the caller); undefined when tracing is off.
+ * For spans whose work is not one function call (a Kafka message's way, an HTTP request).
+ */
+export function startSpan(name: string, options: SpanOptions = {}): Span | undefined {
+  if (!tracer) return undefined;
+  return tracer.startSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, startTime: options.startTime },
+    options.parent ?? context.active(),
+  );
+}
+
+/** The context in which `span` is the active span (the parent of what runs inside it). */
+export function contextWithSpan(span: Span | undefined, base: Context = context.active()): Context {
+  return span ? trace.setSpan(base, span) : base;
+}
+
+/** Runs `fn` with `ctx` as the active trace context. */
+export function runInTraceContext<T>(ctx: Context, fn: () => T): T {
+  return tracer ? context.with(ctx, fn) : fn();
+}
+
+/** Marks a span failed with the error's message (never its stack: it may quote inputs). */
+export function failSpan(span: Span | undefined, error: unknown): void {
+  if (!span) return;
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  if (error instanceof Error) span.setAttribute('error.type', error.name);
+}
+
+/**
+ * Runs `fn` inside a new active span, ending it when `fn` settles and marking it failed when it
+ * throws. With tracing off it is just `fn()` (not even another promise).
+ */
+export function traced<T>(name: string, options: SpanOptions, fn: (span: Span | undefined) => Promise<T>): Promise<T> {
+  const span = startSpan(name, options);
+  return span ? inSpan(span, options.parent, fn) : fn(undefined);
+}
+
+async function inSpan<T>(span: Span, parent: Context | undefined, fn: (span: Span) => Promise<T>): Promise<T> {
+  try {
+    return await context.with(trace.setSpan(parent ?? context.active(), span), () => fn(span));
+  } catch (error) {
+    failSpan(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/** The trace id of the active span, for log lines; undefined when tracing is off or outside a span. */
+export function currentTraceId(): string | undefined {
+  if (!tracer) return undefined;
+  return trace.getSpanContext(context.active())?.traceId;
+}

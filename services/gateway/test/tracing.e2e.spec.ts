@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import {
+  OtlpReceiver,
+  Receiver,
+  newTenant,
+  startPlatform,
+  waitFor,
+  type Http,
+  type Platform,
+  type ReceivedSpan,
+} from '@agentplatform/testing';
+
+const SERVER = 2;
+const CLIENT = 3;
+const PRODUCER = 4;
+const CONSUMER = 5;
+
+/**
+ * OpenTelemetry tracing across the real processes: every service exports to an OTLP/HTTP receiver
+ * this suite runs (the JSON the SDK's exporter sends), and the spans of one request must form one
+ * trace, gateway to gRPC services to Kafka to the webhook delivery the receiver sees.
+ */
+describe('tracing across the services', () => {
+  let otlp: OtlpReceiver;
+  let receiver: Receiver;
+  let platform: Platform;
+  let http: Http;
+
+  beforeAll(async () => {
+    otlp = await OtlpReceiver.start();
+    receiver = await Receiver.start();
+    platform = await startPlatform({
+      services: ['identity', 'agent-memory', 'webhook'],
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url },
+    });
+    ({ http } = await newTenant(platform));
+  });
+
+  afterAll(async () => {
+    await platform?.stop();
+    await receiver?.close();
+    await otlp?.stop();
+  });
+
+  /**
+   * The trace of the request sent with this X-Request-Id, once it holds spans of `services` and
+   * every span's parent is in it (spans arrive in batches, process by process).
+   */
+  async function traceOf(
+    requestId: string,
+    services: string[],
+  ): Promise<{ root: ReceivedSpan; spans: ReceivedSpan[] }> {
+    const root = await otlp.waitForSpan(
+      (s) => s.service === 'gateway' && s.attributes['agentplatform.request.id'] === requestId,
+      `the gateway span of ${requestId}`,
+    );
+    return waitFor(
+      () => {
+        const spans = otlp.trace(root.traceId);
+        const ids = new Set(spans.map((s) => s.spanId));
+        const present = new Set(spans.map((s) => s.service));
+        const whole = spans.every((s) => s === root || (s.parentSpanId !== undefined && ids.has(s.parentSpanId)));
+        return services.every((name) => present.has(name)) && whole ? { root, spans } : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200, what: `a whole trace of ${requestId} across ${services.join(', ')}` },
+    );
+  }
+
+  const byId = (spans: ReceivedSpan[], id: string | undefined) => spans.find((s) => s.spanId === id);
+
+  it('gives one chat request one trace through the gateway, agent-memory and identity', async () => {
+    const agent = await http.post('/api/v1/agents', { name: 'Traced bot', type: 'support' });
+    expect(agent.status).toBe(201);
+    const requestId = `chat-${randomUUID()}`;
+    const chat = await http.post(
+      `/api/v1/agents/${agent.body.id}/chat`,
+      { message: 'How long do refunds take?' },
+      { headers: { 'x-request-id': requestId } },
+    );
+    expect(chat.status).toBe(200);
+    expect(chat.headers.get('x-request-id')).toBe(requestId);
+
+    const { root, spans } = await traceOf(requestId, ['gateway', 'agent-memory', 'identity']);
+    expect(root).toMatchObject({
+      name: 'POST /api/v1/agents/:agent_id/chat',
+      kind: SERVER,
+      parentSpanId: undefined,
+      attributes: expect.objectContaining({
+        'http.route': '/api/v1/agents/:agent_id/chat',
+        'http.response.status_code': 200,
+      }),
+    });
+    expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([root.traceId]));
+
+    // The chat call: a gateway client span, and agent-memory's server span under it.
+    const chatServer = spans.find((s) => s.service === 'agent-memory' && s.kind === SERVER && /Chat/.test(s.name));
+    expect(chatServer).toBeDefined();
+    const chatClient = byId(spans, chatServer!.parentSpanId);
+    expect(chatClient).toMatchObject({ service: 'gateway', kind: CLIENT, name: chatServer!.name });
+
+    // Inside it, the memory search and the model call, and identity answering agent-memory's credit calls.
+    const inChat = (s: ReceivedSpan) => {
+      for (let at: ReceivedSpan | undefined = s; at; at = byId(spans, at.parentSpanId))
+        if (at === chatServer) return true;
+      return false;
+    };
+    expect(spans.filter((s) => s.service === 'agent-memory' && inChat(s)).map((s) => s.name)).toEqual(
+      expect.arrayContaining(['memory search', expect.stringMatching(/^llm /)]),
+    );
+    const identityServer = spans.filter((s) => s.service === 'identity' && s.kind === SERVER);
+    expect(identityServer.length).toBeGreaterThan(0);
+    for (const span of identityServer) {
+      expect(byId(spans, span.parentSpanId)).toMatchObject({ kind: CLIENT, name: span.name });
+    }
+    expect(identityServer.some((s) => byId(spans, s.parentSpanId)!.service === 'agent-memory' && inChat(s))).toBe(true);
+    expect(spans.filter((s) => s.status.code === 2)).toEqual([]);
+  });
+
+  it('puts a webhook delivery under the trace of the request that caused it, and sends its traceparent', async () => {
+    const webhook = await http.post('/api/v1/webhooks', { url: receiver.url('/traced'), events: ['agent.created'] });
+    expect(webhook.status).toBe(201);
+    const requestId = `agent-${randomUUID()}`;
+    const agent = await http.post(
+      '/api/v1/agents',
+      { name: 'Traced agent', type: 'support' },
+      { headers: { 'x-request-id': requestId } },
+    );
+    expect(agent.status).toBe(201);
+
+    const delivered = await waitFor(() => receiver.to('/traced').find((r) => r.body.includes(agent.body.id)), {
+      what: 'the agent.created delivery',
+    });
+    const traceparent = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/.exec(delivered.headers.traceparent ?? '');
+    expect(traceparent).not.toBeNull();
+    const [, traceId, parentId] = traceparent!;
+
+    const { root, spans } = await traceOf(requestId, ['gateway', 'agent-memory', 'webhook']);
+    expect(root.name).toBe('POST /api/v1/agents');
+    expect(traceId).toBe(root.traceId);
+
+    // The span the receiver's request came from is the delivery attempt, in that same trace,
+    // reached from the request through the outbox, Kafka and the consumer.
+    const delivery = byId(spans, parentId);
+    expect(delivery).toMatchObject({
+      service: 'webhook',
+      name: 'webhook delivery',
+      kind: CLIENT,
+      attributes: expect.objectContaining({
+        'agentplatform.event.type': 'agent.created',
+        'agentplatform.webhook.id': webhook.body.id,
+        'http.response.status_code': 200,
+      }),
+    });
+    const consume = byId(spans, delivery!.parentSpanId);
+    expect(consume).toMatchObject({ service: 'webhook', kind: CONSUMER, name: 'consume agent.created' });
+    const publish = byId(spans, consume!.parentSpanId);
+    expect(publish).toMatchObject({ service: 'agent-memory', kind: PRODUCER, name: 'publish agent.created' });
+    const server = byId(spans, publish!.parentSpanId);
+    expect(server).toMatchObject({ service: 'agent-memory', kind: SERVER });
+    expect(byId(spans, server!.parentSpanId)).toMatchObject({ service: 'gateway', kind: CLIENT });
+  });
+});

@@ -1,10 +1,4 @@
-import {
-  SpanKind,
-  contextFromTraceparent,
-  failSpan,
-  injectTraceHeaders,
-  traced,
-} from '@agentplatform/service-kit';
+import { SpanKind, contextFromTraceparent, failSpan, injectTraceHeaders, traced } from '@agentplatform/service-kit';
 import { signingSecrets } from '../domain/secrets.js';
 import { signatureHeaders } from '../domain/signature.js';
 import type { AttemptResult } from '../domain/types.js';

@@ -16,7 +16,7 @@ import {
   sessionParams,
   updateAgentBody,
 } from './agents.schemas.js';
-import { CHAT_DEADLINE_MS, chatJson, streamChat, wantsEventStream } from './chat-stream.js';
+import { CHAT_DEADLINE_MS, chatJson, stepJson, streamChat, wantsEventStream } from './chat-stream.js';
 
 export function agentJson(agent: agentMemoryV1.Agent) {
   return {
@@ -159,7 +159,7 @@ export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, 
       access: requireScope('agents:write'),
       params: agentParams,
       body: chatBody,
-      example: { message: 'How do I get a refund for a double charge?' },
+      example: { message: 'How do I get a refund for a double charge?', session_id: 'support-ticket-4711' },
       response: chatResponse,
       handler: async ({ params, body, caller, ctx }) => {
         const request = {
@@ -167,6 +167,7 @@ export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, 
           agentId: params.agent_id,
           message: body.message,
           sessionId: body.session_id,
+          plan: caller!.plan ?? '',
         };
         if (wantsEventStream(ctx)) {
           await streamChat(ctx, backends, request);
@@ -231,6 +232,7 @@ export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, 
             content: m.content,
             ...(m.model ? { model: m.model } : {}),
             ...(m.usage ? { usage: usageJson(m.usage) } : {}),
+            ...(m.step ? { step: stepJson(m.step) } : {}),
             created_at: m.createdAt,
           })),
           total: out.total,

@@ -807,7 +807,34 @@ export interface operations {
          *         "model": "local",
          *         "temperature": 0.3,
          *         "max_tokens": 512,
-         *         "system_prompt": "You are a concise support agent."
+         *         "system_prompt": "You are a concise support agent.",
+         *         "tools": [
+         *           {
+         *             "type": "memory_search"
+         *           },
+         *           {
+         *             "type": "http",
+         *             "name": "order_status",
+         *             "description": "Looks up the status of an order by its id",
+         *             "url": "https://api.example.com/orders/{{args.order_id}}",
+         *             "method": "GET",
+         *             "headers": {
+         *               "X-Api-Key": "sk_live_example"
+         *             },
+         *             "input_schema": {
+         *               "type": "object",
+         *               "properties": {
+         *                 "order_id": {
+         *                   "type": "string"
+         *                 }
+         *               },
+         *               "required": [
+         *                 "order_id"
+         *               ]
+         *             }
+         *           }
+         *         ],
+         *         "max_steps": 4
          *       }
          *     }
          */

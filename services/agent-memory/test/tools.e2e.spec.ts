@@ -313,6 +313,28 @@ describe('agents with tools, and client-chosen sessions', () => {
       expect(fake.chats()[1].body.messages.filter((m: any) => m.role === 'tool')).toHaveLength(5);
     });
 
+    it('gives a workflow agent node the same tool loop (its output carries the steps)', async () => {
+      const agent = await newAgent({ tools: [{ type: 'memory_search' }] });
+      await http.post('/api/v1/memory', { agent_id: agent.id, content: 'Invoices are sent on the 3rd.' });
+      const workflow = await http.post('/api/v1/workflows', {
+        name: 'Ask the agent',
+        nodes: [{ id: 'ask', type: 'agent', config: { agent_id: agent.id, message: 'When are invoices sent?' } }],
+        edges: [],
+      });
+      expect(workflow.status).toBe(201);
+      fake.script.push(call('memory_search', { query: 'invoices' }));
+
+      const run = await http.post(`/api/v1/workflows/${workflow.body.id}/execute`, { input: {} });
+      expect(run.body.status).toBe('completed');
+      const execution = await http.get(`/api/v1/workflows/${workflow.body.id}/executions/${run.body.execution_id}`);
+      const output = execution.body.node_executions.find((n: any) => n.node_id === 'ask').output;
+      expect(output.steps).toEqual([
+        expect.objectContaining({ tool: 'memory_search', arguments: { query: 'invoices' } }),
+      ]);
+      expect(output.steps[0].output.results[0].content).toBe('Invoices are sent on the 3rd.');
+      expect(output.content).toContain('Invoices are sent on the 3rd.');
+    });
+
     it('stops after max_steps rounds and has the model answer without calling tools', async () => {
       const agent = await newAgent({ max_steps: 2, tools: [{ type: 'memory_search' }] });
       const keepCalling = (body: any) =>

@@ -1,11 +1,11 @@
-import type { SecretBox } from '@agentplatform/service-kit';
+import type { Logger, SecretBox } from '@agentplatform/service-kit';
 import type { Agent } from '../domain/agent.js';
 import { headerContext, TOOL_LIMITS, type HttpGrant, type McpGrant } from '../domain/tools.js';
 import type { Deps } from '../use-cases/deps.js';
 import { httpTool } from './http-tool.js';
 import type { McpTurn } from './mcp-tools.js';
 import { memoryAddTool, memorySearchTool } from './memory-tools.js';
-import type { Tool, ToolScope } from './tool.js';
+import { ToolError, type Tool, type ToolScope } from './tool.js';
 import { workflowTool } from './workflow-tool.js';
 
 /** The header values of an http or mcp grant, opened for one turn. */
@@ -16,6 +16,26 @@ export function openHeaders(box: SecretBox, agentId: string, grant: HttpGrant | 
   }
   return out;
 }
+
+/**
+ * Header values that cannot be opened (a key rotated out of DATA_ENCRYPTION_KEY too early) make the
+ * grant's calls fail as tool errors, not the chat.
+ */
+function openedOrNone(
+  box: SecretBox,
+  logger: Logger,
+  agent: Agent,
+  grant: HttpGrant | McpGrant,
+): Record<string, string> | undefined {
+  try {
+    return openHeaders(box, agent.id, grant);
+  } catch (error) {
+    logger.error({ err: error, agent_id: agent.id, tool: grant.name }, 'tool header values cannot be opened');
+    return undefined;
+  }
+}
+
+const UNOPENED = "the tool's stored header values cannot be decrypted; set the grant's headers again";
 
 export function toolTimeoutMs(agent: Agent): number {
   return agent.config.tool_timeout_ms ?? TOOL_LIMITS.defaultTimeoutMs;
@@ -36,11 +56,24 @@ export async function agentTools(deps: Deps, agent: Agent, scope: ToolScope, mcp
           return [memoryAddTool(deps, scope, agent)];
         case 'workflow':
           return [workflowTool(deps.tools.workflows, scope, grant, timeoutMs)];
-        case 'http':
-          return [httpTool(grant, openHeaders(deps.tools.box, agent.id, grant), deps.tools.dispatcher, timeoutMs)];
+        case 'http': {
+          const headers = openedOrNone(deps.tools.box, deps.logger, agent, grant);
+          const tool = httpTool(grant, headers ?? {}, deps.tools.dispatcher, timeoutMs);
+          if (headers) return [tool];
+          return [
+            {
+              ...tool,
+              run: async () => {
+                throw new ToolError(UNOPENED);
+              },
+            },
+          ];
+        }
         case 'mcp': {
+          const headers = openedOrNone(deps.tools.box, deps.logger, agent, grant);
+          if (!headers) return [];
           const key = `${agent.tenantId}:${agent.id}:${agent.updatedAt.getTime()}:${grant.name}`;
-          return mcp.tools(key, grant, openHeaders(deps.tools.box, agent.id, grant), timeoutMs);
+          return mcp.tools(key, grant, headers, timeoutMs);
         }
         default:
           return [];

@@ -63,6 +63,8 @@ export interface EventData {
     content: string;
     tokens_used: number;
     latency_ms: number;
+    /** Tool calls the turn made (DESIGN.md section 9); 0 for a turn without tools. */
+    tool_calls: number;
   };
   'agent.created': { agent_id: string; name: string; type: string; status: string };
   'agent.updated': { agent_id: string; changed: string[]; status: string };

@@ -680,12 +680,54 @@ export interface operations {
           'application/json': {
             agents: {
               config: {
+                /** @description Model rounds that may call tools in one chat turn (default 8) */
+                max_steps?: number;
                 /** @description Upper bound of the reply length in tokens */
                 max_tokens?: number;
                 /** @description Model name passed to the LLM provider */
                 model?: string;
                 system_prompt?: string;
                 temperature?: number;
+                /** @description Time limit of one tool call (default 30000) */
+                tool_timeout_ms?: number;
+                tools?: (
+                  | {
+                      /** @enum {string} */
+                      type: 'memory_search' | 'memory_add';
+                    }
+                  | {
+                      description?: string;
+                      /** @description JSON Schema (type "object") of the arguments the model gives */
+                      input_schema?: {
+                        [key: string]: unknown;
+                      };
+                      name?: string;
+                      /** @constant */
+                      type: 'workflow';
+                      workflow_id: string;
+                    }
+                  | {
+                      description: string;
+                      header_names?: string[];
+                      /** @description JSON Schema (type "object") of the arguments the model gives */
+                      input_schema?: {
+                        [key: string]: unknown;
+                      };
+                      method: string;
+                      name: string;
+                      /** @constant */
+                      type: 'http';
+                      url: string;
+                    }
+                  | {
+                      allowed_tools?: string[];
+                      header_names?: string[];
+                      name: string;
+                      server_url: string;
+                      /** @constant */
+                      type: 'mcp';
+                    }
+                )[];
               };
               created_at: string;
               description: string;
@@ -787,18 +829,109 @@ export interface operations {
          *         "model": "local",
          *         "temperature": 0.3,
          *         "max_tokens": 512,
-         *         "system_prompt": "You are a concise support agent."
+         *         "system_prompt": "You are a concise support agent.",
+         *         "tools": [
+         *           {
+         *             "type": "memory_search"
+         *           },
+         *           {
+         *             "type": "http",
+         *             "name": "order_status",
+         *             "description": "Looks up the status of an order by its id",
+         *             "url": "https://api.example.com/orders/{{args.order_id}}",
+         *             "method": "GET",
+         *             "headers": {
+         *               "X-Api-Key": "sk_live_example"
+         *             },
+         *             "input_schema": {
+         *               "type": "object",
+         *               "properties": {
+         *                 "order_id": {
+         *                   "type": "string"
+         *                 }
+         *               },
+         *               "required": [
+         *                 "order_id"
+         *               ]
+         *             }
+         *           }
+         *         ],
+         *         "max_steps": 4
          *       }
          *     }
          */
         'application/json': {
           config?: {
+            /** @description Model rounds that may call tools in one chat turn (default 8) */
+            max_steps?: number;
             /** @description Upper bound of the reply length in tokens */
             max_tokens?: number;
             /** @description Model name passed to the LLM provider */
             model?: string;
             system_prompt?: string;
             temperature?: number;
+            /** @description Time limit of one tool call (default 30000) */
+            tool_timeout_ms?: number;
+            /** @description Tool grants (DESIGN.md section 9); a PATCH replaces the whole list */
+            tools?: (
+              | {
+                  /** @constant */
+                  type: 'memory_search';
+                }
+              | {
+                  /** @constant */
+                  type: 'memory_add';
+                }
+              | {
+                  description?: string;
+                  /** @description JSON Schema (type "object") of the arguments the model gives */
+                  input_schema?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description Default: workflow_<workflow_id> */
+                  name?: string;
+                  /** @constant */
+                  type: 'workflow';
+                  /** @description A workflow of the same tenant */
+                  workflow_id: string;
+                }
+              | {
+                  description?: string;
+                  /** @description Header name -> value. Values are encrypted at rest and never returned (answers show header_names) */
+                  headers?: {
+                    [key: string]: string;
+                  };
+                  /** @description JSON Schema (type "object") of the arguments the model gives */
+                  input_schema?: {
+                    [key: string]: unknown;
+                  };
+                  /**
+                   * @description Default: POST
+                   * @enum {string}
+                   */
+                  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+                  /** @description The tool name the model sees: 1 to 64 characters of [A-Za-z0-9_-] */
+                  name: string;
+                  /** @constant */
+                  type: 'http';
+                  /** @description http(s) URL; `{{args.<name>}}` is replaced by that argument, URL-encoded */
+                  url: string;
+                }
+              | {
+                  /** @description Only these tools of the server; default all */
+                  allowed_tools?: string[];
+                  /** @description Header name -> value. Values are encrypted at rest and never returned (answers show header_names) */
+                  headers?: {
+                    [key: string]: string;
+                  };
+                  /** @description The server name: its tools are named <name>__<tool> */
+                  name: string;
+                  /** @description A remote MCP server (Streamable HTTP) */
+                  server_url: string;
+                  /** @constant */
+                  type: 'mcp';
+                }
+            )[];
           };
           description?: string;
           /** @description Default: semantic and episodic */
@@ -823,12 +956,54 @@ export interface operations {
         content: {
           'application/json': {
             config: {
+              /** @description Model rounds that may call tools in one chat turn (default 8) */
+              max_steps?: number;
               /** @description Upper bound of the reply length in tokens */
               max_tokens?: number;
               /** @description Model name passed to the LLM provider */
               model?: string;
               system_prompt?: string;
               temperature?: number;
+              /** @description Time limit of one tool call (default 30000) */
+              tool_timeout_ms?: number;
+              tools?: (
+                | {
+                    /** @enum {string} */
+                    type: 'memory_search' | 'memory_add';
+                  }
+                | {
+                    description?: string;
+                    /** @description JSON Schema (type "object") of the arguments the model gives */
+                    input_schema?: {
+                      [key: string]: unknown;
+                    };
+                    name?: string;
+                    /** @constant */
+                    type: 'workflow';
+                    workflow_id: string;
+                  }
+                | {
+                    description: string;
+                    header_names?: string[];
+                    /** @description JSON Schema (type "object") of the arguments the model gives */
+                    input_schema?: {
+                      [key: string]: unknown;
+                    };
+                    method: string;
+                    name: string;
+                    /** @constant */
+                    type: 'http';
+                    url: string;
+                  }
+                | {
+                    allowed_tools?: string[];
+                    header_names?: string[];
+                    name: string;
+                    server_url: string;
+                    /** @constant */
+                    type: 'mcp';
+                  }
+              )[];
             };
             created_at: string;
             description: string;
@@ -949,12 +1124,54 @@ export interface operations {
         content: {
           'application/json': {
             config: {
+              /** @description Model rounds that may call tools in one chat turn (default 8) */
+              max_steps?: number;
               /** @description Upper bound of the reply length in tokens */
               max_tokens?: number;
               /** @description Model name passed to the LLM provider */
               model?: string;
               system_prompt?: string;
               temperature?: number;
+              /** @description Time limit of one tool call (default 30000) */
+              tool_timeout_ms?: number;
+              tools?: (
+                | {
+                    /** @enum {string} */
+                    type: 'memory_search' | 'memory_add';
+                  }
+                | {
+                    description?: string;
+                    /** @description JSON Schema (type "object") of the arguments the model gives */
+                    input_schema?: {
+                      [key: string]: unknown;
+                    };
+                    name?: string;
+                    /** @constant */
+                    type: 'workflow';
+                    workflow_id: string;
+                  }
+                | {
+                    description: string;
+                    header_names?: string[];
+                    /** @description JSON Schema (type "object") of the arguments the model gives */
+                    input_schema?: {
+                      [key: string]: unknown;
+                    };
+                    method: string;
+                    name: string;
+                    /** @constant */
+                    type: 'http';
+                    url: string;
+                  }
+                | {
+                    allowed_tools?: string[];
+                    header_names?: string[];
+                    name: string;
+                    server_url: string;
+                    /** @constant */
+                    type: 'mcp';
+                  }
+              )[];
             };
             created_at: string;
             description: string;
@@ -1133,10 +1350,74 @@ export interface operations {
          */
         'application/json': {
           config?: {
+            max_steps?: number | null;
             max_tokens?: number | null;
             model?: string | null;
             system_prompt?: string | null;
             temperature?: number | null;
+            tool_timeout_ms?: number | null;
+            /** @description Replaces the list; an http or mcp grant given without headers keeps those of the grant of that name */
+            tools?:
+              | (
+                  | {
+                      /** @constant */
+                      type: 'memory_search';
+                    }
+                  | {
+                      /** @constant */
+                      type: 'memory_add';
+                    }
+                  | {
+                      description?: string;
+                      /** @description JSON Schema (type "object") of the arguments the model gives */
+                      input_schema?: {
+                        [key: string]: unknown;
+                      };
+                      /** @description Default: workflow_<workflow_id> */
+                      name?: string;
+                      /** @constant */
+                      type: 'workflow';
+                      /** @description A workflow of the same tenant */
+                      workflow_id: string;
+                    }
+                  | {
+                      description?: string;
+                      /** @description Header name -> value. Values are encrypted at rest and never returned (answers show header_names) */
+                      headers?: {
+                        [key: string]: string;
+                      };
+                      /** @description JSON Schema (type "object") of the arguments the model gives */
+                      input_schema?: {
+                        [key: string]: unknown;
+                      };
+                      /**
+                       * @description Default: POST
+                       * @enum {string}
+                       */
+                      method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+                      /** @description The tool name the model sees: 1 to 64 characters of [A-Za-z0-9_-] */
+                      name: string;
+                      /** @constant */
+                      type: 'http';
+                      /** @description http(s) URL; `{{args.<name>}}` is replaced by that argument, URL-encoded */
+                      url: string;
+                    }
+                  | {
+                      /** @description Only these tools of the server; default all */
+                      allowed_tools?: string[];
+                      /** @description Header name -> value. Values are encrypted at rest and never returned (answers show header_names) */
+                      headers?: {
+                        [key: string]: string;
+                      };
+                      /** @description The server name: its tools are named <name>__<tool> */
+                      name: string;
+                      /** @description A remote MCP server (Streamable HTTP) */
+                      server_url: string;
+                      /** @constant */
+                      type: 'mcp';
+                    }
+                )[]
+              | null;
           };
           description?: string;
           memory_types?: ('semantic' | 'episodic' | 'procedural')[];
@@ -1157,12 +1438,54 @@ export interface operations {
         content: {
           'application/json': {
             config: {
+              /** @description Model rounds that may call tools in one chat turn (default 8) */
+              max_steps?: number;
               /** @description Upper bound of the reply length in tokens */
               max_tokens?: number;
               /** @description Model name passed to the LLM provider */
               model?: string;
               system_prompt?: string;
               temperature?: number;
+              /** @description Time limit of one tool call (default 30000) */
+              tool_timeout_ms?: number;
+              tools?: (
+                | {
+                    /** @enum {string} */
+                    type: 'memory_search' | 'memory_add';
+                  }
+                | {
+                    description?: string;
+                    /** @description JSON Schema (type "object") of the arguments the model gives */
+                    input_schema?: {
+                      [key: string]: unknown;
+                    };
+                    name?: string;
+                    /** @constant */
+                    type: 'workflow';
+                    workflow_id: string;
+                  }
+                | {
+                    description: string;
+                    header_names?: string[];
+                    /** @description JSON Schema (type "object") of the arguments the model gives */
+                    input_schema?: {
+                      [key: string]: unknown;
+                    };
+                    method: string;
+                    name: string;
+                    /** @constant */
+                    type: 'http';
+                    url: string;
+                  }
+                | {
+                    allowed_tools?: string[];
+                    header_names?: string[];
+                    name: string;
+                    server_url: string;
+                    /** @constant */
+                    type: 'mcp';
+                  }
+              )[];
             };
             created_at: string;
             description: string;
@@ -1268,12 +1591,13 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "message": "How do I get a refund for a double charge?"
+         *       "message": "How do I get a refund for a double charge?",
+         *       "session_id": "support-ticket-4711"
          *     }
          */
         'application/json': {
           message: string;
-          /** @description Absent: a new session, whose id the answer carries */
+          /** @description Absent: a new session, whose id the answer carries. Given: the agent's session with that id (1 to 128 characters of [A-Za-z0-9._:-], e.g. your own conversation id), created on first use; the same id on another agent is another session */
           session_id?: string;
         };
       };
@@ -1296,6 +1620,21 @@ export interface operations {
             /** @constant */
             role: 'assistant';
             session_id: string;
+            /** @description The tool calls the turn made, in order (empty without tools) */
+            steps: {
+              arguments: {
+                [key: string]: unknown;
+              };
+              duration_ms: number;
+              /** @description Why the call failed (also refused, timed out); the model saw it */
+              error?: string;
+              /** @description The JSON result, when the call succeeded */
+              output?: unknown;
+              /** @description memory_search, memory_add, a grant name, or <mcp server>__<tool> */
+              tool: string;
+              /** @constant */
+              type: 'tool_call';
+            }[];
             usage: {
               completion_tokens: number;
               prompt_tokens: number;
@@ -1517,13 +1856,29 @@ export interface operations {
         content: {
           'application/json': {
             messages: {
+              /** @description Tool messages: the result as the model saw it (JSON) */
               content: string;
               created_at: string;
               id: string;
               model?: string;
               /** @enum {string} */
-              role: 'user' | 'assistant';
+              role: 'user' | 'assistant' | 'tool';
               session_id: string;
+              /** @description Tool messages: the call and its result */
+              step?: {
+                arguments: {
+                  [key: string]: unknown;
+                };
+                duration_ms: number;
+                /** @description Why the call failed (also refused, timed out); the model saw it */
+                error?: string;
+                /** @description The JSON result, when the call succeeded */
+                output?: unknown;
+                /** @description memory_search, memory_add, a grant name, or <mcp server>__<tool> */
+                tool: string;
+                /** @constant */
+                type: 'tool_call';
+              };
               usage?: {
                 completion_tokens: number;
                 prompt_tokens: number;

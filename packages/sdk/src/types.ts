@@ -44,11 +44,15 @@ export type UpdateAgentRequest = RequestBody<'patchAgentsAgentId'>;
 export type Agent = ResponseBody<'getAgentsAgentId'>;
 export type AgentType = Agent['type'];
 export type AgentConfig = NonNullable<CreateAgentRequest['config']>;
+/** A tool grant of `config.tools` (memory_search, memory_add, workflow, http, mcp). */
+export type ToolGrant = NonNullable<AgentConfig['tools']>[number];
 export type MemoryType = NonNullable<CreateAgentRequest['memory_types']>[number];
 export type AgentList = ResponseBody<'getAgents'>;
 export type ChatRequest = RequestBody<'postAgentsAgentIdChat'>;
 export type ChatMessage = ResponseBody<'postAgentsAgentIdChat'>;
 export type Usage = ChatMessage['usage'];
+/** One tool call of a chat turn: `output` when it succeeded, else `error`. */
+export type ToolStep = ChatMessage['steps'][number];
 
 export type AddMemoryRequest = RequestBody<'postMemory'>;
 export type MemoryItem = ResponseBody<'postMemory'>;

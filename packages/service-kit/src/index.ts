@@ -10,6 +10,7 @@ export * from './metrics.js';
 export * from './mongo.js';
 export * from './service.js';
 export * from './outbound-guard.js';
+export * from './outbound-http.js';
 export * from './scopes.js';
 export * from './group-commit.js';
 export * from './hashing.js';

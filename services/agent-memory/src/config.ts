@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { env, kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
+import { dataEncryptionKeyEnv, env, kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
 
 const optionalUrl = z.string().url().optional();
 
@@ -16,6 +16,12 @@ export const configShape = {
   /** identity: credit balance check and charge of every chat (DESIGN.md section 5). */
   IDENTITY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
   GRPC_DEADLINE_MS: env.int(5_000, 1),
+  /** workflow: agents' workflow tools are checked and run there (DESIGN.md section 9). */
+  WORKFLOW_GRPC_ADDR: z.string().default('127.0.0.1:50053'),
+  /** Seals agents' http and mcp tool header values at rest (docs/security.md). */
+  DATA_ENCRYPTION_KEY: dataEncryptionKeyEnv(),
+  /** Local development and tests only: lets http and mcp tools reach private and loopback addresses. */
+  WEBHOOK_ALLOW_PRIVATE_URLS: env.bool(false),
 
   /**
    * OpenAI-compatible chat completions, e.g. `https://api.openai.com/v1` or `http://ollama:11434/v1`

@@ -1,7 +1,8 @@
 import { agentMemoryV1 } from '@agentplatform/contracts';
 import { startOutbox } from '@agentplatform/events';
-import { bootService, QuotaCounter, serve, type Logger } from '@agentplatform/service-kit';
+import { bootService, createGuardedAgent, QuotaCounter, serve, type Logger } from '@agentplatform/service-kit';
 import { identityCredits } from './clients/identity-credits.client.js';
+import { grpcWorkflows } from './clients/workflow.client.js';
 import { loadServiceConfig, type Config } from './config.js';
 import type { EmbeddingProvider } from './embeddings/embedding-provider.js';
 import { LocalEmbeddingProvider } from './embeddings/local-embedding.js';
@@ -15,6 +16,7 @@ import { ChatRepository } from './persistence/chat.repository.js';
 import { MemoryRepository } from './persistence/memory.repository.js';
 import { MemoryIndexCache } from './search/memory-index-cache.js';
 import { QueryEmbeddings } from './search/query-embeddings.js';
+import { McpTools } from './tools/mcp-tools.js';
 import { agentMemoryService } from './transport/agent-memory.grpc.js';
 import { retryPendingCharges } from './use-cases/chat-with-agent.js';
 import type { Deps } from './use-cases/deps.js';
@@ -82,6 +84,10 @@ async function main(): Promise<void> {
     },
   );
   const llm = llmProvider(config);
+  const workflows = grpcWorkflows(config.WORKFLOW_GRPC_ADDR, config.GRPC_DEADLINE_MS, runtime.metrics);
+  runtime.lifecycle.onShutdown('workflow client', () => workflows.close());
+  const dispatcher = createGuardedAgent({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
+  runtime.lifecycle.onShutdown('tool http agent', () => dispatcher.close());
   const deps: Deps = {
     agents,
     memories,
@@ -102,6 +108,12 @@ async function main(): Promise<void> {
       chatMemoryMinScore: config.CHAT_MEMORY_MIN_SCORE,
     },
     logger: runtime.logger,
+    tools: {
+      workflows,
+      box: config.DATA_ENCRYPTION_KEY,
+      dispatcher,
+      mcp: new McpTools(dispatcher, runtime.logger),
+    },
   };
   runtime.server.add(agentMemoryV1.AgentMemoryServiceDefinition, agentMemoryService(deps));
 

@@ -182,12 +182,20 @@ describe('agents and chat through the gateway', () => {
       const foreign = await them.get(`/api/v1/agents?tenant_id=${tenantId}`);
       expect(foreign.status).toBe(403);
       expect(foreign.body.error).toBe('forbidden');
-      // A session id of one agent is not usable with another agent of the same tenant either.
+      // A session id of one agent names another session on another agent (DESIGN.md section 6):
+      // the second agent's turn starts a session of its own and never sees the first one's turns.
       const second = await createAgent();
-      expect(
-        (await http.post(`/api/v1/agents/${second.id}/chat`, { message: 'hi', session_id: chat.body.session_id }))
-          .status,
-      ).toBe(404);
+      const reused = await http.post(`/api/v1/agents/${second.id}/chat`, {
+        message: 'hi',
+        session_id: chat.body.session_id,
+      });
+      expect(reused.status).toBe(200);
+      expect(reused.body.session_id).toBe(chat.body.session_id);
+      const secondMessages = await http.get(`/api/v1/agents/${second.id}/sessions/${chat.body.session_id}/messages`);
+      expect(secondMessages.body.messages.map((m: { content: string }) => m.content)).toEqual([
+        'hi',
+        reused.body.content,
+      ]);
     });
   });
 
@@ -361,6 +369,7 @@ describe('agents and chat through the gateway', () => {
         content: res.body.content,
         tokens_used: res.body.usage.total_tokens,
         latency_ms: expect.any(Number),
+        tool_calls: 0,
       });
       expect(completed.api_version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
       expect(created.id < completed.id).toBe(true);

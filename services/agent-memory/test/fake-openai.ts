@@ -23,12 +23,19 @@ function embed(text: string): number[] {
   return vector.map((v) => v / norm);
 }
 
+/** One scripted answer: tool calls (OpenAI `tool_calls`), or a content, or chosen from the request. */
+export type ScriptedAnswer =
+  | { tool_calls: Array<{ name: string; arguments: unknown }>; content?: string }
+  | { content: string }
+  | ((body: any) => ScriptedAnswer);
+
 /**
  * An OpenAI-compatible server on a free port, speaking the real wire format over real HTTP:
  * `POST /v1/chat/completions` (JSON, or SSE chunks with a final usage chunk when
  * `stream_options.include_usage` is set) and `POST /v1/embeddings`. Its reply names the model it
- * was asked for and repeats the last user message, so tests can see what was sent. `failures`
- * queues error statuses to answer before succeeding.
+ * was asked for and repeats the last user message, so tests can see what was sent; after tool
+ * results it repeats those. `failures` queues error statuses to answer before succeeding;
+ * `script` queues answers (tool calls among them) to give before the default one.
  */
 /** agent-memory's environment for talking to a FakeOpenAi (whose `start` gave it a url). */
 export function fakeLlmEnv(fake: FakeOpenAi): Record<string, string> {
@@ -38,6 +45,7 @@ export function fakeLlmEnv(fake: FakeOpenAi): Record<string, string> {
 export class FakeOpenAi {
   readonly requests: SeenRequest[] = [];
   readonly failures: Array<{ status: number; retryAfter?: string }> = [];
+  readonly script: ScriptedAnswer[] = [];
   private server?: Server;
   url = '';
 
@@ -62,8 +70,28 @@ export class FakeOpenAi {
   }
 
   static replyTo(body: any): string {
-    const last = [...body.messages].reverse().find((m: { role: string }) => m.role === 'user');
-    return `[${body.model}] You asked: ${last.content}`;
+    const messages: Array<{ role: string; content: string }> = body.messages;
+    const lastUser = messages.map((m) => m.role).lastIndexOf('user');
+    const results = messages.slice(lastUser + 1).filter((m) => m.role === 'tool');
+    if (results.length > 0) return `[${body.model}] From the tools: ${results.map((m) => m.content).join(' | ')}`;
+    return `[${body.model}] You asked: ${messages[lastUser].content}`;
+  }
+
+  private answer(body: any): { content: string; toolCalls?: Array<{ id: string; name: string; arguments: string }> } {
+    let scripted = this.script.shift();
+    while (typeof scripted === 'function') scripted = scripted(body);
+    if (!scripted) return { content: FakeOpenAi.replyTo(body) };
+    if ('tool_calls' in scripted) {
+      return {
+        content: scripted.content ?? '',
+        toolCalls: scripted.tool_calls.map((c, i) => ({
+          id: `call_${this.requests.length}_${i}`,
+          name: c.name,
+          arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
+        })),
+      };
+    }
+    return { content: scripted.content };
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -97,7 +125,12 @@ export class FakeOpenAi {
       res.writeHead(404).end();
       return;
     }
-    const content = FakeOpenAi.replyTo(body);
+    const { content, toolCalls } = this.answer(body);
+    const wireCalls = toolCalls?.map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    }));
     const id = `chatcmpl-${this.requests.length}`;
     const created = Math.floor(Date.now() / 1000);
     if (!body.stream) {
@@ -108,7 +141,13 @@ export class FakeOpenAi {
           object: 'chat.completion',
           created,
           model: body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: wireCalls ? content || null : content, tool_calls: wireCalls },
+              finish_reason: wireCalls ? 'tool_calls' : 'stop',
+            },
+          ],
           usage: FAKE_USAGE,
         }),
       );
@@ -129,7 +168,18 @@ export class FakeOpenAi {
       chunk({ content: piece });
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    chunk({}, 'stop');
+    // Tool calls stream as OpenAI sends them: the name first, the arguments in pieces.
+    wireCalls?.forEach((call, index) => {
+      chunk({
+        tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],
+      });
+      const args = call.function.arguments;
+      const half = Math.ceil(args.length / 2);
+      for (const part of [args.slice(0, half), args.slice(half)]) {
+        if (part) chunk({ tool_calls: [{ index, function: { arguments: part } }] });
+      }
+    });
+    chunk({}, wireCalls ? 'tool_calls' : 'stop');
     if (body.stream_options?.include_usage) {
       send({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: FAKE_USAGE });
     }

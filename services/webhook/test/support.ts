@@ -80,6 +80,7 @@ export const sampleData = {
     message_id: 'msg_1',
     content: 'hello',
     tokens_used: 12,
+    tool_calls: 0,
     latency_ms: 30,
   },
   executionCompleted: { workflow_id: 'wf_1', execution_id: 'exe_1', duration_ms: 12, output: {} },

@@ -1,4 +1,5 @@
 import { ValidationError, type FieldIssue } from '@agentplatform/service-kit';
+import { TOOL_LIMITS, validateTools, type ToolGrant } from './tools.js';
 
 /** Allowed values (DESIGN.md section 6). The gateway's request schemas repeat them for OpenAPI. */
 export const AGENT_TYPES = ['assistant', 'support', 'sales', 'research', 'custom'] as const;
@@ -25,6 +26,12 @@ export interface AgentConfig {
   temperature?: number;
   max_tokens?: number;
   system_prompt?: string;
+  /** Tool grants (DESIGN.md section 9); http and mcp header values sealed. */
+  tools?: ToolGrant[];
+  /** Model rounds of a chat with tools (default 8, 1 to 32). */
+  max_steps?: number;
+  /** Per tool call (default 30 s). */
+  tool_timeout_ms?: number;
 }
 
 export interface Agent {
@@ -96,6 +103,25 @@ export function validateConfig(
       ? `must be a string of at most ${LIMITS.systemPrompt} characters`
       : undefined,
   );
+  check('max_steps', (v) =>
+    typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > TOOL_LIMITS.maxSteps
+      ? `must be an integer from 1 to ${TOOL_LIMITS.maxSteps}`
+      : undefined,
+  );
+  check('tool_timeout_ms', (v) =>
+    typeof v !== 'number' || !Number.isInteger(v) || v < TOOL_LIMITS.minTimeoutMs || v > TOOL_LIMITS.maxTimeoutMs
+      ? `must be an integer from ${TOOL_LIMITS.minTimeoutMs} to ${TOOL_LIMITS.maxTimeoutMs}`
+      : undefined,
+  );
+  if ('tools' in raw && raw.tools !== undefined) {
+    if (raw.tools === null) {
+      if (allowNull) out.tools = null;
+      else issues.push({ field: 'config.tools', message: 'must not be null' });
+    } else {
+      const tools = validateTools(raw.tools, issues);
+      if (tools) out.tools = tools;
+    }
+  }
   return out;
 }
 

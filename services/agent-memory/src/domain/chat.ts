@@ -4,8 +4,17 @@ export interface Usage {
   totalTokens: number;
 }
 
+/**
+ * A session id a client may choose (DESIGN.md section 6): 1 to 128 characters of [A-Za-z0-9._:-].
+ * Generated ids (`ses_...`) follow the same rule.
+ */
+export const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
 export interface Session {
+  /** The stored id: the generated id, or `<agent id>/<client's id>` for a client-chosen one. */
   id: string;
+  /** The id clients see and send: the generated id, or the client's own id as given. */
+  key: string;
   tenantId: string;
   agentId: string;
   title: string;
@@ -14,13 +23,26 @@ export interface Session {
   lastMessageAt: Date;
 }
 
+/** One tool call of a turn and its result (DESIGN.md section 9). */
+export interface ToolStep {
+  type: 'tool_call';
+  tool: string;
+  arguments: Record<string, unknown>;
+  output?: unknown;
+  error?: string;
+  durationMs: number;
+}
+
 export interface ChatMessage {
   id: string;
   tenantId: string;
   agentId: string;
+  /** The session's stored id. */
   sessionId: string;
-  role: 'user' | 'assistant';
+  role: 'user' | 'assistant' | 'tool';
   content: string;
+  /** Tool messages: the call and its result. */
+  step?: ToolStep;
   model?: string;
   usage?: Usage;
   latencyMs?: number;

@@ -1,8 +1,24 @@
 import type { Usage } from '../domain/chat.js';
 
-export interface LlmMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
+export interface LlmToolCall {
+  /** The provider's call id, echoed in the tool message that answers it. */
+  id: string;
+  name: string;
+  /** The arguments as the model wrote them (JSON text, not yet checked). */
+  arguments: string;
+}
+
+export type LlmMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: LlmToolCall[] }
+  | { role: 'tool'; content: string; toolCallId: string; name: string };
+
+/** A tool offered to the model: an OpenAI-compatible function. */
+export interface LlmTool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments (type object). */
+  parameters: Record<string, unknown>;
 }
 
 /** What the turn is about, for responders that work from the parts rather than the prompt text. */
@@ -23,12 +39,18 @@ export interface LlmRequest {
   /** The full prompt: system (with memories), history, the new user message. */
   messages: LlmMessage[];
   context: ChatContext;
+  /** Tools the model may call this round; absent or empty: it must answer. */
+  tools?: LlmTool[];
+  /** `none`: the tools are described but the model must answer (the last round of a turn). */
+  toolChoice?: 'none';
 }
 
 export interface LlmResult {
   content: string;
   model: string;
   usage: Usage;
+  /** The calls the model asked for instead of (or beside) an answer. */
+  toolCalls?: LlmToolCall[];
 }
 
 /** One small interface in front of every way of producing a reply. */

@@ -1,5 +1,5 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { ChatContext, LlmProvider, LlmRequest, LlmResult } from './llm-provider.js';
+import type { ChatContext, LlmMessage, LlmProvider, LlmRequest, LlmResult, LlmToolCall } from './llm-provider.js';
 import { countChatTokens, countTokens, truncateToTokens } from './tokenizer.js';
 
 const MEMORIES_QUOTED = 3;
@@ -31,11 +31,37 @@ export function localReply(context: ChatContext): string {
   );
 }
 
+/** The memories a memory_search tool result of this turn returned, if the turn made that call. */
+function searchedMemories(messages: LlmMessage[]): ChatContext['memories'] | undefined {
+  const results = messages.filter(
+    (m): m is Extract<LlmMessage, { role: 'tool' }> => m.role === 'tool' && m.name === 'memory_search',
+  );
+  if (results.length === 0) return undefined;
+  const found: ChatContext['memories'] = [];
+  for (const result of results) {
+    try {
+      const parsed = JSON.parse(result.content) as {
+        results?: Array<{ content?: unknown; score?: unknown; memory_type?: unknown }>;
+      };
+      for (const r of parsed.results ?? []) {
+        if (typeof r.content === 'string' && typeof r.score === 'number') {
+          found.push({ content: r.content, score: r.score, memoryType: String(r.memory_type ?? 'semantic') });
+        }
+      }
+    } catch {
+      // An error result (not JSON results) adds nothing.
+    }
+  }
+  return found.sort((a, b) => b.score - a.score);
+}
+
 /**
  * The offline responder used when no LLM provider is configured (DESIGN.md section 6): it does not
  * generate language, it answers from what the agent has retrieved (memories, recent turns), and
- * says so by reporting the model `local`. Usage is counted with the cl100k_base BPE, like a
- * hosted model would count the same prompt and reply.
+ * says so by reporting the model `local`. With the memory_search tool offered (DESIGN.md section
+ * 9) its first round calls it with the user's message, and its answer quotes what the call found.
+ * Usage is counted with the cl100k_base BPE, like a hosted model would count the same prompt and
+ * reply.
  */
 export class LocalResponder implements LlmProvider {
   readonly name = 'local';
@@ -45,7 +71,25 @@ export class LocalResponder implements LlmProvider {
   }
 
   async complete(request: LlmRequest, onDelta?: (text: string) => void): Promise<LlmResult> {
-    const content = truncateToTokens(localReply(request.context), request.maxTokens);
+    const searched = searchedMemories(request.messages);
+    const canSearch = request.toolChoice !== 'none' && request.tools?.some((t) => t.name === 'memory_search');
+    if (canSearch && !searched) {
+      const call: LlmToolCall = {
+        id: 'local_memory_search',
+        name: 'memory_search',
+        arguments: JSON.stringify({ query: request.context.userMessage.slice(0, 4_000) }),
+      };
+      const promptTokens = countChatTokens(request.messages);
+      const completionTokens = countTokens(call.name) + countTokens(call.arguments);
+      return {
+        content: '',
+        model: 'local',
+        usage: { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens },
+        toolCalls: [call],
+      };
+    }
+    const context = searched ? { ...request.context, memories: searched } : request.context;
+    const content = truncateToTokens(localReply(context), request.maxTokens);
     if (onDelta) {
       for (const piece of content.match(/\S+\s*|\s+/g) ?? []) {
         onDelta(piece);

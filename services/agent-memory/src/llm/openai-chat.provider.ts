@@ -1,6 +1,6 @@
 import type { Usage } from '../domain/chat.js';
 import { postJson, ProviderError } from '../http/post-json.js';
-import type { LlmProvider, LlmRequest, LlmResult } from './llm-provider.js';
+import type { LlmMessage, LlmProvider, LlmRequest, LlmResult, LlmToolCall } from './llm-provider.js';
 import { countChatTokens, countTokens } from './tokenizer.js';
 
 export interface OpenAiChatOptions {
@@ -18,11 +18,47 @@ interface OpenAiUsage {
   total_tokens?: number;
 }
 
+interface WireToolCall {
+  index?: number;
+  id?: string;
+  type?: string;
+  function?: { name?: string; arguments?: string };
+}
+
 interface Completion {
   model?: string;
-  choices?: Array<{ message?: { content?: string | null }; delta?: { content?: string | null } }>;
+  choices?: Array<{
+    message?: { content?: string | null; tool_calls?: WireToolCall[] | null };
+    delta?: { content?: string | null; tool_calls?: WireToolCall[] | null };
+  }>;
   usage?: OpenAiUsage | null;
   error?: { message?: string };
+}
+
+/** Our messages in the OpenAI wire format (tool calls and tool results included). */
+function wireMessage(message: LlmMessage): Record<string, unknown> {
+  if (message.role === 'tool') {
+    return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+  }
+  if (message.role === 'assistant' && message.toolCalls?.length) {
+    return {
+      role: 'assistant',
+      content: message.content || null,
+      tool_calls: message.toolCalls.map((c) => ({
+        id: c.id,
+        type: 'function',
+        function: { name: c.name, arguments: c.arguments },
+      })),
+    };
+  }
+  return { role: message.role, content: message.content };
+}
+
+function toToolCalls(calls: WireToolCall[] | null | undefined): LlmToolCall[] | undefined {
+  const out = (calls ?? [])
+    .filter((c) => c.function?.name)
+    .map((c, i) => ({ id: c.id || `call_${i}`, name: c.function!.name!, arguments: c.function!.arguments ?? '' }));
+  return out.length > 0 ? out : undefined;
 }
 
 function toUsage(usage: OpenAiUsage): Usage {
@@ -52,9 +88,18 @@ export class OpenAiChatProvider implements LlmProvider {
     const model = this.modelFor(request.model);
     const body = {
       model,
-      messages: request.messages,
+      messages: request.messages.map(wireMessage),
       temperature: request.temperature,
       max_tokens: request.maxTokens,
+      ...(request.tools?.length
+        ? {
+            tools: request.tools.map((t) => ({
+              type: 'function',
+              function: { name: t.name, description: t.description, parameters: t.parameters },
+            })),
+            ...(request.toolChoice ? { tool_choice: request.toolChoice } : {}),
+          }
+        : {}),
       ...(onDelta ? { stream: true, stream_options: { include_usage: true } } : {}),
     };
     const { response, done } = await postJson(this.url, body, {
@@ -71,6 +116,7 @@ export class OpenAiChatProvider implements LlmProvider {
         content: result.content,
         model: result.model,
         usage: result.usage ?? this.count(request, result.content),
+        ...(result.toolCalls ? { toolCalls: result.toolCalls } : {}),
       };
     } catch (error) {
       if (error instanceof ProviderError) throw error;
@@ -81,7 +127,8 @@ export class OpenAiChatProvider implements LlmProvider {
   }
 
   private count(request: LlmRequest, content: string): Usage {
-    const promptTokens = countChatTokens(request.messages);
+    const promptTokens =
+      countChatTokens(request.messages) + (request.tools?.length ? countTokens(JSON.stringify(request.tools)) : 0);
     const completionTokens = countTokens(content);
     return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
   }
@@ -89,13 +136,15 @@ export class OpenAiChatProvider implements LlmProvider {
   private async readJson(
     response: Response,
     model: string,
-  ): Promise<{ content: string; model: string; usage?: Usage }> {
+  ): Promise<{ content: string; model: string; usage?: Usage; toolCalls?: LlmToolCall[] }> {
     const json = (await response.json()) as Completion;
     if (json.error) throw new ProviderError(`chat completions: ${json.error.message ?? 'error'}`);
-    const content = json.choices?.[0]?.message?.content;
+    const message = json.choices?.[0]?.message;
+    const toolCalls = toToolCalls(message?.tool_calls);
+    const content = message?.content ?? (toolCalls ? '' : undefined);
     if (typeof content !== 'string')
       throw new ProviderError('chat completions: answer without choices[0].message.content');
-    return { content, model: json.model ?? model, usage: json.usage ? toUsage(json.usage) : undefined };
+    return { content, model: json.model ?? model, usage: json.usage ? toUsage(json.usage) : undefined, toolCalls };
   }
 
   /** Reads `data: {...}` lines until `data: [DONE]` or the end of the stream. */
@@ -103,13 +152,21 @@ export class OpenAiChatProvider implements LlmProvider {
     response: Response,
     model: string,
     onDelta: (text: string) => void,
-  ): Promise<{ content: string; model: string; usage?: Usage }> {
+  ): Promise<{ content: string; model: string; usage?: Usage; toolCalls?: LlmToolCall[] }> {
     if (!response.body) throw new ProviderError('chat completions: empty stream');
     const decoder = new TextDecoder();
     let buffer = '';
     let content = '';
     let usage: Usage | undefined;
     let answeredModel = model;
+    // Streamed tool calls arrive in pieces keyed by index: the first names it, later ones add arguments.
+    const calls = new Map<number, WireToolCall & { function: { name?: string; arguments: string } }>();
+    const finish = () => ({
+      content,
+      model: answeredModel,
+      usage,
+      toolCalls: toToolCalls([...calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c)),
+    });
     const handleLine = (line: string): boolean => {
       if (!line.startsWith('data:')) return false;
       const data = line.slice(5).trim();
@@ -119,6 +176,14 @@ export class OpenAiChatProvider implements LlmProvider {
       if (chunk.error) throw new ProviderError(`chat completions: ${chunk.error.message ?? 'error'}`);
       if (chunk.model) answeredModel = chunk.model;
       if (chunk.usage) usage = toUsage(chunk.usage);
+      for (const part of chunk.choices?.[0]?.delta?.tool_calls ?? []) {
+        const index = part.index ?? 0;
+        const call = calls.get(index) ?? { function: { arguments: '' } };
+        if (part.id) call.id = part.id;
+        if (part.function?.name) call.function.name = part.function.name;
+        if (part.function?.arguments) call.function.arguments += part.function.arguments;
+        calls.set(index, call);
+      }
       const piece = chunk.choices?.[0]?.delta?.content;
       if (piece) {
         content += piece;
@@ -132,10 +197,10 @@ export class OpenAiChatProvider implements LlmProvider {
       while ((newline = buffer.indexOf('\n')) >= 0) {
         const line = buffer.slice(0, newline).replace(/\r$/, '');
         buffer = buffer.slice(newline + 1);
-        if (handleLine(line)) return { content, model: answeredModel, usage };
+        if (handleLine(line)) return finish();
       }
     }
     handleLine(buffer.trim());
-    return { content, model: answeredModel, usage };
+    return finish();
   }
 }

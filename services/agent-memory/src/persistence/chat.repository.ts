@@ -1,10 +1,11 @@
 import type { ClientSession, Connection, Model } from 'mongoose';
-import type { ChatMessage, Session } from '../domain/chat.js';
+import type { ChatMessage, Session, ToolStep } from '../domain/chat.js';
 import { messageModel, sessionModel, type MessageDoc, type SessionDoc } from './chat.schema.js';
 
 function toSession(doc: SessionDoc): Session {
   return {
     id: doc._id,
+    key: doc.key ?? doc._id,
     tenantId: doc.tenant_id,
     agentId: doc.agent_id,
     title: doc.title ?? '',
@@ -12,6 +13,31 @@ function toSession(doc: SessionDoc): Session {
     createdAt: doc.created_at,
     lastMessageAt: doc.last_message_at,
   };
+}
+
+function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function toStep(step: NonNullable<MessageDoc['step']>): ToolStep {
+  return {
+    type: 'tool_call',
+    tool: step.tool,
+    arguments: (parseJson(step.arguments_json) ?? {}) as Record<string, unknown>,
+    ...(step.output_json !== undefined ? { output: parseJson(step.output_json) } : {}),
+    ...(step.error !== undefined ? { error: step.error } : {}),
+    durationMs: step.duration_ms,
+  };
+}
+
+/** The stored id of a client-chosen session id: per agent, so another agent's same id is another session. */
+export function clientSessionId(agentId: string, key: string): string {
+  return `${agentId}/${key}`;
 }
 
 function toMessage(doc: MessageDoc): ChatMessage {
@@ -22,6 +48,7 @@ function toMessage(doc: MessageDoc): ChatMessage {
     sessionId: doc.session_id,
     role: doc.role,
     content: doc.content,
+    ...(doc.step ? { step: toStep(doc.step) } : {}),
     model: doc.model,
     usage: doc.usage
       ? {
@@ -45,6 +72,17 @@ function toMessageDoc(m: ChatMessage): MessageDoc {
     session_id: m.sessionId,
     role: m.role,
     content: m.content,
+    ...(m.step
+      ? {
+          step: {
+            tool: m.step.tool,
+            arguments_json: JSON.stringify(m.step.arguments),
+            ...(m.step.output !== undefined ? { output_json: JSON.stringify(m.step.output) } : {}),
+            ...(m.step.error !== undefined ? { error: m.step.error } : {}),
+            duration_ms: m.step.durationMs,
+          },
+        }
+      : {}),
     model: m.model,
     usage: m.usage
       ? {
@@ -73,9 +111,48 @@ export class ChatRepository {
     await Promise.all([this.sessions.init(), this.messages.init()]);
   }
 
-  async findSession(tenantId: string, agentId: string, id: string): Promise<Session | undefined> {
-    const doc = await this.sessions.findOne({ _id: id, tenant_id: tenantId, agent_id: agentId }).lean<SessionDoc>();
+  /** The agent's session a client names: a generated id, or one the client chose. */
+  async findSession(tenantId: string, agentId: string, key: string): Promise<Session | undefined> {
+    const doc = await this.sessions
+      .findOne({ _id: { $in: [key, clientSessionId(agentId, key)] }, tenant_id: tenantId, agent_id: agentId })
+      .lean<SessionDoc>();
     return doc ? toSession(doc) : undefined;
+  }
+
+  /**
+   * The agent's session with a client-chosen id, created on first use. An upsert on the stored id
+   * (which embeds the agent id): concurrent first uses create one session, the loser of the race
+   * reads the winner's.
+   */
+  async openClientSession(
+    tenantId: string,
+    agentId: string,
+    key: string,
+    init: { title: string; at: Date },
+  ): Promise<Session> {
+    const id = clientSessionId(agentId, key);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const doc = await this.sessions
+          .findOneAndUpdate(
+            { _id: id, tenant_id: tenantId, agent_id: agentId },
+            {
+              $setOnInsert: {
+                key,
+                title: init.title,
+                message_count: 0,
+                created_at: init.at,
+                last_message_at: init.at,
+              },
+            },
+            { upsert: true, new: true },
+          )
+          .lean<SessionDoc>();
+        return toSession(doc!);
+      } catch (error) {
+        if ((error as { code?: number }).code !== 11000 || attempt >= 2) throw error;
+      }
+    }
   }
 
   async insertSession(session: Session, dbSession?: ClientSession): Promise<void> {
@@ -83,6 +160,7 @@ export class ChatRepository {
       [
         {
           _id: session.id,
+          key: session.key,
           tenant_id: session.tenantId,
           agent_id: session.agentId,
           title: session.title,
@@ -99,6 +177,11 @@ export class ChatRepository {
     await this.messages.create([toMessageDoc(message)], { session: dbSession });
   }
 
+  async insertMessages(messages: ChatMessage[], dbSession?: ClientSession): Promise<void> {
+    if (messages.length === 0) return;
+    await this.messages.insertMany(messages.map(toMessageDoc), { session: dbSession });
+  }
+
   async touchSession(tenantId: string, id: string, added: number, at: Date, dbSession?: ClientSession): Promise<void> {
     await this.sessions.updateOne(
       { _id: id, tenant_id: tenantId },
@@ -107,11 +190,11 @@ export class ChatRepository {
     );
   }
 
-  /** The session's latest messages, oldest first. */
+  /** The session's latest user and assistant messages (tool messages are not history), oldest first. */
   async recentMessages(tenantId: string, sessionId: string, limit: number): Promise<ChatMessage[]> {
     if (limit <= 0) return [];
     const docs = await this.messages
-      .find({ tenant_id: tenantId, session_id: sessionId })
+      .find({ tenant_id: tenantId, session_id: sessionId, role: { $ne: 'tool' } })
       .sort({ _id: -1 })
       .limit(limit)
       .lean<MessageDoc[]>();

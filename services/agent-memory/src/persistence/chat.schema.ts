@@ -1,7 +1,10 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 
 export interface SessionDoc {
+  /** The generated id, or `<agent id>/<client's id>` (unique per agent by construction). */
   _id: string;
+  /** The id clients use; absent on sessions stored before client-chosen ids (it is `_id` there). */
+  key?: string;
   tenant_id: string;
   agent_id: string;
   title: string;
@@ -15,8 +18,19 @@ export interface MessageDoc {
   tenant_id: string;
   agent_id: string;
   session_id: string;
-  role: 'user' | 'assistant';
+  role: 'user' | 'assistant' | 'tool';
   content: string;
+  /**
+   * Tool messages: the call and its result. Arguments and output are JSON text: tools return keys
+   * (`$ref`, dotted names) that are not safe as stored field names.
+   */
+  step?: {
+    tool: string;
+    arguments_json: string;
+    output_json?: string;
+    error?: string;
+    duration_ms: number;
+  };
   model?: string;
   usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   latency_ms?: number;
@@ -29,6 +43,7 @@ export interface MessageDoc {
 const sessionSchema = new Schema<SessionDoc>(
   {
     _id: { type: String, required: true },
+    key: String,
     tenant_id: { type: String, required: true },
     agent_id: { type: String, required: true },
     title: { type: String, default: '' },
@@ -48,6 +63,10 @@ const messageSchema = new Schema<MessageDoc>(
     session_id: { type: String, required: true },
     role: { type: String, required: true },
     content: { type: String, required: true },
+    step: {
+      type: { tool: String, arguments_json: String, output_json: String, error: String, duration_ms: Number },
+      _id: false,
+    },
     model: String,
     usage: { type: { prompt_tokens: Number, completion_tokens: Number, total_tokens: Number }, _id: false },
     latency_ms: Number,

@@ -1,6 +1,7 @@
 import { agentMemoryV1 } from '@agentplatform/contracts';
 import type { Agent } from '../domain/agent.js';
-import type { ChatMessage, Session, Usage } from '../domain/chat.js';
+import type { ChatMessage, Session, ToolStep, Usage } from '../domain/chat.js';
+import { publicGrant } from '../domain/tools.js';
 import type { MemoryItem, ScoredMemory } from '../domain/memory.js';
 import { chatWithAgent, type ChatOutcome } from '../use-cases/chat-with-agent.js';
 import { consolidateMemory } from '../use-cases/consolidate-memory.js';
@@ -23,7 +24,8 @@ function toAgent(agent: Agent): agentMemoryV1.Agent {
     status: agent.status,
     description: agent.description,
     memoryTypes: agent.memoryTypes,
-    config: { ...agent.config },
+    // Tool header values are never returned: grants show their header names.
+    config: { ...agent.config, ...(agent.config.tools ? { tools: agent.config.tools.map(publicGrant) } : {}) },
     createdAt: iso(agent.createdAt),
     updatedAt: iso(agent.updatedAt),
   };
@@ -35,6 +37,16 @@ const toUsage = (usage: Usage | undefined): agentMemoryV1.Usage | undefined =>
     completionTokens: usage.completionTokens,
     totalTokens: usage.totalTokens,
   };
+
+function toStep(step: ToolStep): agentMemoryV1.ToolStep {
+  return {
+    type: step.type,
+    tool: step.tool,
+    arguments: step.arguments,
+    ...(step.error === undefined ? { output: step.output ?? null } : { error: step.error }),
+    durationMs: step.durationMs,
+  };
+}
 
 function toChatResponse(outcome: ChatOutcome): agentMemoryV1.ChatResponse {
   return {
@@ -48,12 +60,13 @@ function toChatResponse(outcome: ChatOutcome): agentMemoryV1.ChatResponse {
     userMessageId: outcome.userMessageId,
     latencyMs: outcome.latencyMs,
     creditsCharged: outcome.credits,
+    steps: outcome.steps.map(toStep),
   };
 }
 
 function toSession(session: Session): agentMemoryV1.Session {
   return {
-    id: session.id,
+    id: session.key,
     agentId: session.agentId,
     messageCount: session.messageCount,
     createdAt: iso(session.createdAt),
@@ -62,15 +75,16 @@ function toSession(session: Session): agentMemoryV1.Session {
   };
 }
 
-function toMessage(message: ChatMessage): agentMemoryV1.ChatMessage {
+function toMessage(message: ChatMessage, sessionKey: string): agentMemoryV1.ChatMessage {
   return {
     id: message.id,
-    sessionId: message.sessionId,
+    sessionId: sessionKey,
     role: message.role,
     content: message.content,
     model: message.model ?? '',
     usage: toUsage(message.usage),
     createdAt: iso(message.createdAt),
+    ...(message.step ? { step: toStep(message.step) } : {}),
   };
 }
 
@@ -117,10 +131,11 @@ async function* streamChat(deps: Deps, request: agentMemoryV1.ChatStreamRequest)
   void chatWithAgent(
     deps,
     request.tenantId,
-    { agentId: request.agentId, message: request.message, sessionId: request.sessionId },
+    { agentId: request.agentId, message: request.message, sessionId: request.sessionId, plan: request.plan },
     {
       start: (info) => push({ event: { $case: 'start', value: info } }),
       delta: (content) => push({ event: { $case: 'delta', value: { content } } }),
+      step: (step) => push({ event: { $case: 'step', value: toStep(step) } }),
     },
   )
     .then(
@@ -202,6 +217,7 @@ export function agentMemoryService(deps: Deps): Impl {
           agentId: req.agentId,
           message: req.message,
           sessionId: req.sessionId,
+          plan: req.plan,
         }),
       );
     },
@@ -217,7 +233,12 @@ export function agentMemoryService(deps: Deps): Impl {
         page: req.page,
         perPage: req.perPage,
       });
-      return { messages: out.messages.map(toMessage), total: out.total, page: out.page, perPage: out.perPage };
+      return {
+        messages: out.messages.map((m) => toMessage(m, out.session.key)),
+        total: out.total,
+        page: out.page,
+        perPage: out.perPage,
+      };
     },
     async addMemory(req) {
       return toMemory(

@@ -10,25 +10,40 @@ import {
   type FieldIssue,
 } from '@agentplatform/service-kit';
 import { LIMITS, type Agent } from '../domain/agent.js';
-import { chatCost, chatEstimate, type ChatMessage, type Session, type Usage } from '../domain/chat.js';
+import {
+  chatCost,
+  chatEstimate,
+  SESSION_ID,
+  type ChatMessage,
+  type Session,
+  type ToolStep,
+  type Usage,
+} from '../domain/chat.js';
+import { TOOL_LIMITS } from '../domain/tools.js';
 import { ProviderError } from '../http/post-json.js';
-import type { LlmMessage, LlmResult } from '../llm/llm-provider.js';
-import { countChatTokens } from '../llm/tokenizer.js';
+import type { LlmMessage } from '../llm/llm-provider.js';
+import { countChatTokens, countTokens } from '../llm/tokenizer.js';
 import { buildPrompt, DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE } from '../llm/prompt.js';
+import { agentTools, toolTimeoutMs } from '../tools/agent-tools.js';
+import type { Tool } from '../tools/tool.js';
 import type { Deps } from './deps.js';
 import { storeMemory } from './manage-memories.js';
 import { searchMemory } from './search-memory.js';
+import { runToolLoop, type LoopResult } from './tool-loop.js';
 
 export interface ChatInput {
   agentId: string;
   message: string;
   sessionId?: string;
+  /** The tenant's plan (memories quota of the memory_add tool). */
+  plan?: string;
 }
 
-/** Receives a streamed reply: `start` once the turn is accepted, then each piece of text. */
+/** Receives a streamed reply: `start` once the turn is accepted, then each piece of text and tool step. */
 export interface ChatSink {
   start(info: { messageId: string; sessionId: string; userMessageId: string; model: string }): void;
   delta(text: string): void;
+  step?(step: ToolStep): void;
 }
 
 export interface ChatOutcome {
@@ -42,6 +57,7 @@ export interface ChatOutcome {
   createdAt: Date;
   latencyMs: number;
   credits: number;
+  steps: ToolStep[];
 }
 
 /** Longest text used as the memory search query for a turn. */
@@ -53,6 +69,8 @@ function validate(input: ChatInput): string {
   if (message.trim() === '') issues.push({ field: 'message', message: 'must not be empty' });
   else if (message.length > LIMITS.message)
     issues.push({ field: 'message', message: `must be at most ${LIMITS.message} characters` });
+  if (input.sessionId !== undefined && !SESSION_ID.test(input.sessionId))
+    issues.push({ field: 'session_id', message: 'must be 1 to 128 characters of [A-Za-z0-9._:-]' });
   if (issues.length > 0) throw new ValidationError(issues);
   return message;
 }
@@ -169,11 +187,19 @@ interface Turn {
   tenantId: string;
   message: string;
   session?: Session;
+  /** A client-chosen session id not used yet: the session is created with the turn. */
+  newSessionKey?: string;
   userMessageId: string;
   messageId: string;
   prompt: LlmMessage[];
   maxTokens: number;
   started: number;
+  tools: Tool[];
+}
+
+/** Tool messages sort between the turn's user message and its reply (ids are read in order). */
+function toolMessageId(userMessageId: string, n: number): string {
+  return `${userMessageId}.t${String(n).padStart(3, '0')}`;
 }
 
 /**
@@ -186,19 +212,19 @@ async function answer(
   turn: Turn,
   sink: ChatSink | undefined,
   context: { historyMessages: LlmMessage[]; memories: Awaited<ReturnType<typeof retrieve>> },
-): Promise<{ current: Session; userMessage: ChatMessage; result: LlmResult; reply: ChatMessage }> {
+): Promise<{ current: Session; userMessage: ChatMessage; result: LoopResult; reply: ChatMessage }> {
   const { tenantId, message, messageId } = turn;
   const now = new Date();
-  const isNew = !turn.session;
-  const current: Session = turn.session ?? {
-    id: newId('ses'),
-    tenantId,
-    agentId: agent.id,
-    title: message.replace(/\s+/g, ' ').trim().slice(0, 80),
-    messageCount: 0,
-    createdAt: now,
-    lastMessageAt: now,
-  };
+  const title = message.replace(/\s+/g, ' ').trim().slice(0, 80);
+  const isNew = !turn.session && !turn.newSessionKey;
+  let current: Session;
+  if (turn.session) current = turn.session;
+  else if (turn.newSessionKey) {
+    current = await deps.chats.openClientSession(tenantId, agent.id, turn.newSessionKey, { title, at: now });
+  } else {
+    const id = newId('ses');
+    current = { id, key: id, tenantId, agentId: agent.id, title, messageCount: 0, createdAt: now, lastMessageAt: now };
+  }
   const userMessage: ChatMessage = {
     id: turn.userMessageId,
     tenantId,
@@ -214,7 +240,7 @@ async function answer(
     await deps.chats.touchSession(tenantId, current.id, 1, now, dbSession);
     const event = createEvent('agent.message.created', tenantId, {
       agent_id: agent.id,
-      conversation_id: current.id,
+      conversation_id: current.key,
       message_id: userMessage.id,
       content: message,
     });
@@ -223,41 +249,53 @@ async function answer(
 
   sink?.start({
     messageId,
-    sessionId: current.id,
+    sessionId: current.key,
     userMessageId: userMessage.id,
     model: deps.llm.modelFor(agent.config.model),
   });
-  let result: LlmResult;
-  const model = deps.llm.modelFor(agent.config.model);
+  let stepCount = 0;
+  let result: LoopResult;
   try {
-    result = await traced(
-      `llm ${model}`,
-      { kind: SpanKind.CLIENT, attributes: { 'gen_ai.request.model': model, 'gen_ai.operation.name': 'chat' } },
-      async (span) => {
-        const completed = await deps.llm.complete(
-          {
-            model: agent.config.model,
-            temperature: agent.config.temperature ?? DEFAULT_TEMPERATURE,
-            maxTokens: turn.maxTokens,
-            messages: turn.prompt,
-            context: {
-              agentName: agent.name,
-              userMessage: message,
-              history: context.historyMessages,
-              memories: context.memories.map((m) => ({
-                content: m.item.content,
-                score: m.score,
-                memoryType: m.item.memoryType,
-              })),
-            },
-          },
-          sink ? (text) => sink.delta(text) : undefined,
-        );
-        span?.setAttributes({
-          'gen_ai.usage.input_tokens': completed.usage.promptTokens,
-          'gen_ai.usage.output_tokens': completed.usage.completionTokens,
-        });
-        return completed;
+    result = await runToolLoop(
+      deps.llm,
+      {
+        model: agent.config.model,
+        temperature: agent.config.temperature ?? DEFAULT_TEMPERATURE,
+        maxTokens: turn.maxTokens,
+        messages: turn.prompt,
+        context: {
+          agentName: agent.name,
+          userMessage: message,
+          history: context.historyMessages,
+          memories: context.memories.map((m) => ({
+            content: m.item.content,
+            score: m.score,
+            memoryType: m.item.memoryType,
+          })),
+        },
+      },
+      turn.tools,
+      {
+        maxSteps: agent.config.max_steps ?? TOOL_LIMITS.defaultMaxSteps,
+        toolTimeoutMs: toolTimeoutMs(agent),
+        logger: deps.logger,
+        onDelta: sink ? (text) => sink.delta(text) : undefined,
+        // Each call and result is stored in the session as it finishes, then shown to a stream.
+        onStep: async (step, toolMessage) => {
+          const at = new Date();
+          await deps.chats.insertMessage({
+            id: toolMessageId(userMessage.id, ++stepCount),
+            tenantId,
+            agentId: agent.id,
+            sessionId: current.id,
+            role: 'tool',
+            content: toolMessage.content,
+            step,
+            createdAt: at,
+          });
+          await deps.chats.touchSession(tenantId, current.id, 1, at);
+          sink?.step?.(step);
+        },
       },
     );
   } catch (error) {
@@ -289,11 +327,12 @@ async function answer(
     await deps.chats.touchSession(tenantId, current.id, 1, createdAt, dbSession);
     const event = createEvent('agent.message.completed', tenantId, {
       agent_id: agent.id,
-      conversation_id: current.id,
+      conversation_id: current.key,
       message_id: messageId,
       content: result.content,
       tokens_used: result.usage.totalTokens,
       latency_ms: reply.latencyMs!,
+      tool_calls: result.steps.length,
     });
     return { result: undefined, events: [event] };
   });
@@ -304,7 +343,7 @@ async function answer(
  * One chat turn (SPEC.md section 4, DESIGN.md sections 5 and 6): checks the agent is active,
  * retrieves the session's recent turns and the most relevant memories, reserves the most the
  * turn can cost (402 when the balance cannot cover it), stores the user message, asks the LLM
- * provider, stores the reply, settles the reservation with the real cost (or releases it when
+ * provider (running the tool calls it makes, DESIGN.md section 9), stores the reply, settles the reservation with the real cost (or releases it when
  * the turn failed) and, with episodic memory on, stores the exchange as an episodic memory.
  */
 export async function chatWithAgent(
@@ -318,14 +357,16 @@ export async function chatWithAgent(
   const agent = input.agentId ? await deps.agents.find(tenantId, input.agentId) : undefined;
   if (!agent) throw new NotFoundError('Agent');
   if (agent.status !== 'active') throw new ConflictError(`Agent is ${agent.status}; only active agents can chat`);
-  let session: Session | undefined;
-  if (input.sessionId) {
-    session = await deps.chats.findSession(tenantId, agent.id, input.sessionId);
-    if (!session) throw new NotFoundError('Session');
-  }
+  // A client's own session id is created on first use (DESIGN.md section 6).
+  const session =
+    input.sessionId !== undefined ? await deps.chats.findSession(tenantId, agent.id, input.sessionId) : undefined;
+  const newSessionKey = input.sessionId !== undefined && !session ? input.sessionId : undefined;
   const history = session ? await deps.chats.recentMessages(tenantId, session.id, deps.settings.historyMessages) : [];
   const memories = await retrieve(deps, agent, message, history);
-  const historyMessages: LlmMessage[] = history.map((m) => ({ role: m.role, content: m.content }));
+  const historyMessages: LlmMessage[] = history.map((m) => ({
+    role: m.role === 'assistant' ? 'assistant' : 'user',
+    content: m.content,
+  }));
   const prompt = buildPrompt(
     agent,
     historyMessages,
@@ -333,13 +374,51 @@ export async function chatWithAgent(
     message,
   );
   const maxTokens = agent.config.max_tokens ?? DEFAULT_MAX_TOKENS;
+  const mcp = deps.tools.mcp.turn();
+  try {
+    const tools = await agentTools(deps, agent, { tenantId, agentId: agent.id, plan: input.plan }, mcp);
+    return await reservedTurn(deps, agent, {
+      tenantId,
+      message,
+      session,
+      newSessionKey,
+      prompt,
+      maxTokens,
+      started,
+      tools,
+      historyMessages,
+      memories,
+      sink,
+    });
+  } finally {
+    void mcp.close();
+  }
+}
+
+/**
+ * Reserves the most the turn's first model round can cost, runs the turn, settles with the real
+ * use of every round (further rounds are charged at settle, as far as the balance covers them).
+ */
+async function reservedTurn(
+  deps: Deps,
+  agent: Agent,
+  t: Omit<Turn, 'userMessageId' | 'messageId'> & {
+    historyMessages: LlmMessage[];
+    memories: Awaited<ReturnType<typeof retrieve>>;
+    sink?: ChatSink;
+  },
+): Promise<ChatOutcome> {
+  const { tenantId, message, prompt, maxTokens, sink } = t;
 
   // Reserve the most this turn can cost before anything is stored or asked (402 when the balance
   // cannot cover it); the reply settles it, a failure releases it, a crash leaves it to expire.
   // Ids sort by time, and a session's history is read in id order: the user message's comes first.
   const userMessageId = newId('msg');
   const messageId = newId('msg');
-  const reserved = chatEstimate(countChatTokens(prompt), maxTokens);
+  const toolTokens = t.tools.length
+    ? countTokens(JSON.stringify(t.tools.map((x) => [x.name, x.description, x.parameters])))
+    : 0;
+  const reserved = chatEstimate(countChatTokens(prompt) + toolTokens, maxTokens);
   await deps.credits.reserve({
     tenantId,
     operationId: chatOperation(messageId),
@@ -347,17 +426,25 @@ export async function chatWithAgent(
     description: `Chat with agent ${agent.name}: reserved`,
   });
 
-  let stored: { current: Session; userMessage: ChatMessage; result: LlmResult; reply: ChatMessage };
+  let stored: { current: Session; userMessage: ChatMessage; result: LoopResult; reply: ChatMessage };
   try {
     stored = await answer(
       deps,
       agent,
-      { tenantId, message, session, userMessageId, messageId, prompt, maxTokens, started },
-      sink,
       {
-        historyMessages,
-        memories,
+        tenantId,
+        message,
+        session: t.session,
+        newSessionKey: t.newSessionKey,
+        userMessageId,
+        messageId,
+        prompt,
+        maxTokens,
+        started: t.started,
+        tools: t.tools,
       },
+      sink,
+      { historyMessages: t.historyMessages, memories: t.memories },
     );
   } catch (error) {
     await release(deps, tenantId, messageId, error instanceof DomainError ? error.code : 'internal error');
@@ -374,14 +461,14 @@ export async function chatWithAgent(
     await storeMemory(deps, agent, {
       memoryType: 'episodic',
       content: `User: ${message}\nAssistant: ${result.content}`,
-      metadata: { source: 'chat', session_id: current.id, message_id: messageId, user_message_id: userMessage.id },
+      metadata: { source: 'chat', session_id: current.key, message_id: messageId, user_message_id: userMessage.id },
     }).catch((error) => deps.logger.warn({ err: error, agent_id: agent.id }, 'could not store the episodic memory'));
   }
 
   return {
     messageId,
     userMessageId: userMessage.id,
-    sessionId: current.id,
+    sessionId: current.key,
     content: result.content,
     role: 'assistant',
     model: result.model,
@@ -389,6 +476,7 @@ export async function chatWithAgent(
     createdAt: reply.createdAt,
     latencyMs: reply.latencyMs!,
     credits: reply.credits!,
+    steps: result.steps,
   };
 }
 

@@ -1,6 +1,8 @@
 import type { Outbox } from '@agentplatform/events';
-import type { Logger, QuotaCounter } from '@agentplatform/service-kit';
+import type { Logger, QuotaCounter, SecretBox } from '@agentplatform/service-kit';
+import type { Dispatcher } from 'undici';
 import type { CreditsPort } from '../clients/identity-credits.client.js';
+import type { WorkflowPort } from '../clients/workflow.client.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
 import type { AgentRepository } from '../persistence/agent.repository.js';
@@ -8,6 +10,7 @@ import type { ChatRepository } from '../persistence/chat.repository.js';
 import type { MemoryRepository } from '../persistence/memory.repository.js';
 import type { MemoryIndexCache } from '../search/memory-index-cache.js';
 import type { QueryEmbeddings } from '../search/query-embeddings.js';
+import type { McpTools } from '../tools/mcp-tools.js';
 import type { EmbeddingBacklog } from './embedding-backlog.js';
 
 export interface Settings {
@@ -35,6 +38,15 @@ export interface Deps {
   quotas: QuotaCounter;
   settings: Settings;
   logger: Logger;
+  /** What agents' tools act through (DESIGN.md section 9). */
+  tools: {
+    workflows: WorkflowPort;
+    /** Seals http and mcp grant header values at rest. */
+    box: SecretBox;
+    /** The SSRF-guarded dispatcher of every outbound tool request. */
+    dispatcher: Dispatcher;
+    mcp: McpTools;
+  };
 }
 
 /** page from 1, per_page default 20, max 100 (DESIGN.md section 3); 0 means the default. */

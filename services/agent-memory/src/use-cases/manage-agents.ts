@@ -8,8 +8,10 @@ import {
   type AgentConfig,
   type AgentInput,
 } from '../domain/agent.js';
+import type { ToolGrant } from '../domain/tools.js';
 import type { AgentChanges } from '../persistence/agent.repository.js';
 import { paging, type Deps } from './deps.js';
+import { prepareTools } from './prepare-tools.js';
 
 export async function createAgent(
   deps: Deps,
@@ -18,10 +20,14 @@ export async function createAgent(
   plan: string | undefined,
 ): Promise<Agent> {
   const valid = validateAgentInput(input, 'create');
+  const id = newId('agt');
+  if (valid.config?.tools) {
+    valid.config.tools = await prepareTools(deps, tenantId, id, valid.config.tools as ToolGrant[]);
+  }
   const release = await deps.quotas.acquire(tenantId, 'agents', plan, () => deps.agents.count(tenantId));
   const now = new Date();
   const agent: Agent = {
-    id: newId('agt'),
+    id,
     tenantId,
     name: valid.name!,
     type: valid.type!,
@@ -72,6 +78,15 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 export async function updateAgent(deps: Deps, tenantId: string, agentId: string, input: AgentInput): Promise<Agent> {
   const valid = validateAgentInput(input, 'update');
   const current = await getAgent(deps, tenantId, agentId);
+  if (valid.config?.tools) {
+    valid.config.tools = await prepareTools(
+      deps,
+      tenantId,
+      agentId,
+      valid.config.tools as ToolGrant[],
+      current.config.tools,
+    );
+  }
   const changes: AgentChanges = {};
   const changed: string[] = [];
   const consider = <K extends keyof AgentChanges>(

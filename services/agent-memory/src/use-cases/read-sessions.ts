@@ -19,17 +19,18 @@ export async function listSessions(
   return { sessions, total, page, perPage };
 }
 
-/** One session's messages in conversation order (oldest first). */
+/** One session's messages in conversation order (oldest first), tool calls included. */
 export async function listMessages(
   deps: Deps,
   tenantId: string,
   agentId: string,
   sessionId: string,
   query: { page: number; perPage: number },
-): Promise<{ messages: ChatMessage[]; total: number; page: number; perPage: number }> {
+): Promise<{ session: Session; messages: ChatMessage[]; total: number; page: number; perPage: number }> {
   await requireAgent(deps, tenantId, agentId);
-  if (!(await deps.chats.findSession(tenantId, agentId, sessionId))) throw new NotFoundError('Session');
+  const session = await deps.chats.findSession(tenantId, agentId, sessionId);
+  if (!session) throw new NotFoundError('Session');
   const { page, perPage } = paging(query.page, query.perPage);
-  const { messages, total } = await deps.chats.listMessages(tenantId, sessionId, page, perPage);
-  return { messages, total, page, perPage };
+  const { messages, total } = await deps.chats.listMessages(tenantId, session.id, page, perPage);
+  return { session, messages, total, page, perPage };
 }

@@ -14,6 +14,7 @@ export const SAMPLE_EVENT_DATA: { [T in EventType]: EventData[T] } = {
     message_id: 'msg_test',
     content: 'This is a test reply.',
     tokens_used: 42,
+    tool_calls: 0,
     latency_ms: 120,
   },
   'agent.created': { agent_id: 'agt_test', name: 'Test agent', type: 'assistant', status: 'active' },

@@ -1,5 +1,12 @@
 import { agentMemoryV1 } from '@agentplatform/contracts';
-import { DomainError, createGrpcClient, type Channel, type Metrics } from '@agentplatform/service-kit';
+import {
+  DomainError,
+  createGrpcClient,
+  type Channel,
+  type JsonObject,
+  type JsonValue,
+  type Metrics,
+} from '@agentplatform/service-kit';
 
 export interface ChatReply {
   message_id: string;
@@ -9,6 +16,8 @@ export interface ChatReply {
   model: string;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   created_at: string;
+  /** The tool calls the agent made (DESIGN.md section 9), as the chat API shows them. */
+  steps: JsonObject[];
 }
 
 /** What the workflow service asks of agent-memory. */
@@ -55,6 +64,13 @@ export function grpcAgentDirectory(channel: Channel, deadlineMs: number, metrics
           total_tokens: reply.usage?.totalTokens ?? 0,
         },
         created_at: reply.createdAt,
+        steps: reply.steps.map((s) => ({
+          type: s.type,
+          tool: s.tool,
+          arguments: (s.arguments ?? {}) as JsonObject,
+          ...(s.error !== undefined ? { error: s.error } : { output: (s.output ?? null) as JsonValue }),
+          duration_ms: s.durationMs,
+        })),
       };
     },
   };

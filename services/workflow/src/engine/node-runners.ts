@@ -1,11 +1,10 @@
 import type { Dispatcher } from 'undici';
-import { DomainError } from '@agentplatform/service-kit';
+import { callHttp, DomainError, HttpCallError } from '@agentplatform/service-kit';
 import type { AgentDirectory } from '../clients/agents.client.js';
 import { ExpressionError, ExpressionResourceError, isInlineSafe, type ExpressionScope } from '../domain/expressions.js';
 import { computeNode, nodeExpressions } from '../domain/node-expressions.js';
 import type { JsonObject, JsonValue, WorkflowNode } from '../domain/workflow.types.js';
 import { ExpressionBudgetExceeded, SandboxExpressionError, type ExpressionRunner } from './expression-sandbox.js';
-import { HttpCallError, callHttp } from './http-request.js';
 
 /** A node failure; `retryable` says whether another attempt could succeed. */
 export class NodeError extends Error {

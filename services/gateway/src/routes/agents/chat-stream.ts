@@ -11,6 +11,16 @@ export function wantsEventStream(ctx: Context): boolean {
   return (ctx.get('accept') || '').toLowerCase().includes('text/event-stream');
 }
 
+export function stepJson(step: agentMemoryV1.ToolStep) {
+  return {
+    type: 'tool_call' as const,
+    tool: step.tool,
+    arguments: step.arguments ?? {},
+    ...(step.error !== undefined ? { error: step.error } : { output: step.output ?? null }),
+    duration_ms: step.durationMs,
+  };
+}
+
 export function chatJson(reply: agentMemoryV1.ChatResponse) {
   return {
     id: reply.messageId,
@@ -26,6 +36,7 @@ export function chatJson(reply: agentMemoryV1.ChatResponse) {
     credits_used: reply.creditsCharged,
     latency_ms: reply.latencyMs,
     created_at: reply.createdAt,
+    steps: reply.steps.map(stepJson),
   };
 }
 
@@ -73,6 +84,8 @@ export async function streamChat(
       );
     } else if (e?.$case === 'delta') {
       stream.write(frame('delta', { content: e.value.content }));
+    } else if (e?.$case === 'step') {
+      stream.write(frame('step', stepJson(e.value)));
     } else if (e?.$case === 'done') {
       stream.write(frame('done', chatJson(e.value)));
     }

@@ -18,7 +18,7 @@ import {
   sessionParams,
   updateAgentBody,
 } from './agents.schemas.js';
-import { CHAT_DEADLINE_MS, chatJson, streamChat, wantsEventStream } from './chat-stream.js';
+import { CHAT_DEADLINE_MS, chatJson, stepJson, streamChat, wantsEventStream } from './chat-stream.js';
 
 export function agentJson(agent: agentMemoryV1.Agent) {
   return {
@@ -56,7 +56,13 @@ export async function listAgents(agents: AgentMemory, caller: Caller, query: z.i
 }
 
 export function chatRequest(caller: Caller, agentId: string, body: z.infer<typeof chatBody>) {
-  return { tenantId: caller.tenantId, agentId, message: body.message, sessionId: body.session_id };
+  return {
+    tenantId: caller.tenantId,
+    agentId,
+    message: body.message,
+    sessionId: body.session_id,
+    plan: caller.plan ?? '',
+  };
 }
 
 /** `POST /agents/:agent_id/chat` answered as JSON, and the MCP tool `chat_with_agent`. */
@@ -96,6 +102,23 @@ export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, 
           temperature: 0.3,
           max_tokens: 512,
           system_prompt: 'You are a concise support agent.',
+          tools: [
+            { type: 'memory_search' },
+            {
+              type: 'http',
+              name: 'order_status',
+              description: 'Looks up the status of an order by its id',
+              url: 'https://api.example.com/orders/{{args.order_id}}',
+              method: 'GET',
+              headers: { 'X-Api-Key': 'sk_live_example' },
+              input_schema: {
+                type: 'object',
+                properties: { order_id: { type: 'string' } },
+                required: ['order_id'],
+              },
+            },
+          ],
+          max_steps: 4,
         },
       },
       status: 201,
@@ -175,7 +198,7 @@ export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, 
       access: requireScope('agents:write'),
       params: agentParams,
       body: chatBody,
-      example: { message: 'How do I get a refund for a double charge?' },
+      example: { message: 'How do I get a refund for a double charge?', session_id: 'support-ticket-4711' },
       response: chatResponse,
       handler: async ({ params, body, caller, ctx }) => {
         if (wantsEventStream(ctx)) {
@@ -241,6 +264,7 @@ export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, 
             content: m.content,
             ...(m.model ? { model: m.model } : {}),
             ...(m.usage ? { usage: usageJson(m.usage) } : {}),
+            ...(m.step ? { step: stepJson(m.step) } : {}),
             created_at: m.createdAt,
           })),
           total: out.total,

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { callHttp, HttpCallError } from './http-request.js';
-import { createGuardedAgent } from '@agentplatform/service-kit';
+import { callHttp, HttpCallError } from './outbound-http.js';
+import { createGuardedAgent } from './outbound-guard.js';
 
 /** The http integration through the SSRF-guarded agent, against a real local server. */
 describe('http integration and the SSRF guard', () => {

@@ -1,8 +1,15 @@
 import { request, type Dispatcher } from 'undici';
-import type { JsonObject, JsonValue } from '../domain/workflow.types.js';
-import { injectTraceHeaders, isBlockedAddressError } from '@agentplatform/service-kit';
+import { isBlockedAddressError } from './outbound-guard.js';
+import { injectTraceHeaders } from './tracing.js';
 
-/** Response bodies larger than this are cut (the node output is stored with the execution). */
+/**
+ * Outbound HTTP to customer-supplied URLs (the workflow http integration, agents' http tools),
+ * always through the SSRF-guarded dispatcher of outbound-guard.ts.
+ */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** Response bodies larger than this are cut (outputs are stored with executions and sessions). */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 export interface HttpCall {
@@ -40,7 +47,7 @@ function hasHeader(headers: Record<string, string>, name: string): boolean {
   return Object.keys(headers).some((k) => k.toLowerCase() === name);
 }
 
-/** Makes one real HTTP request; the node's output is `{status, headers, body}`. */
+/** Makes one real HTTP request; the output is `{status, headers, body}`. */
 /** `dispatcher` is the SSRF-guarded agent (service-kit's createGuardedAgent), which refuses private destinations. */
 export async function callHttp(call: HttpCall, dispatcher: Dispatcher): Promise<JsonObject> {
   let url: URL;

@@ -1,0 +1,86 @@
+import type { Logger, SecretBox } from '@agentplatform/service-kit';
+import type { Agent } from '../domain/agent.js';
+import { headerContext, TOOL_LIMITS, type HttpGrant, type McpGrant } from '../domain/tools.js';
+import type { Deps } from '../use-cases/deps.js';
+import { httpTool } from './http-tool.js';
+import type { McpTurn } from './mcp-tools.js';
+import { memoryAddTool, memorySearchTool } from './memory-tools.js';
+import { ToolError, type Tool, type ToolScope } from './tool.js';
+import { workflowTool } from './workflow-tool.js';
+
+/** The header values of an http or mcp grant, opened for one turn. */
+export function openHeaders(box: SecretBox, agentId: string, grant: HttpGrant | McpGrant): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, sealed] of Object.entries(grant.headers ?? {})) {
+    out[name] = box.open(sealed, headerContext(agentId, grant, name));
+  }
+  return out;
+}
+
+/**
+ * Header values that cannot be opened (a key rotated out of DATA_ENCRYPTION_KEY too early) make the
+ * grant's calls fail as tool errors, not the chat.
+ */
+function openedOrNone(
+  box: SecretBox,
+  logger: Logger,
+  agent: Agent,
+  grant: HttpGrant | McpGrant,
+): Record<string, string> | undefined {
+  try {
+    return openHeaders(box, agent.id, grant);
+  } catch (error) {
+    logger.error({ err: error, agent_id: agent.id, tool: grant.name }, 'tool header values cannot be opened');
+    return undefined;
+  }
+}
+
+const UNOPENED = "the tool's stored header values cannot be decrypted; set the grant's headers again";
+
+export function toolTimeoutMs(agent: Agent): number {
+  return agent.config.tool_timeout_ms ?? TOOL_LIMITS.defaultTimeoutMs;
+}
+
+/**
+ * The tools an agent's grants give one chat turn (DESIGN.md section 9), all bound to the agent's
+ * tenant. MCP servers are listed now (or from the brief cache) through the turn's connections.
+ */
+export async function agentTools(deps: Deps, agent: Agent, scope: ToolScope, mcp: McpTurn): Promise<Tool[]> {
+  const timeoutMs = toolTimeoutMs(agent);
+  const groups = await Promise.all(
+    (agent.config.tools ?? []).map(async (grant): Promise<Tool[]> => {
+      switch (grant.type) {
+        case 'memory_search':
+          return [memorySearchTool(deps, scope)];
+        case 'memory_add':
+          return [memoryAddTool(deps, scope, agent)];
+        case 'workflow':
+          return [workflowTool(deps.tools.workflows, scope, grant, timeoutMs)];
+        case 'http': {
+          const headers = openedOrNone(deps.tools.box, deps.logger, agent, grant);
+          const tool = httpTool(grant, headers ?? {}, deps.tools.dispatcher, timeoutMs);
+          if (headers) return [tool];
+          return [
+            {
+              ...tool,
+              run: async () => {
+                throw new ToolError(UNOPENED);
+              },
+            },
+          ];
+        }
+        case 'mcp': {
+          const headers = openedOrNone(deps.tools.box, deps.logger, agent, grant);
+          if (!headers) return [];
+          const key = `${agent.tenantId}:${agent.id}:${agent.updatedAt.getTime()}:${grant.name}`;
+          return mcp.tools(key, grant, headers, timeoutMs);
+        }
+        default:
+          return [];
+      }
+    }),
+  );
+  // Names are unique per grant by validation; an MCP server's tool could still repeat one: first wins.
+  const seen = new Set<string>();
+  return groups.flat().filter((tool) => !seen.has(tool.name) && seen.add(tool.name));
+}

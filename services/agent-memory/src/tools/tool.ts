@@ -1,0 +1,26 @@
+/** A tool the model may call in a chat (DESIGN.md section 9). */
+export interface Tool {
+  /** The name the model sees; unique in a turn. */
+  name: string;
+  description: string;
+  /** JSON Schema (type object) of the arguments. */
+  parameters: Record<string, unknown>;
+  /** Runs one call; the result is JSON. A thrown error becomes the step's `error`. */
+  run(args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
+}
+
+/** A tool failure whose message the model and the caller may see (it names no secret). */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
+
+/** Everything a tool acts on: the agent and its tenant, never another. */
+export interface ToolScope {
+  tenantId: string;
+  agentId: string;
+  /** The tenant's plan (memories quota of memory_add). */
+  plan?: string;
+}

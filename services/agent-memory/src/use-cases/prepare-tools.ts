@@ -1,0 +1,41 @@
+import { ValidationError, type FieldIssue } from '@agentplatform/service-kit';
+import { headerContext, type HttpGrant, type McpGrant, type ToolGrant } from '../domain/tools.js';
+import type { Deps } from './deps.js';
+
+/**
+ * Makes validated grants ready to store (DESIGN.md section 9): every workflow grant must name a
+ * workflow of the tenant (asked of the workflow service: another tenant's id is as missing as an
+ * unknown one), and header values are sealed. An http or mcp grant given without `headers` keeps
+ * the values stored for the grant of the same type and name, since answers never show them.
+ */
+export async function prepareTools(
+  deps: Deps,
+  tenantId: string,
+  agentId: string,
+  grants: ToolGrant[],
+  current: ToolGrant[] = [],
+): Promise<ToolGrant[]> {
+  const issues: FieldIssue[] = [];
+  await Promise.all(
+    grants.map(async (grant, i) => {
+      if (grant.type !== 'workflow') return;
+      if (!(await deps.tools.workflows.exists(tenantId, grant.workflow_id))) {
+        issues.push({ field: `config.tools[${i}].workflow_id`, message: 'is not a workflow of this tenant' });
+      }
+    }),
+  );
+  if (issues.length > 0) throw new ValidationError(issues.sort((a, b) => a.field.localeCompare(b.field)));
+  return grants.map((grant) => {
+    if (grant.type !== 'http' && grant.type !== 'mcp') return grant;
+    if (grant.headers === undefined) {
+      const kept = current.find((c) => c.type === grant.type && c.name === grant.name) as
+        HttpGrant | McpGrant | undefined;
+      return kept?.headers ? { ...grant, headers: kept.headers } : grant;
+    }
+    const sealed: Record<string, string> = {};
+    for (const [name, value] of Object.entries(grant.headers)) {
+      sealed[name] = deps.tools.box.seal(value, headerContext(agentId, grant, name));
+    }
+    return { ...grant, headers: sealed };
+  });
+}

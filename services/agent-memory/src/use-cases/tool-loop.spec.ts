@@ -1,0 +1,104 @@
+import { createLogger } from '@agentplatform/service-kit';
+import type { LlmProvider, LlmRequest, LlmResult } from '../llm/llm-provider.js';
+import { ToolError, type Tool } from '../tools/tool.js';
+import { runToolLoop } from './tool-loop.js';
+
+const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
+
+/** A provider that answers from a script and records what it was asked. */
+function scripted(answers: Array<Partial<LlmResult>>): LlmProvider & { requests: LlmRequest[] } {
+  const requests: LlmRequest[] = [];
+  return {
+    name: 'scripted',
+    requests,
+    modelFor: () => 'm',
+    async complete(request) {
+      requests.push(structuredClone(request));
+      const next = answers.shift() ?? { content: 'done' };
+      return { content: '', model: 'm', usage, ...next };
+    },
+  };
+}
+
+const request: LlmRequest = {
+  temperature: 0,
+  maxTokens: 100,
+  messages: [{ role: 'user', content: 'hi' }],
+  context: { agentName: 'a', userMessage: 'hi', history: [], memories: [] },
+};
+
+const tool = (name: string, run: Tool['run']): Tool => ({
+  name,
+  description: name,
+  parameters: { type: 'object', properties: {} },
+  run,
+});
+
+const options = { maxSteps: 8, toolTimeoutMs: 200, logger: createLogger('test', 'silent') };
+
+describe('runToolLoop', () => {
+  it('turns throws, unknown tools, bad arguments and timeouts into error results the model sees', async () => {
+    const llm = scripted([
+      {
+        toolCalls: [
+          { id: '1', name: 'ok', arguments: '{"x":1}' },
+          { id: '2', name: 'throws', arguments: '{}' },
+          { id: '3', name: 'missing', arguments: '{}' },
+          { id: '4', name: 'ok', arguments: '[1,2]' },
+          { id: '5', name: 'hangs', arguments: '{}' },
+        ],
+      },
+    ]);
+    const tools = [
+      tool('ok', async (args) => ({ echoed: args })),
+      tool('throws', async () => {
+        throw new ToolError('nope');
+      }),
+      tool('hangs', () => new Promise(() => undefined)),
+    ];
+    const result = await runToolLoop(llm, request, tools, options);
+    expect(result.content).toBe('done');
+    expect(result.steps.map((s) => s.output ?? s.error)).toEqual([
+      { echoed: { x: 1 } },
+      'nope',
+      'unknown tool "missing"',
+      'the arguments are not a JSON object',
+      'timed out after 200 ms',
+    ]);
+    const results = llm.requests[1].messages.filter((m) => m.role === 'tool');
+    expect(results.map((m) => (m.role === 'tool' ? m.toolCallId : ''))).toEqual(['1', '2', '3', '4', '5']);
+    expect(JSON.parse(results[1].content)).toEqual({ error: 'nope' });
+    expect(result.usage.totalTokens).toBe(30);
+  });
+
+  it('hides unexpected errors behind a generic message', async () => {
+    const llm = scripted([{ toolCalls: [{ id: '1', name: 'bug', arguments: '{}' }] }]);
+    const result = await runToolLoop(
+      llm,
+      request,
+      [
+        tool('bug', async () => {
+          throw new Error('secret internal detail');
+        }),
+      ],
+      options,
+    );
+    expect(result.steps[0].error).toBe('the tool failed');
+  });
+
+  it('after max_steps rounds asks once more with tool_choice none', async () => {
+    const call = { toolCalls: [{ id: 'c', name: 'ok', arguments: '{}' }] };
+    const llm = scripted([call, call, call, call]);
+    const result = await runToolLoop(llm, request, [tool('ok', async () => 1)], { ...options, maxSteps: 2 });
+    expect(result.steps).toHaveLength(2);
+    expect(llm.requests.map((r) => r.toolChoice)).toEqual([undefined, undefined, 'none']);
+  });
+
+  it('offers no tools and makes one call when the agent has none', async () => {
+    const llm = scripted([]);
+    const result = await runToolLoop(llm, request, [], options);
+    expect(llm.requests).toHaveLength(1);
+    expect(llm.requests[0].tools).toBeUndefined();
+    expect(result.steps).toEqual([]);
+  });
+});

@@ -1,0 +1,158 @@
+import { DomainError, SpanKind, traced, type Logger } from '@agentplatform/service-kit';
+import type { ToolStep, Usage } from '../domain/chat.js';
+import type { LlmMessage, LlmProvider, LlmRequest, LlmResult, LlmToolCall } from '../llm/llm-provider.js';
+import { ToolError, type Tool } from '../tools/tool.js';
+
+/** The longest tool result given back to the model (and stored), in characters of JSON. */
+export const MAX_TOOL_RESULT_CHARS = 16_000;
+
+export interface LoopOptions {
+  /** Model rounds that may call tools; a further round without tools answers if they all did. */
+  maxSteps: number;
+  toolTimeoutMs: number;
+  logger: Logger;
+  onDelta?: (text: string) => void;
+  /** A tool call finished (its step and the tool message the model gets). */
+  onStep?: (step: ToolStep, message: Extract<LlmMessage, { role: 'tool' }>) => void | Promise<void>;
+}
+
+export interface LoopResult {
+  content: string;
+  model: string;
+  /** Summed over every model call of the turn. */
+  usage: Usage;
+  steps: ToolStep[];
+}
+
+function add(a: Usage, b: Usage): Usage {
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}
+
+function parseArguments(text: string): Record<string, unknown> | undefined {
+  if (text.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function clip(json: string): string {
+  return json.length <= MAX_TOOL_RESULT_CHARS ? json : `${json.slice(0, MAX_TOOL_RESULT_CHARS)}…(truncated)`;
+}
+
+/**
+ * Runs one call with its own deadline. Every failure (unknown tool, bad arguments, a throw, a
+ * refusal, the timeout) is an error result for the model, never a failure of the turn.
+ */
+async function runCall(
+  call: LlmToolCall,
+  tools: Map<string, Tool>,
+  options: LoopOptions,
+): Promise<{ step: ToolStep; message: Extract<LlmMessage, { role: 'tool' }> }> {
+  const started = Date.now();
+  const args = parseArguments(call.arguments);
+  const tool = tools.get(call.name);
+  let output: unknown;
+  let error: string | undefined;
+  if (!tool) error = `unknown tool "${call.name}"`;
+  else if (!args) error = 'the arguments are not a JSON object';
+  else {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(new ToolError(`timed out after ${options.toolTimeoutMs} ms`));
+      }, options.toolTimeoutMs);
+    });
+    try {
+      output = await Promise.race([tool.run(args, controller.signal), timeout]);
+      if (output === undefined) output = null;
+    } catch (thrown) {
+      if (thrown instanceof ToolError || (thrown instanceof DomainError && thrown.code !== 'internal_error')) {
+        error = thrown.message;
+      } else {
+        options.logger.warn({ err: thrown, tool: call.name }, 'tool call failed');
+        error = 'the tool failed';
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  const step: ToolStep = {
+    type: 'tool_call',
+    tool: call.name,
+    arguments: args ?? { _raw: call.arguments.slice(0, 1_000) },
+    ...(error === undefined ? { output } : { error }),
+    durationMs: Date.now() - started,
+  };
+  const content = clip(JSON.stringify(error === undefined ? output : { error }));
+  return { step, message: { role: 'tool', toolCallId: call.id, name: call.name, content } };
+}
+
+/**
+ * The model-and-tools loop of a chat turn (DESIGN.md section 9): the model gets the tools; the
+ * calls it makes run in parallel and their results go back to it; this repeats until it answers
+ * or `maxSteps` rounds have run, and then one last round without tools must answer.
+ */
+export async function runToolLoop(
+  llm: LlmProvider,
+  request: LlmRequest,
+  tools: Tool[],
+  options: LoopOptions,
+): Promise<LoopResult> {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const offered = tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
+  const messages = [...request.messages];
+  const steps: ToolStep[] = [];
+  let usage: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  for (let round = 0; ; round++) {
+    const withTools = offered.length > 0 && round < options.maxSteps;
+    // The last round still describes the tools (the history holds calls of them) but may not call one.
+    const model = llm.modelFor(request.model);
+    const result: LlmResult = await traced(
+      `llm ${model}`,
+      { kind: SpanKind.CLIENT, attributes: { 'gen_ai.request.model': model, 'gen_ai.operation.name': 'chat' } },
+      async (span) => {
+        const completed = await llm.complete(
+          {
+            ...request,
+            messages: [...messages],
+            tools: offered.length > 0 ? offered : undefined,
+            toolChoice: offered.length > 0 && !withTools ? 'none' : undefined,
+          },
+          options.onDelta,
+        );
+        span?.setAttributes({
+          'gen_ai.usage.input_tokens': completed.usage.promptTokens,
+          'gen_ai.usage.output_tokens': completed.usage.completionTokens,
+        });
+        return completed;
+      },
+    );
+    usage = add(usage, result.usage);
+    if (!withTools || !result.toolCalls?.length) {
+      return { content: result.content, model: result.model, usage, steps };
+    }
+    messages.push({ role: 'assistant', content: result.content, toolCalls: result.toolCalls });
+    const done = await Promise.all(
+      result.toolCalls.map(async (call) => {
+        const outcome = await runCall(call, byName, options);
+        await options.onStep?.(outcome.step, outcome.message);
+        return outcome;
+      }),
+    );
+    for (const { step, message } of done) {
+      steps.push(step);
+      messages.push(message);
+    }
+  }
+}

@@ -4,7 +4,6 @@ import {
   DomainError,
   newId,
   NotFoundError,
-  SpanKind,
   traced,
   ValidationError,
   type FieldIssue,

@@ -1,4 +1,3 @@
-import type { OutboxEvent } from '@agentplatform/events';
 import { isPlanName, planQuota, QuotaExceededError, type QuotaKind } from '@agentplatform/service-kit';
 
 /**
@@ -7,6 +6,14 @@ import { isPlanName, planQuota, QuotaExceededError, type QuotaKind } from '@agen
  * outbox stores a use case's events only when its work succeeds; the quota counter refuses the
  * unit over the plan's limit and gives back released units.
  */
+/**
+ * What these fakes need of an outbox event. Structural, not imported: the events package uses
+ * this one in its tests, and a dependency back would be a cycle.
+ */
+interface OutboxEvent {
+  type: string;
+}
+
 export class InMemoryOutbox {
   /** Every event stored, in order. */
   readonly events: OutboxEvent[] = [];

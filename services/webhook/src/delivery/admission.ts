@@ -31,7 +31,7 @@ export interface AdmissionQueue {
  * Lets new first attempts from the Kafka consumer into the fair queue: how many of a tenant's new
  * deliveries to create leased to this replica, and for those that do not fit, a short wait while
  * jobs end, then a hand-back to the database for the retry poller. Remembers the tenants left with
- * due work in the database and wakes the poller once their queue is half empty again.
+ * due work in the database and wakes the poller once their queue has room for a round again.
  */
 export class Admission {
   /** Tenants with due work left in the database for want of room here. */

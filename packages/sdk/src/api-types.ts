@@ -3108,7 +3108,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Not a JSON-RPC message */
+      /** @description Not a JSON-RPC message, or a batch (one message per request) */
       400: {
         headers: {
           [name: string]: unknown;

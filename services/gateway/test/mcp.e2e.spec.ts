@@ -246,7 +246,7 @@ describe('the /mcp endpoint', () => {
     expect(executions.body.items).toEqual([]);
   });
 
-  it('answers 401 with WWW-Authenticate without valid credentials, and 405 to GET and DELETE', async () => {
+  it('answers 401 with WWW-Authenticate without valid credentials, 400 to a batch, 405 to GET and DELETE', async () => {
     const initialize = {
       jsonrpc: '2.0',
       id: 1,
@@ -268,6 +268,15 @@ describe('the /mcp endpoint', () => {
     expect(ok.headers.get('mcp-session-id')).toBeNull();
     expect(ok.body.result.serverInfo.name).toBe('agent-platform');
     expect(ok.headers.get('x-ratelimit-limit')).toBe('60');
+
+    // One message per request: a batch would be many tool calls for one request of the rate limit.
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    const batch = await request(platform.url, 'POST', '/mcp', [list, { ...list, id: 3 }], {
+      token: owner.accessToken,
+      headers: { ...headers, 'mcp-protocol-version': '2025-06-18' },
+    });
+    expect(batch.status).toBe(400);
+    expect(batch.body.error.message).toMatch(/batches are not supported/);
 
     for (const method of ['GET', 'DELETE']) {
       const res = await request(platform.url, method, '/mcp', undefined, { token: owner.accessToken });

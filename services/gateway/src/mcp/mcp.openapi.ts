@@ -97,7 +97,7 @@ export function mcpPathItem(tools: ReadonlyArray<Pick<BoundMcpTool, 'name' | 'ac
           },
         },
         '202': { description: 'A notification or response was accepted (no body)' },
-        '400': transportError('Not a JSON-RPC message'),
+        '400': transportError('Not a JSON-RPC message, or a batch (one message per request)'),
         '401': {
           ...errorRef('Missing, invalid or expired token or key (unauthorized)'),
           headers: { 'WWW-Authenticate': { schema: { type: 'string' }, description: 'Bearer' } },

@@ -122,6 +122,18 @@ async function authenticate(ctx: Context, guard: AccessGuard): Promise<Caller> {
 export function mountMcpRoutes(router: Router, deps: McpRouteDeps): void {
   router.post(MCP_PATH, async (ctx) => {
     const caller = await authenticate(ctx, deps.guard);
+    const body = (ctx.request as { body?: unknown }).body;
+    if (Array.isArray(body)) {
+      // A batch would run up to 100 tool calls for one request of the tenant's rate limit; MCP
+      // dropped JSON-RPC batching in its 2025-06-18 revision, and no SDK client sends one.
+      ctx.status = 400;
+      ctx.body = {
+        jsonrpc: '2.0',
+        error: { code: -32600, message: 'Invalid Request: batches are not supported; send one message per request' },
+        id: null,
+      };
+      return;
+    }
     const server = serverFor(caller, ctx.get('idempotency-key'), deps);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.res.once('close', () => {
@@ -131,7 +143,7 @@ export function mountMcpRoutes(router: Router, deps: McpRouteDeps): void {
     await server.connect(transport);
     // The transport writes the response itself; koa-body already parsed the JSON body.
     ctx.respond = false;
-    await transport.handleRequest(ctx.req, ctx.res, (ctx.request as { body?: unknown }).body);
+    await transport.handleRequest(ctx.req, ctx.res, body);
   });
   router.all(MCP_PATH, (ctx) => {
     ctx.set('Allow', 'POST');

@@ -5,6 +5,8 @@ const path = require('node:path');
 module.exports = {
   id: 'koa-baseline',
   title: 'bare Koa hello world (baseline)',
+  /** Measured too when a filtered run picks one of these, so their ratio is of the same run. */
+  baselineFor: ['gateway-healthz', 'auth-me-jwt', 'auth-me-api-key', 'agents-api-key'],
   async setup(ctx) {
     const server = ctx.spawnNode(path.join(__dirname, '..', 'koa-hello.js'));
     const { port } = await server.ready;

@@ -5,8 +5,8 @@ const path = require('node:path');
 module.exports = {
   id: 'koa-baseline',
   title: 'bare Koa hello world (baseline)',
-  // Runs with the webhook scenarios too (`npm run bench -- webhook`), so their figures have a baseline of the same run.
-  baselineFor: ['webhook-delivery'],
+  /** Measured too when a filtered run picks one of these, so their ratio is of the same run. */
+  baselineFor: ['gateway-healthz', 'auth-me-jwt', 'auth-me-api-key', 'agents-api-key', 'webhook-delivery'],
   async setup(ctx) {
     const server = ctx.spawnNode(path.join(__dirname, '..', 'koa-hello.js'));
     const { port } = await server.ready;

@@ -1,5 +1,5 @@
 'use strict';
-const { loggedInUser } = require('./10-auth-me-jwt.js');
+const { feedLive, loggedInUser } = require('./10-auth-me-jwt.js');
 
 /**
  * GET /api/v1/auth/me with an API key: verified by identity (SHA-256 lookup) and cached for a
@@ -10,6 +10,7 @@ module.exports = {
   title: 'GET /api/v1/auth/me with an API key',
   baseline: 'koa-baseline',
   async setup(ctx) {
+    await feedLive(ctx);
     const { accessToken } = await loggedInUser(ctx);
     const created = await ctx
       .api(ctx.url, accessToken)

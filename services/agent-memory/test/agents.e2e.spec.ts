@@ -68,6 +68,11 @@ describe('agents and chat through the gateway', () => {
       expect(list.body.agents.map((a: { id: string }) => a.id)).toEqual([defaults.id]);
       const page2 = await http.get('/api/v1/agents?per_page=1&page=2');
       expect(page2.body.agents.map((a: { id: string }) => a.id)).toEqual([res.body.id]);
+      // The total is the same whether it is counted (a full page, a page past the end) or follows
+      // from a page that is not full.
+      expect(page2.body.total).toBe(2);
+      expect((await http.get('/api/v1/agents?per_page=10')).body).toMatchObject({ total: 2 });
+      expect((await http.get('/api/v1/agents?per_page=1&page=3')).body).toMatchObject({ total: 2, agents: [] });
 
       const got = await http.get(`/api/v1/agents/${res.body.id}`);
       expect(got.status).toBe(200);

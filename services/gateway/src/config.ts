@@ -25,7 +25,8 @@ export const gatewayEnvShape = {
     .regex(/^[A-Za-z0-9_-]+$/)
     .default('gateway'),
   /**
-   * How long a verified API key, access token or a user's tenant access is reused. Revocations
+   * How long a verified API key, access token, a user's tenant access or their `/auth/me` profile
+   * is reused. Revocations
    * drop them at once through identity's access events; this bounds only how stale a role or a
    * plan change (which sends no event) can be.
    */

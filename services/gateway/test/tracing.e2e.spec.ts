@@ -18,7 +18,8 @@ const CONSUMER = 5;
 /**
  * OpenTelemetry tracing across the real processes: every service exports to an OTLP/HTTP receiver
  * this suite runs (the JSON the SDK's exporter sends), and the spans of one request must form one
- * trace, gateway to gRPC services to Kafka to the webhook delivery the receiver sees.
+ * trace, gateway to gRPC services to Kafka to the webhook delivery the receiver sees, and a
+ * workflow's execution to the integration request it makes.
  */
 describe('tracing across the services', () => {
   let otlp: OtlpReceiver;
@@ -30,7 +31,7 @@ describe('tracing across the services', () => {
     otlp = await OtlpReceiver.start();
     receiver = await Receiver.start();
     platform = await startPlatform({
-      services: ['identity', 'agent-memory', 'webhook'],
+      services: ['identity', 'agent-memory', 'workflow', 'webhook'],
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url },
     });
     ({ http } = await newTenant(platform));
@@ -158,5 +159,49 @@ describe('tracing across the services', () => {
     const server = byId(spans, publish!.parentSpanId);
     expect(server).toMatchObject({ service: 'agent-memory', kind: SERVER });
     expect(byId(spans, server!.parentSpanId)).toMatchObject({ service: 'gateway', kind: CLIENT });
+  });
+
+  it('traces a workflow execution node by node, and its integration request carries the node span', async () => {
+    const workflow = await http.post('/api/v1/workflows', {
+      name: 'Traced integration',
+      nodes: [
+        { id: 'shape', type: 'transform', config: { fields: { order: 'input.order' } } },
+        { id: 'call', type: 'integration', config: { service: 'http', method: 'GET', url: receiver.url('/wf') } },
+      ],
+      edges: [{ source: 'shape', target: 'call' }],
+    });
+    expect(workflow.status).toBe(201);
+    const requestId = `workflow-${randomUUID()}`;
+    const run = await http.post(
+      `/api/v1/workflows/${workflow.body.id}/execute`,
+      { input: { order: 'ord_1' } },
+      { headers: { 'x-request-id': requestId } },
+    );
+    expect(run.status).toBe(200);
+    expect(run.body.status).toBe('completed');
+
+    const [request] = receiver.to('/wf');
+    const traceparent = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/.exec(request?.headers.traceparent ?? '');
+    expect(traceparent).not.toBeNull();
+    const { root, spans } = await traceOf(requestId, ['gateway', 'workflow']);
+    expect(root.name).toBe('POST /api/v1/workflows/:workflow_id/execute');
+    expect(traceparent![1]).toBe(root.traceId);
+
+    const node = byId(spans, traceparent![2]);
+    expect(node).toMatchObject({
+      service: 'workflow',
+      name: 'workflow node integration',
+      attributes: expect.objectContaining({ 'agentplatform.node.id': 'call', 'agentplatform.node.attempts': 1 }),
+    });
+    const execution = byId(spans, node!.parentSpanId);
+    expect(execution).toMatchObject({
+      service: 'workflow',
+      name: 'workflow execution',
+      attributes: expect.objectContaining({ 'agentplatform.workflow.id': workflow.body.id }),
+    });
+    expect(spans.filter((s) => s.parentSpanId === execution!.spanId).map((s) => s.name)).toEqual(
+      expect.arrayContaining(['workflow node transform', 'workflow node integration']),
+    );
+    expect(byId(spans, execution!.parentSpanId)).toMatchObject({ service: 'workflow', kind: SERVER });
   });
 });

@@ -1,4 +1,4 @@
-import { ConflictError, ValidationError } from '@agentplatform/service-kit';
+import { ConflictError, currentTraceparent, ValidationError } from '@agentplatform/service-kit';
 import { deliveryIdFor } from '../domain/delivery-id.js';
 import { matchesAny } from '../domain/event-matching.js';
 import { jobBody } from '../delivery/dispatch-job.js';
@@ -39,6 +39,8 @@ export async function recover(
     events.map((e) => e.id),
   );
   const now = new Date();
+  // Recovered deliveries are sent in the trace of the recover call (tracing on).
+  const traceparent = currentTraceparent();
   const inserted = await deps.deliveries.insertNew(
     events
       .filter((e) => !existing.has(e.id))
@@ -49,6 +51,7 @@ export async function recover(
         eventId: e.id,
         eventType: e.type,
         body: jobBody(e),
+        traceparent,
         createdAt: now,
       })),
   );

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createEvent, EVENT_TYPES, isEventType, type EventType } from '@agentplatform/events';
-import { ValidationError } from '@agentplatform/service-kit';
+import { currentTraceparent, ValidationError } from '@agentplatform/service-kit';
 import { jobBody } from '../delivery/dispatch-job.js';
 import { deliveryIdFor } from '../domain/delivery-id.js';
 import { SAMPLE_EVENT_DATA } from '../domain/sample-events.js';
@@ -35,6 +35,8 @@ export async function testWebhook(
   const leaseUntil = now.getTime() + deps.settings.leaseMs;
   const deliveryId = deliveryIdFor(webhook.id, envelope.id, envelope.created_at);
   const body = jobBody(envelope);
+  // The test send is part of the API call's trace (tracing on).
+  const traceparent = currentTraceparent();
   await deps.deliveries.insertNew([
     {
       id: deliveryId,
@@ -44,6 +46,7 @@ export async function testWebhook(
       eventType: type,
       test: true,
       body,
+      traceparent,
       leaseToken,
       leaseUntil: new Date(leaseUntil),
       createdAt: now,
@@ -61,6 +64,7 @@ export async function testWebhook(
     leaseUntil,
     webhook,
     body,
+    traceparent,
   });
   return {
     success: result.success,

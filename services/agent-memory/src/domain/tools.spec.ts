@@ -60,11 +60,29 @@ describe('tool grants', () => {
       ],
       'config.tools[1].name',
     ],
+    [
+      [{ type: 'http', name: 'x', url: 'https://e.com', input_schema: { type: 'object', $defs: {} } }],
+      'config.tools[0].input_schema',
+    ],
+    [[{ type: 'http', name: 'x', url: 'https://e.com', headers: { 'a.b': 'v' } }], 'config.tools[0].headers.a.b'],
     ['not a list', 'config.tools'],
   ])('refuses %j naming %s', (raw, field) => {
     const { tools, fields } = check(raw);
     expect(tools).toBeUndefined();
     expect(fields).toContain(field);
+  });
+
+  it('drops the $schema annotation of an input schema', () => {
+    const { tools } = check([
+      {
+        type: 'workflow',
+        workflow_id: 'wf_1',
+        input_schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: {} },
+      },
+    ]);
+    expect(tools).toEqual([
+      { type: 'workflow', workflow_id: 'wf_1', input_schema: { type: 'object', properties: {} } },
+    ]);
   });
 
   it('shows header names, never values', () => {

@@ -30,7 +30,8 @@ export const TOOL_LIMITS = {
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** MCP server names: tool names are `<server>__<tool>`, so a server name has no `__` itself. */
 const SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+/** HTTP token characters, minus `.` and `$`, which stored field names cannot safely hold. */
+const HEADER_NAME = /^[!#%&'*+^_`|~0-9A-Za-z-]{1,100}$/;
 
 export type JsonSchemaObject = Record<string, unknown> & { type: 'object' };
 
@@ -106,8 +107,37 @@ function checkUrl(value: unknown, field: string, issues: FieldIssue[], template:
   return value;
 }
 
-function checkSchema(value: unknown, field: string, issues: FieldIssue[]): JsonSchemaObject | undefined {
-  if (value === undefined) return undefined;
+/**
+ * Schemas are stored as documents: `$schema` (a meta annotation) is dropped, other `$` keys
+ * (`$ref`, `$defs`) and dotted names are refused, since stored field names cannot hold them.
+ */
+function storableSchema(value: unknown): { schema?: unknown; problem?: string } {
+  if (Array.isArray(value)) {
+    const items = value.map(storableSchema);
+    const bad = items.find((i) => i.problem);
+    return bad ? bad : { schema: items.map((i) => i.schema) };
+  }
+  if (!isObject(value)) return { schema: value };
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (key === '$schema') continue;
+    if (key.startsWith('$')) return { problem: `${key} is not supported: inline the referenced schema` };
+    if (key.includes('.')) return { problem: `the name "${key}" must not contain "."` };
+    const inner = storableSchema(item);
+    if (inner.problem) return inner;
+    out[key] = inner.schema;
+  }
+  return { schema: out };
+}
+
+function checkSchema(raw: unknown, field: string, issues: FieldIssue[]): JsonSchemaObject | undefined {
+  if (raw === undefined) return undefined;
+  const storable = storableSchema(raw);
+  if (storable.problem) {
+    issues.push({ field, message: storable.problem });
+    return undefined;
+  }
+  const value = storable.schema;
   const problem = (() => {
     if (!isObject(value)) return 'must be a JSON Schema object';
     if (value.type !== 'object') return 'must be a JSON Schema with type "object"';

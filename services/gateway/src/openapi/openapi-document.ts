@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '@agentplatform/service-kit';
 import type { RouteDefinition } from '../http/route.js';
+import { scheduleNodeConfig } from '../routes/workflows/workflows.schemas.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -190,6 +191,7 @@ export function buildOpenApiDocument(routes: ReadonlyArray<RouteDefinition<any, 
         },
       },
       schemas: {
+        ScheduleNodeConfig: schemaOf(scheduleNodeConfig, 'input'),
         Error: {
           type: 'object',
           required: ['error', 'message'],

@@ -624,6 +624,22 @@ export interface components {
       /** @description Seconds to wait before retrying (429 and 503) */
       retry_after?: number;
     };
+    /** @description config of a schedule node (the plan sets the smallest interval: docs/workflows.md) */
+    ScheduleNodeConfig: {
+      /** @description the newest tick missed while no replica ran still runs once when it is at most this old (default 0) */
+      catch_up_ms?: number;
+      /** @description 5 fields (minute first) or 6 (second first), e.g. "0 9 * * 1-5" or "*\/30 * * * * *" */
+      cron: string;
+      /** @description the scheduled execution's input */
+      input?: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description IANA timezone the cron is read in
+       * @default UTC
+       */
+      timezone: string;
+    };
   };
   responses: never;
   parameters: never;
@@ -4729,10 +4745,12 @@ export interface operations {
               id: string;
               last_run_at: string | null;
               name: string;
+              /** @description the next schedule tick; null unless the workflow is active and scheduled */
+              next_run_at: string | null;
               /** @enum {string} */
               status: 'draft' | 'active' | 'paused';
               /** @enum {string} */
-              trigger_type: 'webhook' | 'manual';
+              trigger_type: 'webhook' | 'manual' | 'schedule';
               updated_at: string;
             }[];
             page: number;
@@ -4873,7 +4891,10 @@ export interface operations {
           }[];
           name: string;
           nodes: {
-            /** @default {} */
+            /**
+             * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig
+             * @default {}
+             */
             config?: {
               [key: string]: unknown;
             };
@@ -4885,7 +4906,7 @@ export interface operations {
             };
             timeout_ms?: number;
             /** @enum {string} */
-            type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+            type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'schedule';
           }[];
         };
       };
@@ -4907,8 +4928,13 @@ export interface operations {
             id: string;
             last_run_at: string | null;
             name: string;
+            /** @description the next schedule tick; null unless the workflow is active and scheduled */
+            next_run_at: string | null;
             nodes: {
-              /** @default {} */
+              /**
+               * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig
+               * @default {}
+               */
               config: {
                 [key: string]: unknown;
               };
@@ -4920,7 +4946,7 @@ export interface operations {
               };
               timeout_ms?: number;
               /** @enum {string} */
-              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'schedule';
             }[];
             /** @description get only */
             statistics?: {
@@ -4931,7 +4957,7 @@ export interface operations {
             /** @enum {string} */
             status: 'draft' | 'active' | 'paused';
             /** @enum {string} */
-            trigger_type: 'webhook' | 'manual';
+            trigger_type: 'webhook' | 'manual' | 'schedule';
             updated_at: string;
             webhook_url: string;
           };
@@ -5051,8 +5077,13 @@ export interface operations {
             id: string;
             last_run_at: string | null;
             name: string;
+            /** @description the next schedule tick; null unless the workflow is active and scheduled */
+            next_run_at: string | null;
             nodes: {
-              /** @default {} */
+              /**
+               * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig
+               * @default {}
+               */
               config: {
                 [key: string]: unknown;
               };
@@ -5064,7 +5095,7 @@ export interface operations {
               };
               timeout_ms?: number;
               /** @enum {string} */
-              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'schedule';
             }[];
             /** @description get only */
             statistics?: {
@@ -5075,7 +5106,7 @@ export interface operations {
             /** @enum {string} */
             status: 'draft' | 'active' | 'paused';
             /** @enum {string} */
-            trigger_type: 'webhook' | 'manual';
+            trigger_type: 'webhook' | 'manual' | 'schedule';
             updated_at: string;
             webhook_url: string;
           };
@@ -5187,7 +5218,10 @@ export interface operations {
           }[];
           name?: string;
           nodes?: {
-            /** @default {} */
+            /**
+             * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig
+             * @default {}
+             */
             config?: {
               [key: string]: unknown;
             };
@@ -5199,7 +5233,7 @@ export interface operations {
             };
             timeout_ms?: number;
             /** @enum {string} */
-            type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+            type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'schedule';
           }[];
         };
       };
@@ -5221,8 +5255,13 @@ export interface operations {
             id: string;
             last_run_at: string | null;
             name: string;
+            /** @description the next schedule tick; null unless the workflow is active and scheduled */
+            next_run_at: string | null;
             nodes: {
-              /** @default {} */
+              /**
+               * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig
+               * @default {}
+               */
               config: {
                 [key: string]: unknown;
               };
@@ -5234,7 +5273,7 @@ export interface operations {
               };
               timeout_ms?: number;
               /** @enum {string} */
-              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'schedule';
             }[];
             /** @description get only */
             statistics?: {
@@ -5245,7 +5284,7 @@ export interface operations {
             /** @enum {string} */
             status: 'draft' | 'active' | 'paused';
             /** @enum {string} */
-            trigger_type: 'webhook' | 'manual';
+            trigger_type: 'webhook' | 'manual' | 'schedule';
             updated_at: string;
             webhook_url: string;
           };
@@ -5479,7 +5518,7 @@ export interface operations {
             /** @enum {string} */
             status: 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
-            trigger: 'manual' | 'webhook';
+            trigger: 'manual' | 'webhook' | 'schedule';
             workflow_id: string;
           };
         };
@@ -5518,7 +5557,7 @@ export interface operations {
             /** @enum {string} */
             status: 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
-            trigger: 'manual' | 'webhook';
+            trigger: 'manual' | 'webhook' | 'schedule';
             workflow_id: string;
           };
         };
@@ -5648,7 +5687,7 @@ export interface operations {
               /** @enum {string} */
               status: 'running' | 'completed' | 'failed' | 'cancelled';
               /** @enum {string} */
-              trigger: 'manual' | 'webhook';
+              trigger: 'manual' | 'webhook' | 'schedule';
             }[];
             total: number;
           };
@@ -5761,7 +5800,7 @@ export interface operations {
             /** @enum {string} */
             status: 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
-            trigger: 'manual' | 'webhook';
+            trigger: 'manual' | 'webhook' | 'schedule';
             workflow_id: string;
           };
         };
@@ -5873,7 +5912,7 @@ export interface operations {
             /** @enum {string} */
             status: 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
-            trigger: 'manual' | 'webhook';
+            trigger: 'manual' | 'webhook' | 'schedule';
             workflow_id: string;
           };
         };
@@ -5974,8 +6013,13 @@ export interface operations {
             id: string;
             last_run_at: string | null;
             name: string;
+            /** @description the next schedule tick; null unless the workflow is active and scheduled */
+            next_run_at: string | null;
             nodes: {
-              /** @default {} */
+              /**
+               * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig
+               * @default {}
+               */
               config: {
                 [key: string]: unknown;
               };
@@ -5987,7 +6031,7 @@ export interface operations {
               };
               timeout_ms?: number;
               /** @enum {string} */
-              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'schedule';
             }[];
             /** @description get only */
             statistics?: {
@@ -5998,7 +6042,7 @@ export interface operations {
             /** @enum {string} */
             status: 'draft' | 'active' | 'paused';
             /** @enum {string} */
-            trigger_type: 'webhook' | 'manual';
+            trigger_type: 'webhook' | 'manual' | 'schedule';
             updated_at: string;
             webhook_url: string;
           };

@@ -82,6 +82,7 @@ async function main(): Promise<void> {
   startScheduler(runtime, deps, {
     pollIntervalMs: config.SCHEDULER_POLL_INTERVAL_MS,
     batchSize: 500,
+    maxRounds: 8,
     claimLeaseMs: config.SCHEDULER_CLAIM_LEASE_MS,
   });
   runtime.server.add(workflowV1.WorkflowServiceDefinition, workflowGrpcService(deps));

@@ -8,45 +8,72 @@ export interface SchedulerOptions {
   batchSize: number;
   /** A claim left in `starting` this long belongs to a dead replica and is taken over. */
   claimLeaseMs: number;
+  /** Rounds in flight at once, so runs that are slow to start do not hold back later ticks. */
+  maxRounds: number;
 }
 
 /**
  * Runs schedule ticks on every replica (docs/workflows.md, "Schedules"). Each round is one indexed
  * query for workflows whose next_run_at has come, so an idle replica costs a few empty queries a
  * second however many schedules exist; claims make every tick run once across all replicas.
+ * A round claims and advances its ticks first, then waits for their runs to start; the next round
+ * begins on time meanwhile (up to `maxRounds` together), since what it finds due is already past
+ * the ticks the rounds before it claimed.
  */
 export function startScheduler(runtime: ServiceRuntime, deps: SchedulerDeps, options: SchedulerOptions): void {
   // Claims carry the replica's engine owner id, which its logs and leases carry too.
   const owner = deps.engine.owner;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
+  const rounds = new Set<Promise<void>>();
+  let recovering: Promise<void> | undefined;
   let lastRecovery = 0;
 
-  const round = async (): Promise<boolean> => {
+  const recover = () => {
     const now = new Date();
-    const result = await runScheduledTicks(deps, owner, now, options.batchSize);
-    if (now.getTime() - lastRecovery >= Math.min(options.claimLeaseMs, 5_000)) {
-      lastRecovery = now.getTime();
-      const recovered = await recoverStaleClaims(deps, owner, now, options.claimLeaseMs);
-      if (recovered > 0) runtime.logger.info({ claims: recovered }, 'took over schedule claims of a stopped replica');
-    }
-    return result.due >= options.batchSize;
+    if (recovering || now.getTime() - lastRecovery < Math.min(options.claimLeaseMs, 5_000)) return;
+    lastRecovery = now.getTime();
+    recovering = recoverStaleClaims(deps, owner, now, options.claimLeaseMs)
+      .then(
+        (recovered) => {
+          if (recovered > 0)
+            runtime.logger.info({ claims: recovered }, 'took over schedule claims of a stopped replica');
+        },
+        (error) => runtime.logger.warn({ err: error }, 'schedule claim recovery failed'),
+      )
+      .finally(() => (recovering = undefined));
   };
 
-  const loop = () => {
+  const tick = () => {
     if (stopped) return;
-    running = round().then(
-      (more) => schedule(more ? 0 : options.pollIntervalMs),
-      (error) => {
-        runtime.logger.warn({ err: error }, 'schedule round failed; retrying');
-        schedule(options.pollIntervalMs);
-      },
-    );
+    recover();
+    if (rounds.size >= options.maxRounds) return schedule(options.pollIntervalMs);
+    let planned = false;
+    const next = (ms: number) => {
+      if (planned) return;
+      planned = true;
+      schedule(ms);
+    };
+    // The next round is planned as soon as this one has claimed and advanced its ticks: at once
+    // after a full batch (more are due), else after the poll interval.
+    const round: Promise<void> = runScheduledTicks(deps, owner, new Date(), options.batchSize, (due) =>
+      next(due >= options.batchSize ? 0 : options.pollIntervalMs),
+    )
+      .then(
+        () => undefined,
+        (error) => runtime.logger.warn({ err: error }, 'schedule round failed'),
+      )
+      .finally(() => {
+        rounds.delete(round);
+        next(options.pollIntervalMs);
+      });
+    rounds.add(round);
   };
+
   const schedule = (ms: number) => {
     if (stopped) return;
-    timer = setTimeout(loop, ms);
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(tick, ms);
     timer.unref();
   };
 
@@ -54,6 +81,6 @@ export function startScheduler(runtime: ServiceRuntime, deps: SchedulerDeps, opt
   runtime.lifecycle.onShutdown('scheduler', async () => {
     stopped = true;
     if (timer) clearTimeout(timer);
-    await running;
+    await Promise.all([...rounds, recovering]);
   });
 }

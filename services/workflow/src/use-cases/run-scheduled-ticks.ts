@@ -34,9 +34,14 @@ export async function runScheduledTicks(
   owner: string,
   now: Date,
   batch: number,
+  /** Told how many workflows were due once their ticks are claimed and advanced, before the runs start. */
+  onClaimed: (due: number) => void = () => undefined,
 ): Promise<TickRound> {
   const due = await deps.workflows.due(now, batch);
-  if (due.length === 0) return { due: 0, started: 0 };
+  if (due.length === 0) {
+    onClaimed(0);
+    return { due: 0, started: 0 };
+  }
   const moves: Array<{ id: string; from: Date; to: Date | null }> = [];
   const wanted: Array<{ claim: ScheduleClaim; workflow: Workflow }> = [];
   for (const workflow of due) {
@@ -74,6 +79,7 @@ export async function runScheduledTicks(
   // Advanced after claiming: a replica that dies in between leaves next_run_at due, and whoever
   // polls next meets the claim (a duplicate), advances, and leaves the run to claim recovery.
   await deps.workflows.advance(moves);
+  onClaimed(due.length);
   const mine = wanted.filter((_, i) => won[i]);
   const started = await startClaimed(deps, mine);
   return { due: due.length, started };

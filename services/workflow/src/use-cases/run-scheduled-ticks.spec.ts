@@ -1,11 +1,12 @@
-import { InsufficientCreditsError } from '@agentplatform/service-kit';
+import { DomainError, InsufficientCreditsError } from '@agentplatform/service-kit';
 import type { Execution } from '../domain/execution.types';
 import type { Workflow } from '../domain/workflow.types';
 import type { ScheduleClaim } from '../persistence/schedule-claim.repository';
 import { recoverStaleClaims, runScheduledTicks, type SchedulerDeps } from './run-scheduled-ticks';
 
 /** In-memory fakes of the scheduler's ports, shared by several "replicas". */
-function world(options: { noCredits?: boolean } = {}) {
+function world(options: { noCredits?: boolean; identityDownOnce?: boolean } = {}) {
+  let identityDown = options.identityDownOnce ?? false;
   const workflows = new Map<string, Workflow>();
   const claims = new Map<string, ScheduleClaim>();
   const executions = new Map<string, Execution>();
@@ -56,6 +57,10 @@ function world(options: { noCredits?: boolean } = {}) {
     credits: {
       async reserveRun() {
         if (options.noCredits) throw new InsufficientCreditsError();
+        if (identityDown) {
+          identityDown = false;
+          throw new DomainError('service_unavailable', 'The service did not answer in time; please retry');
+        }
       },
       settleRun: () => undefined,
       releaseRun: async () => undefined,
@@ -148,5 +153,16 @@ describe('runScheduledTicks', () => {
     expect(await recoverStaleClaims(w.deps, 'r1', at('2026-01-01T00:01:00Z'), 10_000)).toBe(2);
     expect([...w.executions.keys()]).toEqual(['exe_1']);
     expect([...w.claims.values()].map((c) => c.state)).toEqual(['started', 'started']);
+  });
+
+  it('leaves a tick whose run could not start yet (identity timed out) to recovery, which starts it', async () => {
+    const w = world({ identityDownOnce: true });
+    w.add('wf_a', '*/2 * * * * *', at('2026-01-01T00:00:02Z'));
+    await runScheduledTicks(w.deps, 'r1', at('2026-01-01T00:00:02.100Z'), 100);
+    expect([...w.claims.values()].map((c) => c.state)).toEqual(['starting']);
+    expect(w.executions.size).toBe(0);
+    expect(await recoverStaleClaims(w.deps, 'r2', at('2026-01-01T00:00:20Z'), 10_000)).toBe(1);
+    expect([...w.claims.values()].map((c) => c.state)).toEqual(['started']);
+    expect(w.executions.size).toBe(1);
   });
 });

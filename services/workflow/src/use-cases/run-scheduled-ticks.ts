@@ -14,6 +14,12 @@ export type SchedulerDeps = Pick<
 /** How long a claim is kept: far longer than any tick can be contended. */
 export const CLAIM_TTL_MS = 24 * 60 * 60_000;
 
+/** A tick whose run could not start for this long (a dependency down) is given up. */
+export const MAX_START_DELAY_MS = 10 * 60_000;
+
+/** Refusals a retry will not change; anything else (a timeout, a peer down) is retried. */
+const FINAL_REFUSALS = new Set(['insufficient_credits', 'validation_error', 'not_found', 'forbidden', 'conflict']);
+
 export interface TickRound {
   /** Due workflows looked at. */
   due: number;
@@ -103,7 +109,8 @@ async function startClaimed(
       }
       const outcome = await startOne(deps, claim, workflow);
       if (outcome === 'started') started.push(claim.id);
-      else failed.set(outcome, [...(failed.get(outcome) ?? []), claim.id]);
+      // Left `starting`: recovery starts it once the claim lease has passed.
+      else if (outcome !== 'retry') failed.set(outcome, [...(failed.get(outcome) ?? []), claim.id]);
     }),
   );
   await deps.claims.settle(started, 'started');
@@ -112,7 +119,10 @@ async function startClaimed(
   return started.length;
 }
 
-/** Starts a claimed tick's run; answers 'started' or why it could not start. */
+/**
+ * Starts a claimed tick's run; answers 'started', 'retry' when the failure may pass (identity did
+ * not answer in time, say), or the refusal that will not.
+ */
 async function startOne(deps: SchedulerDeps, claim: ScheduleClaim, workflow: Workflow): Promise<string> {
   const schedule = scheduleOf(workflow.nodes);
   try {
@@ -125,11 +135,12 @@ async function startOne(deps: SchedulerDeps, claim: ScheduleClaim, workflow: Wor
     // The same execution id stored already: a replica that took this claim over started it.
     if (isDuplicateKeyError(error)) return 'started';
     const reason = error instanceof DomainError ? error.code : 'internal_error';
+    const retry = !FINAL_REFUSALS.has(reason);
     deps.logger.warn(
       { err: error, workflow_id: workflow.id, tenant_id: workflow.tenant_id, tick_at: claim.tick_at, reason },
-      'a scheduled run could not start',
+      retry ? 'a scheduled run could not start yet; its claim is retried' : 'a scheduled run could not start',
     );
-    return reason;
+    return retry ? 'retry' : reason;
   }
 }
 
@@ -158,9 +169,13 @@ export async function recoverStaleClaims(
       await deps.claims.settle([claim.id], 'cancelled');
       continue;
     }
+    if (now.getTime() - claim.tick_at.getTime() > MAX_START_DELAY_MS) {
+      await deps.claims.settle([claim.id], 'failed', 'not started in time');
+      continue;
+    }
     const outcome = await startOne(deps, claim, workflow);
     if (outcome === 'started') await deps.claims.settle([claim.id], 'started');
-    else await deps.claims.settle([claim.id], 'failed', outcome);
+    else if (outcome !== 'retry') await deps.claims.settle([claim.id], 'failed', outcome);
   }
 }
 

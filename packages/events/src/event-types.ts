@@ -72,12 +72,16 @@ export interface EventData {
   'workflow.execution.completed': {
     workflow_id: string;
     execution_id: string;
+    /** manual, webhook or schedule: what started the run. */
+    trigger: string;
     duration_ms: number;
     output: Record<string, unknown>;
   };
   'workflow.execution.failed': {
     workflow_id: string;
     execution_id: string;
+    /** manual, webhook or schedule: what started the run. */
+    trigger: string;
     duration_ms: number;
     error: string;
     failed_node_id?: string;

@@ -646,6 +646,22 @@ export interface components {
       /** @description Seconds to wait before retrying (429 and 503) */
       retry_after?: number;
     };
+    /** @description config of a schedule node (the plan sets the smallest interval: docs/workflows.md) */
+    ScheduleNodeConfig: {
+      /** @description the newest tick missed while no replica ran still runs once when it is at most this old (default 0) */
+      catch_up_ms?: number;
+      /** @description 5 fields (minute first) or 6 (second first), e.g. "0 9 * * 1-5" or "*\/30 * * * * *" */
+      cron: string;
+      /** @description the scheduled execution's input */
+      input?: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description IANA timezone the cron is read in
+       * @default UTC
+       */
+      timezone: string;
+    };
   };
   responses: never;
   parameters: never;
@@ -5292,10 +5308,12 @@ export interface operations {
               id: string;
               last_run_at: string | null;
               name: string;
+              /** @description the next schedule tick; null unless the workflow is active and scheduled */
+              next_run_at: string | null;
               /** @enum {string} */
               status: 'draft' | 'active' | 'paused';
               /** @enum {string} */
-              trigger_type: 'webhook' | 'manual';
+              trigger_type: 'webhook' | 'manual' | 'schedule';
               updated_at: string;
             }[];
             page: number;
@@ -5436,7 +5454,10 @@ export interface operations {
           }[];
           name: string;
           nodes: {
-            /** @default {} */
+            /**
+             * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig
+             * @default {}
+             */
             config?: {
               [key: string]: unknown;
             };
@@ -5448,7 +5469,7 @@ export interface operations {
             };
             timeout_ms?: number;
             /** @enum {string} */
-            type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+            type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'schedule';
           }[];
         };
       };
@@ -5470,8 +5491,13 @@ export interface operations {
             id: string;
             last_run_at: string | null;
             name: string;
+            /** @description the next schedule tick; null unless the workflow is active and scheduled */
+            next_run_at: string | null;
             nodes: {
-              /** @default {} */
+              /**
+               * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig
+               * @default {}
+               */
               config: {
                 [key: string]: unknown;
               };
@@ -5483,7 +5509,7 @@ export interface operations {
               };
               timeout_ms?: number;
               /** @enum {string} */
-              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'schedule';
             }[];
             /** @description get only */
             statistics?: {
@@ -5494,7 +5520,7 @@ export interface operations {
             /** @enum {string} */
             status: 'draft' | 'active' | 'paused';
             /** @enum {string} */
-            trigger_type: 'webhook' | 'manual';
+            trigger_type: 'webhook' | 'manual' | 'schedule';
             updated_at: string;
             webhook_url: string;
           };
@@ -5614,8 +5640,13 @@ export interface operations {
             id: string;
             last_run_at: string | null;
             name: string;
+            /** @description the next schedule tick; null unless the workflow is active and scheduled */
+            next_run_at: string | null;
             nodes: {
-              /** @default {} */
+              /**
+               * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig
+               * @default {}
+               */
               config: {
                 [key: string]: unknown;
               };
@@ -5627,7 +5658,7 @@ export interface operations {
               };
               timeout_ms?: number;
               /** @enum {string} */
-              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'schedule';
             }[];
             /** @description get only */
             statistics?: {
@@ -5638,7 +5669,7 @@ export interface operations {
             /** @enum {string} */
             status: 'draft' | 'active' | 'paused';
             /** @enum {string} */
-            trigger_type: 'webhook' | 'manual';
+            trigger_type: 'webhook' | 'manual' | 'schedule';
             updated_at: string;
             webhook_url: string;
           };
@@ -5750,7 +5781,10 @@ export interface operations {
           }[];
           name?: string;
           nodes?: {
-            /** @default {} */
+            /**
+             * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig
+             * @default {}
+             */
             config?: {
               [key: string]: unknown;
             };
@@ -5762,7 +5796,7 @@ export interface operations {
             };
             timeout_ms?: number;
             /** @enum {string} */
-            type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+            type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'schedule';
           }[];
         };
       };
@@ -5784,8 +5818,13 @@ export interface operations {
             id: string;
             last_run_at: string | null;
             name: string;
+            /** @description the next schedule tick; null unless the workflow is active and scheduled */
+            next_run_at: string | null;
             nodes: {
-              /** @default {} */
+              /**
+               * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig
+               * @default {}
+               */
               config: {
                 [key: string]: unknown;
               };
@@ -5797,7 +5836,7 @@ export interface operations {
               };
               timeout_ms?: number;
               /** @enum {string} */
-              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'schedule';
             }[];
             /** @description get only */
             statistics?: {
@@ -5808,7 +5847,7 @@ export interface operations {
             /** @enum {string} */
             status: 'draft' | 'active' | 'paused';
             /** @enum {string} */
-            trigger_type: 'webhook' | 'manual';
+            trigger_type: 'webhook' | 'manual' | 'schedule';
             updated_at: string;
             webhook_url: string;
           };
@@ -6042,7 +6081,7 @@ export interface operations {
             /** @enum {string} */
             status: 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
-            trigger: 'manual' | 'webhook';
+            trigger: 'manual' | 'webhook' | 'schedule';
             workflow_id: string;
           };
         };
@@ -6081,7 +6120,7 @@ export interface operations {
             /** @enum {string} */
             status: 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
-            trigger: 'manual' | 'webhook';
+            trigger: 'manual' | 'webhook' | 'schedule';
             workflow_id: string;
           };
         };
@@ -6211,7 +6250,7 @@ export interface operations {
               /** @enum {string} */
               status: 'running' | 'completed' | 'failed' | 'cancelled';
               /** @enum {string} */
-              trigger: 'manual' | 'webhook';
+              trigger: 'manual' | 'webhook' | 'schedule';
             }[];
             total: number;
           };
@@ -6324,7 +6363,7 @@ export interface operations {
             /** @enum {string} */
             status: 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
-            trigger: 'manual' | 'webhook';
+            trigger: 'manual' | 'webhook' | 'schedule';
             workflow_id: string;
           };
         };
@@ -6436,7 +6475,7 @@ export interface operations {
             /** @enum {string} */
             status: 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
-            trigger: 'manual' | 'webhook';
+            trigger: 'manual' | 'webhook' | 'schedule';
             workflow_id: string;
           };
         };
@@ -6537,8 +6576,13 @@ export interface operations {
             id: string;
             last_run_at: string | null;
             name: string;
+            /** @description the next schedule tick; null unless the workflow is active and scheduled */
+            next_run_at: string | null;
             nodes: {
-              /** @default {} */
+              /**
+               * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig
+               * @default {}
+               */
               config: {
                 [key: string]: unknown;
               };
@@ -6550,7 +6594,7 @@ export interface operations {
               };
               timeout_ms?: number;
               /** @enum {string} */
-              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'schedule';
             }[];
             /** @description get only */
             statistics?: {
@@ -6561,7 +6605,7 @@ export interface operations {
             /** @enum {string} */
             status: 'draft' | 'active' | 'paused';
             /** @enum {string} */
-            trigger_type: 'webhook' | 'manual';
+            trigger_type: 'webhook' | 'manual' | 'schedule';
             updated_at: string;
             webhook_url: string;
           };

@@ -36,3 +36,19 @@ export const PLAN_QUOTAS: Readonly<Record<PlanName, Readonly<Record<QuotaKind, n
 export function planQuota(plan: string | undefined, kind: QuotaKind): number | null {
   return PLAN_QUOTAS[plan && isPlanName(plan) ? plan : 'free'][kind];
 }
+
+/**
+ * The smallest gap a workflow schedule may leave between two runs, per plan (docs/workflows.md,
+ * "Schedules"): a schedule that fires more often is refused when it is saved.
+ */
+export const PLAN_SCHEDULE_MIN_INTERVAL_MS: Readonly<Record<PlanName, number>> = {
+  free: 60_000,
+  starter: 30_000,
+  pro: 10_000,
+  enterprise: 1_000,
+};
+
+/** The minimum schedule interval of a plan; an unknown plan gets the free plan's (as planQuota). */
+export function planScheduleMinIntervalMs(plan: string | undefined): number {
+  return PLAN_SCHEDULE_MIN_INTERVAL_MS[plan && isPlanName(plan) ? plan : 'free'];
+}

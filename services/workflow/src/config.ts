@@ -30,6 +30,10 @@ export const configShape = {
   /** Finished executions older than this are deleted; fractions of a day are allowed. */
   EXECUTION_RETENTION_DAYS: z.coerce.number().positive().default(30),
   PRUNE_INTERVAL_MS: env.int(60 * 60_000, 100),
+  /** How often a replica looks for due schedule ticks (the most a tick waits on an idle replica). */
+  SCHEDULER_POLL_INTERVAL_MS: env.int(250, 10),
+  /** A schedule claim left unstarted this long belongs to a dead replica and is taken over. */
+  SCHEDULER_CLAIM_LEASE_MS: env.int(10_000, 1_000),
 };
 
 export type Config = ReturnType<typeof loadServiceConfig>;

@@ -8,8 +8,10 @@ import { newHookId } from './domain/hook-id.js';
 import { ExecutionEngine } from './engine/execution-engine.js';
 import { ExpressionSandbox } from './engine/expression-sandbox.js';
 import { ExecutionRepository } from './persistence/execution.repository.js';
+import { ScheduleClaimRepository } from './persistence/schedule-claim.repository.js';
 import { WorkflowRepository } from './persistence/workflow.repository.js';
 import { startRetentionJob } from './jobs/retention.job.js';
+import { startScheduler } from './jobs/scheduler.job.js';
 import { workflowGrpcService } from './transport/workflow.grpc.js';
 
 /** config -> mongo -> kafka (outbox relay) -> engine -> grpc server -> graceful shutdown */
@@ -20,7 +22,8 @@ async function main(): Promise<void> {
 
   const workflows = new WorkflowRepository(runtime.mongo);
   const executions = new ExecutionRepository(runtime.mongo);
-  await Promise.all([workflows.init(), executions.init()]);
+  const claims = new ScheduleClaimRepository(runtime.mongo);
+  await Promise.all([workflows.init(), executions.init(), claims.init()]);
   const migrated = await workflows.migrateHookIds(newHookId);
   if (migrated > 0) runtime.logger.info({ workflows: migrated }, 'gave existing workflows secret hook ids');
 
@@ -59,25 +62,30 @@ async function main(): Promise<void> {
   });
   engine.start();
   runtime.lifecycle.onShutdown('execution engine', () => engine.stop());
-  startRetentionJob(runtime, executions, config.EXECUTION_RETENTION_DAYS, config.PRUNE_INTERVAL_MS);
+  startRetentionJob(runtime, executions, config.EXECUTION_RETENTION_DAYS, config.PRUNE_INTERVAL_MS, claims);
 
-  runtime.server.add(
-    workflowV1.WorkflowServiceDefinition,
-    workflowGrpcService({
-      workflows,
-      executions,
-      engine,
-      agents,
-      credits,
-      outbox,
-      quotas: new QuotaCounter(runtime.mongo),
-      logger: runtime.logger,
-      settings: {
-        maxExecutionDurationMs: config.EXECUTION_MAX_DURATION_MS,
-        retentionDays: config.EXECUTION_RETENTION_DAYS,
-      },
-    }),
-  );
+  const deps = {
+    workflows,
+    executions,
+    claims,
+    engine,
+    agents,
+    credits,
+    outbox,
+    quotas: new QuotaCounter(runtime.mongo),
+    logger: runtime.logger,
+    settings: {
+      maxExecutionDurationMs: config.EXECUTION_MAX_DURATION_MS,
+      retentionDays: config.EXECUTION_RETENTION_DAYS,
+    },
+  };
+  startScheduler(runtime, deps, {
+    pollIntervalMs: config.SCHEDULER_POLL_INTERVAL_MS,
+    batchSize: 500,
+    maxRounds: 8,
+    claimLeaseMs: config.SCHEDULER_CLAIM_LEASE_MS,
+  });
+  runtime.server.add(workflowV1.WorkflowServiceDefinition, workflowGrpcService(deps));
   await serve(runtime, config);
 }
 

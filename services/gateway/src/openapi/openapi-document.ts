@@ -3,6 +3,7 @@ import { ERROR_CODES, type ErrorCode } from '@agentplatform/service-kit';
 import type { RouteDefinition } from '../http/route.js';
 import { mcpPathItem } from '../mcp/mcp.openapi.js';
 import type { BoundMcpTool } from '../mcp/mcp.tools.js';
+import { scheduleNodeConfig } from '../routes/workflows/workflows.schemas.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -197,6 +198,7 @@ export function buildOpenApiDocument(
         },
       },
       schemas: {
+        ScheduleNodeConfig: schemaOf(scheduleNodeConfig, 'input'),
         Error: {
           type: 'object',
           required: ['error', 'message'],

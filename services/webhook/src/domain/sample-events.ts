@@ -23,12 +23,14 @@ export const SAMPLE_EVENT_DATA: { [T in EventType]: EventData[T] } = {
   'workflow.execution.completed': {
     workflow_id: 'wf_test',
     execution_id: 'exe_test',
+    trigger: 'manual',
     duration_ms: 1240,
     output: { ok: true },
   },
   'workflow.execution.failed': {
     workflow_id: 'wf_test',
     execution_id: 'exe_test',
+    trigger: 'manual',
     duration_ms: 310,
     error: 'test failure',
     failed_node_id: 'node_1',

@@ -3,7 +3,7 @@ import type { JsonObject, WorkflowEdge, WorkflowNode } from './workflow.types.js
 export const EXECUTION_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 export type NodeStatus = 'completed' | 'failed' | 'skipped';
-export type ExecutionTrigger = 'manual' | 'webhook';
+export type ExecutionTrigger = 'manual' | 'webhook' | 'schedule';
 
 export interface NodeExecution {
   node_id: string;

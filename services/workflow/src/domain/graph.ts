@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import type { FieldIssue } from '@agentplatform/service-kit';
 import { LIMITS, fieldPath, retrySchema, timeoutSchema, validateNodeConfig } from './node-config.js';
-import { NODE_TYPES, type NodeType, type WorkflowGraph, type WorkflowNode } from './workflow.types.js';
+import {
+  NODE_TYPES,
+  TRIGGER_NODE_TYPES,
+  type NodeType,
+  type WorkflowGraph,
+  type WorkflowNode,
+} from './workflow.types.js';
 
 const NODE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -61,7 +67,7 @@ export function validateGraph(graph: WorkflowGraph): FieldIssue[] {
       });
       return;
     }
-    if (node.type === 'webhook') {
+    if (TRIGGER_NODE_TYPES.includes(node.type)) {
       if (trigger !== undefined) {
         issues.push({
           field: `nodes[${i}].type`,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FieldIssue } from '@agentplatform/service-kit';
 import { checkExpression, templateExpressions } from './expressions.js';
+import { cronProblem, isTimezone } from './schedule.js';
 import type { JsonValue, NodeType } from './workflow.types.js';
 
 /** Limits of DESIGN.md section 7 and of this implementation (docs/workflows.md). */
@@ -13,6 +14,8 @@ export const LIMITS = {
   maxHttpTimeoutMs: 300_000,
   /** An expression or a template, in UTF-8 bytes (DESIGN.md section 7). */
   maxExpressionBytes: 4_096,
+  /** How old a missed schedule tick may be and still run once (a day). */
+  maxCatchUpMs: 86_400_000,
 } as const;
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
@@ -72,6 +75,13 @@ const CONFIG_SCHEMAS: Record<NodeType, z.ZodType> = {
   delay: z.strictObject({
     ...common,
     ms: z.number().int().min(0).max(LIMITS.maxDelayMs),
+  }),
+  schedule: z.strictObject({
+    ...common,
+    cron: z.string().min(1, 'is required').max(200),
+    timezone: z.string().min(1).max(64).optional(),
+    input: z.record(z.string(), z.unknown()).optional(),
+    catch_up_ms: z.number().int().min(0).max(LIMITS.maxCatchUpMs).optional(),
   }),
 };
 
@@ -178,6 +188,15 @@ function checkConfigExpressions(type: NodeType, config: Record<string, JsonValue
         ...templateIssues(`${root}.headers`, config.headers),
         ...templateIssues(`${root}.body`, config.body),
       ];
+    }
+    case 'schedule': {
+      const issues: FieldIssue[] = [];
+      const problem = cronProblem(config.cron as string);
+      if (problem) issues.push({ field: `${root}.cron`, message: `invalid cron expression: ${problem}` });
+      if (typeof config.timezone === 'string' && !isTimezone(config.timezone)) {
+        issues.push({ field: `${root}.timezone`, message: `unknown IANA timezone '${config.timezone}'` });
+      }
+      return issues;
     }
     default:
       return [];

@@ -5,7 +5,9 @@ export type JsonObject = { [key: string]: JsonValue };
 export const WORKFLOW_STATUSES = ['draft', 'active', 'paused'] as const;
 export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
 
-export const NODE_TYPES = ['webhook', 'agent', 'condition', 'integration', 'transform', 'delay'] as const;
+export const NODE_TYPES = ['webhook', 'agent', 'condition', 'integration', 'transform', 'delay', 'schedule'] as const;
+/** Node types that start a workflow: at most one per workflow, with no incoming edge. */
+export const TRIGGER_NODE_TYPES: readonly string[] = ['webhook', 'schedule'];
 export type NodeType = (typeof NODE_TYPES)[number];
 
 export interface RetryPolicy {
@@ -39,6 +41,8 @@ export interface Workflow extends WorkflowGraph {
   name: string;
   description: string;
   status: WorkflowStatus;
+  /** The next schedule tick while the workflow is active and has a schedule node; null otherwise. */
+  next_run_at?: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -49,11 +53,12 @@ export interface WorkflowStatistics {
   avg_duration_ms: number;
 }
 
-export type TriggerType = 'webhook' | 'manual';
+export type TriggerType = 'webhook' | 'manual' | 'schedule';
 
-/** A workflow is hook-triggered when it has a webhook node. */
+/** A workflow is hook-triggered when it has a webhook node, scheduled when it has a schedule node. */
 export function triggerType(graph: WorkflowGraph): TriggerType {
-  return graph.nodes.some((n) => n.type === 'webhook') ? 'webhook' : 'manual';
+  if (graph.nodes.some((n) => n.type === 'webhook')) return 'webhook';
+  return graph.nodes.some((n) => n.type === 'schedule') ? 'schedule' : 'manual';
 }
 
 /** `<hook_id>` plus `/<path>` when the webhook node sets a path: what follows HOOKS_URL. */

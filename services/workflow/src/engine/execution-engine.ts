@@ -554,7 +554,12 @@ class RunState {
     const completedAt = new Date();
     const durationMs = Math.max(0, completedAt.getTime() - this.execution.started_at.getTime());
     const events: EventEnvelope[] = this.startedEventPending ? [this.startedEvent()] : [];
-    const base = { workflow_id: this.execution.workflow_id, execution_id: this.execution.id, duration_ms: durationMs };
+    const base = {
+      workflow_id: this.execution.workflow_id,
+      execution_id: this.execution.id,
+      trigger: this.execution.trigger,
+      duration_ms: durationMs,
+    };
     const output = end.output ?? this.lastOutput();
     events.push(
       status === 'completed'

@@ -36,7 +36,7 @@ export interface NodeRunnerDeps {
 
 /** Nodes without side effects or waits: re-running them after a crash is harmless and cheap. */
 export function isPure(node: WorkflowNode): boolean {
-  return node.type === 'webhook' || node.type === 'transform' || node.type === 'condition';
+  return node.type === 'webhook' || node.type === 'schedule' || node.type === 'transform' || node.type === 'condition';
 }
 
 /**
@@ -160,6 +160,7 @@ async function runHttp(input: NodeRunInput, deps: NodeRunnerDeps): Promise<JsonO
 export async function runNode(input: NodeRunInput, deps: NodeRunnerDeps): Promise<JsonObject> {
   switch (input.node.type) {
     case 'webhook':
+    case 'schedule':
       return input.scope.previous;
     case 'transform':
       return input.node.config.fields === undefined ? input.scope.previous : compute(input, deps);

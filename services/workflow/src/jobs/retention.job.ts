@@ -1,26 +1,32 @@
 import type { ServiceRuntime } from '@agentplatform/service-kit';
 import type { ExecutionRepository } from '../persistence/execution.repository.js';
+import type { ScheduleClaimRepository } from '../persistence/schedule-claim.repository.js';
 import { pruneExecutions } from '../use-cases/prune-executions.js';
 
 /**
  * Prunes old executions periodically (EXECUTION_RETENTION_DAYS). A plain deleteMany by date rather
  * than a TTL index: it works the same on every MongoDB-compatible server, and running it on every
- * replica is harmless (deletes are idempotent).
+ * replica is harmless (deletes are idempotent). Expired schedule claims go the same way (their TTL
+ * index does it on MongoDB; the local stand-in has no TTL monitor).
  */
 export function startRetentionJob(
   runtime: ServiceRuntime,
   executions: ExecutionRepository,
   retentionDays: number,
   intervalMs: number,
+  claims?: ScheduleClaimRepository,
 ): void {
   let running: Promise<void> | undefined;
   const tick = () => {
-    running = pruneExecutions(executions, retentionDays).then(
-      (deleted) => {
-        if (deleted > 0) runtime.logger.info({ deleted, retention_days: retentionDays }, 'pruned old executions');
-      },
-      (error) => runtime.logger.warn({ err: error }, 'execution pruning failed'),
-    );
+    const pruned = Promise.all([pruneExecutions(executions, retentionDays), claims?.deleteExpired(new Date())]);
+    running = pruned
+      .then(([deleted]) => deleted)
+      .then(
+        (deleted) => {
+          if (deleted > 0) runtime.logger.info({ deleted, retention_days: retentionDays }, 'pruned old executions');
+        },
+        (error) => runtime.logger.warn({ err: error }, 'execution pruning failed'),
+      );
   };
   const first = setTimeout(tick, Math.min(intervalMs, 5_000));
   first.unref();

@@ -5,7 +5,14 @@ import { workflowModel, type WorkflowDocument } from './workflow.schema.js';
 
 function toWorkflow(doc: WorkflowDocument): Workflow {
   const { _id, ...rest } = doc;
-  return { id: _id, ...rest, description: rest.description ?? '', nodes: rest.nodes ?? [], edges: rest.edges ?? [] };
+  return {
+    id: _id,
+    ...rest,
+    description: rest.description ?? '',
+    nodes: rest.nodes ?? [],
+    edges: rest.edges ?? [],
+    next_run_at: rest.next_run_at ?? null,
+  };
 }
 
 /** Workflows; every query is scoped by tenant except the public hook lookup, which has only the id. */
@@ -104,16 +111,64 @@ export class WorkflowRepository {
   async update(
     tenantId: string,
     id: string,
-    changes: Partial<Pick<Workflow, 'name' | 'description' | 'nodes' | 'edges' | 'status'>> & { updated_at: Date },
+    changes: Partial<Pick<Workflow, 'name' | 'description' | 'nodes' | 'edges' | 'status' | 'next_run_at'>> & {
+      updated_at: Date;
+    },
+    /** Apply only while the workflow still has this status (a pause or resume in between wins). */
+    ifStatus?: WorkflowStatus,
   ): Promise<Workflow | undefined> {
+    const filter = ifStatus ? { _id: id, tenant_id: tenantId, status: ifStatus } : { _id: id, tenant_id: tenantId };
     const doc = await this.model
-      .findOneAndUpdate({ _id: id, tenant_id: tenantId }, { $set: changes }, { returnDocument: 'after' })
+      .findOneAndUpdate(filter, { $set: changes }, { returnDocument: 'after' })
       .lean<WorkflowDocument>();
     return doc ? toWorkflow(doc) : undefined;
   }
 
-  async setStatus(tenantId: string, id: string, status: WorkflowStatus, now: Date): Promise<Workflow | undefined> {
-    return this.update(tenantId, id, { status, updated_at: now });
+  /**
+   * Sets the status and next_run_at together, while the status is still `from` (so a resume
+   * computes next_run_at from the graph it read).
+   */
+  async setStatus(
+    tenantId: string,
+    id: string,
+    from: WorkflowStatus,
+    change: { status: WorkflowStatus; next_run_at: Date | null },
+    now: Date,
+  ): Promise<Workflow | undefined> {
+    return this.update(tenantId, id, { ...change, updated_at: now }, from);
+  }
+
+  /** Workflows whose next tick has come, oldest tick first (across tenants: the scheduler's poll). */
+  async due(now: Date, limit: number): Promise<Workflow[]> {
+    const docs = await this.model
+      .find({ next_run_at: { $lte: now } })
+      .sort({ next_run_at: 1 })
+      .limit(limit)
+      .lean<WorkflowDocument[]>();
+    return docs.map(toWorkflow);
+  }
+
+  /**
+   * Moves next_run_at from `from` to `to` for each workflow still at `from`: the replica that
+   * advances a tick is the only one that sees it due again, and a pause (null) is never undone.
+   */
+  async advance(moves: Array<{ id: string; from: Date; to: Date | null }>): Promise<void> {
+    if (moves.length === 0) return;
+    await this.model.collection.bulkWrite(
+      moves.map((m) => ({
+        updateOne: { filter: { _id: m.id, next_run_at: m.from } as never, update: { $set: { next_run_at: m.to } } },
+      })),
+      { ordered: false },
+    );
+  }
+
+  /** The status of each workflow that still exists (across tenants: the scheduler's check before a run). */
+  async statuses(ids: string[]): Promise<Map<string, WorkflowStatus>> {
+    if (ids.length === 0) return new Map();
+    const docs = await this.model.collection
+      .find({ _id: { $in: ids } } as never, { projection: { _id: 1, status: 1 } })
+      .toArray();
+    return new Map(docs.map((d) => [d._id as unknown as string, d.status as WorkflowStatus]));
   }
 
   async delete(tenantId: string, id: string): Promise<boolean> {

@@ -81,6 +81,7 @@ function workflowToProto(
         }
       : undefined,
     lastRunAt: extra.lastRunAt?.toISOString(),
+    nextRunAt: w.next_run_at ? w.next_run_at.toISOString() : undefined,
     createdAt: w.created_at.toISOString(),
     updatedAt: w.updated_at.toISOString(),
   };
@@ -170,6 +171,7 @@ export function workflowGrpcService(deps: WorkflowDeps): Impl {
         description: req.description,
         nodes: req.replaceNodes ? nodesFrom(req.nodes) : undefined,
         edges: req.replaceEdges ? edgesFrom(req.edges) : undefined,
+        plan: req.plan,
       });
       return workflowToProto(workflow);
     },

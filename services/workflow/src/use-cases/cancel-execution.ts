@@ -27,11 +27,9 @@ export async function cancelExecution(
       session,
     );
     if (!execution) return { result: undefined, events: [] };
-    const base = { workflow_id: execution.workflow_id, execution_id: execution.id };
+    const base = { workflow_id: execution.workflow_id, execution_id: execution.id, trigger: execution.trigger };
     const events = [
-      ...(execution.started_event
-        ? []
-        : [createEvent('workflow.execution.started', execution.tenant_id, { ...base, trigger: execution.trigger })]),
+      ...(execution.started_event ? [] : [createEvent('workflow.execution.started', execution.tenant_id, base)]),
       createEvent('workflow.execution.failed', execution.tenant_id, {
         ...base,
         duration_ms: execution.duration_ms ?? 0,

@@ -2,7 +2,7 @@ import { newId, type FieldIssue } from '@agentplatform/service-kit';
 import { newHookId } from '../domain/hook-id.js';
 import type { Workflow, WorkflowGraph } from '../domain/workflow.types.js';
 import type { WorkflowDeps } from './deps.js';
-import { checkDescription, checkName, validateWorkflow } from './validate-workflow.js';
+import { checkDescription, checkName, checkSchedulePlan, validateWorkflow } from './validate-workflow.js';
 
 export interface CreateWorkflowInput extends WorkflowGraph {
   tenantId: string;
@@ -21,6 +21,7 @@ export async function createWorkflow(
   checkName(input.name, issues, true);
   checkDescription(input.description, issues);
   await validateWorkflow(deps.agents, input.tenantId, { nodes: input.nodes, edges: input.edges }, issues);
+  checkSchedulePlan({ nodes: input.nodes, edges: input.edges }, input.plan);
   const now = new Date();
   const workflow: Workflow = {
     id: newId('wf'),
@@ -29,6 +30,7 @@ export async function createWorkflow(
     name: input.name.trim(),
     description: input.description,
     status: 'draft',
+    next_run_at: null,
     nodes: input.nodes,
     edges: input.edges,
     created_at: now,

@@ -4,12 +4,15 @@ import type { AgentDirectory } from '../clients/agents.client.js';
 import type { CreditLedger } from '../clients/credits.client.js';
 import type { ExecutionEngine } from '../engine/execution-engine.js';
 import type { ExecutionRepository } from '../persistence/execution.repository.js';
+import type { ScheduleClaimRepository } from '../persistence/schedule-claim.repository.js';
 import type { WorkflowRepository } from '../persistence/workflow.repository.js';
 
 /** What the use cases work with; wired once in main.ts. */
 export interface WorkflowDeps {
   workflows: WorkflowRepository;
   executions: ExecutionRepository;
+  /** Schedule ticks claimed by the replicas (one run per workflow and tick). */
+  claims: ScheduleClaimRepository;
   engine: ExecutionEngine;
   agents: AgentDirectory;
   credits: CreditLedger;

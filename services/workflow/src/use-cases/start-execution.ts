@@ -15,9 +15,11 @@ export async function startExecution(
   workflow: Workflow,
   trigger: ExecutionTrigger,
   input: JsonObject,
-  options: { runFirst: boolean },
+  options: { runFirst: boolean; executionId?: string },
 ): Promise<Execution> {
-  const id = newId('exe');
+  // A scheduled tick chooses its execution id when it is claimed, so a replica that takes over a
+  // dead one's claim starts the same execution (stored and charged at most once).
+  const id = options.executionId ?? newId('exe');
   await deps.credits.reserveRun(workflow.tenant_id, id, workflow.id);
   const now = new Date();
   const execution: Execution = {

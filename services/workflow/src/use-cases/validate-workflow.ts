@@ -1,6 +1,7 @@
-import { ValidationError, type FieldIssue } from '@agentplatform/service-kit';
+import { ValidationError, isPlanName, planScheduleMinIntervalMs, type FieldIssue } from '@agentplatform/service-kit';
 import type { AgentDirectory } from '../clients/agents.client.js';
 import { validateGraph } from '../domain/graph.js';
+import { scheduleOf, smallestIntervalMs } from '../domain/schedule.js';
 import type { WorkflowGraph } from '../domain/workflow.types.js';
 
 export const NAME_MAX = 200;
@@ -47,4 +48,27 @@ export async function validateWorkflow(
     issues.sort((a, b) => a.field.localeCompare(b.field));
     throw new ValidationError(issues);
   }
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))}s`;
+}
+
+/**
+ * A schedule may not fire more often than the tenant's plan allows (docs/workflows.md,
+ * "Schedules"): its smallest gap between consecutive ticks over a sample of the coming ticks is
+ * compared with the plan's minimum interval. Call on a graph that passed validateWorkflow.
+ */
+export function checkSchedulePlan(graph: WorkflowGraph, plan: string | undefined): void {
+  const index = graph.nodes.findIndex((n) => n.type === 'schedule');
+  const schedule = scheduleOf(graph.nodes);
+  if (index < 0 || !schedule) return;
+  const minimum = planScheduleMinIntervalMs(plan);
+  const smallest = smallestIntervalMs(schedule, new Date());
+  if (smallest >= minimum) return;
+  const planName = plan && isPlanName(plan) ? plan : 'free';
+  throw ValidationError.field(
+    `nodes[${index}].config.cron`,
+    `fires ${seconds(smallest)} apart at its closest; the ${planName} plan allows at most one run every ${seconds(minimum)}`,
+  );
 }

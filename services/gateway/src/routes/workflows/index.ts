@@ -183,6 +183,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): RouteDefinition
           nodes: body.nodes ? nodesToProto(body.nodes) : [],
           replaceEdges: body.edges !== undefined,
           edges: body.edges ?? [],
+          plan: caller!.plan ?? '',
         });
         return workflowToJson(workflow, hooksBase(config, ctx));
       },

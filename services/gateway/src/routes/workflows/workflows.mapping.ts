@@ -49,6 +49,7 @@ export function workflowToJson(w: workflowV1.Workflow, base: string) {
         }
       : {}),
     last_run_at: w.lastRunAt ?? null,
+    next_run_at: w.nextRunAt ?? null,
     created_at: w.createdAt,
     updated_at: w.updatedAt,
   };
@@ -62,6 +63,7 @@ export function workflowSummaryToJson(w: workflowV1.Workflow) {
     status: w.status,
     trigger_type: w.triggerType,
     last_run_at: w.lastRunAt ?? null,
+    next_run_at: w.nextRunAt ?? null,
     created_at: w.createdAt,
     updated_at: w.updatedAt,
   };

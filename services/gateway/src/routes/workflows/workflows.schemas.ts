@@ -12,12 +12,27 @@ const retry = z.object({
 });
 
 /** The node types the workflow service runs (DESIGN.md section 7). */
-export const NODE_TYPES = ['webhook', 'agent', 'condition', 'integration', 'transform', 'delay'] as const;
+export const NODE_TYPES = ['webhook', 'agent', 'condition', 'integration', 'transform', 'delay', 'schedule'] as const;
+
+/** A schedule node's config, for the OpenAPI document (the workflow service validates it). */
+export const scheduleNodeConfig = z
+  .object({
+    cron: z.string().describe('5 fields (minute first) or 6 (second first), e.g. "0 9 * * 1-5" or "*/30 * * * * *"'),
+    timezone: z.string().default('UTC').describe('IANA timezone the cron is read in'),
+    input: z.record(z.string(), z.unknown()).optional().describe("the scheduled execution's input"),
+    catch_up_ms: int32()
+      .optional()
+      .describe('the newest tick missed while no replica ran still runs once when it is at most this old (default 0)'),
+  })
+  .describe('config of a schedule node (the plan sets the smallest interval: docs/workflows.md)');
 
 export const nodeSchema = z.object({
   id: z.string(),
   type: z.enum(NODE_TYPES),
-  config: z.record(z.string(), z.unknown()).default({}),
+  config: z
+    .record(z.string(), z.unknown())
+    .default({})
+    .describe('depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig'),
   retry: retry.optional(),
   timeout_ms: int32().optional(),
 });
@@ -70,7 +85,7 @@ export const executionResponse = z.object({
   execution_id: z.string(),
   workflow_id: z.string(),
   status: z.enum(['running', 'completed', 'failed', 'cancelled']),
-  trigger: z.enum(['manual', 'webhook']),
+  trigger: z.enum(['manual', 'webhook', 'schedule']),
   started_at: z.string(),
   completed_at: z.string().optional(),
   duration_ms: z.number().int().optional(),
@@ -86,7 +101,7 @@ export const workflowResponse = z.object({
   name: z.string(),
   description: z.string(),
   status: z.enum(['draft', 'active', 'paused']),
-  trigger_type: z.enum(['webhook', 'manual']),
+  trigger_type: z.enum(['webhook', 'manual', 'schedule']),
   nodes: z.array(nodeSchema),
   edges: z.array(edgeSchema),
   webhook_url: z.string(),
@@ -95,6 +110,10 @@ export const workflowResponse = z.object({
     .optional()
     .describe('get only'),
   last_run_at: z.string().nullable(),
+  next_run_at: z
+    .string()
+    .nullable()
+    .describe('the next schedule tick; null unless the workflow is active and scheduled'),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -108,6 +127,7 @@ export const workflowListResponse = z.object({
       status: true,
       trigger_type: true,
       last_run_at: true,
+      next_run_at: true,
       created_at: true,
       updated_at: true,
     }),

@@ -1,0 +1,139 @@
+import { Cron } from 'croner';
+import type { JsonObject, WorkflowNode } from './workflow.types.js';
+
+/**
+ * Cron schedules (DESIGN.md section 7): the only module that knows croner, so the library can be
+ * swapped. A schedule is the `schedule` trigger node's `cron` (5 or 6 fields, seconds first when
+ * 6) in its `timezone` (IANA, default UTC).
+ */
+export interface Schedule {
+  cron: string;
+  timezone: string;
+  input: JsonObject;
+  /** How old the newest tick missed while no replica ran may be and still run once (0: never). */
+  catchUpMs: number;
+}
+
+export const DEFAULT_TIMEZONE = 'UTC';
+
+/** Ticks sampled from now to measure a schedule's smallest interval (docs/workflows.md). */
+export const INTERVAL_SAMPLE_TICKS = 1_000;
+
+/** A cron pattern compiled for one timezone; compiling is the expensive part, so it is cached. */
+const compiled = new Map<string, Cron>();
+const MAX_COMPILED = 20_000;
+
+function cronFor(cron: string, timezone: string): Cron {
+  const key = `${timezone}\u0000${cron}`;
+  let job = compiled.get(key);
+  if (!job) {
+    job = new Cron(cron, { paused: true, timezone, mode: '5-or-6-parts' });
+    if (compiled.size >= MAX_COMPILED) compiled.clear();
+    compiled.set(key, job);
+  }
+  return job;
+}
+
+/** Why a cron pattern is invalid, or undefined when it is valid. */
+export function cronProblem(cron: string): string | undefined {
+  try {
+    const job = new Cron(cron, { paused: true, mode: '5-or-6-parts' });
+    if (job.nextRun(new Date()) === null) return 'never fires';
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message.replace(/^CronPattern: /, '') : String(error);
+  }
+}
+
+/** Whether the runtime knows an IANA timezone name. */
+export function isTimezone(timezone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: timezone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The schedule node of a graph, if it has one. */
+export function scheduleOf(nodes: readonly WorkflowNode[]): Schedule | undefined {
+  const node = nodes.find((n) => n.type === 'schedule');
+  if (!node || typeof node.config.cron !== 'string') return undefined;
+  const { cron, timezone, input, catch_up_ms: catchUp } = node.config;
+  return {
+    cron,
+    timezone: typeof timezone === 'string' ? timezone : DEFAULT_TIMEZONE,
+    input: input !== null && typeof input === 'object' && !Array.isArray(input) ? input : {},
+    catchUpMs: typeof catchUp === 'number' ? catchUp : 0,
+  };
+}
+
+/** The first tick strictly after `after` (null when the pattern never fires again). */
+export function nextTick(schedule: Pick<Schedule, 'cron' | 'timezone'>, after: Date): Date | null {
+  return cronFor(schedule.cron, schedule.timezone).nextRun(after);
+}
+
+/** The newest tick at or before `at`. */
+export function latestTickAtOrBefore(schedule: Pick<Schedule, 'cron' | 'timezone'>, at: Date): Date | undefined {
+  // previousRuns looks strictly before its reference, in whole seconds: ask from just after `at`.
+  const [latest] = cronFor(schedule.cron, schedule.timezone).previousRuns(1, new Date(at.getTime() + 1));
+  return latest && latest.getTime() <= at.getTime() ? latest : undefined;
+}
+
+/**
+ * The smallest gap between consecutive ticks over the next INTERVAL_SAMPLE_TICKS ticks from
+ * `from`: what the plan's minimum interval is compared with. Infinity for a schedule that fires
+ * at most once in the sample.
+ */
+export function smallestIntervalMs(schedule: Pick<Schedule, 'cron' | 'timezone'>, from: Date): number {
+  const ticks = cronFor(schedule.cron, schedule.timezone).nextRuns(INTERVAL_SAMPLE_TICKS, from);
+  let smallest = Infinity;
+  for (let i = 1; i < ticks.length; i++) smallest = Math.min(smallest, ticks[i]!.getTime() - ticks[i - 1]!.getTime());
+  return smallest;
+}
+
+/**
+ * How late a tick may be reached and still count as on time: replicas poll often, so only a tick
+ * missed while no replica ran (or while the only one was stalled this long) is later than this.
+ */
+export const ON_TIME_TOLERANCE_MS = 10_000;
+
+export interface TickDecision {
+  /** The tick to run now, if any. */
+  run?: Date;
+  /** What next_run_at becomes (null when the pattern never fires again). */
+  next: Date | null;
+  /** Ticks passed over without a run (missed while no replica ran). */
+  skipped: number;
+}
+
+/**
+ * What to do with a workflow whose next_run_at (`due`) has come. A due tick reached within
+ * ON_TIME_TOLERANCE_MS runs. Ticks older than that were missed while no replica ran: they are
+ * skipped, except that the newest of them runs once when it is at most `catchUpMs` old. Either
+ * way next_run_at moves past `now` (or to the next tick after `due` when that is still ahead).
+ */
+export function decideTick(schedule: Schedule, due: Date, now: Date): TickDecision {
+  const nowMs = now.getTime();
+  if (nowMs - due.getTime() <= ON_TIME_TOLERANCE_MS) return { run: due, next: nextTick(schedule, due), skipped: 0 };
+  const latest = latestTickAtOrBefore(schedule, now) ?? due;
+  const next = nextTick(schedule, now);
+  const age = nowMs - latest.getTime();
+  const passed = countTicks(schedule, due, latest);
+  if (age <= ON_TIME_TOLERANCE_MS || age <= schedule.catchUpMs) {
+    return { run: latest, next, skipped: passed - 1 };
+  }
+  return { next, skipped: passed };
+}
+
+/** Ticks from `from` to `to`, both included, counted up to a bound (only a log figure). */
+function countTicks(schedule: Schedule, from: Date, to: Date): number {
+  const bound = 1_000;
+  const ticks = cronFor(schedule.cron, schedule.timezone).nextRuns(bound, new Date(from.getTime() - 1));
+  let n = 0;
+  for (const tick of ticks) {
+    if (tick.getTime() > to.getTime()) break;
+    n++;
+  }
+  return Math.max(n, 1);
+}

@@ -1,0 +1,59 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/**
+ * One schedule tick of one workflow, claimed by the replica that runs it. The `_id` is
+ * `<workflow_id>@<tick ms>`, so the unique `_id` index makes a second claim of the same tick a
+ * duplicate key: whoever inserts first runs the tick, everyone else leaves it.
+ *
+ * - `starting`: claimed; the execution (`execution_id`, chosen at claim time) is being started.
+ *   A claim left here longer than the claim lease belongs to a replica that died: another replica
+ *   takes it over and starts the same execution id, which the engine stores at most once.
+ * - `started`: the execution exists.
+ * - `cancelled`: the workflow was paused or deleted before its run started.
+ * - `failed`: the run could not start (`error`, e.g. insufficient credits).
+ */
+export type ClaimState = 'starting' | 'started' | 'cancelled' | 'failed';
+
+export interface ScheduleClaim {
+  id: string;
+  tenant_id: string;
+  workflow_id: string;
+  tick_at: Date;
+  execution_id: string;
+  state: ClaimState;
+  owner: string;
+  claimed_at: Date;
+  error?: string;
+  /** Deleted after this (a TTL index where the server has them; the retention job everywhere). */
+  expires_at: Date;
+}
+
+export type ClaimDocument = Omit<ScheduleClaim, 'id'> & { _id: string };
+
+const claimSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    tenant_id: { type: String, required: true },
+    workflow_id: { type: String, required: true },
+    tick_at: { type: Date, required: true },
+    execution_id: { type: String, required: true },
+    state: { type: String, required: true },
+    owner: { type: String, required: true },
+    claimed_at: { type: Date, required: true },
+    error: String,
+    expires_at: { type: Date, required: true },
+  },
+  { collection: 'schedule_claims', versionKey: false },
+);
+// Recovery: claims left in `starting` by a replica that died.
+claimSchema.index({ state: 1, claimed_at: 1 });
+// Pause and delete wait for the workflow's starts in flight.
+claimSchema.index({ workflow_id: 1, state: 1 });
+claimSchema.index({ expires_at: 1 }, { expireAfterSeconds: 0 });
+
+export function claimModel(connection: Connection): Model<ClaimDocument> {
+  return (
+    (connection.models.ScheduleClaim as Model<ClaimDocument>) ??
+    connection.model<ClaimDocument>('ScheduleClaim', claimSchema)
+  );
+}

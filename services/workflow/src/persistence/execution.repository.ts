@@ -60,14 +60,16 @@ export class ExecutionRepository {
     else await this.inserts.submit('', doc);
   }
 
-  /** By id alone (the cheapest lookup everywhere), then scoped: another tenant's execution is not found. */
   /** Which of these executions are stored (across tenants: schedule claim recovery). */
   async existing(ids: string[]): Promise<Set<string>> {
     const docs = await this.collection.find({ _id: { $in: ids } } as never, { projection: { _id: 1 } }).toArray();
     return new Set(docs.map((d) => d._id));
   }
 
-  /** `workflowId` undefined: the execution in any of the tenant's workflows. */
+  /**
+   * By id alone (the cheapest lookup everywhere), then scoped: another tenant's execution is not
+   * found. `workflowId` undefined: the execution in any of the tenant's workflows.
+   */
   async get(tenantId: string, workflowId: string | undefined, id: string): Promise<Execution | undefined> {
     const doc = await this.model.findOne({ _id: id }).lean<ExecutionDocument>();
     if (!doc || doc.tenant_id !== tenantId) return undefined;

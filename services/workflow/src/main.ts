@@ -11,6 +11,8 @@ import { ExecutionRepository } from './persistence/execution.repository.js';
 import { WorkflowRepository } from './persistence/workflow.repository.js';
 import { startRetentionJob } from './jobs/retention.job.js';
 import { workflowGrpcService } from './transport/workflow.grpc.js';
+import type { WorkflowDeps } from './use-cases/deps.js';
+import { childRunner } from './use-cases/run-child.js';
 
 /** config -> mongo -> kafka (outbox relay) -> engine -> grpc server -> graceful shutdown */
 async function main(): Promise<void> {
@@ -44,10 +46,13 @@ async function main(): Promise<void> {
   });
   runtime.lifecycle.onShutdown('expression sandbox', () => expressions.close());
 
+  // Child runs (workflow and foreach nodes) start executions through the use cases, which need the engine.
+  const wired: { deps?: WorkflowDeps } = {};
+  const children = childRunner(() => wired.deps!);
   const engine = new ExecutionEngine({
     executions,
     outbox,
-    runners: { agents, http, expressions },
+    runners: { agents, http, expressions, children },
     logger: runtime.logger,
     options: {
       leaseMs: config.EXECUTION_LEASE_MS,
@@ -57,27 +62,26 @@ async function main(): Promise<void> {
       stopGraceMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS / 2),
     },
   });
-  engine.start();
   runtime.lifecycle.onShutdown('execution engine', () => engine.stop());
   startRetentionJob(runtime, executions, config.EXECUTION_RETENTION_DAYS, config.PRUNE_INTERVAL_MS);
 
-  runtime.server.add(
-    workflowV1.WorkflowServiceDefinition,
-    workflowGrpcService({
-      workflows,
-      executions,
-      engine,
-      agents,
-      credits,
-      outbox,
-      quotas: new QuotaCounter(runtime.mongo),
-      logger: runtime.logger,
-      settings: {
-        maxExecutionDurationMs: config.EXECUTION_MAX_DURATION_MS,
-        retentionDays: config.EXECUTION_RETENTION_DAYS,
-      },
-    }),
-  );
+  const deps: WorkflowDeps = {
+    workflows,
+    executions,
+    engine,
+    agents,
+    credits,
+    outbox,
+    quotas: new QuotaCounter(runtime.mongo),
+    logger: runtime.logger,
+    settings: {
+      maxExecutionDurationMs: config.EXECUTION_MAX_DURATION_MS,
+      retentionDays: config.EXECUTION_RETENTION_DAYS,
+    },
+  };
+  wired.deps = deps;
+  engine.start();
+  runtime.server.add(workflowV1.WorkflowServiceDefinition, workflowGrpcService(deps));
   await serve(runtime, config);
 }
 

@@ -13,6 +13,12 @@ export const LIMITS = {
   maxHttpTimeoutMs: 300_000,
   /** An expression or a template, in UTF-8 bytes (DESIGN.md section 7). */
   maxExpressionBytes: 4_096,
+  /** Items one foreach node may run its workflow over. */
+  maxForeachItems: 1_000,
+  maxForeachConcurrency: 16,
+  defaultForeachConcurrency: 4,
+  /** Levels of workflows started by workflow or foreach nodes below a top-level run. */
+  maxNestingDepth: 5,
 } as const;
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
@@ -72,6 +78,19 @@ const CONFIG_SCHEMAS: Record<NodeType, z.ZodType> = {
   delay: z.strictObject({
     ...common,
     ms: z.number().int().min(0).max(LIMITS.maxDelayMs),
+  }),
+  workflow: z.strictObject({
+    ...common,
+    workflow_id: z.string().min(1, 'is required'),
+    input: z
+      .union([template, z.record(z.string(), template)], { error: 'must be a template or an object of templates' })
+      .optional(),
+  }),
+  foreach: z.strictObject({
+    ...common,
+    workflow_id: z.string().min(1, 'is required'),
+    items: z.string().min(1, 'is required'),
+    concurrency: z.number().int().min(1).max(LIMITS.maxForeachConcurrency).optional(),
   }),
 };
 
@@ -179,6 +198,10 @@ function checkConfigExpressions(type: NodeType, config: Record<string, JsonValue
         ...templateIssues(`${root}.body`, config.body),
       ];
     }
+    case 'workflow':
+      return templateIssues(`${root}.input`, config.input);
+    case 'foreach':
+      return expressionIssue(`${root}.items`, config.items as string);
     default:
       return [];
   }

@@ -5,7 +5,16 @@ export type JsonObject = { [key: string]: JsonValue };
 export const WORKFLOW_STATUSES = ['draft', 'active', 'paused'] as const;
 export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
 
-export const NODE_TYPES = ['webhook', 'agent', 'condition', 'integration', 'transform', 'delay'] as const;
+export const NODE_TYPES = [
+  'webhook',
+  'agent',
+  'condition',
+  'integration',
+  'transform',
+  'delay',
+  'workflow',
+  'foreach',
+] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 
 export interface RetryPolicy {
@@ -39,6 +48,8 @@ export interface Workflow extends WorkflowGraph {
   name: string;
   description: string;
   status: WorkflowStatus;
+  /** Bumped by every change of nodes, edges, name or description; 1 on create (and for older workflows). */
+  version: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -74,3 +85,6 @@ export function hookResponseMode(workflow: Pick<Workflow, 'nodes'>): 'immediate'
   const trigger = workflow.nodes.find((n) => n.type === 'webhook');
   return trigger?.config.response_mode === 'last_node' ? 'last_node' : 'immediate';
 }
+
+/** The node types that run another workflow of the tenant (composition, docs/workflows.md). */
+export const CHILD_NODE_TYPES: readonly string[] = ['workflow', 'foreach'];

@@ -5,7 +5,15 @@ import { workflowModel, type WorkflowDocument } from './workflow.schema.js';
 
 function toWorkflow(doc: WorkflowDocument): Workflow {
   const { _id, ...rest } = doc;
-  return { id: _id, ...rest, description: rest.description ?? '', nodes: rest.nodes ?? [], edges: rest.edges ?? [] };
+  return {
+    id: _id,
+    ...rest,
+    description: rest.description ?? '',
+    nodes: rest.nodes ?? [],
+    edges: rest.edges ?? [],
+    // Workflows stored before versions read as version 1.
+    version: rest.version ?? 1,
+  };
 }
 
 /** Workflows; every query is scoped by tenant except the public hook lookup, which has only the id. */
@@ -104,10 +112,18 @@ export class WorkflowRepository {
   async update(
     tenantId: string,
     id: string,
-    changes: Partial<Pick<Workflow, 'name' | 'description' | 'nodes' | 'edges' | 'status'>> & { updated_at: Date },
+    changes: Partial<Pick<Workflow, 'name' | 'description' | 'nodes' | 'edges' | 'status' | 'version'>> & {
+      updated_at: Date;
+    },
+    /** Applies the write only while the workflow is still at this version (undefined when it moved on). */
+    expectedVersion?: number,
   ): Promise<Workflow | undefined> {
+    const filter: Record<string, unknown> = { _id: id, tenant_id: tenantId };
+    if (expectedVersion !== undefined) {
+      filter.$or = [{ version: expectedVersion }, ...(expectedVersion === 1 ? [{ version: { $exists: false } }] : [])];
+    }
     const doc = await this.model
-      .findOneAndUpdate({ _id: id, tenant_id: tenantId }, { $set: changes }, { returnDocument: 'after' })
+      .findOneAndUpdate(filter, { $set: changes }, { returnDocument: 'after' })
       .lean<WorkflowDocument>();
     return doc ? toWorkflow(doc) : undefined;
   }

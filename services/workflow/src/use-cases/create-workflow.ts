@@ -20,7 +20,9 @@ export async function createWorkflow(
   const issues: FieldIssue[] = [];
   checkName(input.name, issues, true);
   checkDescription(input.description, issues);
-  await validateWorkflow(deps.agents, input.tenantId, { nodes: input.nodes, edges: input.edges }, issues);
+  await validateWorkflow(deps.agents, input.tenantId, { nodes: input.nodes, edges: input.edges }, issues, {
+    workflows: deps.workflows,
+  });
   const now = new Date();
   const workflow: Workflow = {
     id: newId('wf'),
@@ -29,6 +31,7 @@ export async function createWorkflow(
     name: input.name.trim(),
     description: input.description,
     status: 'draft',
+    version: 1,
     nodes: input.nodes,
     edges: input.edges,
     created_at: now,

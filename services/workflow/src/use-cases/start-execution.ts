@@ -1,4 +1,4 @@
-import { newId } from '@agentplatform/service-kit';
+import { isDuplicateKeyError, newId } from '@agentplatform/service-kit';
 import type { Execution, ExecutionTrigger } from '../domain/execution.types.js';
 import type { JsonObject, Workflow } from '../domain/workflow.types.js';
 import type { WorkflowDeps } from './deps.js';
@@ -10,14 +10,34 @@ import type { WorkflowDeps } from './deps.js';
  * `runFirst` a graph of pure nodes is finished before it is stored (ExecutionEngine.submit).
  * Answers the execution as it stands then: running, or already finished.
  */
+/**
+ * What a run may be started with besides its workflow: a chosen id (child runs, named from their
+ * parent so a resumed parent finds its child again), another graph than the workflow's current
+ * one and the results to resume from (retry), and its place in a composition.
+ */
+export type ExecutionSeed = Partial<
+  Pick<
+    Execution,
+    | 'id'
+    | 'graph'
+    | 'workflow_version'
+    | 'node_executions'
+    | 'parent_execution_id'
+    | 'parent_node_id'
+    | 'depth'
+    | 'retry_of'
+  >
+>;
+
 export async function startExecution(
   deps: Pick<WorkflowDeps, 'engine' | 'credits' | 'logger' | 'settings'>,
   workflow: Workflow,
   trigger: ExecutionTrigger,
   input: JsonObject,
-  options: { runFirst: boolean },
+  options: { runFirst: boolean; seed?: ExecutionSeed },
 ): Promise<Execution> {
-  const id = newId('exe');
+  const seed = options.seed ?? {};
+  const id = seed.id ?? newId('exe');
   await deps.credits.reserveRun(workflow.tenant_id, id, workflow.id);
   const now = new Date();
   const execution: Execution = {
@@ -27,8 +47,10 @@ export async function startExecution(
     status: 'running',
     trigger,
     input,
-    graph: { nodes: workflow.nodes, edges: workflow.edges },
-    node_executions: [],
+    ...seed,
+    graph: seed.graph ?? { nodes: workflow.nodes, edges: workflow.edges },
+    workflow_version: seed.workflow_version ?? workflow.version,
+    node_executions: seed.node_executions ?? [],
     started_at: now,
     deadline_at: new Date(now.getTime() + deps.settings.maxExecutionDurationMs),
     started_event: false,
@@ -37,6 +59,8 @@ export async function startExecution(
   try {
     started = await deps.engine.submit(execution, options);
   } catch (error) {
+    // The id is taken: the same run was started already (and holds the credit).
+    if (isDuplicateKeyError(error)) throw error;
     await deps.credits.releaseRun(workflow.tenant_id, id).catch((releaseError) => {
       deps.logger.warn(
         { err: releaseError, execution_id: id },

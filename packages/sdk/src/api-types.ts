@@ -244,6 +244,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/executions/{execution_id}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Retry a failed or cancelled execution from the node that failed: a new execution (retry_of) that reuses the completed nodes */
+    post: operations['postExecutionsExecutionIdRetry'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/memory': {
     parameters: {
       query?: never;
@@ -2653,6 +2670,178 @@ export interface operations {
       };
     };
   };
+  postExecutionsExecutionIdRetry: {
+    parameters: {
+      query?: {
+        /** @description The tenant to act on (default: the caller's tenant) */
+        tenant_id?: string;
+      };
+      header?: {
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @example exe_01JEXAMPLE0000000000000000 */
+        execution_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "version": "current"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description failed: the graph the retried execution ran; current: the workflow's graph now
+           * @default failed
+           * @enum {string}
+           */
+          version?: 'failed' | 'current';
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            completed_at?: string;
+            duration_ms?: number;
+            error?: string;
+            execution_id: string;
+            failed_node_id?: string;
+            input: {
+              [key: string]: unknown;
+            };
+            node_executions: {
+              attempts: number;
+              duration_ms: number;
+              error?: string;
+              node_id: string;
+              output?: {
+                [key: string]: unknown;
+              };
+              started_at?: string;
+              /** @enum {string} */
+              status: 'completed' | 'failed' | 'skipped';
+            }[];
+            output?: {
+              [key: string]: unknown;
+            };
+            /** @description set on a run started by a workflow or foreach node: the execution that started it */
+            parent_execution_id?: string;
+            /** @description the node of the parent execution that started this run */
+            parent_node_id?: string;
+            /** @description the failed or cancelled execution this one retries */
+            retry_of?: string;
+            started_at: string;
+            /** @enum {string} */
+            status: 'running' | 'completed' | 'failed' | 'cancelled';
+            /** @enum {string} */
+            trigger: 'manual' | 'webhook';
+            workflow_id: string;
+            /** @description the workflow version whose graph the execution runs */
+            workflow_version: number;
+          };
+        };
+      };
+      /** @description Invalid request (validation_error) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, invalid or expired token or key (unauthorized) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not enough credits (insufficient_credits) */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Insufficient permissions or a plan quota reached (forbidden, quota_exceeded) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (not_found) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Idempotency-Key reused with another body, or its first request still running (conflict); The resource's state forbids this, or it already exists (conflict) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Body over 1 MiB (payload_too_large) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Content-Type (unsupported_media_type) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   getMemory: {
     parameters: {
       query?: {
@@ -4885,7 +5074,7 @@ export interface operations {
             };
             timeout_ms?: number;
             /** @enum {string} */
-            type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+            type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'workflow' | 'foreach';
           }[];
         };
       };
@@ -4920,7 +5109,7 @@ export interface operations {
               };
               timeout_ms?: number;
               /** @enum {string} */
-              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'workflow' | 'foreach';
             }[];
             /** @description get only */
             statistics?: {
@@ -4933,6 +5122,8 @@ export interface operations {
             /** @enum {string} */
             trigger_type: 'webhook' | 'manual';
             updated_at: string;
+            /** @description bumped by every change of nodes, edges, name or description; 1 on create */
+            version: number;
             webhook_url: string;
           };
         };
@@ -5064,7 +5255,7 @@ export interface operations {
               };
               timeout_ms?: number;
               /** @enum {string} */
-              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'workflow' | 'foreach';
             }[];
             /** @description get only */
             statistics?: {
@@ -5077,6 +5268,8 @@ export interface operations {
             /** @enum {string} */
             trigger_type: 'webhook' | 'manual';
             updated_at: string;
+            /** @description bumped by every change of nodes, edges, name or description; 1 on create */
+            version: number;
             webhook_url: string;
           };
         };
@@ -5199,7 +5392,7 @@ export interface operations {
             };
             timeout_ms?: number;
             /** @enum {string} */
-            type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+            type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'workflow' | 'foreach';
           }[];
         };
       };
@@ -5234,7 +5427,7 @@ export interface operations {
               };
               timeout_ms?: number;
               /** @enum {string} */
-              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'workflow' | 'foreach';
             }[];
             /** @description get only */
             statistics?: {
@@ -5247,6 +5440,8 @@ export interface operations {
             /** @enum {string} */
             trigger_type: 'webhook' | 'manual';
             updated_at: string;
+            /** @description bumped by every change of nodes, edges, name or description; 1 on create */
+            version: number;
             webhook_url: string;
           };
         };
@@ -5475,12 +5670,20 @@ export interface operations {
             output?: {
               [key: string]: unknown;
             };
+            /** @description set on a run started by a workflow or foreach node: the execution that started it */
+            parent_execution_id?: string;
+            /** @description the node of the parent execution that started this run */
+            parent_node_id?: string;
+            /** @description the failed or cancelled execution this one retries */
+            retry_of?: string;
             started_at: string;
             /** @enum {string} */
             status: 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
             trigger: 'manual' | 'webhook';
             workflow_id: string;
+            /** @description the workflow version whose graph the execution runs */
+            workflow_version: number;
           };
         };
       };
@@ -5514,12 +5717,20 @@ export interface operations {
             output?: {
               [key: string]: unknown;
             };
+            /** @description set on a run started by a workflow or foreach node: the execution that started it */
+            parent_execution_id?: string;
+            /** @description the node of the parent execution that started this run */
+            parent_node_id?: string;
+            /** @description the failed or cancelled execution this one retries */
+            retry_of?: string;
             started_at: string;
             /** @enum {string} */
             status: 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
             trigger: 'manual' | 'webhook';
             workflow_id: string;
+            /** @description the workflow version whose graph the execution runs */
+            workflow_version: number;
           };
         };
       };
@@ -5644,11 +5855,17 @@ export interface operations {
               duration_ms?: number;
               error?: string;
               execution_id: string;
+              /** @description set on a run started by a workflow or foreach node: the execution that started it */
+              parent_execution_id?: string;
+              /** @description the failed or cancelled execution this one retries */
+              retry_of?: string;
               started_at: string;
               /** @enum {string} */
               status: 'running' | 'completed' | 'failed' | 'cancelled';
               /** @enum {string} */
               trigger: 'manual' | 'webhook';
+              /** @description the workflow version whose graph the execution runs */
+              workflow_version: number;
             }[];
             total: number;
           };
@@ -5757,12 +5974,20 @@ export interface operations {
             output?: {
               [key: string]: unknown;
             };
+            /** @description set on a run started by a workflow or foreach node: the execution that started it */
+            parent_execution_id?: string;
+            /** @description the node of the parent execution that started this run */
+            parent_node_id?: string;
+            /** @description the failed or cancelled execution this one retries */
+            retry_of?: string;
             started_at: string;
             /** @enum {string} */
             status: 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
             trigger: 'manual' | 'webhook';
             workflow_id: string;
+            /** @description the workflow version whose graph the execution runs */
+            workflow_version: number;
           };
         };
       };
@@ -5869,12 +6094,20 @@ export interface operations {
             output?: {
               [key: string]: unknown;
             };
+            /** @description set on a run started by a workflow or foreach node: the execution that started it */
+            parent_execution_id?: string;
+            /** @description the node of the parent execution that started this run */
+            parent_node_id?: string;
+            /** @description the failed or cancelled execution this one retries */
+            retry_of?: string;
             started_at: string;
             /** @enum {string} */
             status: 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
             trigger: 'manual' | 'webhook';
             workflow_id: string;
+            /** @description the workflow version whose graph the execution runs */
+            workflow_version: number;
           };
         };
       };
@@ -5987,7 +6220,7 @@ export interface operations {
               };
               timeout_ms?: number;
               /** @enum {string} */
-              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay';
+              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'workflow' | 'foreach';
             }[];
             /** @description get only */
             statistics?: {
@@ -6000,6 +6233,8 @@ export interface operations {
             /** @enum {string} */
             trigger_type: 'webhook' | 'manual';
             updated_at: string;
+            /** @description bumped by every change of nodes, edges, name or description; 1 on create */
+            version: number;
             webhook_url: string;
           };
         };

@@ -66,7 +66,11 @@ describe('workflow composition, versions and retry', () => {
   beforeAll(async () => {
     platform = await startPlatform({
       services: ['identity', 'workflow'],
-      serviceEnv: { identity: { WELCOME_CREDITS: '5000' } },
+      serviceEnv: {
+        identity: { WELCOME_CREDITS: '5000' },
+        // Short leases so a killed replica's executions move within seconds (the crash test).
+        workflow: { EXECUTION_LEASE_MS: '2000', EXECUTION_POLL_INTERVAL_MS: '200' },
+      },
     });
     server = await CountingServer.start();
     tap = await EventTap.start(platform, 'workflows-compose');
@@ -404,5 +408,48 @@ describe('workflow composition, versions and retry', () => {
       expect(done).toMatchObject({ status: 'completed', output: { v: 'fixed', status: 200 }, workflow_version: 2 });
       expect(server.count('/fetch')).toBe(1);
     });
+  });
+
+  describe('crash', () => {
+    it('a foreach resumed after a crash finds the children it started and starts no second one', async () => {
+      const child = await create({
+        name: 'slow child',
+        nodes: [
+          { id: 'wait', type: 'delay', config: { ms: 3_000 } },
+          { id: 'out', type: 'transform', config: { fields: { item: 'input.item' } } },
+        ],
+        edges: [{ source: 'wait', target: 'out' }],
+      });
+      const parent = await create({
+        name: 'fan out, crash',
+        nodes: [
+          { id: 'each', type: 'foreach', config: { workflow_id: child.id, items: 'input.list', concurrency: 2 } },
+        ],
+      });
+      const before = (await http.get('/api/v1/billing/credits')).body.balance;
+      const id = await startAsync(parent.id, { list: ['a', 'b', 'c', 'd'] });
+      await waitFor(async () => (await executions(child.id)).length === 2, {
+        timeoutMs: 20_000,
+        what: 'the first two children',
+      });
+      const workflow = platform.service('workflow');
+      await workflow.kill();
+      await workflow.start();
+
+      const execution = await finished(http, parent.id, id, 60_000);
+      expect(execution.error).toBeUndefined();
+      expect(execution).toMatchObject({
+        status: 'completed',
+        output: { results: [{ item: 'a' }, { item: 'b' }, { item: 'c' }, { item: 'd' }] },
+      });
+      const runs = await executions(child.id);
+      expect(runs).toHaveLength(4);
+      expect(runs.every((r) => r.parent_execution_id === id && r.status === 'completed')).toBe(true);
+      // One credit for the parent and one per child: the resumed parent charged nothing twice.
+      await waitFor(async () => (await http.get('/api/v1/billing/credits')).body.balance === before - 5, {
+        timeoutMs: 15_000,
+        what: 'five credits charged',
+      });
+    }, 120_000);
   });
 });

@@ -48,6 +48,8 @@ export interface ChildRequest {
   workflowId: string;
   input: JsonObject;
   signal: AbortSignal;
+  /** The node was interrupted by a crash: its children may exist already. */
+  resumed: boolean;
 }
 
 /** Starts (or, after a crash, finds again) a child execution and waits for its end (use-cases/run-child.ts). */
@@ -222,6 +224,7 @@ function childRequest(input: NodeRunInput, depth: number, index: number, childIn
     workflowId: String(input.node.config.workflow_id),
     input: childInput,
     signal: input.signal,
+    resumed: input.resumedFrom !== undefined,
   };
 }
 

@@ -113,7 +113,10 @@ export function childRunner(deps: () => WorkflowDeps): ChildRunner {
     async run(request) {
       const d = deps();
       const id = childExecutionId(request.parentExecutionId, request.parentNodeId, request.attempt, request.index);
-      let child = (await d.executions.getById(request.tenantId, id)) ?? (await start(request, id));
+      // Only a node repeated after a crash can have started its children already; a first run that
+      // races another replica for the same child meets it as a duplicate id in start().
+      const existing = request.resumed ? await d.executions.getById(request.tenantId, id) : undefined;
+      let child = existing ?? (await start(request, id));
       if (isFinished(child.status)) return outcome(child);
       const stop = aborted(request.signal);
       try {

@@ -4,13 +4,6 @@ import type { JsonObject, Workflow } from '../domain/workflow.types.js';
 import type { WorkflowDeps } from './deps.js';
 
 /**
- * Starts a run: reserves its credit (402 when the balance is too low), stores the execution with a
- * snapshot of the graph and hands it to the engine, which runs it at once on this replica; then
- * settles the credit, or releases it when the run could not be started. With
- * `runFirst` a graph of pure nodes is finished before it is stored (ExecutionEngine.submit).
- * Answers the execution as it stands then: running, or already finished.
- */
-/**
  * What a run may be started with besides its workflow: a chosen id (child runs, named from their
  * parent so a resumed parent finds its child again), another graph than the workflow's current
  * one and the results to resume from (retry), and its place in a composition.
@@ -29,6 +22,13 @@ export type ExecutionSeed = Partial<
   >
 >;
 
+/**
+ * Starts a run: reserves its credit (402 when the balance is too low), stores the execution with a
+ * snapshot of the graph and hands it to the engine, which runs it at once on this replica; then
+ * settles the credit, or releases it when the run could not be started. With
+ * `runFirst` a graph of pure nodes is finished before it is stored (ExecutionEngine.submit).
+ * Answers the execution as it stands then: running, or already finished.
+ */
 export async function startExecution(
   deps: Pick<WorkflowDeps, 'engine' | 'credits' | 'logger' | 'settings'>,
   workflow: Workflow,

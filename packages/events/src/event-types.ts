@@ -68,7 +68,15 @@ export interface EventData {
   };
   'agent.created': { agent_id: string; name: string; type: string; status: string };
   'agent.updated': { agent_id: string; changed: string[]; status: string };
-  'workflow.execution.started': { workflow_id: string; execution_id: string; trigger: string };
+  'workflow.execution.started': {
+    workflow_id: string;
+    execution_id: string;
+    trigger: string;
+    /** The failed or cancelled execution this run retries. */
+    retry_of?: string;
+    /** The execution whose workflow or foreach node started this run. */
+    parent_execution_id?: string;
+  };
   'workflow.execution.completed': {
     workflow_id: string;
     execution_id: string;
@@ -76,6 +84,8 @@ export interface EventData {
     trigger: string;
     duration_ms: number;
     output: Record<string, unknown>;
+    retry_of?: string;
+    parent_execution_id?: string;
   };
   'workflow.execution.failed': {
     workflow_id: string;
@@ -85,6 +95,8 @@ export interface EventData {
     duration_ms: number;
     error: string;
     failed_node_id?: string;
+    retry_of?: string;
+    parent_execution_id?: string;
   };
   'memory.consolidated': { agent_id: string; merged: number; removed: number; remaining: number };
   'billing.credits.low': { balance: number; threshold: number };

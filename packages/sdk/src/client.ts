@@ -179,6 +179,13 @@ export class AgentPlatformClient {
     /** A new secret hook URL (`webhook_url` of the answer); the old one answers 404 at once. */
     rotateHook: (workflowId: string, options?: CallOptions) =>
       this.request<T.Workflow>('POST', path`/workflows/${workflowId}/hook/rotate`, { options }),
+    /**
+     * Retries a failed or cancelled execution from its failed node: answers the new execution
+     * (`retry_of`, running). `{version: 'current'}` runs the workflow's current graph instead of
+     * the one that failed.
+     */
+    retryExecution: (executionId: string, body: T.RetryExecutionRequest = {}, options?: CallOptions) =>
+      this.request<T.Execution>('POST', path`/executions/${executionId}/retry`, { json: body, options }),
   };
 
   readonly webhooks = {

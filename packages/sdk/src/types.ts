@@ -74,6 +74,7 @@ export type WorkflowStatus = Workflow['status'];
 export type WorkflowList = ResponseBody<'getWorkflows'>;
 export type WorkflowStateChange = ResponseBody<'postWorkflowsWorkflowIdPause'>;
 export type ExecuteWorkflowRequest = RequestBody<'postWorkflowsWorkflowIdExecute'>;
+export type RetryExecutionRequest = RequestBody<'postExecutionsExecutionIdRetry'>;
 export type Execution = ResponseBody<'getWorkflowsWorkflowIdExecutionsExecutionId'>;
 export type ExecutionStatus = Execution['status'];
 export type NodeExecution = NonNullable<Execution['node_executions']>[number];

@@ -13,6 +13,8 @@ import { WorkflowRepository } from './persistence/workflow.repository.js';
 import { startRetentionJob } from './jobs/retention.job.js';
 import { startScheduler } from './jobs/scheduler.job.js';
 import { workflowGrpcService } from './transport/workflow.grpc.js';
+import type { WorkflowDeps } from './use-cases/deps.js';
+import { childRunner } from './use-cases/run-child.js';
 
 /** config -> mongo -> kafka (outbox relay) -> engine -> grpc server -> graceful shutdown */
 async function main(): Promise<void> {
@@ -47,10 +49,13 @@ async function main(): Promise<void> {
   });
   runtime.lifecycle.onShutdown('expression sandbox', () => expressions.close());
 
+  // Child runs (workflow and foreach nodes) start executions through the use cases, which need the engine.
+  const wired: { deps?: WorkflowDeps } = {};
+  const children = childRunner(() => wired.deps!);
   const engine = new ExecutionEngine({
     executions,
     outbox,
-    runners: { agents, http, expressions },
+    runners: { agents, http, expressions, children },
     logger: runtime.logger,
     options: {
       leaseMs: config.EXECUTION_LEASE_MS,
@@ -60,11 +65,10 @@ async function main(): Promise<void> {
       stopGraceMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS / 2),
     },
   });
-  engine.start();
   runtime.lifecycle.onShutdown('execution engine', () => engine.stop());
   startRetentionJob(runtime, executions, config.EXECUTION_RETENTION_DAYS, config.PRUNE_INTERVAL_MS, claims);
 
-  const deps = {
+  const deps: WorkflowDeps = {
     workflows,
     executions,
     claims,
@@ -79,6 +83,8 @@ async function main(): Promise<void> {
       retentionDays: config.EXECUTION_RETENTION_DAYS,
     },
   };
+  wired.deps = deps;
+  engine.start();
   startScheduler(runtime, deps, {
     pollIntervalMs: config.SCHEDULER_POLL_INTERVAL_MS,
     batchSize: 500,

@@ -32,6 +32,15 @@ export interface Execution {
   status: ExecutionStatus;
   trigger: ExecutionTrigger;
   input: JsonObject;
+  /** The workflow's version whose graph this execution runs (1 for executions stored before versions). */
+  workflow_version: number;
+  /** Set on a child run of a workflow or foreach node: the execution and node that started it. */
+  parent_execution_id?: string;
+  parent_node_id?: string;
+  /** How deep in a composition this run is: 0 for a top-level run, its parent's depth + 1 for a child. */
+  depth?: number;
+  /** The failed or cancelled execution this one retries (it reuses that one's completed nodes). */
+  retry_of?: string;
   /** The graph as it was when the execution started: later edits never change a running execution. */
   graph: { nodes: WorkflowNode[]; edges: WorkflowEdge[] };
   node_executions: NodeExecution[];
@@ -52,4 +61,15 @@ export interface Execution {
 
 export function isFinished(status: ExecutionStatus): boolean {
   return status !== 'running';
+}
+
+/** What the execution events say of where a run comes from: the run it retries, the run that started it. */
+export function lineage(execution: Pick<Execution, 'retry_of' | 'parent_execution_id'>): {
+  retry_of?: string;
+  parent_execution_id?: string;
+} {
+  return {
+    ...(execution.retry_of ? { retry_of: execution.retry_of } : {}),
+    ...(execution.parent_execution_id ? { parent_execution_id: execution.parent_execution_id } : {}),
+  };
 }

@@ -16,6 +16,12 @@ export const LIMITS = {
   maxExpressionBytes: 4_096,
   /** How old a missed schedule tick may be and still run once (a day). */
   maxCatchUpMs: 86_400_000,
+  /** Items one foreach node may run its workflow over. */
+  maxForeachItems: 1_000,
+  maxForeachConcurrency: 16,
+  defaultForeachConcurrency: 4,
+  /** Levels of workflows started by workflow or foreach nodes below a top-level run. */
+  maxNestingDepth: 5,
 } as const;
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
@@ -82,6 +88,19 @@ const CONFIG_SCHEMAS: Record<NodeType, z.ZodType> = {
     timezone: z.string().min(1).max(64).optional(),
     input: z.record(z.string(), z.unknown()).optional(),
     catch_up_ms: z.number().int().min(0).max(LIMITS.maxCatchUpMs).optional(),
+  }),
+  workflow: z.strictObject({
+    ...common,
+    workflow_id: z.string().min(1, 'is required'),
+    input: z
+      .union([template, z.record(z.string(), template)], { error: 'must be a template or an object of templates' })
+      .optional(),
+  }),
+  foreach: z.strictObject({
+    ...common,
+    workflow_id: z.string().min(1, 'is required'),
+    items: z.string().min(1, 'is required'),
+    concurrency: z.number().int().min(1).max(LIMITS.maxForeachConcurrency).optional(),
   }),
 };
 
@@ -198,6 +217,10 @@ function checkConfigExpressions(type: NodeType, config: Record<string, JsonValue
       }
       return issues;
     }
+    case 'workflow':
+      return templateIssues(`${root}.input`, config.input);
+    case 'foreach':
+      return expressionIssue(`${root}.items`, config.items as string);
     default:
       return [];
   }

@@ -63,6 +63,13 @@ export function computeNode(
         ),
         body: config.body === undefined ? scope.previous : renderDeep(config.body, evaluateOne),
       };
+    case 'workflow':
+      // The child's input: the rendered template(s), or the previous node's output.
+      if (config.input === undefined) return { input: scope.previous };
+      if (typeof config.input === 'string') return { input: renderTemplate(config.input, evaluateOne) };
+      return { input: renderDeep(config.input, evaluateOne) };
+    case 'foreach':
+      return { items: evaluateOne(String(config.items)) };
     default:
       return scope.previous;
   }
@@ -121,6 +128,10 @@ export function nodeExpressions(node: WorkflowNode): string[] {
       return [...fromTemplates(config.message), ...fromTemplates(config.session_id)];
     case 'integration':
       return [...fromTemplates(config.url), ...fromTemplates(config.headers), ...fromTemplates(config.body)];
+    case 'workflow':
+      return fromTemplates(config.input);
+    case 'foreach':
+      return [String(config.items)];
     default:
       return [];
   }

@@ -5,7 +5,17 @@ export type JsonObject = { [key: string]: JsonValue };
 export const WORKFLOW_STATUSES = ['draft', 'active', 'paused'] as const;
 export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
 
-export const NODE_TYPES = ['webhook', 'agent', 'condition', 'integration', 'transform', 'delay', 'schedule'] as const;
+export const NODE_TYPES = [
+  'webhook',
+  'agent',
+  'condition',
+  'integration',
+  'transform',
+  'delay',
+  'workflow',
+  'foreach',
+  'schedule',
+] as const;
 /** Node types that start a workflow: at most one per workflow, with no incoming edge. */
 export const TRIGGER_NODE_TYPES: readonly string[] = ['webhook', 'schedule'];
 export type NodeType = (typeof NODE_TYPES)[number];
@@ -43,6 +53,8 @@ export interface Workflow extends WorkflowGraph {
   status: WorkflowStatus;
   /** The next schedule tick while the workflow is active and has a schedule node; null otherwise. */
   next_run_at?: Date | null;
+  /** Bumped by every change of nodes, edges, name or description; 1 on create (and for older workflows). */
+  version: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -79,3 +91,6 @@ export function hookResponseMode(workflow: Pick<Workflow, 'nodes'>): 'immediate'
   const trigger = workflow.nodes.find((n) => n.type === 'webhook');
   return trigger?.config.response_mode === 'last_node' ? 'last_node' : 'immediate';
 }
+
+/** The node types that run another workflow of the tenant (composition, docs/workflows.md). */
+export const CHILD_NODE_TYPES: readonly string[] = ['workflow', 'foreach'];

@@ -3,13 +3,13 @@ import { createEvent, type EventEnvelope, type Outbox } from '@agentplatform/eve
 import { failSpan, traced, type Logger } from '@agentplatform/service-kit';
 import type { ClientSession } from 'mongoose';
 import type { Execution, ExecutionStatus, NodeExecution } from '../domain/execution.types.js';
-import { isFinished } from '../domain/execution.types.js';
+import { isFinished, lineage } from '../domain/execution.types.js';
 import { isInlineSafe } from '../domain/expressions.js';
 import { planGraph, type Plan } from '../domain/graph.js';
 import { nodeExpressions } from '../domain/node-expressions.js';
-import type { JsonObject, RetryPolicy, WorkflowNode } from '../domain/workflow.types.js';
+import { CHILD_NODE_TYPES, type JsonObject, type RetryPolicy, type WorkflowNode } from '../domain/workflow.types.js';
 import type { ExecutionChanges, ExecutionRepository } from '../persistence/execution.repository.js';
-import { NodeError, isPure, isSafeToRepeat, runNode, type NodeRunnerDeps } from './node-runners.js';
+import { NodeError, NodeTimeout, isPure, isSafeToRepeat, runNode, type NodeRunnerDeps } from './node-runners.js';
 
 export interface EngineOptions {
   leaseMs: number;
@@ -406,7 +406,13 @@ class RunState {
     const retry = node.retry ?? configRetry ?? { max_attempts: 1, backoff_ms: 0 };
     const configured = node.timeout_ms ?? (node.config.timeout_ms as number | undefined);
     const fallback = this.deps.options.defaultNodeTimeoutMs;
-    const timeoutMs = configured ?? (node.type === 'delay' ? Number(node.config.ms ?? 0) + fallback : fallback);
+    // A workflow or foreach node waits for its children: by default as long as the execution may run.
+    const byType = CHILD_NODE_TYPES.includes(node.type)
+      ? Number.POSITIVE_INFINITY
+      : node.type === 'delay'
+        ? Number(node.config.ms ?? 0) + fallback
+        : fallback;
+    const timeoutMs = configured ?? byType;
     return { retry: { max_attempts: retry.max_attempts ?? 1, backoff_ms: retry.backoff_ms ?? 0 }, timeoutMs };
   }
 
@@ -433,11 +439,13 @@ class RunState {
       // A pure node whose expressions are all under the static bound runs synchronously in
       // microseconds (node-runners.ts): it needs no timer.
       const timeout = staticallyBounded(node) ? undefined : new AbortController();
-      const timer = timeout && setTimeout(() => timeout.abort(), limit);
+      const timer = timeout && setTimeout(() => timeout.abort(new NodeTimeout()), limit);
       try {
         const output = await runNode(
           {
             tenantId: this.execution.tenant_id,
+            execution: { id: this.execution.id, depth: this.execution.depth ?? 0 },
+            attempt,
             node,
             scope,
             signal: timeout ? AbortSignal.any([this.signal, timeout.signal]) : this.signal,
@@ -506,6 +514,7 @@ class RunState {
       workflow_id: this.execution.workflow_id,
       execution_id: this.execution.id,
       trigger: this.execution.trigger,
+      ...lineage(this.execution),
     });
   }
 
@@ -559,6 +568,7 @@ class RunState {
       execution_id: this.execution.id,
       trigger: this.execution.trigger,
       duration_ms: durationMs,
+      ...lineage(this.execution),
     };
     const output = end.output ?? this.lastOutput();
     events.push(

@@ -3,6 +3,7 @@ import { callHttp, DomainError, HttpCallError } from '@agentplatform/service-kit
 import type { AgentDirectory } from '../clients/agents.client.js';
 import { ExpressionError, ExpressionResourceError, isInlineSafe, type ExpressionScope } from '../domain/expressions.js';
 import { computeNode, nodeExpressions } from '../domain/node-expressions.js';
+import { LIMITS } from '../domain/node-config.js';
 import type { JsonObject, JsonValue, WorkflowNode } from '../domain/workflow.types.js';
 import { ExpressionBudgetExceeded, SandboxExpressionError, type ExpressionRunner } from './expression-sandbox.js';
 
@@ -18,8 +19,49 @@ export class NodeError extends Error {
   }
 }
 
+/** Why a node's signal aborts when its timeout (or the execution's deadline) is reached. */
+export class NodeTimeout extends Error {
+  constructor() {
+    super('node timed out');
+    this.name = 'NodeTimeout';
+  }
+}
+
+/** A child run of a workflow or foreach node, as far as the parent needs it. */
+export interface ChildOutcome {
+  execution_id: string;
+  status: 'completed' | 'failed' | 'cancelled';
+  output?: JsonObject;
+  error?: string;
+}
+
+export interface ChildRequest {
+  tenantId: string;
+  /** The parent execution, and the depth the child runs at (the parent's + 1). */
+  parentExecutionId: string;
+  parentNodeId: string;
+  depth: number;
+  /** The node attempt and the item index (0 for a workflow node): with the parent, they name the child. */
+  attempt: number;
+  index: number;
+  workflowId: string;
+  input: JsonObject;
+  signal: AbortSignal;
+  /** The node was interrupted by a crash: its children may exist already. */
+  resumed: boolean;
+}
+
+/** Starts (or, after a crash, finds again) a child execution and waits for its end (use-cases/run-child.ts). */
+export interface ChildRunner {
+  run(request: ChildRequest): Promise<ChildOutcome>;
+}
+
 export interface NodeRunInput {
   tenantId: string;
+  /** The execution the node runs in. */
+  execution: { id: string; depth: number };
+  /** 1 for the first attempt of the node, 2 for its first retry, ... */
+  attempt: number;
   node: WorkflowNode;
   scope: ExpressionScope;
   signal: AbortSignal;
@@ -32,6 +74,8 @@ export interface NodeRunnerDeps {
   agents: AgentDirectory;
   http: Dispatcher;
   expressions: ExpressionRunner;
+  /** Runs child workflows (workflow and foreach nodes). */
+  children?: ChildRunner;
 }
 
 /** Nodes without side effects or waits: re-running them after a crash is harmless and cheap. */
@@ -156,6 +200,95 @@ async function runHttp(input: NodeRunInput, deps: NodeRunnerDeps): Promise<JsonO
   }
 }
 
+function childRunnerOf(input: NodeRunInput, deps: NodeRunnerDeps): { runner: ChildRunner; depth: number } {
+  if (!deps.children) throw new NodeError(`${input.node.type} nodes cannot run here`, false);
+  const depth = input.execution.depth + 1;
+  if (depth > LIMITS.maxNestingDepth) {
+    throw new NodeError(
+      `nesting deeper than ${LIMITS.maxNestingDepth} levels: this execution already runs at depth ${input.execution.depth}`,
+      false,
+    );
+  }
+  return { runner: deps.children, depth };
+}
+
+function childRequest(input: NodeRunInput, depth: number, index: number, childInput: JsonObject): ChildRequest {
+  return {
+    tenantId: input.tenantId,
+    parentExecutionId: input.execution.id,
+    parentNodeId: input.node.id,
+    depth,
+    attempt: input.attempt,
+    index,
+    workflowId: String(input.node.config.workflow_id),
+    input: childInput,
+    signal: input.signal,
+    resumed: input.resumedFrom !== undefined,
+  };
+}
+
+function isObject(value: JsonValue | undefined): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A workflow node: the child's output is the node's output. */
+async function runWorkflow(input: NodeRunInput, deps: NodeRunnerDeps): Promise<JsonObject> {
+  const { runner, depth } = childRunnerOf(input, deps);
+  const rendered = (await compute(input, deps)).input;
+  if (!isObject(rendered)) throw new NodeError('the input must be an object (it rendered to something else)', false);
+  const child = await runner.run(childRequest(input, depth, 0, rendered));
+  if (child.status !== 'completed') {
+    throw new NodeError(
+      `workflow '${String(input.node.config.workflow_id)}' (execution ${child.execution_id}) ${child.status}: ${child.error ?? 'no error given'}`,
+      true,
+      { execution_id: child.execution_id, status: child.status, error: child.error ?? null },
+    );
+  }
+  return child.output ?? {};
+}
+
+/**
+ * A foreach node: the child once per item with `{item, index}`, at most `concurrency` at a time;
+ * the outputs in item order. Every item runs even when some fail; the failed ones are named.
+ */
+async function runForeach(input: NodeRunInput, deps: NodeRunnerDeps): Promise<JsonObject> {
+  const { runner, depth } = childRunnerOf(input, deps);
+  const items = (await compute(input, deps)).items;
+  if (!Array.isArray(items)) throw new NodeError(`items must evaluate to a list (got ${typeof items})`, false);
+  if (items.length > LIMITS.maxForeachItems) {
+    throw new NodeError(`items has ${items.length} entries; at most ${LIMITS.maxForeachItems} are allowed`, false);
+  }
+  const concurrency = Number(input.node.config.concurrency ?? LIMITS.defaultForeachConcurrency);
+  const results: JsonValue[] = new Array<JsonValue>(items.length).fill(null);
+  const failed: Array<{ index: number; execution_id: string | null; error: string }> = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length && !input.signal.aborted) {
+      const index = next++;
+      try {
+        const child = await runner.run(childRequest(input, depth, index, { item: items[index]!, index }));
+        if (child.status === 'completed') results[index] = child.output ?? {};
+        else failed.push({ index, execution_id: child.execution_id, error: `${child.status}: ${child.error ?? ''}` });
+      } catch (error) {
+        if (input.signal.aborted) return;
+        failed.push({ index, execution_id: null, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  if (input.signal.aborted) throw input.signal.reason;
+  if (failed.length > 0) {
+    failed.sort((a, b) => a.index - b.index);
+    const named = failed.slice(0, 20).map((f) => f.index);
+    throw new NodeError(
+      `${failed.length} of ${items.length} items failed (indexes ${named.join(', ')}${failed.length > named.length ? ', ...' : ''}): ${failed[0]!.error}`,
+      false,
+      { results, failed: failed as unknown as JsonValue[] },
+    );
+  }
+  return { results };
+}
+
 /** Runs one attempt of a node and returns its output. */
 export async function runNode(input: NodeRunInput, deps: NodeRunnerDeps): Promise<JsonObject> {
   switch (input.node.type) {
@@ -172,6 +305,10 @@ export async function runNode(input: NodeRunInput, deps: NodeRunnerDeps): Promis
       return runAgent(input, deps);
     case 'integration':
       return runHttp(input, deps);
+    case 'workflow':
+      return runWorkflow(input, deps);
+    case 'foreach':
+      return runForeach(input, deps);
     default:
       throw new NodeError(`unknown node type '${input.node.type}'`, false);
   }

@@ -6,7 +6,13 @@ import { executionModel, type ExecutionDocument } from './execution.schema.js';
 
 function toExecution(doc: ExecutionDocument): Execution {
   const { _id, claims: _claims, ...rest } = doc;
-  return { id: _id, ...rest, node_executions: rest.node_executions ?? [] };
+  return {
+    id: _id,
+    ...rest,
+    node_executions: rest.node_executions ?? [],
+    // Executions stored before versions ran the only version there was.
+    workflow_version: rest.workflow_version ?? 1,
+  };
 }
 
 /** What a summary list leaves out (the per-node results, input and graph can be large). */
@@ -75,6 +81,20 @@ export class ExecutionRepository {
     if (!doc || doc.tenant_id !== tenantId) return undefined;
     if (workflowId !== undefined && doc.workflow_id !== workflowId) return undefined;
     return toExecution(doc);
+  }
+
+  /** By id within the tenant, whatever its workflow (retry, child runs). */
+  async getById(tenantId: string, id: string): Promise<Execution | undefined> {
+    const doc = await this.model.findOne({ _id: id }).lean<ExecutionDocument>();
+    return doc && doc.tenant_id === tenantId ? toExecution(doc) : undefined;
+  }
+
+  /** The running children of an execution (started by its workflow and foreach nodes). */
+  async runningChildren(tenantId: string, parentExecutionId: string): Promise<Execution[]> {
+    const docs = await this.model
+      .find({ parent_execution_id: parentExecutionId }, { graph: 0, node_executions: 0, input: 0, output: 0 })
+      .lean<ExecutionDocument[]>();
+    return docs.filter((d) => d.tenant_id === tenantId && d.status === 'running').map(toExecution);
   }
 
   async list(

@@ -13,6 +13,11 @@ const executionSchema = new Schema(
     trigger: { type: String, required: true },
     input: { type: Schema.Types.Mixed, default: {} },
     graph: { type: Schema.Types.Mixed, required: true },
+    workflow_version: Number,
+    parent_execution_id: String,
+    parent_node_id: String,
+    depth: Number,
+    retry_of: String,
     node_executions: { type: Schema.Types.Mixed, default: [] },
     in_flight: Schema.Types.Mixed,
     output: Schema.Types.Mixed,
@@ -37,6 +42,8 @@ executionSchema.index({ _id: 1, lease_owner: 1 }, { unique: true });
 executionSchema.index({ tenant_id: 1, workflow_id: 1, started_at: -1 });
 // The poller: running executions whose lease expired.
 executionSchema.index({ status: 1, lease_until: 1 });
+// The children of a parent (cancel cascade); only child runs have the field.
+executionSchema.index({ parent_execution_id: 1 }, { sparse: true });
 // Retention pruning.
 executionSchema.index({ completed_at: 1 });
 

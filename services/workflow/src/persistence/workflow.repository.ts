@@ -12,6 +12,8 @@ function toWorkflow(doc: WorkflowDocument): Workflow {
     nodes: rest.nodes ?? [],
     edges: rest.edges ?? [],
     next_run_at: rest.next_run_at ?? null,
+    // Workflows stored before versions read as version 1.
+    version: rest.version ?? 1,
   };
 }
 
@@ -111,13 +113,23 @@ export class WorkflowRepository {
   async update(
     tenantId: string,
     id: string,
-    changes: Partial<Pick<Workflow, 'name' | 'description' | 'nodes' | 'edges' | 'status' | 'next_run_at'>> & {
+    changes: Partial<
+      Pick<Workflow, 'name' | 'description' | 'nodes' | 'edges' | 'status' | 'next_run_at' | 'version'>
+    > & {
       updated_at: Date;
     },
-    /** Apply only while the workflow still has this status (a pause or resume in between wins). */
-    ifStatus?: WorkflowStatus,
+    /**
+     * Applies the write only while the workflow still has this status (a pause or resume in
+     * between wins) and is still at this version (undefined when it moved on).
+     */
+    conditions: { status?: WorkflowStatus; version?: number } = {},
   ): Promise<Workflow | undefined> {
-    const filter = ifStatus ? { _id: id, tenant_id: tenantId, status: ifStatus } : { _id: id, tenant_id: tenantId };
+    const filter: Record<string, unknown> = { _id: id, tenant_id: tenantId };
+    if (conditions.status) filter.status = conditions.status;
+    if (conditions.version !== undefined) {
+      const version = conditions.version;
+      filter.$or = [{ version }, ...(version === 1 ? [{ version: { $exists: false } }] : [])];
+    }
     const doc = await this.model
       .findOneAndUpdate(filter, { $set: changes }, { returnDocument: 'after' })
       .lean<WorkflowDocument>();
@@ -135,7 +147,7 @@ export class WorkflowRepository {
     change: { status: WorkflowStatus; next_run_at: Date | null },
     now: Date,
   ): Promise<Workflow | undefined> {
-    return this.update(tenantId, id, { ...change, updated_at: now }, from);
+    return this.update(tenantId, id, { ...change, updated_at: now }, { status: from });
   }
 
   /** Workflows whose next tick has come, oldest tick first (across tenants: the scheduler's poll). */

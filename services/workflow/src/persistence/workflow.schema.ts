@@ -11,6 +11,7 @@ const workflowSchema = new Schema<WorkflowDocument>(
     name: { type: String, required: true },
     description: { type: String, default: '' },
     status: { type: String, required: true },
+    version: { type: Number },
     nodes: { type: Schema.Types.Mixed, default: [] },
     edges: { type: Schema.Types.Mixed, default: [] },
     next_run_at: { type: Date, default: null },

@@ -21,6 +21,7 @@ import { getExecution } from '../use-cases/get-execution.js';
 import { getWorkflow } from '../use-cases/get-workflow.js';
 import { listExecutions } from '../use-cases/list-executions.js';
 import { listWorkflows } from '../use-cases/list-workflows.js';
+import { retryExecution } from '../use-cases/retry-execution.js';
 import { rotateHook } from '../use-cases/rotate-hook.js';
 import { triggerHook } from '../use-cases/trigger-hook.js';
 import { updateWorkflow } from '../use-cases/update-workflow.js';
@@ -84,6 +85,7 @@ function workflowToProto(
     nextRunAt: w.next_run_at ? w.next_run_at.toISOString() : undefined,
     createdAt: w.created_at.toISOString(),
     updatedAt: w.updated_at.toISOString(),
+    version: w.version,
   };
 }
 
@@ -114,6 +116,10 @@ function executionToProto(e: Execution): workflowV1.Execution {
     error: e.error,
     failedNodeId: e.failed_node_id,
     input: e.input,
+    workflowVersion: e.workflow_version,
+    parentExecutionId: e.parent_execution_id,
+    parentNodeId: e.parent_node_id,
+    retryOf: e.retry_of,
   };
 }
 
@@ -260,6 +266,18 @@ export function workflowGrpcService(deps: WorkflowDeps): Impl {
         status: req.status,
       });
       return { items: result.items.map(executionToProto), total: result.total };
+    },
+    async retryExecution(req) {
+      if (req.version !== '' && req.version !== 'failed' && req.version !== 'current') {
+        throw ValidationError.field('version', "must be 'failed' or 'current'");
+      }
+      return executionToProto(
+        await retryExecution(deps, {
+          tenantId: requireTenant(req.tenantId),
+          executionId: req.executionId,
+          version: req.version === 'current' ? 'current' : 'failed',
+        }),
+      );
     },
     async cancelExecution(req) {
       return executionToProto(

@@ -20,6 +20,9 @@ function setup(status: Execution['status']) {
     async get() {
       return doc;
     },
+    async runningChildren() {
+      return [];
+    },
   } as unknown as ExecutionRepository;
   const outbox = {
     async run<T>(work: (s: unknown) => Promise<{ result: T; events: Array<{ type: string }> }>) {

@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError } from '@agentplatform/service-kit';
 import { createEvent } from '@agentplatform/events';
-import type { Execution } from '../domain/execution.types.js';
+import { lineage, type Execution } from '../domain/execution.types.js';
 import type { WorkflowDeps } from './deps.js';
 
 /**
@@ -13,6 +13,10 @@ import type { WorkflowDeps } from './deps.js';
  * deployment has them). Cancel is idempotent: an execution that is already cancelled answers as it
  * stands (a retry after a lost answer is not a conflict) and publishes nothing again; one that
  * completed or failed first is a 409.
+ *
+ * Cancelling a parent cancels its running children (the runs of its workflow and foreach nodes),
+ * and theirs in turn; a child started while this runs is cancelled by its parent's node when the
+ * parent's run stops (use-cases/run-child.ts).
  */
 export async function cancelExecution(
   deps: Pick<WorkflowDeps, 'executions' | 'engine' | 'outbox'>,
@@ -29,21 +33,50 @@ export async function cancelExecution(
     if (!execution) return { result: undefined, events: [] };
     const base = { workflow_id: execution.workflow_id, execution_id: execution.id, trigger: execution.trigger };
     const events = [
-      ...(execution.started_event ? [] : [createEvent('workflow.execution.started', execution.tenant_id, base)]),
+      ...(execution.started_event
+        ? []
+        : [
+            createEvent('workflow.execution.started', execution.tenant_id, {
+              ...base,
+              ...lineage(execution),
+            }),
+          ]),
       createEvent('workflow.execution.failed', execution.tenant_id, {
         ...base,
         duration_ms: execution.duration_ms ?? 0,
         error: 'execution cancelled',
+        ...lineage(execution),
       }),
     ];
     return { result: execution, events };
   });
   if (cancelled) {
     deps.engine.abandon(cancelled.id);
+    await cancelChildren(deps, cancelled);
     return cancelled;
   }
   const existing = await deps.executions.get(input.tenantId, input.workflowId, input.executionId);
   if (!existing) throw new NotFoundError('Execution');
-  if (existing.status === 'cancelled') return existing;
+  if (existing.status === 'cancelled') {
+    await cancelChildren(deps, existing);
+    return existing;
+  }
   throw new ConflictError(`Execution is already ${existing.status}`);
+}
+
+async function cancelChildren(
+  deps: Pick<WorkflowDeps, 'executions' | 'engine' | 'outbox'>,
+  parent: Execution,
+): Promise<void> {
+  const children = await deps.executions.runningChildren(parent.tenant_id, parent.id);
+  await Promise.all(
+    children.map((child) =>
+      cancelExecution(deps, { tenantId: child.tenant_id, workflowId: child.workflow_id, executionId: child.id }).catch(
+        // It ended on its own meanwhile.
+        (error: unknown) => {
+          if (!(error instanceof ConflictError)) throw error;
+        },
+      ),
+    ),
+  );
 }

@@ -20,7 +20,9 @@ export async function createWorkflow(
   const issues: FieldIssue[] = [];
   checkName(input.name, issues, true);
   checkDescription(input.description, issues);
-  await validateWorkflow(deps.agents, input.tenantId, { nodes: input.nodes, edges: input.edges }, issues);
+  await validateWorkflow(deps.agents, input.tenantId, { nodes: input.nodes, edges: input.edges }, issues, {
+    workflows: deps.workflows,
+  });
   checkSchedulePlan({ nodes: input.nodes, edges: input.edges }, input.plan);
   const now = new Date();
   const workflow: Workflow = {
@@ -31,6 +33,7 @@ export async function createWorkflow(
     description: input.description,
     status: 'draft',
     next_run_at: null,
+    version: 1,
     nodes: input.nodes,
     edges: input.edges,
     created_at: now,

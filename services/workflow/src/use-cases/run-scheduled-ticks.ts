@@ -128,7 +128,7 @@ async function startOne(deps: SchedulerDeps, claim: ScheduleClaim, workflow: Wor
   try {
     await startExecution(deps, workflow, 'schedule', schedule?.input ?? {}, {
       runFirst: true,
-      executionId: claim.execution_id,
+      seed: { id: claim.execution_id },
     });
     return 'started';
   } catch (error) {

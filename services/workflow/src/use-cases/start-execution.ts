@@ -1,7 +1,26 @@
-import { newId } from '@agentplatform/service-kit';
+import { isDuplicateKeyError, newId } from '@agentplatform/service-kit';
 import type { Execution, ExecutionTrigger } from '../domain/execution.types.js';
 import type { JsonObject, Workflow } from '../domain/workflow.types.js';
 import type { WorkflowDeps } from './deps.js';
+
+/**
+ * What a run may be started with besides its workflow: a chosen id (child runs, named from their
+ * parent so a resumed parent finds its child again), another graph than the workflow's current
+ * one and the results to resume from (retry), and its place in a composition.
+ */
+export type ExecutionSeed = Partial<
+  Pick<
+    Execution,
+    | 'id'
+    | 'graph'
+    | 'workflow_version'
+    | 'node_executions'
+    | 'parent_execution_id'
+    | 'parent_node_id'
+    | 'depth'
+    | 'retry_of'
+  >
+>;
 
 /**
  * Starts a run: reserves its credit (402 when the balance is too low), stores the execution with a
@@ -15,11 +34,12 @@ export async function startExecution(
   workflow: Workflow,
   trigger: ExecutionTrigger,
   input: JsonObject,
-  options: { runFirst: boolean; executionId?: string },
+  options: { runFirst: boolean; seed?: ExecutionSeed },
 ): Promise<Execution> {
-  // A scheduled tick chooses its execution id when it is claimed, so a replica that takes over a
-  // dead one's claim starts the same execution (stored and charged at most once).
-  const id = options.executionId ?? newId('exe');
+  const seed = options.seed ?? {};
+  // A child run, or a scheduled tick (its id is chosen when it is claimed, so a replica that takes
+  // over a dead one's claim starts the same execution, stored and charged at most once).
+  const id = seed.id ?? newId('exe');
   await deps.credits.reserveRun(workflow.tenant_id, id, workflow.id);
   const now = new Date();
   const execution: Execution = {
@@ -29,8 +49,10 @@ export async function startExecution(
     status: 'running',
     trigger,
     input,
-    graph: { nodes: workflow.nodes, edges: workflow.edges },
-    node_executions: [],
+    ...seed,
+    graph: seed.graph ?? { nodes: workflow.nodes, edges: workflow.edges },
+    workflow_version: seed.workflow_version ?? workflow.version,
+    node_executions: seed.node_executions ?? [],
     started_at: now,
     deadline_at: new Date(now.getTime() + deps.settings.maxExecutionDurationMs),
     started_event: false,
@@ -39,6 +61,8 @@ export async function startExecution(
   try {
     started = await deps.engine.submit(execution, options);
   } catch (error) {
+    // The id is taken: the same run was started already (and holds the credit).
+    if (isDuplicateKeyError(error)) throw error;
     await deps.credits.releaseRun(workflow.tenant_id, id).catch((releaseError) => {
       deps.logger.warn(
         { err: releaseError, execution_id: id },

@@ -2,7 +2,8 @@ import { ValidationError, isPlanName, planScheduleMinIntervalMs, type FieldIssue
 import type { AgentDirectory } from '../clients/agents.client.js';
 import { validateGraph } from '../domain/graph.js';
 import { scheduleOf, smallestIntervalMs } from '../domain/schedule.js';
-import type { WorkflowGraph } from '../domain/workflow.types.js';
+import { CHILD_NODE_TYPES, type WorkflowGraph } from '../domain/workflow.types.js';
+import type { WorkflowRepository } from '../persistence/workflow.repository.js';
 
 export const NAME_MAX = 200;
 export const DESCRIPTION_MAX = 5_000;
@@ -22,15 +23,24 @@ export function checkDescription(description: string | undefined, issues: FieldI
   }
 }
 
+/** What composition checks need: the tenant's workflows, and the id of the workflow being updated. */
+export interface CompositionCheck {
+  workflows: Pick<WorkflowRepository, 'get'>;
+  selfId?: string;
+}
+
 /**
  * Validates a graph (DESIGN.md section 7) and, once it is otherwise valid, that each agent node's
- * agent exists in the tenant (asked of agent-memory). Throws one ValidationError naming every issue.
+ * agent exists in the tenant (asked of agent-memory) and that each workflow or foreach node names
+ * another workflow of the tenant (never the workflow itself). Throws one ValidationError naming
+ * every issue.
  */
 export async function validateWorkflow(
   agents: AgentDirectory,
   tenantId: string,
   graph: WorkflowGraph,
   issues: FieldIssue[],
+  composition?: CompositionCheck,
 ): Promise<void> {
   issues.push(...validateGraph(graph));
   if (issues.length > 0) throw new ValidationError(issues);
@@ -43,7 +53,19 @@ export async function validateWorkflow(
         issues.push({ field: `nodes[${i}].config.agent_id`, message: `agent '${agentId}' not found` });
       }
     });
-  await Promise.all(checks);
+  const calls = graph.nodes
+    .map((node, i) => ({ node, i }))
+    .filter(({ node }) => CHILD_NODE_TYPES.includes(node.type))
+    .map(async ({ node, i }) => {
+      const workflowId = String(node.config.workflow_id);
+      const field = `nodes[${i}].config.workflow_id`;
+      if (workflowId === composition?.selfId) {
+        issues.push({ field, message: 'a workflow cannot call itself' });
+      } else if (!composition || !(await composition.workflows.get(tenantId, workflowId))) {
+        issues.push({ field, message: `workflow '${workflowId}' not found` });
+      }
+    });
+  await Promise.all([...checks, ...calls]);
   if (issues.length > 0) {
     issues.sort((a, b) => a.field.localeCompare(b.field));
     throw new ValidationError(issues);

@@ -20,6 +20,8 @@ import {
   listExecutionsQuery,
   listWorkflowsQuery,
   nodeSchema,
+  retryExecutionBody,
+  retryExecutionParams,
   statusResponse,
   updateWorkflowBody,
   workflowListResponse,
@@ -303,6 +305,29 @@ export function workflowRoutes({ backends, config }: RouteDeps): RouteDefinition
           tenantId: caller!.tenantId,
           workflowId: params.workflow_id,
           executionId: params.execution_id,
+        });
+        return executionToJson(execution);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/executions/:execution_id/retry',
+      errors: ['insufficient_credits', 'conflict'],
+      summary:
+        'Retry a failed or cancelled execution from the node that failed: a new execution (retry_of) that reuses the completed nodes',
+      tag: 'workflows',
+      access: requireScope('workflows:execute'),
+      idempotent: true,
+      params: retryExecutionParams,
+      body: retryExecutionBody,
+      example: { version: 'current' },
+      status: 202,
+      response: executionResponse,
+      handler: async ({ params, body, caller }) => {
+        const execution = await workflows.retryExecution({
+          tenantId: caller!.tenantId,
+          executionId: params.execution_id,
+          version: body.version,
         });
         return executionToJson(execution);
       },

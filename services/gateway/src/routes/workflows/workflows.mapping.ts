@@ -52,6 +52,7 @@ export function workflowToJson(w: workflowV1.Workflow, base: string) {
     next_run_at: w.nextRunAt ?? null,
     created_at: w.createdAt,
     updated_at: w.updatedAt,
+    version: w.version || 1,
   };
 }
 
@@ -91,6 +92,17 @@ export function executionToJson(e: workflowV1.Execution) {
     ...(e.error ? { error: e.error } : {}),
     ...(e.failedNodeId ? { failed_node_id: e.failedNodeId } : {}),
     input: e.input ?? {},
+    ...lineageToJson(e),
+  };
+}
+
+/** The version an execution runs and where it comes from (a parent's node, a retried run). */
+function lineageToJson(e: workflowV1.Execution) {
+  return {
+    workflow_version: e.workflowVersion || 1,
+    ...(e.parentExecutionId ? { parent_execution_id: e.parentExecutionId } : {}),
+    ...(e.parentNodeId ? { parent_node_id: e.parentNodeId } : {}),
+    ...(e.retryOf ? { retry_of: e.retryOf } : {}),
   };
 }
 
@@ -103,5 +115,8 @@ export function executionSummaryToJson(e: workflowV1.Execution) {
     ...(e.completedAt ? { completed_at: e.completedAt } : {}),
     ...(e.durationMs !== undefined ? { duration_ms: e.durationMs } : {}),
     ...(e.error ? { error: e.error } : {}),
+    workflow_version: e.workflowVersion || 1,
+    ...(e.parentExecutionId ? { parent_execution_id: e.parentExecutionId } : {}),
+    ...(e.retryOf ? { retry_of: e.retryOf } : {}),
   };
 }

@@ -12,7 +12,17 @@ const retry = z.object({
 });
 
 /** The node types the workflow service runs (DESIGN.md section 7). */
-export const NODE_TYPES = ['webhook', 'agent', 'condition', 'integration', 'transform', 'delay', 'schedule'] as const;
+export const NODE_TYPES = [
+  'webhook',
+  'agent',
+  'condition',
+  'integration',
+  'transform',
+  'delay',
+  'workflow',
+  'foreach',
+  'schedule',
+] as const;
 
 /** A schedule node's config, for the OpenAPI document (the workflow service validates it). */
 export const scheduleNodeConfig = z
@@ -94,6 +104,22 @@ export const executionResponse = z.object({
   error: z.string().optional(),
   failed_node_id: z.string().optional(),
   input: z.record(z.string(), z.unknown()),
+  workflow_version: z.number().int().describe('the workflow version whose graph the execution runs'),
+  parent_execution_id: z
+    .string()
+    .optional()
+    .describe('set on a run started by a workflow or foreach node: the execution that started it'),
+  parent_node_id: z.string().optional().describe('the node of the parent execution that started this run'),
+  retry_of: z.string().optional().describe('the failed or cancelled execution this one retries'),
+});
+
+export const retryExecutionParams = z.object({ execution_id: z.string().min(1) });
+
+export const retryExecutionBody = z.object({
+  version: z
+    .enum(['failed', 'current'])
+    .default('failed')
+    .describe("failed: the graph the retried execution ran; current: the workflow's graph now"),
 });
 
 export const workflowResponse = z.object({
@@ -116,6 +142,7 @@ export const workflowResponse = z.object({
     .describe('the next schedule tick; null unless the workflow is active and scheduled'),
   created_at: z.string(),
   updated_at: z.string(),
+  version: z.number().int().describe('bumped by every change of nodes, edges, name or description; 1 on create'),
 });
 
 export const workflowListResponse = z.object({
@@ -147,6 +174,9 @@ export const executionListResponse = z.object({
       completed_at: true,
       duration_ms: true,
       error: true,
+      workflow_version: true,
+      parent_execution_id: true,
+      retry_of: true,
     }),
   ),
   total: z.number().int(),

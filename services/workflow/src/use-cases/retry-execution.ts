@@ -1,0 +1,40 @@
+import { ConflictError, NotFoundError } from '@agentplatform/service-kit';
+import type { Execution } from '../domain/execution.types.js';
+import { reusableResults } from '../domain/retry.js';
+import type { WorkflowDeps } from './deps.js';
+import { startExecution } from './start-execution.js';
+
+export interface RetryExecutionInput {
+  tenantId: string;
+  executionId: string;
+  /** `failed`: the graph the retried execution ran (default); `current`: the workflow's graph now. */
+  version: 'failed' | 'current';
+}
+
+/**
+ * Retries a failed or cancelled execution from where it stopped (DESIGN.md section 7): a new run
+ * (trigger manual, `retry_of` the old one, a credit like any run) with the same input, which starts
+ * from the old run's completed nodes (domain/retry.ts) and runs the rest. Answers it running.
+ */
+export async function retryExecution(deps: WorkflowDeps, input: RetryExecutionInput): Promise<Execution> {
+  const previous = await deps.executions.getById(input.tenantId, input.executionId);
+  if (!previous) throw new NotFoundError('Execution');
+  if (previous.status !== 'failed' && previous.status !== 'cancelled') {
+    throw new ConflictError(`Only a failed or cancelled execution can be retried; this one is ${previous.status}`);
+  }
+  const workflow = await deps.workflows.get(input.tenantId, previous.workflow_id);
+  if (!workflow) throw new NotFoundError('Workflow');
+  if (workflow.status === 'paused') throw new ConflictError('Workflow is paused; resume it to retry its executions');
+  const current = input.version === 'current';
+  const graph = current ? { nodes: workflow.nodes, edges: workflow.edges } : previous.graph;
+  return startExecution(deps, workflow, 'manual', previous.input, {
+    runFirst: false,
+    seed: {
+      graph,
+      workflow_version: current ? workflow.version : previous.workflow_version,
+      node_executions: reusableResults(previous, graph),
+      retry_of: previous.id,
+      ...(previous.depth ? { depth: previous.depth } : {}),
+    },
+  });
+}

@@ -1,0 +1,71 @@
+import mongoose, { type Connection } from 'mongoose';
+import { randomBytes } from 'node:crypto';
+import { ExecutionRepository } from '../src/persistence/execution.repository';
+import { WorkflowRepository } from '../src/persistence/workflow.repository';
+
+/**
+ * Versions against the real MongoDB-compatible server: documents stored before versions read as
+ * version 1 and their first change makes them 2; a write conditional on a version that moved on
+ * applies nothing.
+ */
+describe('workflow versions in storage', () => {
+  let connection: Connection;
+  let workflows: WorkflowRepository;
+  let executions: ExecutionRepository;
+
+  beforeAll(async () => {
+    connection = await mongoose
+      .createConnection(process.env.MONGODB_URI!, { dbName: `workflow_versions_${randomBytes(4).toString('hex')}` })
+      .asPromise();
+    workflows = new WorkflowRepository(connection);
+    executions = new ExecutionRepository(connection);
+    await Promise.all([workflows.init(), executions.init()]);
+  });
+
+  afterAll(async () => {
+    await connection?.dropDatabase();
+    await connection?.close();
+  });
+
+  it('reads older workflows and executions as version 1 and bumps conditionally', async () => {
+    const now = new Date();
+    await workflows.model.collection.insertOne({
+      _id: 'wf_old',
+      tenant_id: 'ten_1',
+      name: 'old',
+      description: '',
+      status: 'active',
+      nodes: [{ id: 't', type: 'transform', config: {} }],
+      edges: [],
+      created_at: now,
+      updated_at: now,
+    } as never);
+    expect((await workflows.get('ten_1', 'wf_old'))?.version).toBe(1);
+
+    const bumped = await workflows.update('ten_1', 'wf_old', { name: 'new', version: 2, updated_at: now }, 1);
+    expect(bumped).toMatchObject({ name: 'new', version: 2 });
+    // A second writer that read version 1 finds nothing to change.
+    const stale = await workflows.update('ten_1', 'wf_old', { name: 'lost', version: 2, updated_at: now }, 1);
+    expect(stale).toBeUndefined();
+    expect((await workflows.get('ten_1', 'wf_old'))?.name).toBe('new');
+    // Another tenant's workflow is not found, whatever the version.
+    expect(await workflows.update('ten_2', 'wf_old', { name: 'x', updated_at: now }, 2)).toBeUndefined();
+
+    await executions.model.collection.insertOne({
+      _id: 'exe_old',
+      tenant_id: 'ten_1',
+      workflow_id: 'wf_old',
+      status: 'completed',
+      trigger: 'manual',
+      input: {},
+      graph: { nodes: [], edges: [] },
+      node_executions: [],
+      started_at: now,
+      deadline_at: now,
+      started_event: true,
+      claims: 0,
+    } as never);
+    expect((await executions.getById('ten_1', 'exe_old'))?.workflow_version).toBe(1);
+    expect(await executions.getById('ten_2', 'exe_old')).toBeUndefined();
+  });
+});

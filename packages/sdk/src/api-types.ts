@@ -244,6 +244,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/executions/{execution_id}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Retry a failed or cancelled execution from the node that failed: a new execution (retry_of) that reuses the completed nodes */
+    post: operations['postExecutionsExecutionIdRetry'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/mcp': {
     parameters: {
       query?: never;
@@ -3046,6 +3063,178 @@ export interface operations {
       };
     };
   };
+  postExecutionsExecutionIdRetry: {
+    parameters: {
+      query?: {
+        /** @description The tenant to act on (default: the caller's tenant) */
+        tenant_id?: string;
+      };
+      header?: {
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @example exe_01JEXAMPLE0000000000000000 */
+        execution_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "version": "current"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description failed: the graph the retried execution ran; current: the workflow's graph now
+           * @default failed
+           * @enum {string}
+           */
+          version?: 'failed' | 'current';
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            completed_at?: string;
+            duration_ms?: number;
+            error?: string;
+            execution_id: string;
+            failed_node_id?: string;
+            input: {
+              [key: string]: unknown;
+            };
+            node_executions: {
+              attempts: number;
+              duration_ms: number;
+              error?: string;
+              node_id: string;
+              output?: {
+                [key: string]: unknown;
+              };
+              started_at?: string;
+              /** @enum {string} */
+              status: 'completed' | 'failed' | 'skipped';
+            }[];
+            output?: {
+              [key: string]: unknown;
+            };
+            /** @description set on a run started by a workflow or foreach node: the execution that started it */
+            parent_execution_id?: string;
+            /** @description the node of the parent execution that started this run */
+            parent_node_id?: string;
+            /** @description the failed or cancelled execution this one retries */
+            retry_of?: string;
+            started_at: string;
+            /** @enum {string} */
+            status: 'running' | 'completed' | 'failed' | 'cancelled';
+            /** @enum {string} */
+            trigger: 'manual' | 'webhook' | 'schedule';
+            workflow_id: string;
+            /** @description the workflow version whose graph the execution runs */
+            workflow_version: number;
+          };
+        };
+      };
+      /** @description Invalid request (validation_error) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, invalid or expired token or key (unauthorized) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not enough credits (insufficient_credits) */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Insufficient permissions or a plan quota reached (forbidden, quota_exceeded) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (not_found) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Idempotency-Key reused with another body, or its first request still running (conflict); The resource's state forbids this, or it already exists (conflict) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Body over 1 MiB (payload_too_large) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Content-Type (unsupported_media_type) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   getMcp: {
     parameters: {
       query?: never;
@@ -5469,7 +5658,16 @@ export interface operations {
             };
             timeout_ms?: number;
             /** @enum {string} */
-            type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'schedule';
+            type:
+              | 'webhook'
+              | 'agent'
+              | 'condition'
+              | 'integration'
+              | 'transform'
+              | 'delay'
+              | 'workflow'
+              | 'foreach'
+              | 'schedule';
           }[];
         };
       };
@@ -5509,7 +5707,16 @@ export interface operations {
               };
               timeout_ms?: number;
               /** @enum {string} */
-              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'schedule';
+              type:
+                | 'webhook'
+                | 'agent'
+                | 'condition'
+                | 'integration'
+                | 'transform'
+                | 'delay'
+                | 'workflow'
+                | 'foreach'
+                | 'schedule';
             }[];
             /** @description get only */
             statistics?: {
@@ -5522,6 +5729,8 @@ export interface operations {
             /** @enum {string} */
             trigger_type: 'webhook' | 'manual' | 'schedule';
             updated_at: string;
+            /** @description bumped by every change of nodes, edges, name or description; 1 on create */
+            version: number;
             webhook_url: string;
           };
         };
@@ -5658,7 +5867,16 @@ export interface operations {
               };
               timeout_ms?: number;
               /** @enum {string} */
-              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'schedule';
+              type:
+                | 'webhook'
+                | 'agent'
+                | 'condition'
+                | 'integration'
+                | 'transform'
+                | 'delay'
+                | 'workflow'
+                | 'foreach'
+                | 'schedule';
             }[];
             /** @description get only */
             statistics?: {
@@ -5671,6 +5889,8 @@ export interface operations {
             /** @enum {string} */
             trigger_type: 'webhook' | 'manual' | 'schedule';
             updated_at: string;
+            /** @description bumped by every change of nodes, edges, name or description; 1 on create */
+            version: number;
             webhook_url: string;
           };
         };
@@ -5796,7 +6016,16 @@ export interface operations {
             };
             timeout_ms?: number;
             /** @enum {string} */
-            type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'schedule';
+            type:
+              | 'webhook'
+              | 'agent'
+              | 'condition'
+              | 'integration'
+              | 'transform'
+              | 'delay'
+              | 'workflow'
+              | 'foreach'
+              | 'schedule';
           }[];
         };
       };
@@ -5836,7 +6065,16 @@ export interface operations {
               };
               timeout_ms?: number;
               /** @enum {string} */
-              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'schedule';
+              type:
+                | 'webhook'
+                | 'agent'
+                | 'condition'
+                | 'integration'
+                | 'transform'
+                | 'delay'
+                | 'workflow'
+                | 'foreach'
+                | 'schedule';
             }[];
             /** @description get only */
             statistics?: {
@@ -5849,6 +6087,8 @@ export interface operations {
             /** @enum {string} */
             trigger_type: 'webhook' | 'manual' | 'schedule';
             updated_at: string;
+            /** @description bumped by every change of nodes, edges, name or description; 1 on create */
+            version: number;
             webhook_url: string;
           };
         };
@@ -6077,12 +6317,20 @@ export interface operations {
             output?: {
               [key: string]: unknown;
             };
+            /** @description set on a run started by a workflow or foreach node: the execution that started it */
+            parent_execution_id?: string;
+            /** @description the node of the parent execution that started this run */
+            parent_node_id?: string;
+            /** @description the failed or cancelled execution this one retries */
+            retry_of?: string;
             started_at: string;
             /** @enum {string} */
             status: 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
             trigger: 'manual' | 'webhook' | 'schedule';
             workflow_id: string;
+            /** @description the workflow version whose graph the execution runs */
+            workflow_version: number;
           };
         };
       };
@@ -6116,12 +6364,20 @@ export interface operations {
             output?: {
               [key: string]: unknown;
             };
+            /** @description set on a run started by a workflow or foreach node: the execution that started it */
+            parent_execution_id?: string;
+            /** @description the node of the parent execution that started this run */
+            parent_node_id?: string;
+            /** @description the failed or cancelled execution this one retries */
+            retry_of?: string;
             started_at: string;
             /** @enum {string} */
             status: 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
             trigger: 'manual' | 'webhook' | 'schedule';
             workflow_id: string;
+            /** @description the workflow version whose graph the execution runs */
+            workflow_version: number;
           };
         };
       };
@@ -6246,11 +6502,17 @@ export interface operations {
               duration_ms?: number;
               error?: string;
               execution_id: string;
+              /** @description set on a run started by a workflow or foreach node: the execution that started it */
+              parent_execution_id?: string;
+              /** @description the failed or cancelled execution this one retries */
+              retry_of?: string;
               started_at: string;
               /** @enum {string} */
               status: 'running' | 'completed' | 'failed' | 'cancelled';
               /** @enum {string} */
               trigger: 'manual' | 'webhook' | 'schedule';
+              /** @description the workflow version whose graph the execution runs */
+              workflow_version: number;
             }[];
             total: number;
           };
@@ -6359,12 +6621,20 @@ export interface operations {
             output?: {
               [key: string]: unknown;
             };
+            /** @description set on a run started by a workflow or foreach node: the execution that started it */
+            parent_execution_id?: string;
+            /** @description the node of the parent execution that started this run */
+            parent_node_id?: string;
+            /** @description the failed or cancelled execution this one retries */
+            retry_of?: string;
             started_at: string;
             /** @enum {string} */
             status: 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
             trigger: 'manual' | 'webhook' | 'schedule';
             workflow_id: string;
+            /** @description the workflow version whose graph the execution runs */
+            workflow_version: number;
           };
         };
       };
@@ -6471,12 +6741,20 @@ export interface operations {
             output?: {
               [key: string]: unknown;
             };
+            /** @description set on a run started by a workflow or foreach node: the execution that started it */
+            parent_execution_id?: string;
+            /** @description the node of the parent execution that started this run */
+            parent_node_id?: string;
+            /** @description the failed or cancelled execution this one retries */
+            retry_of?: string;
             started_at: string;
             /** @enum {string} */
             status: 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
             trigger: 'manual' | 'webhook' | 'schedule';
             workflow_id: string;
+            /** @description the workflow version whose graph the execution runs */
+            workflow_version: number;
           };
         };
       };
@@ -6594,7 +6872,16 @@ export interface operations {
               };
               timeout_ms?: number;
               /** @enum {string} */
-              type: 'webhook' | 'agent' | 'condition' | 'integration' | 'transform' | 'delay' | 'schedule';
+              type:
+                | 'webhook'
+                | 'agent'
+                | 'condition'
+                | 'integration'
+                | 'transform'
+                | 'delay'
+                | 'workflow'
+                | 'foreach'
+                | 'schedule';
             }[];
             /** @description get only */
             statistics?: {
@@ -6607,6 +6894,8 @@ export interface operations {
             /** @enum {string} */
             trigger_type: 'webhook' | 'manual' | 'schedule';
             updated_at: string;
+            /** @description bumped by every change of nodes, edges, name or description; 1 on create */
+            version: number;
             webhook_url: string;
           };
         };

@@ -70,48 +70,41 @@ export class UserRepository {
 
   /**
    * A user with their memberships (oldest first) and those tenants' names, in one database call:
-   * `$lookup` of the memberships by `user_id` (indexed) and of their tenants by `_id`.
+   * `$lookup` of the memberships by `user_id` (indexed), one row per membership (`$unwind`, which
+   * keeps a user without any), and `$lookup` of each membership's tenant by `_id`.
    */
   async findWithTenants(id: string): Promise<{ user: User; tenants: MembershipWithTenant[] } | undefined> {
-    const [record] = await this.model
-      .aggregate<UserRecord & { memberships: MembershipRecord[]; tenants: Array<Pick<TenantRecord, '_id' | 'name'>> }>([
+    const rows = await this.model
+      .aggregate<UserRecord & { membership?: MembershipRecord; tenant: Array<Pick<TenantRecord, '_id' | 'name'>> }>([
         { $match: { _id: id } },
         { $limit: 1 },
+        { $lookup: { from: MEMBERSHIPS_COLLECTION, localField: '_id', foreignField: 'user_id', as: 'membership' } },
+        { $unwind: { path: '$membership', preserveNullAndEmptyArrays: true } },
         {
-          $lookup: {
-            from: MEMBERSHIPS_COLLECTION,
-            localField: '_id',
-            foreignField: 'user_id',
-            as: 'memberships',
-          },
+          $lookup: { from: TENANTS_COLLECTION, localField: 'membership.tenant_id', foreignField: '_id', as: 'tenant' },
         },
-        {
-          $lookup: {
-            from: TENANTS_COLLECTION,
-            localField: 'memberships.tenant_id',
-            foreignField: '_id',
-            as: 'tenants',
-          },
-        },
-        { $project: { 'tenants.plan': 0, 'tenants.created_at': 0 } },
+        { $project: { 'tenant.plan': 0, 'tenant.created_at': 0 } },
       ])
       .exec();
-    if (!record) return undefined;
-    const names = new Map(record.tenants.map((t) => [t._id, t.name]));
-    const tenants = record.memberships
-      .filter((m) => names.has(m.tenant_id))
-      .sort((a, b) => compareDates(a.created_at, b.created_at) || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0))
-      .map((m) => ({
+    if (rows.length === 0) return undefined;
+    const tenants: MembershipWithTenant[] = [];
+    for (const row of rows) {
+      const m = row.membership;
+      const tenant = row.tenant[0];
+      if (!m || !tenant) continue;
+      tenants.push({
         tenantId: m.tenant_id,
         userId: m.user_id,
         role: m.role as Role,
         createdAt: new Date(m.created_at),
-        tenantName: names.get(m.tenant_id)!,
-      }));
-    return { user: toUser(record), tenants };
+        tenantName: tenant.name,
+      });
+    }
+    tenants.sort(
+      (a, b) =>
+        a.createdAt.getTime() - b.createdAt.getTime() ||
+        (a.tenantId < b.tenantId ? -1 : a.tenantId > b.tenantId ? 1 : 0),
+    );
+    return { user: toUser(rows[0]), tenants };
   }
-}
-
-function compareDates(a: Date, b: Date): number {
-  return new Date(a).getTime() - new Date(b).getTime();
 }

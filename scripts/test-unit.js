@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 'use strict';
 /**
  * `npm run test:unit`: builds the libraries the specs import (Nx, cached), then runs the unit specs
@@ -10,6 +11,7 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 require('./ensure-install').ensureInstalled();
 
+/** @param {string} command @param {string[]} args */
 function run(command, args) {
   const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
   if (result.status !== 0) process.exit(result.status ?? 1);

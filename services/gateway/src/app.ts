@@ -4,7 +4,7 @@ import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Logger, Metrics } from '@agentplatform/service-kit';
 import type { Backends } from './clients/backends.js';
 import type { GatewayConfig } from './config.js';
-import { mountRoutes, type RouteDefinition, type RouteHooks } from './http/route.js';
+import { mountRoutes, type Route, type RouteHooks } from './http/route.js';
 import { accessLog } from './middleware/access-log.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { requestContext } from './middleware/request-context.js';
@@ -18,7 +18,7 @@ export interface AppDeps {
   metrics: Metrics;
   backends: Backends;
   /** The API's routes, served under both `/api/v1` (shape A) and `/v1` (shape B). */
-  routes: ReadonlyArray<RouteDefinition<any, any, any>>;
+  routes: ReadonlyArray<Route>;
   hooks: RouteHooks;
   /** Per-hook limit on the public inbound hooks (`/hooks/<hook_id>...`). */
   hookRateLimit?: Middleware;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type Router from '@koa/router';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
-import type { RouteDefinition } from '../http/route.js';
+import type { Route } from '../http/route.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 
 const ASSETS: Record<string, string> = {
@@ -46,7 +46,7 @@ const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-
  * `GET /api/v1/openapi.json` (and `/v1/openapi.json`): the OpenAPI document, built once from the
  * route registry. `GET /docs`: Swagger UI served from the swagger-ui-dist package.
  */
-export function mountDocsRoutes(router: Router, routes: ReadonlyArray<RouteDefinition<any, any, any>>): void {
+export function mountDocsRoutes(router: Router, routes: ReadonlyArray<Route>): void {
   const document = buildOpenApiDocument(routes);
   const assetDir = getAbsoluteFSPath();
   const assets = new Map(Object.keys(ASSETS).map((name) => [name, readFileSync(path.join(assetDir, name))]));

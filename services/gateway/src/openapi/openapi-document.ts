@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '@agentplatform/service-kit';
-import type { RouteDefinition } from '../http/route.js';
+import type { Route } from '../http/route.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -68,7 +68,7 @@ const ROUTE_ERRORS: Partial<Record<ErrorCode, string>> = {
   conflict: "The resource's state forbids this, or it already exists (conflict)",
 };
 
-function operation(route: RouteDefinition<any, any, any>): JsonSchema {
+function operation(route: Route): JsonSchema {
   const status = String(route.status ?? 200);
   const responses: Record<string, unknown> = {
     [status]: {
@@ -158,7 +158,7 @@ function operation(route: RouteDefinition<any, any, any>): JsonSchema {
  * The OpenAPI 3.1 document of the API, built from the same route definitions (and zod schemas)
  * that route and validate requests, so the document cannot drift from the behaviour.
  */
-export function buildOpenApiDocument(routes: ReadonlyArray<RouteDefinition<any, any, any>>): JsonSchema {
+export function buildOpenApiDocument(routes: ReadonlyArray<Route>): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = openApiPath(route.path);

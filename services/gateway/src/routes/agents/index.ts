@@ -1,5 +1,5 @@
 import type { agentMemoryV1 } from '@agentplatform/contracts';
-import { defineRoute, requireScope, type RouteDefinition } from '../../http/route.js';
+import { defineRoute, requireScope, type Route } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
 import {
   agentListResponse,
@@ -40,7 +40,7 @@ const usageJson = (usage: agentMemoryV1.Usage | undefined) =>
   };
 
 /** SPEC.md section 4 (Agents) and DESIGN.md section 6: CRUD, chat (JSON or SSE), sessions and messages. */
-export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, any>[] {
+export function agentRoutes({ backends }: RouteDeps): Route[] {
   const agents = backends.agentMemory;
   return [
     defineRoute({

@@ -1,5 +1,5 @@
 import type { agentMemoryV1 } from '@agentplatform/contracts';
-import { defineRoute, requireScope, type RouteDefinition } from '../../http/route.js';
+import { defineRoute, requireScope, type Route } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
 import {
   addMemoryBody,
@@ -30,7 +30,7 @@ export function memoryJson(item: agentMemoryV1.MemoryItem) {
 }
 
 /** SPEC.md section 4 (Memory) and DESIGN.md section 6: add, hybrid search, CRUD, consolidation. */
-export function memoryRoutes({ backends }: RouteDeps): RouteDefinition<any, any, any>[] {
+export function memoryRoutes({ backends }: RouteDeps): Route[] {
   const memory = backends.agentMemory;
   return [
     defineRoute({

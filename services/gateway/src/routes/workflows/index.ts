@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { workflowV1 } from '@agentplatform/contracts';
-import { defineRoute, requireScope, type RouteDefinition } from '../../http/route.js';
+import { defineRoute, requireScope, type Route } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
 import {
   executionSummaryToJson,
@@ -41,7 +41,7 @@ function nodesToProto(nodes: NodeJson[]): workflowV1.Node[] {
 }
 
 /** The workflows routes (SPEC.md section 4, DESIGN.md section 7), plus delete and cancel. */
-export function workflowRoutes({ backends, config }: RouteDeps): RouteDefinition<any, any, any>[] {
+export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
   const workflows = backends.workflow;
   return [
     defineRoute({

@@ -16,3 +16,4 @@ export * from './hashing.js';
 export * from './plans.js';
 export * from './quota-counter.js';
 export * from './secret-box.js';
+export * from './retry.js';

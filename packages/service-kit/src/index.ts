@@ -17,3 +17,4 @@ export * from './plans.js';
 export * from './quota-counter.js';
 export * from './secret-box.js';
 export * from './retry.js';
+export * from './credits-client.js';

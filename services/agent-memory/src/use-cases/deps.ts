@@ -1,6 +1,5 @@
 import type { Outbox } from '@agentplatform/events';
-import type { Logger, QuotaCounter } from '@agentplatform/service-kit';
-import type { CreditsPort } from '../clients/identity-credits.client.js';
+import type { CreditsClient, Logger, QuotaCounter } from '@agentplatform/service-kit';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
 import type { AgentRepository } from '../persistence/agent.repository.js';
@@ -29,7 +28,7 @@ export interface Deps {
   queryEmbeddings: QueryEmbeddings;
   backlog: EmbeddingBacklog;
   llm: LlmProvider;
-  credits: CreditsPort;
+  credits: CreditsClient;
   index: MemoryIndexCache;
   /** Agents per tenant and memories per agent (DESIGN.md section 5). */
   quotas: QuotaCounter;

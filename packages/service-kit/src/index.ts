@@ -18,3 +18,4 @@ export * from './quota-counter.js';
 export * from './secret-box.js';
 export * from './retry.js';
 export * from './credits-client.js';
+export * from './paging.js';

@@ -35,11 +35,3 @@ export interface Deps {
   settings: Settings;
   logger: Logger;
 }
-
-/** page from 1, per_page default 20, max 100 (DESIGN.md section 3); 0 means the default. */
-export function paging(page: number, perPage: number): { page: number; perPage: number } {
-  return {
-    page: page > 0 ? Math.floor(page) : 1,
-    perPage: perPage > 0 ? Math.min(100, Math.floor(perPage)) : 20,
-  };
-}

@@ -6,17 +6,10 @@
  * checks formatting, runs the whole jest suite once: the global setup starts the real infrastructure a single time
  * for all projects. Extra arguments go to jest (e.g. `npm test -- services/identity`).
  */
-const { spawnSync } = require('node:child_process');
 const path = require('node:path');
+const { ROOT, run } = require('./run-step');
 
-const ROOT = path.resolve(__dirname, '..');
 require('./ensure-install').ensureInstalled();
-
-/** @param {string} command @param {string[]} args */
-function run(command, args) {
-  const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
-  if (result.status !== 0) process.exit(result.status ?? 1);
-}
 
 const nx = require.resolve('nx/bin/nx');
 run(process.execPath, [nx, 'run-many', '-t', 'build', 'lint', '--outputStyle=static']);
@@ -27,7 +20,6 @@ run(process.execPath, [
   'scripts',
   'bench',
   'jest.preset.js',
-  'jest.config.js',
   'jest.unit.config.js',
 ]);
 run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.tools.json')]);

@@ -8,3 +8,4 @@ export * from './fixtures.js';
 export * from './event-tap.js';
 export * from './clients.js';
 export * from './in-memory-ports.js';
+export * from './in-memory-records.js';

@@ -29,10 +29,16 @@ export default [
           ],
         },
       ],
-      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  {
+    // e2e tests read the JSON answers of a running platform and assert on any path in them; the
+    // harness hands those answers over untyped. Production code never does.
+    files: ['**/test/**/*.ts', 'packages/testing/src/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   prettier,
 ];

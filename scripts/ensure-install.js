@@ -11,6 +11,7 @@ const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 
+/** @param {string} file */
 function mtime(file) {
   try {
     return fs.statSync(file).mtimeMs;

@@ -45,14 +45,17 @@ function installSchemathesis() {
   return st;
 }
 
-/** @param {string} url @param {string} method @param {string} pathname @param {unknown} body @param {Record<string,string>} headers */
+/**
+ * @param {string} url @param {string} method @param {string} pathname @param {unknown} body @param {Record<string,string>} headers
+ * @returns {Promise<Record<string, string>>} the JSON answer (the fields read here are strings)
+ */
 async function call(url, method, pathname, body, headers = {}) {
   const res = await fetch(new URL(pathname, url), {
     method,
     headers: { 'content-type': 'application/json', ...headers },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
-  const json = await res.json();
+  const json = /** @type {Record<string, string>} */ (await res.json());
   if (!res.ok) throw new Error(`${method} ${pathname}: ${res.status} ${JSON.stringify(json)}`);
   return json;
 }

@@ -1,19 +1,14 @@
 #!/usr/bin/env node
+// @ts-check
 'use strict';
 /**
  * `npm run test:unit`: builds the libraries the specs import (Nx, cached), then runs the unit specs
  * (jest.unit.config.js): no global setup, so no JVM, Kafka or MongoDB. Extra arguments go to jest.
  */
-const { spawnSync } = require('node:child_process');
 const path = require('node:path');
+const { ROOT, run } = require('./run-step');
 
-const ROOT = path.resolve(__dirname, '..');
 require('./ensure-install').ensureInstalled();
-
-function run(command, args) {
-  const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
-  if (result.status !== 0) process.exit(result.status ?? 1);
-}
 
 const LIBRARIES = ['contracts', 'events', 'service-kit', 'sdk', 'testing'];
 run(process.execPath, [

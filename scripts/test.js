@@ -1,23 +1,28 @@
 #!/usr/bin/env node
+// @ts-check
 'use strict';
 /**
  * `npm test`: builds and lints every project (Nx, cached), validates the deploy manifests, then
  * checks formatting, runs the whole jest suite once: the global setup starts the real infrastructure a single time
  * for all projects. Extra arguments go to jest (e.g. `npm test -- services/identity`).
  */
-const { spawnSync } = require('node:child_process');
 const path = require('node:path');
+const { ROOT, run } = require('./run-step');
 
-const ROOT = path.resolve(__dirname, '..');
 require('./ensure-install').ensureInstalled();
-
-function run(command, args) {
-  const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
-  if (result.status !== 0) process.exit(result.status ?? 1);
-}
 
 const nx = require.resolve('nx/bin/nx');
 run(process.execPath, [nx, 'run-many', '-t', 'build', 'lint', '--outputStyle=static']);
+// deploy/, scripts/ and bench/ are no Nx project: lint them and type-check their `// @ts-check` files.
+run(process.execPath, [
+  require.resolve('eslint/bin/eslint.js'),
+  'deploy',
+  'scripts',
+  'bench',
+  'jest.preset.js',
+  'jest.unit.config.js',
+]);
+run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.tools.json')]);
 run(process.execPath, [require.resolve('prettier/bin/prettier.cjs'), '--check', '--log-level=warn', '.']);
 run(process.execPath, [path.join(ROOT, 'scripts/sdk-types.js'), '--check']);
 run(process.execPath, [path.join(ROOT, 'deploy/k8s/validate.js')]);

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 'use strict';
 /**
  * Validates everything under deploy/ without a cluster, a Docker engine or the internet:
@@ -171,7 +172,7 @@ function kubernetesSchemas() {
       const needed = new Set();
       const queue = [JSON.stringify(schema)];
       while (queue.length) {
-        for (const [, name] of queue.pop().matchAll(REF)) {
+        for (const [, name] of (queue.pop() ?? '').matchAll(REF)) {
           if (needed.has(name)) continue;
           if (!definitions[name]) throw new Error(`${file}: unknown definition ${name}`);
           needed.add(name);
@@ -304,34 +305,26 @@ function ensureTools() {
 // ---------------------------------------------------------------------------------------------
 // What the code reads: config.ts files
 
-const KEY_LINE = /^\s+['"]?([A-Z][A-Z0-9_]+)['"]?\s*:/;
-
-function keysOf(text) {
-  return text
-    .split('\n')
-    .map((line) => KEY_LINE.exec(line)?.[1])
-    .filter(Boolean);
+/**
+ * The environment schema a service's config.ts exports (`configShape`; the gateway's is
+ * `gatewayEnvShape`), from its built module: the same object the service parses its env with.
+ */
+function configShapeOf(service, repo = REPO) {
+  const dist = path.join(repo, 'services', service, 'dist/config.js');
+  if (!fs.existsSync(dist))
+    throw new Error(`${path.relative(repo, dist)} missing: build the services first (npm run build)`);
+  const mod = require(dist);
+  const name = Object.keys(mod).find((key) => key === 'configShape' || /EnvShape$/.test(key));
+  if (!name) throw new Error(`${path.relative(repo, dist)} exports no configShape`);
+  return mod[name];
 }
 
-/** service -> Set of variable names, from services/<x>/src/config.ts and service-kit's shapes. */
+/** service -> Set of variable names its config schema reads. */
 function codeVariables(repo = REPO) {
-  const kitText = fs.readFileSync(path.join(repo, 'packages/service-kit/src/config.ts'), 'utf8');
-  const shared = new Map();
-  const blocks = kitText.split(/\n(?=export )/);
-  for (const block of blocks) {
-    const name = /^export (?:const|function) (\w+)/.exec(block)?.[1];
-    if (name && /EnvShape$/.test(name)) shared.set(name, keysOf(block));
-  }
   const services = new Map();
   for (const service of fs.readdirSync(path.join(repo, 'services')).sort()) {
-    const file = path.join(repo, 'services', service, 'src/config.ts');
-    if (!fs.existsSync(file)) continue;
-    const text = fs.readFileSync(file, 'utf8');
-    const vars = new Set(keysOf(text));
-    for (const [shape, keys] of shared) {
-      if (new RegExp(`\\b${shape}\\b`).test(text)) keys.forEach((k) => vars.add(k));
-    }
-    services.set(service, vars);
+    if (!fs.existsSync(path.join(repo, 'services', service, 'src/config.ts'))) continue;
+    services.set(service, new Set(Object.keys(configShapeOf(service, repo))));
   }
   return services;
 }
@@ -593,11 +586,7 @@ function writeDocs(docsFile) {
   const code = codeVariables();
   const rows = new Map();
   for (const [service, vars] of code) {
-    const dist = path.join(REPO, 'services', service, 'dist/config.js');
-    if (!fs.existsSync(dist)) throw new Error(`${dist} missing: build the services first`);
-    const mod = require(dist);
-    const shape = Object.values(mod).find((v) => v && typeof v === 'object' && [...vars].every((k) => k in v));
-    if (!shape) throw new Error(`${path.relative(REPO, dist)} does not match src/config.ts: rebuild ${service} first`);
+    const shape = configShapeOf(service);
     const texts = [
       path.join(REPO, 'services', service, 'src/config.ts'),
       path.join(REPO, 'packages/service-kit/src/config.ts'),
@@ -789,7 +778,7 @@ function selfCheck(tools) {
         docsFile: path.join(dir, 'operations.md'),
         dockerfile: path.join(dir, 'Dockerfile'),
       };
-      const errors = validate(tools, copy, () => {});
+      const errors = validate(tools, copy, () => false);
       const text = errors.join('\n');
       if (errors.length > 0 && breakage.expect.test(text)) {
         passed++;
@@ -802,7 +791,7 @@ function selfCheck(tools) {
       }
     } catch (error) {
       failed++;
-      process.stdout.write(`  FAIL ${breakage.name}: ${error.message}\n`);
+      process.stdout.write(`  FAIL ${breakage.name}: ${error instanceof Error ? error.message : error}\n`);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

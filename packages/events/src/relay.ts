@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import {
+  backoffDelay,
   SpanKind,
   contextFromTraceparent,
   contextWithSpan,
@@ -95,6 +96,7 @@ export class OutboxRelay {
   };
 
   private async run(): Promise<void> {
+    let failures = 0;
     let backoff = 0;
     while (this.running) {
       this.pending = false;
@@ -103,11 +105,12 @@ export class OutboxRelay {
         published = await this.publishBatch();
         if (this.failing) this.options.logger.info('kafka reachable again; outbox draining');
         this.failing = false;
+        failures = 0;
         backoff = 0;
       } catch (error) {
         if (!this.failing) this.options.logger.warn({ err: error }, 'cannot publish outbox events; will retry');
         this.failing = true;
-        backoff = Math.min(backoff ? backoff * 2 : 250, 5_000);
+        backoff = backoffDelay(failures++, { baseMs: 250, maxMs: 5_000 });
       }
       if (!this.running) break;
       if (backoff > 0) await this.sleep(backoff, false);

@@ -18,3 +18,6 @@ export * from './plans.js';
 export * from './quota-counter.js';
 export * from './secret-box.js';
 export * from './tracing.js';
+export * from './retry.js';
+export * from './credits-client.js';
+export * from './paging.js';

@@ -9,3 +9,4 @@ export * from './event-tap.js';
 export * from './clients.js';
 export * from './in-memory-ports.js';
 export * from './otlp-receiver.js';
+export * from './in-memory-records.js';

@@ -1,7 +1,14 @@
 import { agentMemoryV1 } from '@agentplatform/contracts';
 import { startOutbox } from '@agentplatform/events';
-import { bootService, createGuardedAgent, QuotaCounter, serve, type Logger } from '@agentplatform/service-kit';
-import { identityCredits } from './clients/identity-credits.client.js';
+import {
+  bootService,
+  createGuardedAgent,
+  identityCreditsClient,
+  openChannel,
+  QuotaCounter,
+  serve,
+  type Logger,
+} from '@agentplatform/service-kit';
 import { grpcWorkflows } from './clients/workflow.client.js';
 import { loadServiceConfig, type Config } from './config.js';
 import type { EmbeddingProvider } from './embeddings/embedding-provider.js';
@@ -70,8 +77,12 @@ async function main(): Promise<void> {
   const memories = new MemoryRepository(runtime.mongo);
   const chats = new ChatRepository(runtime.mongo);
   await Promise.all([agents.init(), memories.init(), chats.init()]);
-  const credits = identityCredits(config.IDENTITY_GRPC_ADDR, config.GRPC_DEADLINE_MS, runtime.metrics);
-  runtime.lifecycle.onShutdown('identity client', () => credits.close());
+  const identityChannel = openChannel(config.IDENTITY_GRPC_ADDR);
+  const credits = identityCreditsClient(identityChannel, {
+    deadlineMs: config.GRPC_DEADLINE_MS,
+    metrics: runtime.metrics,
+  });
+  runtime.lifecycle.onShutdown('identity client', () => identityChannel.close());
   const embedder = embeddingProvider(config, runtime.logger);
   runtime.lifecycle.onShutdown('embeddings', () => embedder.close?.() ?? Promise.resolve());
   const index = new MemoryIndexCache(memories, embedder, config.MEMORY_INDEX_CACHE_MAX_ITEMS, runtime.logger);

@@ -4,7 +4,7 @@ import { HttpMethodEnum, koaBody } from 'koa-body';
 import { tracingEnabled, type Logger, type Metrics } from '@agentplatform/service-kit';
 import type { Backends } from './clients/backends.js';
 import type { GatewayConfig } from './config.js';
-import { mountRoutes, type RouteDefinition, type RouteHooks } from './http/route.js';
+import { mountRoutes, type Route, type RouteHooks } from './http/route.js';
 import { mountMcpRoutes } from './mcp/mcp.routes.js';
 import { bindTools, mcpTools } from './mcp/mcp.tools.js';
 import { accessLog } from './middleware/access-log.js';
@@ -22,7 +22,7 @@ export interface AppDeps {
   metrics: Metrics;
   backends: Backends;
   /** The API's routes, served under both `/api/v1` (shape A) and `/v1` (shape B). */
-  routes: ReadonlyArray<RouteDefinition<any, any, any>>;
+  routes: ReadonlyArray<Route>;
   hooks: RouteHooks;
   /** Idempotency-Key for MCP tool calls (the store behind `hooks.idempotency`). */
   mcpIdempotency?: IdempotencyStore['once'];

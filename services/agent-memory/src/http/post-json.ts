@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffDelay } from '@agentplatform/service-kit';
 
 /** A provider answered with an error or could not be reached within its attempts. */
 export class ProviderError extends Error {
@@ -26,8 +27,7 @@ const RETRYABLE = (status: number) => status === 429 || status >= 500;
 function backoff(attempt: number, retryAfter: string | null): number {
   const seconds = retryAfter ? Number(retryAfter) : NaN;
   if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, 10_000);
-  const base = 250 * 2 ** attempt;
-  return base + Math.floor(Math.random() * base * 0.25);
+  return backoffDelay(attempt, { baseMs: 250, jitter: 0.25 });
 }
 
 /**

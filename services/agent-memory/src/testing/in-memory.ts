@@ -1,4 +1,4 @@
-import { InMemoryOutbox, InMemoryQuotaCounter } from '@agentplatform/testing';
+import { definedFields, InMemoryOutbox, InMemoryQuotaCounter, InMemoryTenantRecords } from '@agentplatform/testing';
 import { createLogger } from '@agentplatform/service-kit';
 import type { Agent } from '../domain/agent.js';
 import type { MemoryItem } from '../domain/memory.js';
@@ -18,17 +18,12 @@ type AgentStore = Pick<
 >;
 
 /** Agents in memory, tenant-scoped like the mongoose repository. */
-export class InMemoryAgents implements AgentStore {
-  readonly byId = new Map<string, Agent>();
+export class InMemoryAgents extends InMemoryTenantRecords<Agent> implements AgentStore {
+  constructor() {
+    super((agent) => agent.tenantId);
+  }
   async insert(agent: Agent): Promise<void> {
-    this.byId.set(agent.id, structuredClone(agent));
-  }
-  async find(tenantId: string, id: string): Promise<Agent | undefined> {
-    const agent = this.byId.get(id);
-    return agent?.tenantId === tenantId ? structuredClone(agent) : undefined;
-  }
-  async count(tenantId: string): Promise<number> {
-    return this.of(tenantId).length;
+    this.put(agent);
   }
   async list(tenantId: string, filter: { type?: string; status?: string }, n: number, perPage: number) {
     const all = this.of(tenantId)
@@ -37,24 +32,11 @@ export class InMemoryAgents implements AgentStore {
     return { agents: page(all, n, perPage), total: all.length };
   }
   async update(tenantId: string, id: string, changes: AgentChanges, now: Date): Promise<Agent | undefined> {
-    const agent = await this.find(tenantId, id);
-    if (!agent) return undefined;
-    const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
-    const updated = { ...agent, ...defined, updatedAt: now };
-    this.byId.set(id, updated);
-    return structuredClone(updated);
+    return this.change(tenantId, id, (agent) => ({ ...agent, ...definedFields(changes), updatedAt: now }));
   }
   async bumpMemoryVersion(tenantId: string, id: string): Promise<number | undefined> {
-    const agent = this.byId.get(id);
-    if (agent?.tenantId !== tenantId) return undefined;
-    agent.memoryVersion += 1;
-    return agent.memoryVersion;
-  }
-  async delete(tenantId: string, id: string): Promise<boolean> {
-    return this.byId.get(id)?.tenantId === tenantId && this.byId.delete(id);
-  }
-  private of(tenantId: string): Agent[] {
-    return [...this.byId.values()].filter((a) => a.tenantId === tenantId).map((a) => structuredClone(a));
+    const bumped = await this.change(tenantId, id, (agent) => ({ ...agent, memoryVersion: agent.memoryVersion + 1 }));
+    return bumped?.memoryVersion;
   }
 }
 
@@ -87,8 +69,7 @@ export class InMemoryMemories implements MemoryStore {
   async update(tenantId: string, id: string, changes: MemoryChanges, now: Date): Promise<MemoryItem | undefined> {
     const item = await this.find(tenantId, id);
     if (!item) return undefined;
-    const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
-    const updated: MemoryItem = { ...item, ...defined, updatedAt: now };
+    const updated: MemoryItem = { ...item, ...definedFields(changes), updatedAt: now };
     if (changes.content !== undefined) delete updated.embedding;
     this.byId.set(id, updated);
     return structuredClone(updated);

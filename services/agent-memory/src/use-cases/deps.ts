@@ -1,7 +1,6 @@
 import type { Outbox } from '@agentplatform/events';
-import type { Logger, QuotaCounter, SecretBox } from '@agentplatform/service-kit';
+import type { CreditsClient, Logger, QuotaCounter, SecretBox } from '@agentplatform/service-kit';
 import type { Dispatcher } from 'undici';
-import type { CreditsPort } from '../clients/identity-credits.client.js';
 import type { WorkflowPort } from '../clients/workflow.client.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
@@ -32,7 +31,7 @@ export interface Deps {
   queryEmbeddings: QueryEmbeddings;
   backlog: EmbeddingBacklog;
   llm: LlmProvider;
-  credits: CreditsPort;
+  credits: CreditsClient;
   index: MemoryIndexCache;
   /** Agents per tenant and memories per agent (DESIGN.md section 5). */
   quotas: QuotaCounter;
@@ -46,13 +45,5 @@ export interface Deps {
     /** The SSRF-guarded dispatcher of every outbound tool request. */
     dispatcher: Dispatcher;
     mcp: McpTools;
-  };
-}
-
-/** page from 1, per_page default 20, max 100 (DESIGN.md section 3); 0 means the default. */
-export function paging(page: number, perPage: number): { page: number; perPage: number } {
-  return {
-    page: page > 0 ? Math.floor(page) : 1,
-    perPage: perPage > 0 ? Math.min(100, Math.floor(perPage)) : 20,
   };
 }

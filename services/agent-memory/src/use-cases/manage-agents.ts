@@ -1,5 +1,5 @@
 import { createEvent } from '@agentplatform/events';
-import { newId, NotFoundError } from '@agentplatform/service-kit';
+import { newId, NotFoundError, paging } from '@agentplatform/service-kit';
 import {
   DEFAULT_MEMORY_TYPES,
   mergeConfig,
@@ -10,7 +10,7 @@ import {
 } from '../domain/agent.js';
 import type { ToolGrant } from '../domain/tools.js';
 import type { AgentChanges } from '../persistence/agent.repository.js';
-import { paging, type Deps } from './deps.js';
+import type { Deps } from './deps.js';
 import { prepareTools } from './prepare-tools.js';
 
 export async function createAgent(

@@ -1,8 +1,8 @@
-import { newId, NotFoundError, ValidationError, type FieldIssue } from '@agentplatform/service-kit';
+import { newId, NotFoundError, ValidationError, type FieldIssue, paging } from '@agentplatform/service-kit';
 import { LIMITS, MEMORY_TYPES, type Agent, type MemoryType } from '../domain/agent.js';
 import type { MemoryItem } from '../domain/memory.js';
 import type { MemoryChanges } from '../persistence/memory.repository.js';
-import { paging, type Deps } from './deps.js';
+import type { Deps } from './deps.js';
 
 export interface MemoryInput {
   agentId: string;

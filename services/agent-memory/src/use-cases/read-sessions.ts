@@ -1,6 +1,6 @@
-import { NotFoundError } from '@agentplatform/service-kit';
+import { NotFoundError, paging } from '@agentplatform/service-kit';
 import type { ChatMessage, Session } from '../domain/chat.js';
-import { paging, type Deps } from './deps.js';
+import type { Deps } from './deps.js';
 
 async function requireAgent(deps: Deps, tenantId: string, agentId: string): Promise<void> {
   if (!(await deps.agents.find(tenantId, agentId))) throw new NotFoundError('Agent');

@@ -85,6 +85,14 @@ export interface RouteDefinition<B = unknown, Q = unknown, P = Record<string, st
   handler: (input: RouteInput<B, Q, P>) => Promise<unknown>;
 }
 
+/**
+ * A route of any body, query and params, as lists of routes hold them. Its handler takes input of
+ * a type only its own schemas know, so it is callable here only with what those schemas parsed.
+ */
+export type Route = Omit<RouteDefinition<unknown, unknown, unknown>, 'handler'> & {
+  handler: (input: RouteInput<never, never, never>) => Promise<unknown>;
+};
+
 /** Helps TypeScript infer B, Q and P from the schemas. */
 export function defineRoute<B = undefined, Q = undefined, P = Record<string, string>>(
   route: RouteDefinition<B, Q, P>,
@@ -116,11 +124,7 @@ function checkContentType(ctx: Context, types: ReadonlyArray<'json' | 'form'>): 
 }
 
 /** Adds routes to a router: access check, content type, validation, handler, status. */
-export function mountRoutes(
-  router: Router,
-  routes: ReadonlyArray<RouteDefinition<any, any, any>>,
-  hooks: RouteHooks,
-): void {
+export function mountRoutes(router: Router, routes: ReadonlyArray<Route>, hooks: RouteHooks): void {
   for (const route of routes) {
     router[route.method](route.path, async (ctx) => {
       // Read by the error handler, which answers validation errors with this status.
@@ -130,14 +134,15 @@ export function mountRoutes(
       if (METHODS_WITH_BODY.has(route.method)) checkContentType(ctx, route.bodyTypes ?? ['json']);
       const rawBody = (ctx.request as { body?: unknown }).body;
       const respond = async () => {
-        const input = {
+        const input: RouteInput<unknown, unknown, unknown> = {
           body: route.body ? parseOrThrow(route.body, rawBody ?? {}) : undefined,
           query: route.query ? parseOrThrow(route.query, ctx.query, 'query') : undefined,
           params: route.params ? parseOrThrow(route.params, ctx.params, 'path') : ctx.params,
           caller,
           ctx,
         };
-        const result = await route.handler(input);
+        // The schemas of this very route parsed body, query and params: they are what its handler takes.
+        const result = await route.handler(input as RouteInput<never, never, never>);
         // A handler whose answer decides the status (202 still running, 200 finished) sets responseStatus.
         ctx.status = typeof ctx.state.responseStatus === 'number' ? ctx.state.responseStatus : (route.status ?? 200);
         if (result !== undefined) ctx.body = result;

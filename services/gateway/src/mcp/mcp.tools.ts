@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Logger, Metrics } from '@agentplatform/service-kit';
 import type { Backends } from '../clients/backends.js';
 import type { GatewayConfig } from '../config.js';
-import type { Caller, HttpMethod, RouteAccess, RouteDefinition } from '../http/route.js';
+import type { Caller, HttpMethod, RouteAccess, Route } from '../http/route.js';
 import { chatOnce, listAgents } from '../routes/agents/index.js';
 import { agentParams, chatBody, listAgentsQuery } from '../routes/agents/agents.schemas.js';
 import { addMemory, searchMemory } from '../routes/memory/index.js';
@@ -113,7 +113,7 @@ export function mcpTools({ backends, config }: McpToolDeps): McpTool[] {
 }
 
 /** Gives every tool the access rule and idempotency of its REST route; a tool naming no route is a programming error. */
-export function bindTools(tools: McpTool[], routes: ReadonlyArray<RouteDefinition<any, any, any>>): BoundMcpTool[] {
+export function bindTools(tools: McpTool[], routes: ReadonlyArray<Route>): BoundMcpTool[] {
   return tools.map((t) => {
     const [method, path] = t.route;
     const route = routes.find((r) => r.method === method && r.path === path);

@@ -49,7 +49,7 @@ const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-
  */
 export function mountDocsRoutes(
   router: Router,
-  routes: ReadonlyArray<RouteDefinition<any, any, any>>,
+  routes: ReadonlyArray<Route>,
   mcpTools: ReadonlyArray<BoundMcpTool> = [],
 ): void {
   const document = buildOpenApiDocument(routes, mcpTools);

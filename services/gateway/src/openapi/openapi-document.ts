@@ -71,7 +71,7 @@ const ROUTE_ERRORS: Partial<Record<ErrorCode, string>> = {
   conflict: "The resource's state forbids this, or it already exists (conflict)",
 };
 
-function operation(route: RouteDefinition<any, any, any>): JsonSchema {
+function operation(route: Route): JsonSchema {
   const status = String(route.status ?? 200);
   const responses: Record<string, unknown> = {
     [status]: {
@@ -163,7 +163,7 @@ function operation(route: RouteDefinition<any, any, any>): JsonSchema {
  * MCP endpoint when its tools are given.
  */
 export function buildOpenApiDocument(
-  routes: ReadonlyArray<RouteDefinition<any, any, any>>,
+  routes: ReadonlyArray<Route>,
   mcpTools: ReadonlyArray<Pick<BoundMcpTool, 'name' | 'access'>> = [],
 ): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};

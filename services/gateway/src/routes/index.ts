@@ -1,4 +1,4 @@
-import type { RouteDefinition } from '../http/route.js';
+import type { Route } from '../http/route.js';
 import { agentRoutes } from './agents/index.js';
 import { authRoutes } from './auth/index.js';
 import { billingRoutes } from './billing/index.js';
@@ -8,7 +8,7 @@ import { webhookRoutes } from './webhooks/index.js';
 import { workflowRoutes } from './workflows/index.js';
 
 /** Every API route, served under `/api/v1` and `/v1`. Each area owns its folder. */
-export function apiRoutes(deps: RouteDeps): RouteDefinition<any, any, any>[] {
+export function apiRoutes(deps: RouteDeps): Route[] {
   return [
     ...authRoutes(deps),
     ...billingRoutes(deps),

@@ -1,3 +1,5 @@
+import { withJitter } from '@agentplatform/service-kit';
+
 /** Upper bound for a receiver's Retry-After, so one header cannot park a delivery for weeks. */
 export const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
 
@@ -17,7 +19,7 @@ export function nextAttemptDelay(
 ): number | undefined {
   if (attemptsMade >= schedule.length) return undefined;
   const base = schedule[attemptsMade];
-  const jittered = Math.round(base + base * JITTER_FRACTION * random());
+  const jittered = withJitter(base, JITTER_FRACTION, random);
   if (retryAfterMs === undefined) return jittered;
   return Math.max(jittered, Math.min(retryAfterMs, MAX_RETRY_AFTER_MS));
 }

@@ -1,5 +1,5 @@
 import type { ReceivedEnvelope } from '@agentplatform/events';
-import { InMemoryQuotaCounter } from '@agentplatform/testing';
+import { definedFields, InMemoryQuotaCounter, InMemoryTenantRecords } from '@agentplatform/testing';
 import type { AttemptReport, DispatchJob } from '../delivery/dispatch-job.js';
 import type { Dispatcher } from '../delivery/dispatcher.js';
 import type { GraceSecret } from '../domain/secrets.js';
@@ -15,34 +15,27 @@ type WebhookStore = Pick<
 >;
 
 /** Webhooks in memory, tenant-scoped like the mongoose repository. */
-export class InMemoryWebhooks implements WebhookStore {
-  readonly byId = new Map<string, Webhook>();
-
-  async count(tenantId: string): Promise<number> {
-    return this.of(tenantId).length;
+export class InMemoryWebhooks extends InMemoryTenantRecords<Webhook> implements WebhookStore {
+  constructor() {
+    super((webhook) => webhook.tenantId);
   }
   async create(webhook: Webhook): Promise<void> {
-    this.byId.set(webhook.id, structuredClone(webhook));
-  }
-  async find(tenantId: string, id: string): Promise<Webhook | undefined> {
-    const found = this.byId.get(id);
-    return found?.tenantId === tenantId ? structuredClone(found) : undefined;
+    this.put(webhook);
   }
   async list(tenantId: string, skip: number, limit: number): Promise<{ items: Webhook[]; total: number }> {
     const all = this.of(tenantId).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     return { items: all.slice(skip, skip + limit), total: all.length };
   }
   async update(tenantId: string, id: string, changes: WebhookChanges, now = new Date()): Promise<Webhook | undefined> {
-    const found = await this.find(tenantId, id);
-    if (!found) return undefined;
-    const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
-    const updated: Webhook = { ...found, ...defined, updatedAt: now };
-    if (changes.status !== undefined && changes.status !== 'failed') {
-      delete updated.failedAt;
-      delete updated.failureReason;
-    }
-    this.byId.set(id, updated);
-    return structuredClone(updated);
+    return this.change(tenantId, id, (webhook) => {
+      const updated: Webhook = { ...webhook, ...definedFields(changes), updatedAt: now };
+      // Leaving `failed` clears the failure, as the repository does.
+      if (changes.status !== undefined && changes.status !== 'failed') {
+        delete updated.failedAt;
+        delete updated.failureReason;
+      }
+      return updated;
+    });
   }
   async rotateSecret(
     tenantId: string,
@@ -51,17 +44,12 @@ export class InMemoryWebhooks implements WebhookStore {
     previous: GraceSecret[],
     now = new Date(),
   ): Promise<Webhook | undefined> {
-    const found = await this.find(tenantId, id);
-    if (!found) return undefined;
-    const updated = { ...found, signingSecret: secret, previousSecrets: previous, updatedAt: now };
-    this.byId.set(id, updated);
-    return structuredClone(updated);
-  }
-  async delete(tenantId: string, id: string): Promise<boolean> {
-    return this.byId.get(id)?.tenantId === tenantId && this.byId.delete(id);
-  }
-  private of(tenantId: string): Webhook[] {
-    return [...this.byId.values()].filter((w) => w.tenantId === tenantId).map((w) => structuredClone(w));
+    return this.change(tenantId, id, (webhook) => ({
+      ...webhook,
+      signingSecret: secret,
+      previousSecrets: previous,
+      updatedAt: now,
+    }));
   }
 }
 

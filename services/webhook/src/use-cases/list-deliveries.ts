@@ -1,7 +1,6 @@
-import { ValidationError } from '@agentplatform/service-kit';
+import { paging, ValidationError } from '@agentplatform/service-kit';
 import { DELIVERY_STATUSES, type Delivery, type DeliveryStatus } from '../domain/types.js';
 import { requireWebhook, type UseCaseDeps } from './deps.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './list-webhooks.js';
 
 /** A webhook's delivery log, newest first. */
 export async function listDeliveries(
@@ -12,6 +11,6 @@ export async function listDeliveries(
     throw ValidationError.field('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
   }
   await requireWebhook(deps, input.tenantId, input.webhookId);
-  const limit = Math.min(MAX_PAGE_SIZE, Math.max(1, input.limit || DEFAULT_PAGE_SIZE));
+  const limit = paging(1, input.limit).perPage;
   return deps.deliveries.list(input.tenantId, input.webhookId, limit, input.status as DeliveryStatus | undefined);
 }

@@ -1,11 +1,10 @@
-import { identityV1 } from '@agentplatform/contracts';
-import { createGrpcClient, type Channel, type Logger, type Metrics } from '@agentplatform/service-kit';
+import { retry, type CreditsClient, type Logger } from '@agentplatform/service-kit';
 
 /** A workflow run costs one credit (DESIGN.md section 5); its agent nodes' chats are charged by agent-memory. */
 export const RUN_COST = 1;
 
-/** How often a run's settle is tried before its reservation is left to expire (the run is then free). */
-const SETTLE_ATTEMPTS = 6;
+/** How a run's settle is retried before its reservation is left to expire (the run is then free). */
+const SETTLE_RETRY = { attempts: 6, baseMs: 500, jitter: 0.25 };
 
 export interface CreditLedger {
   /** Holds a run's credit before it starts; InsufficientCreditsError (402) at a balance below the cost. */
@@ -27,35 +26,27 @@ function runOperation(executionId: string): string {
  * not settled before it expires. Each run has its own ledger entries; identity writes a tenant's
  * concurrent entries in one batch.
  */
-export function grpcCreditLedger(channel: Channel, deadlineMs: number, metrics: Metrics, logger: Logger): CreditLedger {
-  const client = createGrpcClient(identityV1.IdentityServiceDefinition, channel, { deadlineMs, metrics });
-
+export function runCreditLedger(credits: CreditsClient, logger: Logger): CreditLedger {
   const settle = async (tenantId: string, executionId: string): Promise<void> => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await client.settle({
-          tenantId,
-          operationId: runOperation(executionId),
-          used: RUN_COST,
-          description: `workflow run ${executionId} started`,
-        });
-        return;
-      } catch (error) {
-        if (attempt === SETTLE_ATTEMPTS) {
-          logger.error(
-            { err: error, execution_id: executionId },
-            'could not settle a run credit; its reservation expires',
-          );
-          return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt).unref());
-      }
+    try {
+      await retry(
+        () =>
+          credits.settle({
+            tenantId,
+            operationId: runOperation(executionId),
+            used: RUN_COST,
+            description: `workflow run ${executionId} started`,
+          }),
+        SETTLE_RETRY,
+      );
+    } catch (error) {
+      logger.error({ err: error, execution_id: executionId }, 'could not settle a run credit; its reservation expires');
     }
   };
 
   return {
     async reserveRun(tenantId, executionId, workflowId) {
-      await client.reserve({
+      await credits.reserve({
         tenantId,
         operationId: runOperation(executionId),
         amount: RUN_COST,
@@ -66,7 +57,7 @@ export function grpcCreditLedger(channel: Channel, deadlineMs: number, metrics: 
       void settle(tenantId, executionId);
     },
     async releaseRun(tenantId, executionId) {
-      await client.release({
+      await credits.release({
         tenantId,
         operationId: runOperation(executionId),
         description: `workflow run ${executionId} not started`,

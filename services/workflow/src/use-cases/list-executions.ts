@@ -1,4 +1,4 @@
-import { NotFoundError, ValidationError } from '@agentplatform/service-kit';
+import { NotFoundError, paging, ValidationError } from '@agentplatform/service-kit';
 import { EXECUTION_STATUSES, type Execution, type ExecutionStatus } from '../domain/execution.types.js';
 import type { WorkflowDeps } from './deps.js';
 
@@ -12,7 +12,7 @@ export async function listExecutions(
   }
   const workflow = await deps.workflows.get(input.tenantId, input.workflowId);
   if (!workflow) throw new NotFoundError('Workflow');
-  const limit = Math.min(100, Math.max(1, input.limit || 20));
+  const limit = paging(1, input.limit).perPage;
   return deps.executions.list(input.tenantId, workflow.id, {
     limit,
     status: input.status as ExecutionStatus | undefined,

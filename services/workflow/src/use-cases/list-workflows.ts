@@ -1,4 +1,4 @@
-import { ValidationError } from '@agentplatform/service-kit';
+import { paging, ValidationError } from '@agentplatform/service-kit';
 import { WORKFLOW_STATUSES, type Workflow } from '../domain/workflow.types.js';
 import type { WorkflowDeps } from './deps.js';
 
@@ -17,10 +17,9 @@ export async function listWorkflows(
   if (input.status !== undefined && !(WORKFLOW_STATUSES as readonly string[]).includes(input.status)) {
     throw ValidationError.field('status', `must be one of ${WORKFLOW_STATUSES.join(', ')}`);
   }
-  const page = Math.max(1, input.page || 1);
-  const perPage = Math.min(100, Math.max(1, input.perPage || 20));
+  const { page, perPage, skip } = paging(input.page, input.perPage);
   const { items, total } = await deps.workflows.list(input.tenantId, {
-    skip: (page - 1) * perPage,
+    skip,
     limit: perPage,
     status: input.status,
   });

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { agentMemoryV1 } from '@agentplatform/contracts';
 import type { Backends } from '../../clients/backends.js';
-import { defineRoute, requireScope, type Caller, type RouteDefinition } from '../../http/route.js';
+import { defineRoute, requireScope, type Caller, type Route } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
 import {
   agentListResponse,
@@ -71,7 +71,7 @@ export async function chatOnce(agents: AgentMemory, caller: Caller, agentId: str
 }
 
 /** SPEC.md section 4 (Agents) and DESIGN.md section 6: CRUD, chat (JSON or SSE), sessions and messages. */
-export function agentRoutes({ backends }: RouteDeps): RouteDefinition<any, any, any>[] {
+export function agentRoutes({ backends }: RouteDeps): Route[] {
   const agents = backends.agentMemory;
   return [
     defineRoute({

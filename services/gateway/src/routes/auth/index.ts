@@ -1,4 +1,4 @@
-import { anyCaller, defineRoute, publicAccess, userOnly, type RouteDefinition } from '../../http/route.js';
+import { anyCaller, defineRoute, publicAccess, userOnly, type Route } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
 import {
   apiKeyCreatedResponse,
@@ -25,7 +25,7 @@ function tokens(answer: { accessToken: string; tokenType: string; expiresIn: num
 }
 
 /** SPEC.md section 4, Authentication and keys. Validation errors here are 422. */
-export function authRoutes({ backends, revocations, profiles }: RouteDeps): RouteDefinition<any, any, any>[] {
+export function authRoutes({ backends, revocations, profiles }: RouteDeps): Route[] {
   const identity = backends.identity;
   return [
     defineRoute({

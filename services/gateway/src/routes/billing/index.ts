@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { limitParam } from '../../http/paging.js';
-import { defineRoute, ownerOnly, requireScope, type RouteDefinition } from '../../http/route.js';
+import { defineRoute, ownerOnly, requireScope, type Route } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
 
 const creditsQuery = z.object({ limit: limitParam });
@@ -34,7 +34,7 @@ const purchaseResponse = z.object({
 });
 
 /** DESIGN.md section 5: the tenant's balance and ledger, and purchases by its owner. */
-export function billingRoutes({ backends }: RouteDeps): RouteDefinition<any, any, any>[] {
+export function billingRoutes({ backends }: RouteDeps): Route[] {
   return [
     defineRoute({
       method: 'get',

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { agentMemoryV1 } from '@agentplatform/contracts';
 import type { Backends } from '../../clients/backends.js';
-import { defineRoute, requireScope, type Caller, type RouteDefinition } from '../../http/route.js';
+import { defineRoute, requireScope, type Caller, type Route } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
 import {
   addMemoryBody,
@@ -71,7 +71,7 @@ export async function searchMemory(memory: AgentMemory, caller: Caller, body: z.
 }
 
 /** SPEC.md section 4 (Memory) and DESIGN.md section 6: add, hybrid search, CRUD, consolidation. */
-export function memoryRoutes({ backends }: RouteDeps): RouteDefinition<any, any, any>[] {
+export function memoryRoutes({ backends }: RouteDeps): Route[] {
   const memory = backends.agentMemory;
   return [
     defineRoute({

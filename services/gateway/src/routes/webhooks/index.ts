@@ -1,5 +1,5 @@
 import type { webhookV1 } from '@agentplatform/contracts';
-import { defineRoute, requireScope, type RouteDefinition } from '../../http/route.js';
+import { defineRoute, requireScope, type Route } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
 import {
   createdWebhookResponse,
@@ -59,7 +59,7 @@ export function deliveryJson(delivery: webhookV1.Delivery) {
 const TEST_SEND_DEADLINE_MS = 15_000;
 
 /** SPEC.md section 4 (Webhooks) and DESIGN.md section 8; decisions in docs/webhooks.md. */
-export function webhookRoutes({ backends }: RouteDeps): RouteDefinition<any, any, any>[] {
+export function webhookRoutes({ backends }: RouteDeps): Route[] {
   const webhooks = backends.webhook;
   const read = requireScope('webhooks:read');
   const write = requireScope('webhooks:write');

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { workflowV1 } from '@agentplatform/contracts';
 import type { Backends } from '../../clients/backends.js';
 import type { GatewayConfig } from '../../config.js';
-import { defineRoute, requireScope, type Caller, type RouteDefinition } from '../../http/route.js';
+import { defineRoute, requireScope, type Caller, type Route } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
 import {
   executionSummaryToJson,
@@ -95,7 +95,7 @@ export async function getExecution(
 }
 
 /** The workflows routes (SPEC.md section 4, DESIGN.md section 7), plus delete and cancel. */
-export function workflowRoutes({ backends, config }: RouteDeps): RouteDefinition<any, any, any>[] {
+export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
   const workflows = backends.workflow;
   return [
     defineRoute({

@@ -1,5 +1,6 @@
 import { identityV1 } from '@agentplatform/contracts';
-import { createGrpcClient, openChannel, type Metrics } from '@agentplatform/service-kit';
+import { createGrpcClient, type Channel } from './grpc-client.js';
+import type { Metrics } from './metrics.js';
 
 export interface Settlement {
   charged: number;
@@ -8,28 +9,27 @@ export interface Settlement {
 }
 
 /**
- * The credit operations a chat needs (DESIGN.md section 5), kept behind one small port. All are
- * idempotent by operation id: a repeat never reserves, charges or gives back twice.
+ * Identity's credit ledger as the other services use it (DESIGN.md section 5). Every call is
+ * idempotent by its operation id (or idempotency key): a repeat never reserves, charges or gives
+ * back twice, so a caller may retry any of them.
  */
-export interface CreditsPort {
-  /** Holds an estimate; InsufficientCreditsError (402) when the balance cannot cover it. */
+export interface CreditsClient {
+  /** Holds an amount; InsufficientCreditsError (402) when the balance cannot cover it. */
   reserve(input: { tenantId: string; operationId: string; amount: number; description: string }): Promise<void>;
   /** Charges what the work used out of its reservation and gives back the rest. */
   settle(input: { tenantId: string; operationId: string; used: number; description: string }): Promise<Settlement>;
-  /** Gives the whole reservation back (the work failed). */
+  /** Gives the whole reservation back (the work failed or never started). */
   release(input: { tenantId: string; operationId: string; description: string }): Promise<void>;
-  /** A known cost, for chats stored before reservations existed. */
+  /** A known cost without a reservation. */
   charge(input: { tenantId: string; amount: number; idempotencyKey: string; description: string }): Promise<void>;
 }
 
-/** Credits through the identity service's gRPC API. */
-export function identityCredits(
-  address: string,
-  deadlineMs: number,
-  metrics: Metrics,
-): CreditsPort & { close(): void } {
-  const channel = openChannel(address);
-  const client = createGrpcClient(identityV1.IdentityServiceDefinition, channel, { deadlineMs, metrics });
+/** The credits client over identity's gRPC API, on a channel the caller owns. */
+export function identityCreditsClient(
+  channel: Channel,
+  options: { deadlineMs: number; metrics: Metrics },
+): CreditsClient {
+  const client = createGrpcClient(identityV1.IdentityServiceDefinition, channel, options);
   return {
     async reserve(input) {
       await client.reserve(input);
@@ -44,6 +44,5 @@ export function identityCredits(
     async charge(input) {
       await client.charge(input);
     },
-    close: () => channel.close(),
   };
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type Router from '@koa/router';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
-import type { RouteDefinition } from '../http/route.js';
+import type { Route } from '../http/route.js';
 import type { BoundMcpTool } from '../mcp/mcp.tools.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 

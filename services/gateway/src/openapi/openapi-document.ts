@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '@agentplatform/service-kit';
-import type { RouteDefinition } from '../http/route.js';
+import type { Route } from '../http/route.js';
 import { mcpPathItem } from '../mcp/mcp.openapi.js';
 import type { BoundMcpTool } from '../mcp/mcp.tools.js';
 import { scheduleNodeConfig } from '../routes/workflows/workflows.schemas.js';

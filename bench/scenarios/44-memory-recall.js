@@ -5,9 +5,8 @@ const { loggedInUser } = require('./10-auth-me-jwt.js');
 const { latencies, post } = require('./40-memory-add.js');
 
 /*
- * Retrieval quality on long conversations (issue 19): a LoCoMo-format file (MEMORY_EVAL_DATA,
- * default ../shared/data/locomo-dev.json beside the repository; LoCoMo itself: see
- * docs/performance.md) goes through the public API, one agent per conversation and one memory
+ * Retrieval quality on long conversations (issue 19): a LoCoMo-format file (MEMORY_EVAL_DATA;
+ * where to get LoCoMo: docs/performance.md) goes through the public API, one agent per conversation and one memory
  * per turn ("<speaker>: <text>", the turn's id and session date in metadata). For every question
  * of categories 1-4 (5 is adversarial, with no evidence) the platform's search must return the
  * evidence turns among its top 10: recall@10, averaged over questions, beside a plain BM25
@@ -16,10 +15,7 @@ const { latencies, post } = require('./40-memory-add.js');
  * (the bound until an added memory is semantically searchable), and search latency.
  */
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const DATA = process.env.MEMORY_EVAL_DATA
-  ? path.resolve(process.env.MEMORY_EVAL_DATA)
-  : path.resolve(ROOT, '..', 'shared', 'data', 'locomo-dev.json');
+const DATA = process.env.MEMORY_EVAL_DATA ? path.resolve(process.env.MEMORY_EVAL_DATA) : '';
 const K = 10;
 
 /** The turns of a conversation in order, with their session's date. */
@@ -99,9 +95,9 @@ module.exports = {
   title: 'Memory recall@10 on LoCoMo-format conversations (MEMORY_EVAL_DATA)',
   target: 'recall@10 >= 1.35x the BM25 reference; search p95 <= 30 ms; backlog >= 80 memories/s per core',
   async setup(ctx) {
-    if (!fs.existsSync(DATA)) {
+    if (!DATA || !fs.existsSync(DATA)) {
       throw new Error(
-        `no evaluation data at ${DATA}: set MEMORY_EVAL_DATA to a LoCoMo-format file (see docs/performance.md)`,
+        `no evaluation data${DATA ? ` at ${DATA}` : ''}: set MEMORY_EVAL_DATA to a LoCoMo-format file (see docs/performance.md)`,
       );
     }
     const data = JSON.parse(fs.readFileSync(DATA, 'utf8'));

@@ -14,14 +14,9 @@ require('./ensure-install').ensureInstalled();
 const nx = require.resolve('nx/bin/nx');
 run(process.execPath, [nx, 'run-many', '-t', 'build', 'lint', '--outputStyle=static']);
 // deploy/, scripts/ and bench/ are no Nx project: lint them and type-check their `// @ts-check` files.
-run(process.execPath, [
-  require.resolve('eslint/bin/eslint.js'),
-  'deploy',
-  'scripts',
-  'bench',
-  'jest.preset.js',
-  'jest.unit.config.js',
-]);
+// eslint's package exports no bin path: find the script beside its package.json.
+const eslint = path.join(path.dirname(require.resolve('eslint/package.json')), 'bin', 'eslint.js');
+run(process.execPath, [eslint, 'deploy', 'scripts', 'bench', 'jest.preset.js', 'jest.unit.config.js']);
 run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.tools.json')]);
 run(process.execPath, [require.resolve('prettier/bin/prettier.cjs'), '--check', '--log-level=warn', '.']);
 run(process.execPath, [path.join(ROOT, 'scripts/sdk-types.js'), '--check']);

@@ -334,6 +334,7 @@ describe('memory through the gateway', () => {
           GRPC_PORT: '0',
           METRICS_PORT: '0',
           IDENTITY_GRPC_ADDR: `127.0.0.1:${platform.service('identity').ready!.grpc_port}`,
+          DATA_ENCRYPTION_KEY: platform.dataEncryptionKey,
         },
         path.join(platform.logDir, 'agent-memory-replica.log'),
       );

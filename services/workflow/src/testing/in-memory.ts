@@ -11,7 +11,10 @@ import type { WorkflowRepository } from '../persistence/workflow.repository.js';
 import type { WorkflowDeps } from '../use-cases/deps.js';
 
 /** The workflow store in memory, tenant-scoped like the mongoose repository. */
-export class InMemoryWorkflows implements Omit<WorkflowRepository, 'init' | 'migrateHookIds' | 'model'> {
+export class InMemoryWorkflows implements Pick<
+  WorkflowRepository,
+  'count' | 'insert' | 'get' | 'getForHook' | 'rotateHook' | 'list' | 'update' | 'setStatus' | 'delete'
+> {
   readonly byId = new Map<string, Workflow>();
 
   async count(tenantId: string): Promise<number> {
@@ -29,7 +32,11 @@ export class InMemoryWorkflows implements Omit<WorkflowRepository, 'init' | 'mig
     return found && structuredClone(found);
   }
   async rotateHook(tenantId: string, id: string, hookId: string, now: Date): Promise<Workflow | undefined> {
-    return this.update(tenantId, id, { updated_at: now }, { hook_id: hookId });
+    const found = this.byId.get(id);
+    if (found?.tenant_id !== tenantId) return undefined;
+    const updated = { ...found, hook_id: hookId, updated_at: now };
+    this.byId.set(id, updated);
+    return structuredClone(updated);
   }
   async list(tenantId: string, options: { skip: number; limit: number; status?: string }) {
     const all = [...this.byId.values()]
@@ -43,17 +50,27 @@ export class InMemoryWorkflows implements Omit<WorkflowRepository, 'init' | 'mig
   async update(
     tenantId: string,
     id: string,
-    changes: Partial<Pick<Workflow, 'name' | 'description' | 'nodes' | 'edges' | 'status'>> & { updated_at: Date },
-    extra: Partial<Workflow> = {},
+    changes: Partial<
+      Pick<Workflow, 'name' | 'description' | 'nodes' | 'edges' | 'status' | 'next_run_at' | 'version'>
+    > & { updated_at: Date },
+    conditions: { status?: WorkflowStatus; version?: number } = {},
   ): Promise<Workflow | undefined> {
     const found = this.byId.get(id);
     if (found?.tenant_id !== tenantId) return undefined;
-    const updated = { ...found, ...changes, ...extra };
+    if (conditions.status && found.status !== conditions.status) return undefined;
+    if (conditions.version !== undefined && (found.version ?? 1) !== conditions.version) return undefined;
+    const updated = { ...found, ...changes };
     this.byId.set(id, updated);
     return structuredClone(updated);
   }
-  async setStatus(tenantId: string, id: string, status: WorkflowStatus, now: Date): Promise<Workflow | undefined> {
-    return this.update(tenantId, id, { status, updated_at: now });
+  async setStatus(
+    tenantId: string,
+    id: string,
+    from: WorkflowStatus,
+    change: { status: WorkflowStatus; next_run_at: Date | null },
+    now: Date,
+  ): Promise<Workflow | undefined> {
+    return this.update(tenantId, id, { ...change, updated_at: now }, { status: from });
   }
   async delete(tenantId: string, id: string): Promise<boolean> {
     if (this.byId.get(id)?.tenant_id !== tenantId) return false;
@@ -189,6 +206,15 @@ export class FakeEngine implements Pick<ExecutionEngine, 'submit' | 'waitFor' | 
   }
 }
 
+/** Schedule claims in memory: what pause and delete ask (is a run of the workflow still starting?). */
+export class InMemoryScheduleClaims {
+  readonly starting = new Set<string>();
+
+  async startingFor(workflowId: string): Promise<boolean> {
+    return this.starting.has(workflowId);
+  }
+}
+
 /** The workflow use cases' deps, every port in memory. */
 export function inMemoryWorkflowDeps() {
   const workflows = new InMemoryWorkflows();
@@ -196,6 +222,7 @@ export function inMemoryWorkflowDeps() {
   const fakes = {
     workflows,
     executions,
+    claims: new InMemoryScheduleClaims(),
     engine: new FakeEngine(executions),
     agents: new InMemoryAgents(),
     credits: new InMemoryCredits(),

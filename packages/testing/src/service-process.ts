@@ -39,7 +39,8 @@ export class ServiceProcess {
     this.env = { ...this.env, ...extra };
   }
 
-  async start(timeoutMs = 30_000): Promise<ReadyLine> {
+  /** AP_SERVICE_START_TIMEOUT_MS lengthens the wait for a service's ready line on a loaded machine. */
+  async start(timeoutMs = Number(process.env.AP_SERVICE_START_TIMEOUT_MS || 30_000)): Promise<ReadyLine> {
     const entry = path.join(REPO_ROOT, 'services', this.name, 'dist', 'main.js');
     const log: WriteStream = createWriteStream(this.logFile, { flags: 'a' });
     // AP_SERVICE_NODE_ARGS adds Node options to every service, e.g. `--cpu-prof` to profile a bench.

@@ -1,0 +1,147 @@
+'use strict';
+const fs = require('node:fs');
+const { execSync } = require('node:child_process');
+const { MongoClient } = require('mongodb');
+const { workflowTenant } = require('./50-workflow-hook-transform');
+
+const SCHEDULES = Number(process.env.BENCH_SCHEDULES || 10_000);
+const IDLE_WINDOW_MS = 30_000;
+const TICK_WINDOW_MS = 60_000;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs `task(i)` for i in [0, n) with `parallel` in flight. */
+async function each(n, parallel, task) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (next < n) await task(next++);
+    }),
+  );
+}
+
+/** CPU seconds (user + system) the process has used, from /proc. */
+function cpuSeconds(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const ticks = Number(execSync('getconf CLK_TCK').toString().trim());
+  return (Number(fields[11]) + Number(fields[12])) / ticks;
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** A request retried while the platform answers 503 (a loaded machine), as a client would. */
+async function withRetry(call) {
+  for (let attempt = 1; ; attempt++) {
+    const res = await call();
+    if (res.status !== 503 || attempt === 10) return res;
+    await sleep(1_000 * attempt);
+  }
+}
+
+function scheduleBody(i, cron) {
+  return {
+    name: `bench schedule ${i}`,
+    nodes: [{ id: 'tick', type: 'schedule', config: { cron, input: { i } } }],
+  };
+}
+
+/**
+ * 10,000 active schedules on one workflow replica (docs/workflows.md, "Schedules"). First every
+ * schedule fires once a year, so none is due: the workflow process's CPU over 30 s is the
+ * scheduler's idle cost. Then each fires every minute at second i % 60 (about 167 runs a second,
+ * spread over the minute): over one minute, tick-to-start is each run's execution start minus its
+ * tick, from the claims and executions in MongoDB.
+ */
+module.exports = {
+  id: 'workflow-schedules',
+  title: `${SCHEDULES} schedules on one workflow replica`,
+  target: 'tick-to-start p99 < 1 s at ~170 runs/s; idle scheduler < 5% of a core',
+  async setup(ctx) {
+    // An API key, not the login's access token: seeding 10,000 schedules outlasts the token.
+    const owner = await workflowTenant(ctx);
+    const key = await withRetry(() =>
+      owner.post('/api/v1/auth/api-keys', {
+        name: 'bench schedules',
+        scopes: ['workflows:read', 'workflows:write'],
+      }),
+    );
+    if (key.status !== 201) throw new Error(`api key: ${key.status} ${key.text}`);
+    const http = ctx.api(ctx.url, key.body.key);
+    const ids = new Array(SCHEDULES);
+    await each(SCHEDULES, 8, async (i) => {
+      const created = await withRetry(() => http.post('/api/v1/workflows', scheduleBody(i, '0 0 1 1 *')));
+      if (created.status !== 201) throw new Error(`create: ${created.status} ${created.text}`);
+      const resumed = await withRetry(() => http.post(`/api/v1/workflows/${created.body.id}/resume`));
+      if (resumed.status !== 200) throw new Error(`resume: ${resumed.status} ${resumed.text}`);
+      ids[i] = created.body.id;
+    });
+    ctx.log(`${SCHEDULES} yearly schedules active`);
+    const mongo = await MongoClient.connect(ctx.platform.mongoUri);
+    return { http, ids, mongo, db: mongo.db(ctx.platform.database('workflow')) };
+  },
+  async run(ctx, state) {
+    const pid = ctx.platform.service('workflow').pid;
+    await sleep(5_000);
+    const cpuBefore = cpuSeconds(pid);
+    const idleStart = Date.now();
+    await sleep(IDLE_WINDOW_MS);
+    const idleShare = (cpuSeconds(pid) - cpuBefore) / ((Date.now() - idleStart) / 1000);
+
+    await each(SCHEDULES, 8, async (i) => {
+      const res = await withRetry(() =>
+        state.http.put(`/api/v1/workflows/${state.ids[i]}`, { nodes: scheduleBody(i, `${i % 60} * * * * *`).nodes }),
+      );
+      if (res.status !== 200) throw new Error(`update: ${res.status} ${res.text}`);
+    });
+    ctx.log('schedules now fire every minute; warming up for 20 s');
+    await sleep(20_000);
+    const from = new Date(Math.ceil(Date.now() / 1000) * 1000);
+    const to = new Date(from.getTime() + TICK_WINDOW_MS);
+    const cpuTicking = cpuSeconds(pid);
+    await sleep(to.getTime() - Date.now() + 10_000);
+    const busyShare = (cpuSeconds(pid) - cpuTicking) / ((Date.now() - from.getTime()) / 1000);
+
+    const claims = await state.db
+      .collection('schedule_claims')
+      .find({ tick_at: { $gte: from, $lt: to } })
+      .toArray();
+    const started = claims.filter((c) => c.state === 'started');
+    const executions = await state.db
+      .collection('executions')
+      .find({ _id: { $in: started.map((c) => c.execution_id) } }, { projection: { started_at: 1 } })
+      .toArray();
+    const startedAt = new Map(executions.map((e) => [e._id, e.started_at.getTime()]));
+    const lags = started
+      .filter((c) => startedAt.has(c.execution_id))
+      .map((c) => startedAt.get(c.execution_id) - c.tick_at.getTime())
+      .sort((a, b) => a - b);
+    const expected = SCHEDULES * (TICK_WINDOW_MS / 60_000);
+    return {
+      rows: [
+        {
+          label: 'scheduled runs started/s',
+          rps: Math.round(lags.length / (TICK_WINDOW_MS / 1000)),
+          p50: percentile(lags, 50),
+          p99: percentile(lags, 99),
+          errors: expected - lags.length,
+          note:
+            `tick-to-start in ms over ${TICK_WINDOW_MS / 1000} s: ${lags.length} of ${expected} ticks started ` +
+            `(${claims.length - started.length} claims not started), max ${lags[lags.length - 1]} ms; ` +
+            `workflow process CPU while ticking ${(busyShare * 100).toFixed(1)}% of a core`,
+        },
+        {
+          label: `idle scheduler, ${SCHEDULES} active schedules not due`,
+          note: `workflow process CPU ${(idleShare * 100).toFixed(2)}% of a core over ${IDLE_WINDOW_MS / 1000} s`,
+        },
+      ],
+    };
+  },
+  async teardown(_ctx, state) {
+    // Cleanup only: stop the schedules so later scenarios do not run beside 170 runs a second.
+    await state.db
+      .collection('workflows')
+      .updateMany({ _id: { $in: state.ids } }, { $set: { status: 'paused', next_run_at: null } });
+    await state.mongo.close();
+  },
+};

@@ -42,10 +42,20 @@ describe('workflow versions in storage', () => {
     } as never);
     expect((await workflows.get('ten_1', 'wf_old'))?.version).toBe(1);
 
-    const bumped = await workflows.update('ten_1', 'wf_old', { name: 'new', version: 2, updated_at: now }, { version: 1 });
+    const bumped = await workflows.update(
+      'ten_1',
+      'wf_old',
+      { name: 'new', version: 2, updated_at: now },
+      { version: 1 },
+    );
     expect(bumped).toMatchObject({ name: 'new', version: 2 });
     // A second writer that read version 1 finds nothing to change.
-    const stale = await workflows.update('ten_1', 'wf_old', { name: 'lost', version: 2, updated_at: now }, { version: 1 });
+    const stale = await workflows.update(
+      'ten_1',
+      'wf_old',
+      { name: 'lost', version: 2, updated_at: now },
+      { version: 1 },
+    );
     expect(stale).toBeUndefined();
     expect((await workflows.get('ten_1', 'wf_old'))?.name).toBe('new');
     // Another tenant's workflow is not found, whatever the version.

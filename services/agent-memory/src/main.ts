@@ -26,7 +26,7 @@ import { QueryEmbeddings } from './search/query-embeddings.js';
 import { McpTools } from './tools/mcp-tools.js';
 import { agentMemoryService } from './transport/agent-memory.grpc.js';
 import { retryPendingCharges } from './use-cases/chat-with-agent.js';
-import type { Deps } from './use-cases/deps.js';
+import type { UseCaseDeps } from './use-cases/deps.js';
 import { EmbeddingBacklog } from './use-cases/embedding-backlog.js';
 
 function llmProvider(config: Config): LlmProvider {
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
   runtime.lifecycle.onShutdown('workflow client', () => workflows.close());
   const dispatcher = createGuardedAgent({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
   runtime.lifecycle.onShutdown('tool http agent', () => dispatcher.close());
-  const deps: Deps = {
+  const deps: UseCaseDeps = {
     agents,
     memories,
     chats,

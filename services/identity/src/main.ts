@@ -15,7 +15,7 @@ import { TokenIssuer } from './security/token-issuer.js';
 import { identityService } from './transport/identity.grpc.js';
 import { announceWithdrawnKey } from './use-cases/announce-withdrawn-key.js';
 import { releaseExpiredHolds } from './use-cases/credits.js';
-import type { IdentityDeps } from './use-cases/identity-deps.js';
+import type { UseCaseDeps } from './use-cases/deps.js';
 
 const DAY_MS = 86_400_000;
 
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     audience: config.JWT_AUDIENCE,
     ttlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
   });
-  const deps: IdentityDeps = {
+  const deps: UseCaseDeps = {
     users,
     tenants,
     refreshTokens,

@@ -20,7 +20,7 @@ import { WorkflowRepository } from './persistence/workflow.repository.js';
 import { startRetentionJob } from './jobs/retention.job.js';
 import { startScheduler } from './jobs/scheduler.job.js';
 import { workflowGrpcService } from './transport/workflow.grpc.js';
-import type { WorkflowDeps } from './use-cases/deps.js';
+import type { UseCaseDeps } from './use-cases/deps.js';
 import { childRunner } from './use-cases/run-child.js';
 
 /** config -> mongo -> kafka (outbox relay) -> engine -> grpc server -> graceful shutdown */
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   runtime.lifecycle.onShutdown('expression sandbox', () => expressions.close());
 
   // Child runs (workflow and foreach nodes) start executions through the use cases, which need the engine.
-  const wired: { deps?: WorkflowDeps } = {};
+  const wired: { deps?: UseCaseDeps } = {};
   const children = childRunner(() => wired.deps!);
   const engine = new ExecutionEngine({
     executions,
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   runtime.lifecycle.onShutdown('execution engine', () => engine.stop());
   startRetentionJob(runtime, executions, config.EXECUTION_RETENTION_DAYS, config.PRUNE_INTERVAL_MS, claims);
 
-  const deps: WorkflowDeps = {
+  const deps: UseCaseDeps = {
     workflows,
     executions,
     claims,

@@ -6,7 +6,7 @@ import type { AgentChanges, AgentRepository } from '../persistence/agent.reposit
 import type { ChatRepository } from '../persistence/chat.repository.js';
 import type { MemoryChanges, MemoryRepository } from '../persistence/memory.repository.js';
 import type { MemoryIndexCache } from '../search/memory-index-cache.js';
-import type { Deps } from '../use-cases/deps.js';
+import type { UseCaseDeps } from '../use-cases/deps.js';
 import type { EmbeddingBacklog } from '../use-cases/embedding-backlog.js';
 
 const newestFirst = <T extends { id: string }>(a: T, b: T) => b.id.localeCompare(a.id);
@@ -143,5 +143,5 @@ export function inMemoryAgentMemoryDeps() {
   };
   // The fakes implement the methods these use cases call (checked above); the repository classes
   // also carry their mongoose internals, which no use case sees.
-  return { fakes, deps: fakes as unknown as Deps };
+  return { fakes, deps: fakes as unknown as UseCaseDeps };
 }

@@ -1,7 +1,7 @@
 import type { Logger, SecretBox } from '@agentplatform/service-kit';
 import type { Agent } from '../domain/agent.js';
 import { headerContext, TOOL_LIMITS, type HttpGrant, type McpGrant } from '../domain/tools.js';
-import type { Deps } from '../use-cases/deps.js';
+import type { UseCaseDeps } from '../use-cases/deps.js';
 import { httpTool } from './http-tool.js';
 import type { McpTurn } from './mcp-tools.js';
 import { memoryAddTool, memorySearchTool } from './memory-tools.js';
@@ -45,7 +45,7 @@ export function toolTimeoutMs(agent: Agent): number {
  * The tools an agent's grants give one chat turn (DESIGN.md section 9), all bound to the agent's
  * tenant. MCP servers are listed now (or from the brief cache) through the turn's connections.
  */
-export async function agentTools(deps: Deps, agent: Agent, scope: ToolScope, mcp: McpTurn): Promise<Tool[]> {
+export async function agentTools(deps: UseCaseDeps, agent: Agent, scope: ToolScope, mcp: McpTurn): Promise<Tool[]> {
   const timeoutMs = toolTimeoutMs(agent);
   const groups = await Promise.all(
     (agent.config.tools ?? []).map(async (grant): Promise<Tool[]> => {

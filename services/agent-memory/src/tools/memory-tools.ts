@@ -1,7 +1,7 @@
 import { DomainError } from '@agentplatform/service-kit';
 import type { Agent } from '../domain/agent.js';
 import { MEMORY_TYPES } from '../domain/agent.js';
-import type { Deps } from '../use-cases/deps.js';
+import type { UseCaseDeps } from '../use-cases/deps.js';
 import { addMemory } from '../use-cases/manage-memories.js';
 import { searchMemory } from '../use-cases/search-memory.js';
 import { ToolError, type Tool, type ToolScope } from './tool.js';
@@ -17,7 +17,7 @@ function asToolError(error: unknown): never {
   throw error;
 }
 
-export function memorySearchTool(deps: Deps, scope: ToolScope): Tool {
+export function memorySearchTool(deps: UseCaseDeps, scope: ToolScope): Tool {
   return {
     name: 'memory_search',
     description:
@@ -49,7 +49,7 @@ export function memorySearchTool(deps: Deps, scope: ToolScope): Tool {
   };
 }
 
-export function memoryAddTool(deps: Deps, scope: ToolScope, agent: Agent): Tool {
+export function memoryAddTool(deps: UseCaseDeps, scope: ToolScope, agent: Agent): Tool {
   const types = MEMORY_TYPES.filter((t) => agent.memoryTypes.includes(t));
   return {
     name: 'memory_add',

@@ -5,7 +5,7 @@ import { publicGrant } from '../domain/tools.js';
 import type { MemoryItem, ScoredMemory } from '../domain/memory.js';
 import { chatWithAgent, type ChatOutcome } from '../use-cases/chat-with-agent.js';
 import { consolidateMemory } from '../use-cases/consolidate-memory.js';
-import type { Deps } from '../use-cases/deps.js';
+import type { UseCaseDeps } from '../use-cases/deps.js';
 import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../use-cases/manage-agents.js';
 import { addMemory, deleteMemory, getMemory, listMemories, updateMemory } from '../use-cases/manage-memories.js';
 import { listMessages, listSessions } from '../use-cases/read-sessions.js';
@@ -119,7 +119,7 @@ function toResult({ item, score }: ScoredMemory): agentMemoryV1.SearchResult {
  * Runs a chat turn and yields its events as they happen. The turn itself is not tied to the
  * consumer: if the caller goes away mid-stream, the reply is still stored and charged.
  */
-async function* streamChat(deps: Deps, request: agentMemoryV1.ChatStreamRequest): AsyncGenerator<StreamEvent> {
+async function* streamChat(deps: UseCaseDeps, request: agentMemoryV1.ChatStreamRequest): AsyncGenerator<StreamEvent> {
   const queue: StreamEvent[] = [];
   let wake: (() => void) | undefined;
   let finished = false;
@@ -164,7 +164,7 @@ async function* streamChat(deps: Deps, request: agentMemoryV1.ChatStreamRequest)
 }
 
 /** proto <-> use-case mapping only. */
-export function agentMemoryService(deps: Deps): Impl {
+export function agentMemoryService(deps: UseCaseDeps): Impl {
   return {
     async createAgent(req) {
       return toAgent(

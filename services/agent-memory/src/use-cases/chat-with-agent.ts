@@ -25,7 +25,7 @@ import { countChatTokens, countTokens } from '../llm/tokenizer.js';
 import { buildPrompt, DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE } from '../llm/prompt.js';
 import { agentTools, toolTimeoutMs } from '../tools/agent-tools.js';
 import type { Tool } from '../tools/tool.js';
-import type { Deps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 import { storeMemory } from './manage-memories.js';
 import { searchMemory } from './search-memory.js';
 import { runToolLoop, type LoopResult } from './tool-loop.js';
@@ -74,7 +74,7 @@ function validate(input: ChatInput): string {
   return message;
 }
 
-async function retrieve(deps: Deps, agent: Agent, message: string, history: ChatMessage[]) {
+async function retrieve(deps: UseCaseDeps, agent: Agent, message: string, history: ChatMessage[]) {
   if (deps.settings.chatMemoryTopK === 0) return [];
   // Turns already in the prompt's history are not repeated as episodic memories.
   const inHistory = new Set(history.map((m) => m.id));
@@ -119,7 +119,7 @@ function retryable(error: unknown): boolean {
  * Settles a stored reply's reservation with its real cost. False when identity could not be
  * reached: the reply stays marked and the retry job settles it.
  */
-async function settle(deps: Deps, reply: ChatMessage, description: string): Promise<boolean> {
+async function settle(deps: UseCaseDeps, reply: ChatMessage, description: string): Promise<boolean> {
   const operationId = chatOperation(reply.id);
   const used = reply.credits ?? chatCost(reply.usage?.totalTokens ?? 0);
   try {
@@ -146,7 +146,7 @@ async function settle(deps: Deps, reply: ChatMessage, description: string): Prom
 }
 
 async function chargeWithoutReservation(
-  deps: Deps,
+  deps: UseCaseDeps,
   reply: ChatMessage,
   used: number,
   description: string,
@@ -167,7 +167,7 @@ async function chargeWithoutReservation(
 }
 
 /** Gives a failed turn's reservation back; if identity is unreachable, its expiry does it later. */
-async function release(deps: Deps, tenantId: string, messageId: string, reason: string): Promise<void> {
+async function release(deps: UseCaseDeps, tenantId: string, messageId: string, reason: string): Promise<void> {
   await deps.credits
     .release({
       tenantId,
@@ -206,7 +206,7 @@ function toolMessageId(userMessageId: string, n: number): string {
  * and stores the reply (agent.message.completed), marked as not yet settled.
  */
 async function answer(
-  deps: Deps,
+  deps: UseCaseDeps,
   agent: Agent,
   turn: Turn,
   sink: ChatSink | undefined,
@@ -346,7 +346,7 @@ async function answer(
  * the turn failed) and, with episodic memory on, stores the exchange as an episodic memory.
  */
 export async function chatWithAgent(
-  deps: Deps,
+  deps: UseCaseDeps,
   tenantId: string,
   input: ChatInput,
   sink?: ChatSink,
@@ -399,7 +399,7 @@ export async function chatWithAgent(
  * use of every round (further rounds are charged at settle, as far as the balance covers them).
  */
 async function reservedTurn(
-  deps: Deps,
+  deps: UseCaseDeps,
   agent: Agent,
   t: Omit<Turn, 'userMessageId' | 'messageId'> & {
     historyMessages: LlmMessage[];
@@ -483,7 +483,7 @@ async function reservedTurn(
  * Settles replies whose settle failed earlier (identity unreachable, or this process died between
  * storing the reply and settling it). Settling is idempotent by operation id.
  */
-export async function retryPendingCharges(deps: Deps, batch = 100): Promise<number> {
+export async function retryPendingCharges(deps: UseCaseDeps, batch = 100): Promise<number> {
   let done = 0;
   for (const reply of await deps.chats.pendingCharges(batch)) {
     if (!(await settle(deps, reply, `Chat (${reply.usage?.totalTokens ?? 0} tokens)`))) break;

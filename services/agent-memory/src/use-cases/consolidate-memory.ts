@@ -3,7 +3,7 @@ import { NotFoundError, ValidationError } from '@agentplatform/service-kit';
 import type { MemoryItem } from '../domain/memory.js';
 import { dot } from '../embeddings/embedding-provider.js';
 import type { IndexedMemory, MemoryIndex } from '../search/memory-index.js';
-import type { Deps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 import { bumped } from './manage-memories.js';
 
 export interface ConsolidationResult {
@@ -58,7 +58,7 @@ function candidates(index: MemoryIndex, docs: IndexedMemory[]): Map<string, Set<
  * keys the kept item lacks, and they are deleted.
  */
 export async function consolidateMemory(
-  deps: Deps,
+  deps: UseCaseDeps,
   tenantId: string,
   agentId: string,
   threshold?: number,

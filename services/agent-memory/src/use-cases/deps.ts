@@ -21,7 +21,7 @@ export interface Settings {
 }
 
 /** Everything the use cases need; built once in main.ts. */
-export interface Deps {
+export interface UseCaseDeps {
   agents: AgentRepository;
   memories: MemoryRepository;
   chats: ChatRepository;

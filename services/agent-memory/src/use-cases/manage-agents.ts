@@ -10,11 +10,11 @@ import {
 } from '../domain/agent.js';
 import type { ToolGrant } from '../domain/tools.js';
 import type { AgentChanges } from '../persistence/agent.repository.js';
-import type { Deps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 import { prepareTools } from './prepare-tools.js';
 
 export async function createAgent(
-  deps: Deps,
+  deps: UseCaseDeps,
   tenantId: string,
   input: AgentInput,
   plan: string | undefined,
@@ -56,14 +56,14 @@ export async function createAgent(
   }
 }
 
-export async function getAgent(deps: Deps, tenantId: string, agentId: string): Promise<Agent> {
+export async function getAgent(deps: UseCaseDeps, tenantId: string, agentId: string): Promise<Agent> {
   const agent = await deps.agents.find(tenantId, agentId);
   if (!agent) throw new NotFoundError('Agent');
   return agent;
 }
 
 export async function listAgents(
-  deps: Deps,
+  deps: UseCaseDeps,
   tenantId: string,
   query: { page: number; perPage: number; type?: string; status?: string },
 ): Promise<{ agents: Agent[]; total: number; page: number; perPage: number }> {
@@ -75,7 +75,12 @@ export async function listAgents(
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** PATCH: only given fields change; `agent.updated` names the fields that really changed. */
-export async function updateAgent(deps: Deps, tenantId: string, agentId: string, input: AgentInput): Promise<Agent> {
+export async function updateAgent(
+  deps: UseCaseDeps,
+  tenantId: string,
+  agentId: string,
+  input: AgentInput,
+): Promise<Agent> {
   const valid = validateAgentInput(input, 'update');
   const current = await getAgent(deps, tenantId, agentId);
   if (valid.config?.tools) {
@@ -117,7 +122,7 @@ export async function updateAgent(deps: Deps, tenantId: string, agentId: string,
 
 /** Deletes the agent, then its memories, sessions and messages. */
 export async function deleteAgent(
-  deps: Deps,
+  deps: UseCaseDeps,
   tenantId: string,
   agentId: string,
 ): Promise<{ memories: number; sessions: number; messages: number }> {

@@ -2,7 +2,7 @@ import { newId, NotFoundError, ValidationError, type FieldIssue, paging } from '
 import { LIMITS, MEMORY_TYPES, type Agent, type MemoryType } from '../domain/agent.js';
 import type { MemoryItem } from '../domain/memory.js';
 import type { MemoryChanges } from '../persistence/memory.repository.js';
-import type { Deps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 
 export interface MemoryInput {
   agentId: string;
@@ -33,7 +33,7 @@ export function checkMemoryType(agent: Agent | undefined, value: string, issues:
   return value as MemoryType;
 }
 
-async function findAgent(deps: Deps, tenantId: string, agentId: string): Promise<Agent> {
+async function findAgent(deps: UseCaseDeps, tenantId: string, agentId: string): Promise<Agent> {
   const agent = agentId ? await deps.agents.find(tenantId, agentId) : undefined;
   if (!agent) throw new NotFoundError('Agent');
   return agent;
@@ -45,7 +45,7 @@ async function findAgent(deps: Deps, tenantId: string, agentId: string): Promise
  * vector comes from the embedding backlog, off the request path.
  */
 export async function storeMemory(
-  deps: Deps,
+  deps: UseCaseDeps,
   agent: Agent,
   input: { memoryType: MemoryType; content: string; metadata: Record<string, unknown> },
 ): Promise<MemoryItem> {
@@ -68,7 +68,7 @@ export async function storeMemory(
 }
 
 export async function bumped(
-  deps: Deps,
+  deps: UseCaseDeps,
   tenantId: string,
   agentId: string,
   change: { upsert?: MemoryItem[]; remove?: string[] },
@@ -79,7 +79,7 @@ export async function bumped(
 }
 
 export async function addMemory(
-  deps: Deps,
+  deps: UseCaseDeps,
   tenantId: string,
   input: MemoryInput,
   plan: string | undefined,
@@ -100,14 +100,14 @@ export async function addMemory(
   }
 }
 
-export async function getMemory(deps: Deps, tenantId: string, memoryId: string): Promise<MemoryItem> {
+export async function getMemory(deps: UseCaseDeps, tenantId: string, memoryId: string): Promise<MemoryItem> {
   const item = await deps.memories.find(tenantId, memoryId);
   if (!item) throw new NotFoundError('Memory item');
   return item;
 }
 
 export async function listMemories(
-  deps: Deps,
+  deps: UseCaseDeps,
   tenantId: string,
   query: { agentId?: string; memoryType?: string; page: number; perPage: number },
 ): Promise<{ items: MemoryItem[]; total: number; page: number; perPage: number }> {
@@ -123,7 +123,7 @@ export async function listMemories(
 }
 
 export async function updateMemory(
-  deps: Deps,
+  deps: UseCaseDeps,
   tenantId: string,
   memoryId: string,
   input: { content?: string; metadata?: Record<string, unknown>; memoryType?: string },
@@ -148,7 +148,7 @@ export async function updateMemory(
   return updated;
 }
 
-export async function deleteMemory(deps: Deps, tenantId: string, memoryId: string): Promise<void> {
+export async function deleteMemory(deps: UseCaseDeps, tenantId: string, memoryId: string): Promise<void> {
   const deleted = await deps.memories.delete(tenantId, memoryId);
   if (!deleted) throw new NotFoundError('Memory item');
   await deps.quotas.release(deleted.agentId, 'memories');

@@ -1,6 +1,6 @@
 import { ValidationError, type FieldIssue } from '@agentplatform/service-kit';
 import { headerContext, type HttpGrant, type McpGrant, type ToolGrant } from '../domain/tools.js';
-import type { Deps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 
 /**
  * Makes validated grants ready to store (DESIGN.md section 9): every workflow grant must name a
@@ -9,7 +9,7 @@ import type { Deps } from './deps.js';
  * the values stored for the grant of the same type and name, since answers never show them.
  */
 export async function prepareTools(
-  deps: Deps,
+  deps: UseCaseDeps,
   tenantId: string,
   agentId: string,
   grants: ToolGrant[],

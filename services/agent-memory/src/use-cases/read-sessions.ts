@@ -1,14 +1,14 @@
 import { NotFoundError, paging } from '@agentplatform/service-kit';
 import type { ChatMessage, Session } from '../domain/chat.js';
-import type { Deps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 
-async function requireAgent(deps: Deps, tenantId: string, agentId: string): Promise<void> {
+async function requireAgent(deps: UseCaseDeps, tenantId: string, agentId: string): Promise<void> {
   if (!(await deps.agents.find(tenantId, agentId))) throw new NotFoundError('Agent');
 }
 
 /** The agent's sessions, most recently active first. */
 export async function listSessions(
-  deps: Deps,
+  deps: UseCaseDeps,
   tenantId: string,
   agentId: string,
   query: { page: number; perPage: number },
@@ -21,7 +21,7 @@ export async function listSessions(
 
 /** One session's messages in conversation order (oldest first), tool calls included. */
 export async function listMessages(
-  deps: Deps,
+  deps: UseCaseDeps,
   tenantId: string,
   agentId: string,
   sessionId: string,

@@ -3,7 +3,7 @@ import type { MemoryType } from '../domain/agent.js';
 import { parseFilters } from '../domain/memory-filter.js';
 import type { ScoredMemory } from '../domain/memory.js';
 import type { IndexedMemory } from '../search/memory-index.js';
-import type { Deps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 import { checkMemoryType } from './manage-memories.js';
 
 export const DEFAULT_TOP_K = 10;
@@ -21,7 +21,7 @@ export interface SearchInput {
 
 /** Hybrid search over one agent's items (see MemoryIndex for the score). */
 export async function searchMemory(
-  deps: Deps,
+  deps: UseCaseDeps,
   tenantId: string,
   input: SearchInput,
   exclude?: (doc: IndexedMemory) => boolean,

@@ -6,7 +6,7 @@ import type { Membership, MembershipWithTenant, Tenant, TenantRepository } from 
 import type { User, UserRepository } from '../persistence/user.repository.js';
 import type { PasswordHasher } from '../security/password-hasher.js';
 import type { TokenIssuer } from '../security/token-issuer.js';
-import type { IdentityDeps } from '../use-cases/identity-deps.js';
+import type { UseCaseDeps } from '../use-cases/deps.js';
 
 /** Users in memory, with the unique e-mail index of the real collection. */
 export class InMemoryUsers implements Pick<UserRepository, 'insert' | 'findByEmail' | 'findById'> {
@@ -202,5 +202,5 @@ export function inMemoryIdentityDeps() {
   };
   // The fakes implement the methods the use cases call (checked above); the repository classes
   // also carry their mongoose internals, which no use case sees.
-  return { fakes, deps: fakes as unknown as IdentityDeps };
+  return { fakes, deps: fakes as unknown as UseCaseDeps };
 }

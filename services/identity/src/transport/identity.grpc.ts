@@ -16,7 +16,7 @@ import {
   type Settlement,
 } from '../use-cases/credits.js';
 import { getMe } from '../use-cases/get-me.js';
-import type { IdentityDeps } from '../use-cases/identity-deps.js';
+import type { UseCaseDeps } from '../use-cases/deps.js';
 import type { Session } from '../use-cases/issue-session.js';
 import { login } from '../use-cases/login.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../use-cases/manage-api-keys.js';
@@ -75,7 +75,7 @@ function tenant(tenantId: string): string {
 }
 
 /** Maps the proto messages to the use cases and back; no rules live here. */
-export function identityService(deps: IdentityDeps): identityV1.IdentityServiceImplementation {
+export function identityService(deps: UseCaseDeps): identityV1.IdentityServiceImplementation {
   return {
     async register(req) {
       const result = await registerUser(deps, {

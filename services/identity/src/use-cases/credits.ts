@@ -8,7 +8,7 @@ import {
   type FieldIssue,
 } from '@agentplatform/service-kit';
 import type { LedgerEntry, Movement } from '../domain/credit-chain.js';
-import type { IdentityDeps } from './identity-deps.js';
+import type { UseCaseDeps } from './deps.js';
 import { creditWriter } from './credit-writer.js';
 
 export interface MovementInput {
@@ -48,7 +48,7 @@ function closeKey(operationId: string): string {
   return `${operationId}:close`;
 }
 
-function write(deps: IdentityDeps, tenantId: string, movement: Movement): Promise<LedgerEntry> {
+function write(deps: UseCaseDeps, tenantId: string, movement: Movement): Promise<LedgerEntry> {
   return creditWriter(deps.credits).write(tenantId, movement);
 }
 
@@ -56,7 +56,7 @@ function write(deps: IdentityDeps, tenantId: string, movement: Movement): Promis
  * Stores events derived from an entry. Their ids come from the entry, so a retry that finds the
  * entry already written stores them again harmlessly (and the relay's consumers dedupe by id).
  */
-async function publish(deps: IdentityDeps, events: EventEnvelope[]): Promise<void> {
+async function publish(deps: UseCaseDeps, events: EventEnvelope[]): Promise<void> {
   try {
     await deps.outbox.publish(events);
   } catch (error) {
@@ -69,7 +69,7 @@ async function publish(deps: IdentityDeps, events: EventEnvelope[]): Promise<voi
  * entries that fix a cost count (a charge, a settle): a reservation's dip is undone by its settle
  * or release a moment later and would re-arm nothing.
  */
-async function alertIfLow(deps: IdentityDeps, entry: LedgerEntry): Promise<void> {
+async function alertIfLow(deps: UseCaseDeps, entry: LedgerEntry): Promise<void> {
   const threshold = deps.settings.lowCreditThreshold;
   if (!['charge', 'settle'].includes(entry.type) || entry.balanceAfter >= threshold) return;
   if (!(await deps.credits.disarmLowAlert(entry.tenantId))) return;
@@ -82,18 +82,18 @@ async function alertIfLow(deps: IdentityDeps, entry: LedgerEntry): Promise<void>
 }
 
 /** Re-arms the low-credit alert once a credit lifts the balance back to the threshold. */
-async function rearm(deps: IdentityDeps, entry: LedgerEntry): Promise<void> {
+async function rearm(deps: UseCaseDeps, entry: LedgerEntry): Promise<void> {
   if (entry.balanceAfter >= deps.settings.lowCreditThreshold) await deps.credits.armLowAlert(entry.tenantId);
 }
 
-export async function getBalance(deps: IdentityDeps, tenantId: string): Promise<number> {
+export async function getBalance(deps: UseCaseDeps, tenantId: string): Promise<number> {
   const head = await deps.credits.head(tenantId);
   if (!head) throw new NotFoundError('Tenant');
   return head.balance;
 }
 
 /** Takes a known cost; insufficient_credits when the balance cannot cover it. */
-export async function chargeCredits(deps: IdentityDeps, input: MovementInput): Promise<LedgerEntry> {
+export async function chargeCredits(deps: UseCaseDeps, input: MovementInput): Promise<LedgerEntry> {
   checkMovement(input);
   const entry = await write(deps, input.tenantId, {
     key: input.idempotencyKey,
@@ -106,7 +106,7 @@ export async function chargeCredits(deps: IdentityDeps, input: MovementInput): P
   return entry;
 }
 
-export async function refundCredits(deps: IdentityDeps, input: MovementInput): Promise<LedgerEntry> {
+export async function refundCredits(deps: UseCaseDeps, input: MovementInput): Promise<LedgerEntry> {
   checkMovement(input);
   const entry = await write(deps, input.tenantId, {
     key: input.idempotencyKey,
@@ -121,7 +121,7 @@ export async function refundCredits(deps: IdentityDeps, input: MovementInput): P
 
 /** An owner buys credits; fires billing.purchase.completed. */
 export async function purchaseCredits(
-  deps: IdentityDeps,
+  deps: UseCaseDeps,
   input: { tenantId: string; userId: string; credits: number; idempotencyKey: string },
 ): Promise<LedgerEntry> {
   const membership = await deps.tenants.findMembership(input.tenantId, input.userId);
@@ -166,7 +166,7 @@ export interface Reservation {
  * open until Settle or Release closes it, or the expiry sweep releases it.
  */
 export async function reserveCredits(
-  deps: IdentityDeps,
+  deps: UseCaseDeps,
   input: { tenantId: string; operationId: string; amount: number; description: string },
 ): Promise<Reservation> {
   const issues: FieldIssue[] = [];
@@ -193,7 +193,7 @@ export interface Settlement {
   released: boolean;
 }
 
-async function findHold(deps: IdentityDeps, tenantId: string, operationId: string): Promise<LedgerEntry> {
+async function findHold(deps: UseCaseDeps, tenantId: string, operationId: string): Promise<LedgerEntry> {
   const issues: FieldIssue[] = [];
   checkKey(issues, operationId, 'operation_id');
   throwIfAny(issues);
@@ -214,7 +214,7 @@ function settlement(hold: LedgerEntry, close: LedgerEntry): Settlement {
 }
 
 async function closeHold(
-  deps: IdentityDeps,
+  deps: UseCaseDeps,
   hold: LedgerEntry,
   movement: Omit<Movement, 'key' | 'whenShort'>,
 ): Promise<Settlement> {
@@ -236,7 +236,7 @@ async function closeHold(
  * reservation: a repeat, or a settle after the reservation was released, answers what happened.
  */
 export async function settleCredits(
-  deps: IdentityDeps,
+  deps: UseCaseDeps,
   input: { tenantId: string; operationId: string; used: number; description: string },
 ): Promise<Settlement> {
   const issues: FieldIssue[] = [];
@@ -253,7 +253,7 @@ export async function settleCredits(
 
 /** Closes a reservation without charging anything (the work failed or never ran). */
 export async function releaseCredits(
-  deps: IdentityDeps,
+  deps: UseCaseDeps,
   input: { tenantId: string; operationId: string; description: string },
 ): Promise<Settlement> {
   const hold = await findHold(deps, input.tenantId, input.operationId);
@@ -268,7 +268,7 @@ export async function releaseCredits(
  * Releases reservations that outlived their expiry (their holder crashed or gave up). Answers
  * how many it closed. Safe on every replica at once: each reservation closes once.
  */
-export async function releaseExpiredHolds(deps: IdentityDeps, now = new Date(), batch = 100): Promise<number> {
+export async function releaseExpiredHolds(deps: UseCaseDeps, now = new Date(), batch = 100): Promise<number> {
   let closed = 0;
   for (const hold of await deps.credits.expiredHolds(now, batch)) {
     await closeHold(deps, hold, {
@@ -283,7 +283,7 @@ export async function releaseExpiredHolds(deps: IdentityDeps, now = new Date(), 
 
 /** The balance and the newest entries, read together: the balance is the newest entry's. */
 export async function getCredits(
-  deps: IdentityDeps,
+  deps: UseCaseDeps,
   tenantId: string,
   limit: number,
 ): Promise<{ balance: number; plan: string; entries: LedgerEntry[] }> {

@@ -1,10 +1,10 @@
 import { UnauthorizedError } from '@agentplatform/service-kit';
 import type { MembershipWithTenant } from '../persistence/tenant.repository.js';
 import type { User } from '../persistence/user.repository.js';
-import type { IdentityDeps } from './identity-deps.js';
+import type { UseCaseDeps } from './deps.js';
 
 export async function getMe(
-  deps: IdentityDeps,
+  deps: UseCaseDeps,
   userId: string,
 ): Promise<{ user: User; tenants: MembershipWithTenant[] }> {
   // One database call: the user, their memberships and the tenants' names (docs/performance.md).

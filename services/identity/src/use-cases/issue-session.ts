@@ -1,6 +1,6 @@
 import { ForbiddenError, newId, sha256Hex } from '@agentplatform/service-kit';
 import { randomToken } from '../security/secrets.js';
-import type { IdentityDeps } from './identity-deps.js';
+import type { UseCaseDeps } from './deps.js';
 
 export interface Session {
   accessToken: string;
@@ -11,7 +11,7 @@ export interface Session {
 }
 
 /** The tenant a user acts on when none is named: the oldest tenant they own, else their oldest membership. */
-export async function defaultTenantOf(deps: IdentityDeps, userId: string): Promise<string> {
+export async function defaultTenantOf(deps: UseCaseDeps, userId: string): Promise<string> {
   const memberships = await deps.tenants.membershipsOf(userId);
   const chosen = memberships.find((m) => m.role === 'owner') ?? memberships[0];
   if (!chosen) throw new ForbiddenError('The user is not a member of any tenant');
@@ -19,7 +19,7 @@ export async function defaultTenantOf(deps: IdentityDeps, userId: string): Promi
 }
 
 /** An access token and a refresh token of the given family (a new family on login). */
-export async function issueSession(deps: IdentityDeps, userId: string, familyId = newId('rtk')): Promise<Session> {
+export async function issueSession(deps: UseCaseDeps, userId: string, familyId = newId('rtk')): Promise<Session> {
   const tenantId = await defaultTenantOf(deps, userId);
   const refreshToken = `rt_${randomToken()}`;
   const now = new Date();

@@ -1,7 +1,7 @@
 import { DomainError, UnauthorizedError } from '@agentplatform/service-kit';
 import { normalizeEmail, throwIfIssues } from '../domain/account-rules.js';
 import { PASSWORD_MAX_BYTES } from '../security/password-hasher.js';
-import type { IdentityDeps } from './identity-deps.js';
+import type { UseCaseDeps } from './deps.js';
 import { issueSession, type Session } from './issue-session.js';
 
 function lockedOut(until: Date, now: Date): DomainError {
@@ -22,7 +22,7 @@ function lockedOut(until: Date, now: Date): DomainError {
  * account for the lockout period; even the right password is refused while locked. A success
  * clears the count. (The per-address budget is the gateway's, counted before identity is asked.)
  */
-export async function login(deps: IdentityDeps, input: { email: string; password: string }): Promise<Session> {
+export async function login(deps: UseCaseDeps, input: { email: string; password: string }): Promise<Session> {
   throwIfIssues([
     input.email ? undefined : { field: 'username', message: 'is required' },
     input.password ? undefined : { field: 'password', message: 'is required' },

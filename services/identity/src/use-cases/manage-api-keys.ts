@@ -4,7 +4,7 @@ import { throwIfIssues } from '../domain/account-rules.js';
 import { isScope, managesAllKeys, scopesOf, type Role } from '../domain/roles.js';
 import type { ApiKey } from '../persistence/api-key.repository.js';
 import { randomBase62 } from '../security/secrets.js';
-import type { IdentityDeps } from './identity-deps.js';
+import type { UseCaseDeps } from './deps.js';
 
 /** `apk_` + 40 base62 characters: about 238 bits of entropy. */
 const SECRET_LENGTH = 40;
@@ -18,7 +18,7 @@ export interface CreateApiKeyInput {
   expiresAt?: string;
 }
 
-async function roleIn(deps: IdentityDeps, tenantId: string, userId: string): Promise<Role> {
+async function roleIn(deps: UseCaseDeps, tenantId: string, userId: string): Promise<Role> {
   const membership = await deps.tenants.findMembership(tenantId, userId);
   if (!membership) throw new ForbiddenError('You are not a member of this tenant');
   return membership.role;
@@ -26,7 +26,7 @@ async function roleIn(deps: IdentityDeps, tenantId: string, userId: string): Pro
 
 /** Creates a key in the tenant; it may carry only scopes its creator's role grants. */
 export async function createApiKey(
-  deps: IdentityDeps,
+  deps: UseCaseDeps,
   input: CreateApiKeyInput,
 ): Promise<{ apiKey: ApiKey; secret: string }> {
   const role = await roleIn(deps, input.tenantId, input.userId);
@@ -67,13 +67,13 @@ export async function createApiKey(
 }
 
 /** Owners and admins see every key of the tenant; other roles see the keys they made. */
-export async function listApiKeys(deps: IdentityDeps, userId: string, tenantId: string): Promise<ApiKey[]> {
+export async function listApiKeys(deps: UseCaseDeps, userId: string, tenantId: string): Promise<ApiKey[]> {
   const role = await roleIn(deps, tenantId, userId);
   return deps.apiKeys.listActive(tenantId, managesAllKeys(role) ? undefined : userId);
 }
 
 /** Revokes a key; someone else's key is invisible (404) to a role that cannot manage it. */
-export async function revokeApiKey(deps: IdentityDeps, userId: string, tenantId: string, keyId: string): Promise<void> {
+export async function revokeApiKey(deps: UseCaseDeps, userId: string, tenantId: string, keyId: string): Promise<void> {
   const role = await roleIn(deps, tenantId, userId);
   const key = await deps.apiKeys.findActive(tenantId, keyId);
   if (!key || (key.createdBy !== userId && !managesAllKeys(role))) throw new NotFoundError('API key');

@@ -1,7 +1,7 @@
 import { createAccessEvent } from '@agentplatform/events';
 import { UnauthorizedError, ValidationError, sha256Hex } from '@agentplatform/service-kit';
 import type { RefreshToken } from '../persistence/refresh-token.repository.js';
-import type { IdentityDeps } from './identity-deps.js';
+import type { UseCaseDeps } from './deps.js';
 import { issueSession, type Session } from './issue-session.js';
 
 /**
@@ -13,7 +13,7 @@ export const REFRESH_RACE_GRACE_MS = 5_000;
 
 /** Ends a session: every token of the family is revoked and every gateway replica is told. */
 export async function revokeSession(
-  deps: IdentityDeps,
+  deps: UseCaseDeps,
   token: Pick<RefreshToken, 'familyId' | 'userId'>,
   reason: 'reuse' | 'logout',
 ): Promise<void> {
@@ -29,7 +29,7 @@ export async function revokeSession(
  * the race grace, means it leaked or was replayed: the whole family is revoked, which also logs out
  * whoever holds the newest token of that family (OAuth 2.0 Security BCP, refresh token rotation).
  */
-export async function refreshSession(deps: IdentityDeps, refreshToken: string): Promise<Session> {
+export async function refreshSession(deps: UseCaseDeps, refreshToken: string): Promise<Session> {
   if (!refreshToken) throw ValidationError.field('refresh_token', 'is required');
   const now = new Date();
   const stored = await deps.refreshTokens.findByHash(sha256Hex(refreshToken));
@@ -58,7 +58,7 @@ export async function refreshSession(deps: IdentityDeps, refreshToken: string): 
  * Logout: ends the refresh token's session and returns its id; an unknown or already ended one is
  * no error (undefined).
  */
-export async function logout(deps: IdentityDeps, refreshToken: string): Promise<string | undefined> {
+export async function logout(deps: UseCaseDeps, refreshToken: string): Promise<string | undefined> {
   if (!refreshToken) throw ValidationError.field('refresh_token', 'is required');
   const stored = await deps.refreshTokens.findByHash(sha256Hex(refreshToken));
   if (!stored || stored.revokedAt) return undefined;

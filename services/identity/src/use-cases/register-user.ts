@@ -2,7 +2,7 @@ import { ConflictError, isDuplicateKeyError, newId } from '@agentplatform/servic
 import { chainEntryId } from '../domain/credit-chain.js';
 import { emailIssue, normalizeEmail, passwordIssue, throwIfIssues } from '../domain/account-rules.js';
 import type { User } from '../persistence/user.repository.js';
-import type { IdentityDeps } from './identity-deps.js';
+import type { UseCaseDeps } from './deps.js';
 
 export interface RegisterInput {
   email: string;
@@ -20,7 +20,7 @@ export interface RegisterResult {
 const NAME_MAX = 200;
 
 /** Creates the user, a tenant the user owns (named after the company) and its welcome credits. */
-export async function registerUser(deps: IdentityDeps, input: RegisterInput): Promise<RegisterResult> {
+export async function registerUser(deps: UseCaseDeps, input: RegisterInput): Promise<RegisterResult> {
   const email = normalizeEmail(input.email);
   throwIfIssues([
     emailIssue(email),

@@ -1,6 +1,6 @@
 import { ForbiddenError, UnauthorizedError } from '@agentplatform/service-kit';
 import { scopesOf, type Role, type Scope } from '../domain/roles.js';
-import type { IdentityDeps } from './identity-deps.js';
+import type { UseCaseDeps } from './deps.js';
 import { defaultTenantOf } from './issue-session.js';
 
 export interface Access {
@@ -16,7 +16,7 @@ export interface Access {
  * the access token's session id, an ended session (logout, refresh reuse) is unauthorized.
  */
 export async function resolveAccess(
-  deps: IdentityDeps,
+  deps: UseCaseDeps,
   userId: string,
   tenantId?: string,
   sessionId?: string,

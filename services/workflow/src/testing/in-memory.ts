@@ -8,7 +8,7 @@ import type { Workflow, WorkflowStatus } from '../domain/workflow.types.js';
 import type { ExecutionEngine } from '../engine/execution-engine.js';
 import type { ExecutionRepository } from '../persistence/execution.repository.js';
 import type { WorkflowRepository } from '../persistence/workflow.repository.js';
-import type { WorkflowDeps } from '../use-cases/deps.js';
+import type { UseCaseDeps } from '../use-cases/deps.js';
 
 /** The workflow store in memory, tenant-scoped like the mongoose repository. */
 export class InMemoryWorkflows implements Pick<
@@ -233,5 +233,5 @@ export function inMemoryWorkflowDeps() {
   };
   // The fakes implement the methods the use cases call (checked above); the repository classes
   // also carry their mongoose internals, which no use case sees.
-  return { fakes, deps: fakes as unknown as WorkflowDeps };
+  return { fakes, deps: fakes as unknown as UseCaseDeps };
 }

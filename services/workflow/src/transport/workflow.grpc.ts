@@ -15,7 +15,7 @@ import { cancelExecution } from '../use-cases/cancel-execution.js';
 import { changeWorkflowStatus } from '../use-cases/change-workflow-status.js';
 import { createWorkflow } from '../use-cases/create-workflow.js';
 import { deleteWorkflow } from '../use-cases/delete-workflow.js';
-import type { WorkflowDeps } from '../use-cases/deps.js';
+import type { UseCaseDeps } from '../use-cases/deps.js';
 import { executeWorkflow } from '../use-cases/execute-workflow.js';
 import { getExecution } from '../use-cases/get-execution.js';
 import { getWorkflow } from '../use-cases/get-workflow.js';
@@ -124,7 +124,7 @@ function executionToProto(e: Execution): workflowV1.Execution {
 }
 
 /** Proto <-> use-case mapping only. */
-export function workflowGrpcService(deps: WorkflowDeps): Impl {
+export function workflowGrpcService(deps: UseCaseDeps): Impl {
   async function hook(req: workflowV1.TriggerHookRequest): Promise<workflowV1.TriggerHookResponse> {
     const { execution, responseMode } = await triggerHook(deps, {
       hookId: req.hookId,

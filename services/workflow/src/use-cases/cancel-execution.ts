@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError } from '@agentplatform/service-kit';
 import { createEvent } from '@agentplatform/events';
 import { lineage, type Execution } from '../domain/execution.types.js';
-import type { WorkflowDeps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 
 /**
  * Cancels a running execution, whichever replica runs it: the status changes at once; in-flight
@@ -19,7 +19,7 @@ import type { WorkflowDeps } from './deps.js';
  * parent's run stops (use-cases/run-child.ts).
  */
 export async function cancelExecution(
-  deps: Pick<WorkflowDeps, 'executions' | 'engine' | 'outbox'>,
+  deps: Pick<UseCaseDeps, 'executions' | 'engine' | 'outbox'>,
   input: { tenantId: string; workflowId: string; executionId: string },
 ): Promise<Execution> {
   const cancelled = await deps.outbox.run(async (session) => {
@@ -65,7 +65,7 @@ export async function cancelExecution(
 }
 
 async function cancelChildren(
-  deps: Pick<WorkflowDeps, 'executions' | 'engine' | 'outbox'>,
+  deps: Pick<UseCaseDeps, 'executions' | 'engine' | 'outbox'>,
   parent: Execution,
 ): Promise<void> {
   const children = await deps.executions.runningChildren(parent.tenant_id, parent.id);

@@ -1,7 +1,7 @@
 import { NotFoundError } from '@agentplatform/service-kit';
 import { nextTick, scheduleOf } from '../domain/schedule.js';
 import type { Workflow } from '../domain/workflow.types.js';
-import type { WorkflowDeps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 import { waitForScheduledStarts } from './run-scheduled-ticks.js';
 
 /**
@@ -11,7 +11,7 @@ import { waitForScheduledStarts } from './run-scheduled-ticks.js';
  * the workflow is being started, so none starts after the pause answered.
  */
 export async function changeWorkflowStatus(
-  deps: Pick<WorkflowDeps, 'workflows' | 'claims'>,
+  deps: Pick<UseCaseDeps, 'workflows' | 'claims'>,
   input: { tenantId: string; workflowId: string; action: 'pause' | 'resume' },
 ): Promise<Workflow> {
   const status = input.action === 'pause' ? 'paused' : 'active';

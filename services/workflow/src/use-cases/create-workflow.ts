@@ -1,7 +1,7 @@
 import { newId, type FieldIssue } from '@agentplatform/service-kit';
 import { newHookId } from '../domain/hook-id.js';
 import type { Workflow, WorkflowGraph } from '../domain/workflow.types.js';
-import type { WorkflowDeps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 import { checkDescription, checkName, checkSchedulePlan, validateWorkflow } from './validate-workflow.js';
 
 export interface CreateWorkflowInput extends WorkflowGraph {
@@ -14,7 +14,7 @@ export interface CreateWorkflowInput extends WorkflowGraph {
 
 /** A new workflow starts as draft (DESIGN.md section 7). */
 export async function createWorkflow(
-  deps: Pick<WorkflowDeps, 'workflows' | 'agents' | 'quotas'>,
+  deps: Pick<UseCaseDeps, 'workflows' | 'agents' | 'quotas'>,
   input: CreateWorkflowInput,
 ): Promise<Workflow> {
   const issues: FieldIssue[] = [];

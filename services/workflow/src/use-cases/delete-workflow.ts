@@ -1,5 +1,5 @@
 import { NotFoundError } from '@agentplatform/service-kit';
-import type { WorkflowDeps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 import { waitForScheduledStarts } from './run-scheduled-ticks.js';
 
 /**
@@ -7,7 +7,7 @@ import { waitForScheduledStarts } from './run-scheduled-ticks.js';
  * write (it no longer matches), so nothing of the workflow is left behind.
  */
 export async function deleteWorkflow(
-  deps: Pick<WorkflowDeps, 'workflows' | 'executions' | 'quotas' | 'claims'>,
+  deps: Pick<UseCaseDeps, 'workflows' | 'executions' | 'quotas' | 'claims'>,
   input: { tenantId: string; workflowId: string },
 ): Promise<void> {
   const deleted = await deps.workflows.delete(input.tenantId, input.workflowId);

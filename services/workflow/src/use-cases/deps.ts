@@ -8,7 +8,7 @@ import type { ScheduleClaimRepository } from '../persistence/schedule-claim.repo
 import type { WorkflowRepository } from '../persistence/workflow.repository.js';
 
 /** What the use cases work with; wired once in main.ts. */
-export interface WorkflowDeps {
+export interface UseCaseDeps {
   workflows: WorkflowRepository;
   executions: ExecutionRepository;
   /** Schedule ticks claimed by the replicas (one run per workflow and tick). */

@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError } from '@agentplatform/service-kit';
 import { isFinished, type Execution } from '../domain/execution.types.js';
 import type { JsonObject } from '../domain/workflow.types.js';
-import type { WorkflowDeps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 import { startExecution } from './start-execution.js';
 
 /** The longest a synchronous execute waits for the end (DESIGN.md section 7). */
@@ -19,7 +19,7 @@ export interface ExecuteWorkflowInput {
  * A manual run, allowed in draft and active, refused (409) when paused. With async the answer is
  * the running execution; otherwise the finished one, or the running one after the wait.
  */
-export async function executeWorkflow(deps: WorkflowDeps, input: ExecuteWorkflowInput): Promise<Execution> {
+export async function executeWorkflow(deps: UseCaseDeps, input: ExecuteWorkflowInput): Promise<Execution> {
   const workflow = await deps.workflows.get(input.tenantId, input.workflowId);
   if (!workflow) throw new NotFoundError('Workflow');
   if (workflow.status === 'paused') throw new ConflictError('Workflow is paused; resume it to execute');

@@ -1,7 +1,7 @@
 import { NotFoundError } from '@agentplatform/service-kit';
 import { statisticsFrom } from '../domain/statistics.js';
 import type { Workflow, WorkflowStatistics } from '../domain/workflow.types.js';
-import type { WorkflowDeps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 
 export interface WorkflowDetails {
   workflow: Workflow;
@@ -11,7 +11,7 @@ export interface WorkflowDetails {
 
 /** One workflow with its run statistics (computed from the retained executions). */
 export async function getWorkflow(
-  deps: Pick<WorkflowDeps, 'workflows' | 'executions'>,
+  deps: Pick<UseCaseDeps, 'workflows' | 'executions'>,
   input: { tenantId: string; workflowId: string },
 ): Promise<WorkflowDetails> {
   const workflow = await deps.workflows.get(input.tenantId, input.workflowId);

@@ -1,10 +1,10 @@
 import { NotFoundError, paging, ValidationError } from '@agentplatform/service-kit';
 import { EXECUTION_STATUSES, type Execution, type ExecutionStatus } from '../domain/execution.types.js';
-import type { WorkflowDeps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 
 /** A workflow's executions, newest first, optionally of one status; `total` counts all that match. */
 export async function listExecutions(
-  deps: Pick<WorkflowDeps, 'workflows' | 'executions'>,
+  deps: Pick<UseCaseDeps, 'workflows' | 'executions'>,
   input: { tenantId: string; workflowId: string; limit: number; status?: string },
 ): Promise<{ items: Execution[]; total: number }> {
   if (input.status !== undefined && !(EXECUTION_STATUSES as readonly string[]).includes(input.status)) {

@@ -1,6 +1,6 @@
 import { paging, ValidationError } from '@agentplatform/service-kit';
 import { WORKFLOW_STATUSES, type Workflow } from '../domain/workflow.types.js';
-import type { WorkflowDeps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 
 export interface ListWorkflowsInput {
   tenantId: string;
@@ -11,7 +11,7 @@ export interface ListWorkflowsInput {
 
 /** A page of the tenant's workflows, newest first, each with the start of its latest run. */
 export async function listWorkflows(
-  deps: Pick<WorkflowDeps, 'workflows' | 'executions'>,
+  deps: Pick<UseCaseDeps, 'workflows' | 'executions'>,
   input: ListWorkflowsInput,
 ): Promise<{ items: Array<{ workflow: Workflow; lastRunAt?: Date }>; total: number; page: number; perPage: number }> {
   if (input.status !== undefined && !(WORKFLOW_STATUSES as readonly string[]).includes(input.status)) {

@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError } from '@agentplatform/service-kit';
 import type { Execution } from '../domain/execution.types.js';
 import { reusableResults } from '../domain/retry.js';
-import type { WorkflowDeps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 import { startExecution } from './start-execution.js';
 
 export interface RetryExecutionInput {
@@ -16,7 +16,7 @@ export interface RetryExecutionInput {
  * (trigger manual, `retry_of` the old one, a credit like any run) with the same input, which starts
  * from the old run's completed nodes (domain/retry.ts) and runs the rest. Answers it running.
  */
-export async function retryExecution(deps: WorkflowDeps, input: RetryExecutionInput): Promise<Execution> {
+export async function retryExecution(deps: UseCaseDeps, input: RetryExecutionInput): Promise<Execution> {
   const previous = await deps.executions.getById(input.tenantId, input.executionId);
   if (!previous) throw new NotFoundError('Execution');
   if (previous.status !== 'failed' && previous.status !== 'cancelled') {

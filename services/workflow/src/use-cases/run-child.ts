@@ -9,7 +9,7 @@ import {
   type ChildRunner,
 } from '../engine/node-runners.js';
 import { cancelExecution } from './cancel-execution.js';
-import type { WorkflowDeps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 import { startExecution } from './start-execution.js';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -61,7 +61,7 @@ function aborted(signal: AbortSignal): { promise: Promise<void>; dispose: () => 
  * was cancelled; a parent handed to another replica (shutdown, lost lease) leaves it running for
  * the parent's new owner to find.
  */
-export function childRunner(deps: () => WorkflowDeps): ChildRunner {
+export function childRunner(deps: () => UseCaseDeps): ChildRunner {
   async function start(request: ChildRequest, id: string): Promise<Execution> {
     const d = deps();
     const workflow = await d.workflows.get(request.tenantId, request.workflowId);

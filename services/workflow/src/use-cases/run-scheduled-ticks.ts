@@ -3,11 +3,11 @@ import { decideTick, scheduleOf } from '../domain/schedule.js';
 import type { Workflow } from '../domain/workflow.types.js';
 import type { ScheduleClaimRepository, ScheduleClaim } from '../persistence/schedule-claim.repository.js';
 import { claimId } from '../persistence/schedule-claim.repository.js';
-import type { WorkflowDeps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 import { startExecution } from './start-execution.js';
 
 export type SchedulerDeps = Pick<
-  WorkflowDeps,
+  UseCaseDeps,
   'workflows' | 'executions' | 'engine' | 'credits' | 'logger' | 'settings' | 'claims'
 >;
 

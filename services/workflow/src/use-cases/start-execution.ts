@@ -1,7 +1,7 @@
 import { isDuplicateKeyError, newId } from '@agentplatform/service-kit';
 import type { Execution, ExecutionTrigger } from '../domain/execution.types.js';
 import type { JsonObject, Workflow } from '../domain/workflow.types.js';
-import type { WorkflowDeps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 
 /**
  * What a run may be started with besides its workflow: a chosen id (child runs, named from their
@@ -30,7 +30,7 @@ export type ExecutionSeed = Partial<
  * Answers the execution as it stands then: running, or already finished.
  */
 export async function startExecution(
-  deps: Pick<WorkflowDeps, 'engine' | 'credits' | 'logger' | 'settings'>,
+  deps: Pick<UseCaseDeps, 'engine' | 'credits' | 'logger' | 'settings'>,
   workflow: Workflow,
   trigger: ExecutionTrigger,
   input: JsonObject,

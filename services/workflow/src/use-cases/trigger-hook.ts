@@ -2,7 +2,7 @@ import { NotFoundError } from '@agentplatform/service-kit';
 import { HOOK_ID } from '../domain/hook-id.js';
 import { isFinished, type Execution } from '../domain/execution.types.js';
 import { hookPathOf, hookResponseMode, type JsonObject } from '../domain/workflow.types.js';
-import type { WorkflowDeps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 import { MAX_WAIT_MS } from './execute-workflow.js';
 import { startExecution } from './start-execution.js';
 
@@ -18,7 +18,7 @@ export interface TriggerHookInput {
  * about workflows that are not live, and a rotated-out id nothing at all).
  */
 export async function triggerHook(
-  deps: WorkflowDeps,
+  deps: UseCaseDeps,
   input: TriggerHookInput,
 ): Promise<{ execution: Execution; responseMode: 'immediate' | 'last_node' }> {
   if (!HOOK_ID.test(input.hookId)) throw new NotFoundError('Hook');

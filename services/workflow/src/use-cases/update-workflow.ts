@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ConflictError, NotFoundError, type FieldIssue } from '@agentplatform/service-kit';
 import { nextTick, scheduleOf } from '../domain/schedule.js';
 import type { Workflow, WorkflowGraph } from '../domain/workflow.types.js';
-import type { WorkflowDeps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 import { checkDescription, checkName, checkSchedulePlan, validateWorkflow } from './validate-workflow.js';
 
 export interface UpdateWorkflowInput {
@@ -26,7 +26,7 @@ const UPDATE_ATTEMPTS = 3;
  * read, so two concurrent updates never share a number).
  */
 export async function updateWorkflow(
-  deps: Pick<WorkflowDeps, 'workflows' | 'agents'>,
+  deps: Pick<UseCaseDeps, 'workflows' | 'agents'>,
   input: UpdateWorkflowInput,
 ): Promise<Workflow> {
   for (let attempt = 1; attempt <= UPDATE_ATTEMPTS; attempt++) {

@@ -11,7 +11,7 @@ import type { TokenIssuer } from '../security/token-issuer.js';
 import type { PlanName } from '@agentplatform/service-kit';
 
 /** Everything the identity use cases work with. */
-export interface IdentityDeps {
+export interface UseCaseDeps {
   users: UserRepository;
   tenants: TenantRepository;
   refreshTokens: RefreshTokenRepository;

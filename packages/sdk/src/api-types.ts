@@ -3319,14 +3319,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error?: {
-              code?: number;
-              message?: string;
-            };
-            id?: string | number | null;
-            jsonrpc?: string;
-          };
+          'application/json':
+            | {
+                error: {
+                  code?: number;
+                  message?: string;
+                };
+                id?: string | number | null;
+                jsonrpc: string;
+              }
+            | components['schemas']['Error'];
         };
       };
       /** @description Missing, invalid or expired token or key (unauthorized) */
@@ -3355,14 +3357,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error?: {
-              code?: number;
-              message?: string;
-            };
-            id?: string | number | null;
-            jsonrpc?: string;
-          };
+          'application/json':
+            | {
+                error: {
+                  code?: number;
+                  message?: string;
+                };
+                id?: string | number | null;
+                jsonrpc: string;
+              }
+            | components['schemas']['Error'];
         };
       };
       /** @description Body over 1 MiB (payload_too_large) */
@@ -3380,14 +3384,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error?: {
-              code?: number;
-              message?: string;
-            };
-            id?: string | number | null;
-            jsonrpc?: string;
-          };
+          'application/json':
+            | {
+                error: {
+                  code?: number;
+                  message?: string;
+                };
+                id?: string | number | null;
+                jsonrpc: string;
+              }
+            | components['schemas']['Error'];
         };
       };
       /** @description Rate limit exceeded (rate_limit_exceeded): the REST budget of the tenant; Retry-After header */

@@ -7,18 +7,27 @@ const errorRef = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
-/** What the transport itself answers (a JSON-RPC error object, not the platform's error body). */
+/**
+ * What the transport itself answers (a JSON-RPC error object), or the platform's error body when
+ * the gateway refuses the request before it reaches the transport (a malformed JSON body, say).
+ */
 const transportError = (description: string) => ({
   description,
   content: {
     'application/json': {
       schema: {
-        type: 'object',
-        properties: {
-          jsonrpc: { type: 'string' },
-          id: { type: ['string', 'number', 'null'] },
-          error: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' } } },
-        },
+        anyOf: [
+          {
+            type: 'object',
+            properties: {
+              jsonrpc: { type: 'string' },
+              id: { type: ['string', 'number', 'null'] },
+              error: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' } } },
+            },
+            required: ['jsonrpc', 'error'],
+          },
+          { $ref: '#/components/schemas/Error' },
+        ],
       },
     },
   },

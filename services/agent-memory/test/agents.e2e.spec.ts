@@ -213,6 +213,15 @@ describe('agents and chat through the gateway', () => {
         metadata: { category: 'billing' },
       });
       await http.post('/api/v1/memory', { agent_id: agent.id, content: 'The office dog is called Biscuit.' });
+      // The chat retrieves with the same search; on a loaded machine the first query may wait on
+      // the embedding worker, so wait until the memory is found before asserting the answer.
+      await waitFor(
+        async () =>
+          (
+            await http.post('/api/v1/memory/search', { agent_id: agent.id, query: 'How long do refunds take?' })
+          ).body.results?.[0]?.content.startsWith('Refunds'),
+        { what: 'the refund memory in search results' },
+      );
 
       const res = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'How long do refunds take?' });
       expect(res.status).toBe(200);

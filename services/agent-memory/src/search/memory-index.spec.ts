@@ -99,6 +99,50 @@ describe('MemoryIndex', () => {
     expect(ids.indexOf('r')).toBeLessThan(ids.indexOf('v'));
   });
 
+  it('ranks an item lexically alone while it or the query has no vector, never halving its score', () => {
+    // The chat's case (issue 15): a memory just added, before the backlog embeds it. Counted as a
+    // dense score of 0, its lexical match (one of the query's three terms: 0.14) scored 0.07,
+    // under a chat's min_score, and the chat answered that it knew nothing.
+    const contents = [
+      'Refunds are processed within 5 business days after the return arrives.',
+      'The office dog is called Biscuit.',
+    ];
+    const pending = new MemoryIndex(1, 'minilm');
+    contents.forEach((content, n) =>
+      pending.upsert({
+        id: `m${n}`,
+        agentId: 'agt_1',
+        memoryType: 'semantic',
+        content,
+        metadata: {},
+        createdAt: new Date(1000 + n),
+        vector: new Float32Array(0),
+      }),
+    );
+    const asked = 'How long do refunds take?';
+    const lexicalOnly = query(pending, asked, { minScore: 0.1 });
+    expect(lexicalOnly.map((r) => r.item.id)).toEqual(['m0']);
+    expect(lexicalOnly[0].score).toBeCloseTo(0.14, 2);
+    // An embedded neighbour arrives; the pending item keeps its lexical score, the embedded one fuses.
+    pending.upsert({
+      id: 'm2',
+      agentId: 'agt_1',
+      memoryType: 'semantic',
+      content: 'Refunds go back to the original card.',
+      metadata: {},
+      createdAt: new Date(1002),
+      vector: localEmbedding('Refunds go back to the original card.'),
+    });
+    const mixed = query(pending, asked, { topK: 3 });
+    const own = query(pending, asked, { topK: 3, vector: new Float32Array(0) });
+    expect(mixed.find((r) => r.item.id === 'm0')!.score).toBeCloseTo(own.find((r) => r.item.id === 'm0')!.score, 9);
+    // A query without a vector (model loading or failed) ranks every item lexically.
+    const embedded = indexOf(contents.map((content, n) => [`m${n}`, content]));
+    const noQueryVector = query(embedded, asked, { minScore: 0.1, vector: new Float32Array(0) });
+    expect(noQueryVector.map((r) => r.item.id)).toEqual(['m0']);
+    expect(noQueryVector[0].score).toBeCloseTo(lexicalOnly[0].score, 9);
+  });
+
   it('returns nothing for an empty index or a query sharing nothing', () => {
     expect(query(new MemoryIndex(0, 'x'), 'anything')).toEqual([]);
     expect(query(indexOf(corpus), 'zzzz qqqq', { minScore: 0.2 })).toEqual([]);

@@ -47,7 +47,8 @@ export interface IndexQuery {
  * cosine similarity. Scores fuse both, each normalised to [0, 1] (see docs/agents-and-memory.md):
  *   lexical = min(1, BM25(q, d) / sum of idf(t) over the query's terms)
  *   dense   = max(0, cos(q, d))
- *   fused   = w * lexical + (1 - w) * dense
+ *   fused   = w * lexical + (1 - w) * dense, or lexical alone where the item or the query has no
+ *             vector yet (a missing signal is not a mismatch: see search)
  *   score   = max(fused, (fused + c * (near + next / 2)) / (1 + 1.5 * c))
  * where near and next are the best fused scores among the items written just before and after it
  * (one and two places away in creation order) and c = CONTEXT_WEIGHT.
@@ -67,6 +68,8 @@ export class MemoryIndex {
   private columns = new Float32Array(0);
   private capacity = 0;
   private lengths = new Float64Array(0);
+  /** 1 where the slot has a vector of the index's dimension, 0 while it waits for the backlog. */
+  private embedded = new Uint8Array(0);
   /** Per-query scratch, reused: search is synchronous, so no two queries share them at once. */
   private lexical = new Float64Array(0);
   private dense = new Float64Array(0);
@@ -114,8 +117,11 @@ export class MemoryIndex {
       columns.set(this.columns.subarray(j * this.capacity, j * this.capacity + used), j * next);
     const lengths = new Float64Array(next);
     lengths.set(this.lengths);
+    const embedded = new Uint8Array(next);
+    embedded.set(this.embedded);
     this.columns = columns;
     this.lengths = lengths;
+    this.embedded = embedded;
     this.lexical = new Float64Array(next);
     this.dense = new Float64Array(next);
     this.fused = new Float64Array(next);
@@ -138,6 +144,7 @@ export class MemoryIndex {
     // No vector yet (or one of another length, never mixed in practice) scores as zero.
     const matches = vector.length === this.dimension;
     for (let j = 0; j < this.dimension; j++) this.columns[j * this.capacity + slot] = matches ? vector[j] : 0;
+    this.embedded[slot] = matches && this.dimension > 0 ? 1 : 0;
     this.lengths[slot] = doc.length;
     this.totalLength += doc.length;
     for (const [term, tf] of termFreq) {
@@ -168,6 +175,7 @@ export class MemoryIndex {
     for (let j = 0; j < this.dimension; j++)
       this.columns[j * this.capacity + to] = this.columns[j * this.capacity + from];
     this.lengths[to] = this.lengths[from];
+    this.embedded[to] = this.embedded[from];
     for (const [term, tf] of last.termFreq) {
       const posting = this.postings.get(term)!;
       posting.delete(from);
@@ -258,9 +266,18 @@ export class MemoryIndex {
     const dense = this.denseScores(query.vector);
     const w = query.lexicalWeight;
     const fused = this.fused;
+    // Without both vectors there is no dense signal, only a missing one: the item ranks by its
+    // lexical score alone (an item just added, before the backlog embeds it, or any item while
+    // the model loads or fails). Counting the missing signal as 0 would halve every score then,
+    // and drop a direct lexical match below a chat's min_score.
+    const queryEmbedded = query.vector.length > 0 && query.vector.length === this.dimension;
+    const embedded = this.embedded;
     for (let slot = 0; slot < n; slot++) {
       const cosine = dense[slot];
-      fused[slot] = Math.min(1, w * lexical[slot] + (1 - w) * (cosine > 0 ? cosine : 0));
+      fused[slot] =
+        queryEmbedded && embedded[slot] === 1
+          ? Math.min(1, w * lexical[slot] + (1 - w) * (cosine > 0 ? cosine : 0))
+          : lexical[slot];
     }
     const { order, place } = this.creationOrder();
     const at = (i: number) => (i >= 0 && i < n ? fused[order[i]] : 0);

@@ -125,7 +125,13 @@ describe('outbox -> Kafka -> webhook consumer', () => {
       await kafka?.stop();
     });
 
+    // Restarting the broker (a JVM) and the consumer group's rejoin take seconds on an idle machine
+    // and much longer on a loaded CI runner beside other suites: the phases are printed, so a slow
+    // run shows which one was slow.
     it('keeps an event written while Kafka is down and delivers it once Kafka is back', async () => {
+      const started = Date.now();
+      const phases: string[] = [];
+      const mark = (phase: string) => phases.push(`${phase} ${Date.now() - started} ms`);
       const { connection, outbox } = await openOutbox(platform.mongoUri, `producer_${platform.suffix}`);
       const client = createKafka({ brokers: kafka.brokers, clientId: 'events-test', logger });
       const relay = new OutboxRelay({ outbox, kafka: client, topic: platform.topic, logger, pollIntervalMs: 100 });
@@ -138,7 +144,11 @@ describe('outbox -> Kafka -> webhook consumer', () => {
           status: 'active',
         });
         await outbox.publish([before]);
-        await waitFor(() => delivered(receiver, before.id), { what: 'event delivered before the outage' });
+        await waitFor(() => delivered(receiver, before.id), {
+          timeoutMs: 60_000,
+          what: 'event delivered before the outage',
+        });
+        mark('delivered before the outage');
 
         await kafka.stop();
         const during = createEvent('agent.updated', 'ten_outage', {
@@ -156,16 +166,19 @@ describe('outbox -> Kafka -> webhook consumer', () => {
           dataDir: kafkaDir,
           logFile: path.join(kafkaDir, 'kafka.log'),
         });
+        mark('broker ready again');
         const received = await waitFor(() => delivered(receiver, during.id), {
           timeoutMs: 60_000,
           what: 'event delivered after the outage',
         });
+        mark('delivered after the outage');
         expect(received).toEqual(JSON.parse(JSON.stringify(during)));
       } finally {
+        process.stdout.write(`OUTAGE phases: ${phases.join(', ')}\n`);
         await relay.stop();
         await connection.close();
         await receiver.close();
       }
-    });
+    }, 240_000);
   });
 });

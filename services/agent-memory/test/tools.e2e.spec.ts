@@ -335,6 +335,43 @@ describe('agents with tools, and client-chosen sessions', () => {
       expect(output.content).toContain('Invoices are sent on the 3rd.');
     });
 
+    it('ends an agent that reaches itself through a workflow tool at the nesting limit', async () => {
+      // Agent -> workflow tool -> agent node -> the same agent -> ...: each round runs one level
+      // deeper, and the workflow service refuses a run deeper than 5 levels.
+      const agent = await newAgent({});
+      const loop = await http.post('/api/v1/workflows', {
+        name: 'Ask the agent again',
+        nodes: [{ id: 'ask', type: 'agent', config: { agent_id: agent.id, message: 'Again' } }],
+        edges: [],
+      });
+      expect(loop.status).toBe(201);
+      const granted = await http.patch(`/api/v1/agents/${agent.id}`, {
+        config: { tools: [{ type: 'workflow', workflow_id: loop.body.id, name: 'ask_again' }] },
+      });
+      expect(granted.status).toBe(200);
+      // The model always calls the tool, and answers once it has a tool result.
+      const errors: string[] = [];
+      const model = (body: any) => {
+        const last = body.messages.at(-1);
+        if (last.role !== 'tool') return call('ask_again', {});
+        const result = JSON.parse(last.content);
+        if (result.error) errors.push(result.error);
+        return { content: 'Done at this level.' };
+      };
+      fake.script.push(...Array.from({ length: 20 }, () => model));
+
+      const res = await chat(agent.id, { message: 'Start the loop' });
+      expect(res.status).toBe(200);
+      expect(res.body.content).toBe('Done at this level.');
+      // Levels 0 (the user's chat) to 5 each asked the model twice; the sixth run was refused.
+      expect(fake.chats()).toHaveLength(12);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(/nesting deeper than 5 levels/);
+      const runs = await http.get(`/api/v1/workflows/${loop.body.id}/executions`);
+      expect(runs.body.total).toBe(5);
+      expect(runs.body.items.map((e: any) => e.status)).toEqual(Array(5).fill('completed'));
+    }, 120_000);
+
     it('stops after max_steps rounds and has the model answer without calling tools', async () => {
       const agent = await newAgent({ max_steps: 2, tools: [{ type: 'memory_search' }] });
       const keepCalling = (body: any) =>

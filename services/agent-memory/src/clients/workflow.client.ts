@@ -15,7 +15,7 @@ export interface WorkflowPort {
   exists(tenantId: string, workflowId: string): Promise<boolean>;
   /** A manual run that waits up to `waitMs` for the end; costs its run credit in the workflow service. */
   run(
-    input: { tenantId: string; workflowId: string; input: Record<string, unknown>; waitMs: number },
+    input: { tenantId: string; workflowId: string; input: Record<string, unknown>; waitMs: number; depth: number },
     options: { signal: AbortSignal },
   ): Promise<WorkflowRun>;
 }
@@ -42,6 +42,7 @@ export function grpcWorkflows(address: string, deadlineMs: number, metrics: Metr
           input: input.input,
           async: false,
           waitMs: input.waitMs,
+          depth: input.depth,
         },
         // The run may take its whole wait; the call gets that plus room for the answer.
         { signal: options.signal, deadline: input.waitMs + deadlineMs },

@@ -23,4 +23,6 @@ export interface ToolScope {
   agentId: string;
   /** The tenant's plan (memories quota of memory_add). */
   plan?: string;
+  /** The chat's depth in a chain of compositions (0 from a user; see ChatInput.depth). */
+  depth?: number;
 }

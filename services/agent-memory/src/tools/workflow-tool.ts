@@ -21,6 +21,7 @@ export function workflowTool(workflows: WorkflowPort, scope: ToolScope, grant: W
             workflowId: grant.workflow_id,
             input: args,
             waitMs: Math.min(MAX_WAIT_MS, timeoutMs),
+            depth: (scope.depth ?? 0) + 1,
           },
           { signal },
         );

@@ -218,6 +218,7 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
           message: req.message,
           sessionId: req.sessionId,
           plan: req.plan,
+          depth: req.depth,
         }),
       );
     },

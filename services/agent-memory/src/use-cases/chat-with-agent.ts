@@ -36,6 +36,12 @@ export interface ChatInput {
   sessionId?: string;
   /** The tenant's plan (memories quota of the memory_add tool). */
   plan?: string;
+  /**
+   * Where this chat runs in a chain of compositions: 0 from a user, a workflow execution's depth
+   * when its agent node asks. Workflow tools start their runs one level deeper, so an agent whose
+   * workflow asks the agent again ends at the workflow service's nesting limit, not never.
+   */
+  depth?: number;
 }
 
 /** Receives a streamed reply: `start` once the turn is accepted, then each piece of text and tool step. */
@@ -375,7 +381,12 @@ export async function chatWithAgent(
   const maxTokens = agent.config.max_tokens ?? DEFAULT_MAX_TOKENS;
   const mcp = deps.tools.mcp.turn();
   try {
-    const tools = await agentTools(deps, agent, { tenantId, agentId: agent.id, plan: input.plan }, mcp);
+    const tools = await agentTools(
+      deps,
+      agent,
+      { tenantId, agentId: agent.id, plan: input.plan, depth: input.depth },
+      mcp,
+    );
     return await reservedTurn(deps, agent, {
       tenantId,
       message,

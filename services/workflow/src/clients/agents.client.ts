@@ -25,7 +25,7 @@ export interface AgentDirectory {
   /** False when the agent does not exist in the tenant. */
   agentExists(tenantId: string, agentId: string): Promise<boolean>;
   chat(
-    request: { tenantId: string; agentId: string; message: string; sessionId?: string },
+    request: { tenantId: string; agentId: string; message: string; sessionId?: string; depth: number },
     options: { signal: AbortSignal; timeoutMs: number },
   ): Promise<ChatReply>;
 }
@@ -49,6 +49,7 @@ export function grpcAgentDirectory(channel: Channel, deadlineMs: number, metrics
           agentId: request.agentId,
           message: request.message,
           sessionId: request.sessionId,
+          depth: request.depth,
         },
         { signal: options.signal, deadline: options.timeoutMs },
       );

@@ -168,7 +168,14 @@ async function runAgent(input: NodeRunInput, deps: NodeRunnerDeps): Promise<Json
   if (message.trim() === '') throw new NodeError('the agent message is empty', false);
   try {
     const reply = await deps.agents.chat(
-      { tenantId: input.tenantId, agentId: String(config.agent_id), message, sessionId: sessionId || undefined },
+      {
+        tenantId: input.tenantId,
+        agentId: String(config.agent_id),
+        message,
+        sessionId: sessionId || undefined,
+        // The agent's workflow tools start their runs one level below this execution.
+        depth: input.execution.depth,
+      },
       { signal: input.signal, timeoutMs: input.timeoutMs },
     );
     return { ...reply };

@@ -215,6 +215,7 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
         input: (req.input ?? {}) as JsonObject,
         async: req.async,
         waitMs: req.waitMs,
+        depth: req.depth,
       });
       return executionToProto(execution);
     },

@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError } from '@agentplatform/service-kit';
 import { isFinished, type Execution } from '../domain/execution.types.js';
+import { LIMITS } from '../domain/node-config.js';
 import type { JsonObject } from '../domain/workflow.types.js';
 import type { UseCaseDeps } from './deps.js';
 import { startExecution } from './start-execution.js';
@@ -13,6 +14,8 @@ export interface ExecuteWorkflowInput {
   input: JsonObject;
   async: boolean;
   waitMs?: number;
+  /** Where the run starts in a chain of compositions (an agent's workflow tool: its chat's + 1). */
+  depth?: number;
 }
 
 /**
@@ -23,7 +26,18 @@ export async function executeWorkflow(deps: UseCaseDeps, input: ExecuteWorkflowI
   const workflow = await deps.workflows.get(input.tenantId, input.workflowId);
   if (!workflow) throw new NotFoundError('Workflow');
   if (workflow.status === 'paused') throw new ConflictError('Workflow is paused; resume it to execute');
-  const execution = await startExecution(deps, workflow, 'manual', input.input, { runFirst: !input.async });
+  const depth = input.depth ?? 0;
+  // An agent's workflow tool that reaches the agent again (through an agent node) goes one level
+  // deeper each round: the same limit as nested workflow nodes ends it.
+  if (depth > LIMITS.maxNestingDepth) {
+    throw new ConflictError(
+      `nesting deeper than ${LIMITS.maxNestingDepth} levels: an agent's workflow tool was called ${depth} levels deep`,
+    );
+  }
+  const execution = await startExecution(deps, workflow, 'manual', input.input, {
+    runFirst: !input.async,
+    ...(depth > 0 ? { seed: { depth } } : {}),
+  });
   if (input.async || isFinished(execution.status)) return execution;
   const wait = Math.min(MAX_WAIT_MS, input.waitMs && input.waitMs > 0 ? input.waitMs : MAX_WAIT_MS);
   return (await deps.engine.waitFor(input.tenantId, workflow.id, execution.id, wait)) ?? execution;

@@ -79,9 +79,9 @@ function committer(deps: UseCaseDeps): GroupCommit<PendingAdd, MemoryItem> {
 }
 
 /**
- * Takes `units` of the agent's memories quota at once; when the group does not fit, unit by unit,
- * so that the adds that fit are stored and only the rest are refused. Answers, per add, whether
- * it holds a unit, or the refusal.
+ * Takes `units` of the agent's memories quota at once; when the group does not fit, unit by unit
+ * until one is refused, so that the adds that fit are stored and only the rest are refused.
+ * Answers, per add, whether it holds a unit, or the refusal.
  */
 async function takeQuota(
   deps: UseCaseDeps,
@@ -97,14 +97,16 @@ async function takeQuota(
     if (!(error instanceof QuotaExceededError) || units === 1)
       return Array.from({ length: units }, () => error as Error);
   }
+  // Unit by unit until the first refusal: the rest of the group is refused with it (a flood of
+  // adds at the limit costs one attempt per group, not one per add).
   const taken: Array<true | Error> = [];
-  for (let i = 0; i < units; i++) {
-    taken.push(
-      await deps.quotas.acquire(agentId, 'memories', plan, countActual).then(
-        () => true as const,
-        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
-      ),
+  while (taken.length < units) {
+    const outcome = await deps.quotas.acquire(agentId, 'memories', plan, countActual).then(
+      () => true as const,
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
     );
+    if (outcome === true) taken.push(outcome);
+    else while (taken.length < units) taken.push(outcome);
   }
   return taken;
 }

@@ -1,4 +1,5 @@
 'use strict';
+const fs = require('node:fs');
 const http = require('node:http');
 const { loggedInUser } = require('./10-auth-me-jwt.js');
 
@@ -69,6 +70,48 @@ async function latencies({ total, concurrency, request }) {
   times.sort((a, b) => a - b);
   const pct = (p) => Math.round(times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))] * 10) / 10;
   return { rps: Math.round(total / seconds), p50: pct(50), p95: pct(95), p99: pct(99), requests: total, errors };
+}
+
+/**
+ * CPU seconds a process has used so far (user + system), from /proc (Linux); with `mainThread`,
+ * its main thread's only (without worker threads such as agent-memory's embedding model).
+ */
+function cpuSeconds(pid, mainThread = false) {
+  const stat = fs.readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * Operations the database has served so far (serverStatus opcounters: inserts, queries, updates,
+ * deletes, getmores, commands), or undefined where the server does not count them.
+ */
+async function databaseOps(ctx) {
+  const { MongoClient } = require('mongodb');
+  const client = await MongoClient.connect(ctx.platform.mongoUri).catch(() => undefined);
+  if (!client) return undefined;
+  try {
+    const status = await client.db('admin').command({ serverStatus: 1 });
+    const counters = status.opcounters;
+    if (!counters) return undefined;
+    return Object.values(counters).reduce((sum, n) => sum + Number(n), 0);
+  } catch {
+    return undefined;
+  } finally {
+    await client.close();
+  }
+}
+
+/** The agent's memory_version, read from agent-memory's database. */
+async function memoryVersion(ctx, agentId) {
+  const { MongoClient } = require('mongodb');
+  const client = await MongoClient.connect(ctx.platform.mongoUri);
+  try {
+    const agent = await client.db(ctx.platform.database('agent-memory')).collection('agents').findOne({ _id: agentId });
+    return agent?.memory_version ?? 0;
+  } finally {
+    await client.close();
+  }
 }
 
 function post(ctx, token, path, body) {
@@ -163,10 +206,20 @@ module.exports = {
   post,
   agentWithMemories,
   searchScenario,
+  cpuSeconds,
+  databaseOps,
   setup: (ctx) => agentWithMemories(ctx, 0, 'add'),
   async run(ctx, state) {
+    // CPU per add (gateway, agent-memory) and database operations per add: on a shared machine
+    // req/s follow the CPU share the processes get, these do not.
+    const pids = ['gateway', 'agent-memory'].map((name) => ctx.platform.service(name).pid);
+    const cpu = () => [...pids.map((pid) => cpuSeconds(pid)), cpuSeconds(pids[1], true)];
+    const cpuBefore = cpu();
+    const opsBefore = await databaseOps(ctx);
+    const versionBefore = await memoryVersion(ctx, state.agentId);
+    const total = 3_000;
     const figures = await latencies({
-      total: 3_000,
+      total,
       concurrency: 16,
       request: (i) =>
         post(ctx, state.accessToken, '/memory', {
@@ -175,6 +228,16 @@ module.exports = {
           metadata: { n: i % 10 },
         }),
     });
-    return { rows: [{ label: 'memory add', ...figures, note: 'adds per second in req/s' }] };
+    const opsAfter = await databaseOps(ctx);
+    const bumps = (await memoryVersion(ctx, state.agentId)) - versionBefore;
+    const cpuMs = cpu().map((seconds, i) => ((seconds - cpuBefore[i]) * 1000) / total);
+    const ops = opsBefore && opsAfter ? ((opsAfter - opsBefore) / total).toFixed(2) : 'n/a';
+    const note =
+      `adds per second in req/s; CPU per add: gateway ${cpuMs[0].toFixed(2)} ms, agent-memory ` +
+      `${cpuMs[1].toFixed(2)} ms (its main thread ${cpuMs[2].toFixed(2)} ms, the rest is the embedding model's ` +
+      `worker); database operations per add (all services, embedding backlog included): ${ops}; ` +
+      `memory_version bumps per add (one per group of adds, plus one per stored backlog batch): ${(bumps / total).toFixed(3)}`;
+    ctx.log(note);
+    return { rows: [{ label: 'memory add', ...figures, note }] };
   },
 };

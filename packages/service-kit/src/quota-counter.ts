@@ -41,30 +41,32 @@ export class QuotaCounter {
   }
 
   /**
-   * Takes one unit of `kind` under `scope` (a tenant id, or an agent id for memories), or throws
-   * QuotaExceededError. `countActual` counts the existing resources; it runs only when the
-   * counter is first made, or to check a refusal. Returns a release function for a failed create.
+   * Takes `units` (default one) of `kind` under `scope` (a tenant id, or an agent id for
+   * memories), all or none, or throws QuotaExceededError. `countActual` counts the existing
+   * resources; it runs only when the counter is first made, or to check a refusal. Returns a
+   * release function for a failed create (it gives all the units back).
    */
   async acquire(
     scope: string,
     kind: QuotaKind,
     plan: string | undefined,
     countActual: () => Promise<number>,
+    units = 1,
   ): Promise<() => Promise<void>> {
     const limit = planQuota(plan, kind);
     const id = `${kind}:${scope}`;
-    const release = () => this.release(scope, kind);
+    const release = () => this.release(scope, kind, units);
     // Unlimited plans still count, so that a later move to a smaller plan starts from the truth.
-    const filter = limit === null ? { _id: id } : { _id: id, count: { $lt: limit } };
+    const filter = limit === null ? { _id: id } : { _id: id, count: { $lte: limit - units } };
     for (let attempt = 0; attempt < 3; attempt++) {
-      const taken = await this.collection.updateOne(filter, { $inc: { count: 1 }, $set: { at: new Date() } });
+      const taken = await this.collection.updateOne(filter, { $inc: { count: units }, $set: { at: new Date() } });
       if (taken.modifiedCount === 1) return release;
       const current = await this.collection.findOne({ _id: id });
       if (!current) {
         await this.create(id, await countActual());
         continue;
       }
-      if (limit === null || current.count < limit) continue; // a delete made room meanwhile
+      if (limit === null || current.count + units <= limit) continue; // a delete made room meanwhile
       if (!(await this.repair(current, countActual))) break;
     }
     if (limit === null) throw new Error(`quota counter ${id} could not be updated`);

@@ -42,16 +42,17 @@ export class InMemoryQuotaCounter {
     kind: QuotaKind,
     plan: string | undefined,
     countActual: () => Promise<number>,
+    units = 1,
   ): Promise<() => Promise<void>> {
     const key = `${kind}:${scope}`;
     const count = this.counts.get(key) ?? (await countActual());
     const limit = planQuota(plan, kind);
-    if (limit !== null && count >= limit) {
+    if (limit !== null && count + units > limit) {
       this.counts.set(key, count);
       throw new QuotaExceededError(kind, limit, plan && isPlanName(plan) ? plan : 'free');
     }
-    this.counts.set(key, count + 1);
-    return () => this.release(scope, kind);
+    this.counts.set(key, count + units);
+    return () => this.release(scope, kind, units);
   }
 
   async add(scope: string, kind: QuotaKind): Promise<void> {

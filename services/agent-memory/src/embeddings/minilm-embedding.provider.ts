@@ -10,6 +10,20 @@ export const MINILM_FILES = ['model.onnx', 'tokenizer.json'] as const;
 /** all-MiniLM-L6-v2 was trained on sequences of at most 256 word pieces; longer texts are cut. */
 const MAX_TOKENS = 256;
 
+/**
+ * Texts per model call for background batches: a query waits at most for the call in progress,
+ * so the backlog's batches go to the worker in short calls (see bench/model-rss.js for the
+ * figures that chose 4).
+ */
+const BACKGROUND_CALL = 4;
+
+export interface MiniLmOptions {
+  /** Texts per model call for background batches (default BACKGROUND_CALL). */
+  backgroundCall?: number;
+  /** ONNX Runtime session options over the defaults (for measurements: bench/model-rss.js). */
+  session?: Record<string, unknown>;
+}
+
 interface Job {
   id: number;
   texts: string[];
@@ -19,9 +33,9 @@ interface Job {
 
 /**
  * The offline sentence-embedding model (all-MiniLM-L6-v2, int8 ONNX, 384 dimensions), fetched by
- * `node deploy/local/model.js fetch` and run in one worker thread. Jobs run one at a time;
- * interactive ones (a search's query) go before background batches, so a query waits at most for
- * the batch in progress.
+ * `node deploy/local/model.js fetch` and run in one worker thread. Model calls run one at a time;
+ * interactive ones (a search's query) go before background batches, which are cut into calls of
+ * a few texts, so a query waits at most for one short call in progress.
  */
 export class MiniLmEmbeddingProvider implements EmbeddingProvider {
   readonly id = 'minilm-l6-v2-int8';
@@ -38,10 +52,13 @@ export class MiniLmEmbeddingProvider implements EmbeddingProvider {
    * model loads (seconds on a busy machine). Until then queries rank lexically (see
    * QueryEmbeddings) and the backlog's batches wait.
    */
-  constructor(dir: string, logger: Logger) {
+  private readonly backgroundCall: number;
+
+  constructor(dir: string, logger: Logger, options: MiniLmOptions = {}) {
     const started = Date.now();
+    this.backgroundCall = options.backgroundCall ?? BACKGROUND_CALL;
     this.worker = new Worker(path.join(__dirname, 'minilm.worker.js'), {
-      workerData: { dir, maxTokens: MAX_TOKENS } satisfies WorkerInit,
+      workerData: { dir, maxTokens: MAX_TOKENS, session: options.session } satisfies WorkerInit,
     });
     this.worker.on('message', (reply: WorkerReply) => {
       if ('type' in reply && reply.type === 'ready') {
@@ -74,6 +91,13 @@ export class MiniLmEmbeddingProvider implements EmbeddingProvider {
   embed(texts: string[], options: { background?: boolean } = {}): Promise<Float32Array[]> {
     if (texts.length === 0) return Promise.resolve([]);
     if (this.failure) return Promise.reject(this.failure);
+    if (options.background && texts.length > this.backgroundCall) {
+      const calls: Array<Promise<Float32Array[]>> = [];
+      for (let i = 0; i < texts.length; i += this.backgroundCall) {
+        calls.push(this.embed(texts.slice(i, i + this.backgroundCall), options));
+      }
+      return Promise.all(calls).then((parts) => parts.flat());
+    }
     return new Promise((resolve, reject) => {
       const job = { id: this.nextId++, texts, resolve, reject };
       (options.background ? this.background : this.urgent).push(job);

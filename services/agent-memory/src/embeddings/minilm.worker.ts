@@ -11,6 +11,8 @@ import { InferenceSession, Tensor } from 'onnxruntime-node';
 export interface WorkerInit {
   dir: string;
   maxTokens: number;
+  /** Session options over the defaults below (measurements). */
+  session?: Record<string, unknown>;
 }
 
 export type WorkerRequest = { id: number; texts: string[] };
@@ -35,6 +37,7 @@ async function start(port: NonNullable<typeof parentPort>, init: WorkerInit): Pr
     enableCpuMemArena: false,
     enableMemPattern: false,
     extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
+    ...init.session,
   });
 
   const embed = async (texts: string[]): Promise<Float32Array[]> => {

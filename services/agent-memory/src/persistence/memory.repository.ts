@@ -1,4 +1,5 @@
-import type { ClientSession, Connection, Model } from 'mongoose';
+import { insertEach } from '@agentplatform/service-kit';
+import type { ClientSession, Collection, Connection, Model } from 'mongoose';
 import type { MemoryType } from '../domain/agent.js';
 import type { Embedding, MemoryItem } from '../domain/memory.js';
 import { memoryModel, type EmbeddingDoc, type MemoryDoc } from './memory.schema.js';
@@ -97,6 +98,33 @@ export class MemoryRepository {
       ],
       { session },
     );
+  }
+
+  /**
+   * Inserts new items (no vector yet) in one round trip, unordered: answers per item undefined
+   * when stored, or the error that item met (the others are stored regardless). The documents are
+   * the schema's fields exactly, written without mongoose's per-document casting.
+   */
+  async insertMany(items: MemoryItem[]): Promise<Array<undefined | Error>> {
+    const docs: MemoryDoc[] = items.map((item) => ({
+      _id: item.id,
+      tenant_id: item.tenantId,
+      agent_id: item.agentId,
+      memory_type: item.memoryType,
+      content: item.content,
+      metadata: item.metadata,
+      ...(item.embedding ? { embedding: toEmbeddingDoc(item.embedding) } : {}),
+      merged_from: [],
+      created_at: item.createdAt,
+      updated_at: item.updatedAt,
+    }));
+    return insertEach(this.model.collection as unknown as Collection<MemoryDoc>, docs);
+  }
+
+  /** Deletes the tenant's items of these ids (a group write whose agent was deleted meanwhile). */
+  async deleteIds(tenantId: string, ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    return (await this.model.deleteMany({ tenant_id: tenantId, _id: { $in: ids } })).deletedCount;
   }
 
   async find(tenantId: string, id: string, session?: ClientSession): Promise<MemoryItem | undefined> {

@@ -40,13 +40,28 @@ export class InMemoryAgents extends InMemoryTenantRecords<Agent> implements Agen
   }
 }
 
-type MemoryStore = Pick<MemoryRepository, 'insert' | 'find' | 'list' | 'count' | 'update' | 'delete' | 'deleteAgent'>;
+type MemoryStore = Pick<
+  MemoryRepository,
+  'insert' | 'insertMany' | 'deleteIds' | 'find' | 'list' | 'count' | 'update' | 'delete' | 'deleteAgent'
+>;
 
 /** Memory items in memory, tenant-scoped like the mongoose repository. */
 export class InMemoryMemories implements MemoryStore {
   readonly byId = new Map<string, MemoryItem>();
   async insert(item: MemoryItem): Promise<void> {
     this.byId.set(item.id, structuredClone(item));
+  }
+  async insertMany(items: MemoryItem[]): Promise<Array<undefined | Error>> {
+    return items.map((item) => {
+      if (this.byId.has(item.id)) return new Error(`duplicate key ${item.id}`);
+      this.byId.set(item.id, structuredClone(item));
+      return undefined;
+    });
+  }
+  async deleteIds(tenantId: string, ids: string[]): Promise<number> {
+    const gone = ids.filter((id) => this.byId.get(id)?.tenantId === tenantId);
+    for (const id of gone) this.byId.delete(id);
+    return gone.length;
   }
   async find(tenantId: string, id: string): Promise<MemoryItem | undefined> {
     const item = this.byId.get(id);

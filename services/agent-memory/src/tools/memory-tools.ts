@@ -68,17 +68,13 @@ export function memoryAddTool(deps: UseCaseDeps, scope: ToolScope, agent: Agent)
         typeof args.metadata === 'object' && args.metadata !== null && !Array.isArray(args.metadata)
           ? (args.metadata as Record<string, unknown>)
           : {};
-      const item = await addMemory(
-        deps,
-        scope.tenantId,
-        {
-          agentId: scope.agentId,
-          content: typeof args.content === 'string' ? args.content : '',
-          memoryType: typeof args.memory_type === 'string' ? args.memory_type : undefined,
-          metadata: { ...metadata, source: 'tool' },
-        },
-        scope.plan,
-      ).catch(asToolError);
+      const item = await addMemory(deps, scope.tenantId, {
+        agentId: scope.agentId,
+        content: typeof args.content === 'string' ? args.content : '',
+        memoryType: typeof args.memory_type === 'string' ? args.memory_type : undefined,
+        metadata: { ...metadata, source: 'tool' },
+        plan: scope.plan,
+      }).catch(asToolError);
       return { id: item.id, memory_type: item.memoryType, content: item.content };
     },
   };

@@ -243,21 +243,17 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
     },
     async addMemory(req) {
       return toMemory(
-        await addMemory(
-          deps,
-          req.tenantId,
-          {
-            agentId: req.agentId,
-            memoryType: req.memoryType,
-            content: req.content,
-            metadata: req.metadata,
-          },
-          req.plan,
-        ),
+        await addMemory(deps, req.tenantId, {
+          agentId: req.agentId,
+          memoryType: req.memoryType,
+          content: req.content,
+          metadata: req.metadata,
+          plan: req.plan,
+        }),
       );
     },
     async getMemory(req) {
-      return toMemory(await getMemory(deps, req.tenantId, req.memoryId));
+      return toMemory(await getMemory(deps, req.tenantId, { memoryId: req.memoryId }));
     },
     async listMemories(req) {
       const out = await listMemories(deps, req.tenantId, {
@@ -270,7 +266,8 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
     },
     async updateMemory(req) {
       return toMemory(
-        await updateMemory(deps, req.tenantId, req.memoryId, {
+        await updateMemory(deps, req.tenantId, {
+          memoryId: req.memoryId,
           content: req.content,
           metadata: req.metadata,
           memoryType: req.memoryType,
@@ -278,7 +275,7 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
       );
     },
     async deleteMemory(req) {
-      await deleteMemory(deps, req.tenantId, req.memoryId);
+      await deleteMemory(deps, req.tenantId, { memoryId: req.memoryId });
       return {};
     },
     async searchMemory(req) {

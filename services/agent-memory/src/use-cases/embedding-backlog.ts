@@ -86,25 +86,58 @@ export class EmbeddingBacklog {
     }
   }
 
+  /**
+   * Claims and embeds batch after batch. A batch's vectors are stored (and published) while the
+   * next batch is claimed and embedded, so the model does not sit idle through the store's round
+   * trips; at most one store is in flight.
+   */
   private async run(): Promise<void> {
     await this.progress(true);
+    let storing: Promise<void> = Promise.resolve();
     while (!this.stopped) {
-      let done = 0;
+      let embedded: { token: string; claimed: ClaimedItem[]; vectors: Float32Array[] } | undefined;
       try {
-        done = await this.batch();
+        embedded = await this.claimAndEmbed();
       } catch (error) {
         this.deps.logger.warn({ err: error }, 'embedding batch failed; retrying');
+        await storing;
         await this.sleep(this.options.idlePollMs);
         continue;
       }
-      this.doneSinceProgress += done;
-      if (Date.now() - this.lastProgress >= PROGRESS_EVERY_MS) await this.progress(false);
-      if (done === 0) await this.sleep(this.options.idlePollMs);
+      await storing;
+      if (!embedded) {
+        if (Date.now() - this.lastProgress >= PROGRESS_EVERY_MS) await this.progress(false);
+        await this.sleep(this.options.idlePollMs);
+        continue;
+      }
+      const batch = embedded;
+      storing = this.store(batch.token, batch.claimed, batch.vectors).then(
+        () => {
+          this.doneSinceProgress += batch.claimed.length;
+          if (Date.now() - this.lastProgress >= PROGRESS_EVERY_MS) return this.progress(false);
+        },
+        (error: unknown) => {
+          // The lease runs out and another batch (on any replica) takes the items again.
+          this.deps.logger.warn({ err: error }, 'storing embedded batch failed; its items wait for their lease');
+        },
+      );
     }
+    await storing;
   }
 
   /** Claims, embeds and stores one batch; returns how many items got a vector. */
   private async batch(scope?: { tenantId: string; agentId: string }): Promise<number> {
+    const embedded = await this.claimAndEmbed(scope);
+    if (!embedded) return 0;
+    await this.store(embedded.token, embedded.claimed, embedded.vectors);
+    return embedded.claimed.length;
+  }
+
+  /** Claims a batch and embeds it; undefined when nothing waits. A failed embedding frees the claim. */
+  private async claimAndEmbed(scope?: {
+    tenantId: string;
+    agentId: string;
+  }): Promise<{ token: string; claimed: ClaimedItem[]; vectors: Float32Array[] } | undefined> {
     const { memories, embedder } = this.deps;
     const token = randomUUID();
     const now = Date.now();
@@ -116,17 +149,22 @@ export class EmbeddingBacklog {
       new Date(now + this.options.leaseMs),
       scope,
     );
-    if (claimed.length === 0) return 0;
-    let vectors: Float32Array[];
+    if (claimed.length === 0) return undefined;
     try {
-      vectors = await embedder.embed(
+      const vectors = await embedder.embed(
         claimed.map((item) => item.content),
         { background: true },
       );
+      return { token, claimed, vectors };
     } catch (error) {
       await memories.releaseClaim(token).catch(() => undefined);
       throw error;
     }
+  }
+
+  /** Stores a claimed batch's vectors and publishes them to the search indexes. */
+  private async store(token: string, claimed: ClaimedItem[], vectors: Float32Array[]): Promise<void> {
+    const { memories, embedder } = this.deps;
     const stored = await memories.storeClaimed(
       token,
       claimed.map((item, n) => ({
@@ -136,7 +174,6 @@ export class EmbeddingBacklog {
     );
     await this.publish(claimed, stored);
     this.embedded.inc({ provider: embedder.id }, stored.length);
-    return claimed.length;
   }
 
   /** Bumps each agent's memory version so every replica's index picks the vectors up. */

@@ -1,4 +1,12 @@
-import { newId, NotFoundError, ValidationError, type FieldIssue, paging } from '@agentplatform/service-kit';
+import {
+  GroupCommit,
+  newId,
+  NotFoundError,
+  QuotaExceededError,
+  ValidationError,
+  type FieldIssue,
+  paging,
+} from '@agentplatform/service-kit';
 import { LIMITS, MEMORY_TYPES, type Agent, type MemoryType } from '../domain/agent.js';
 import type { MemoryItem } from '../domain/memory.js';
 import type { MemoryChanges } from '../persistence/memory.repository.js';
@@ -9,6 +17,8 @@ export interface MemoryInput {
   memoryType?: string;
   content: string;
   metadata?: Record<string, unknown>;
+  /** The tenant's plan: the memories quota per agent (DESIGN.md section 5). */
+  plan?: string;
 }
 
 function checkContent(content: string, issues: FieldIssue[]): string {
@@ -39,18 +49,146 @@ async function findAgent(deps: UseCaseDeps, tenantId: string, agentId: string): 
   return agent;
 }
 
-/**
- * Stores an item, then bumps the agent's memory version (after the write: see MemoryIndexCache)
- * and applies the item to this replica's cached index: it is lexically searchable at once. Its
- * vector comes from the embedding backlog, off the request path.
+/** One add waiting for its agent's next group write. */
+interface PendingAdd {
+  item: MemoryItem;
+  /**
+   * An add through the API: the write reads the agent (once per group), checks the type is
+   * enabled and takes a unit of the plan's memories quota. A chat's add brings the agent it
+   * already read and has counted its unit itself (never refused).
+   */
+  checked: { plan: string | undefined } | { agent: Agent };
+}
+
+/*
+ * Adds to one agent that arrive while a write for it is in flight go out together: one agent
+ * read, one quota increment, one insertMany and one version bump per group instead of per add.
+ * The order of each add's writes is the one the search cache relies on (items first, then the
+ * bump), so a group is as safe as a lone add; see writeGroup. One committer per deps (a process
+ * builds one; each unit test its own).
  */
-export async function storeMemory(
+const committers = new WeakMap<UseCaseDeps, GroupCommit<PendingAdd, MemoryItem>>();
+
+function committer(deps: UseCaseDeps): GroupCommit<PendingAdd, MemoryItem> {
+  let commit = committers.get(deps);
+  if (!commit) {
+    commit = new GroupCommit((_key, adds) => writeGroup(deps, adds), 256);
+    committers.set(deps, commit);
+  }
+  return commit;
+}
+
+/**
+ * Takes `units` of the agent's memories quota at once; when the group does not fit, unit by unit
+ * until one is refused, so that the adds that fit are stored and only the rest are refused.
+ * Answers, per add, whether it holds a unit, or the refusal.
+ */
+async function takeQuota(
   deps: UseCaseDeps,
-  agent: Agent,
+  agentId: string,
+  plan: string | undefined,
+  units: number,
+  countActual: () => Promise<number>,
+): Promise<Array<true | Error>> {
+  try {
+    await deps.quotas.acquire(agentId, 'memories', plan, countActual, units);
+    return Array.from({ length: units }, () => true as const);
+  } catch (error) {
+    if (!(error instanceof QuotaExceededError) || units === 1)
+      return Array.from({ length: units }, () => error as Error);
+  }
+  // Unit by unit until the first refusal: the rest of the group is refused with it (a flood of
+  // adds at the limit costs one attempt per group, not one per add).
+  const taken: Array<true | Error> = [];
+  while (taken.length < units) {
+    const outcome = await deps.quotas.acquire(agentId, 'memories', plan, countActual).then(
+      () => true as const,
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+    );
+    if (outcome === true) taken.push(outcome);
+    else while (taken.length < units) taken.push(outcome);
+  }
+  return taken;
+}
+
+/**
+ * Writes one agent's group of adds: the agent read (unless every add brought it), the type
+ * checks, the quota (one increment for the group), the items (one insertMany), then the agent's
+ * memory version (one bump, after the items: see MemoryIndexCache). The bump is addressed to the
+ * agent in the tenant, so it also checks that the agent still exists: an agent deleted since the
+ * read (on any replica) gets no memories from a write that answers after the delete did; its items
+ * are removed again and the adds answer 404.
+ *
+ * A crash after the insert and before the bump answers nobody; the items are stored without a
+ * vector, and the embedding backlog's store of their vectors bumps the version, which brings every
+ * replica's cached index up to date.
+ */
+async function writeGroup(deps: UseCaseDeps, adds: PendingAdd[]): Promise<Array<MemoryItem | Error>> {
+  const { tenantId, agentId } = adds[0].item;
+  const results: Array<MemoryItem | Error | undefined> = adds.map(() => undefined);
+  const viaApi = adds.some((add) => 'plan' in add.checked);
+  const agent = viaApi ? await deps.agents.find(tenantId, agentId) : undefined;
+  if (viaApi && !agent) return adds.map(() => new NotFoundError('Agent'));
+
+  const byPlan = new Map<string | undefined, number[]>();
+  adds.forEach((add, i) => {
+    if (!('plan' in add.checked)) return;
+    const issues: FieldIssue[] = [];
+    checkMemoryType(agent, add.item.memoryType, issues);
+    if (issues.length > 0) results[i] = new ValidationError(issues);
+    else byPlan.set(add.checked.plan, [...(byPlan.get(add.checked.plan) ?? []), i]);
+  });
+  const held: number[] = [];
+  for (const [plan, indexes] of byPlan) {
+    const taken = await takeQuota(deps, agentId, plan, indexes.length, () => deps.memories.count(tenantId, agentId));
+    indexes.forEach((i, n) => {
+      const outcome = taken[n];
+      if (outcome === true) held.push(i);
+      else results[i] = outcome;
+    });
+  }
+  const release = (indexes: number[]) =>
+    deps.quotas.release(agentId, 'memories', indexes.filter((i) => held.includes(i)).length);
+
+  const writes = adds.map((_, i) => i).filter((i) => results[i] === undefined);
+  if (writes.length === 0) return results as Array<MemoryItem | Error>;
+  try {
+    const inserted = await deps.memories.insertMany(writes.map((i) => adds[i].item));
+    const stored: number[] = [];
+    writes.forEach((i, n) => {
+      const error = inserted[n];
+      if (error) results[i] = error;
+      else stored.push(i);
+    });
+    await release(writes.filter((i) => !stored.includes(i)));
+    if (stored.length === 0) return results as Array<MemoryItem | Error>;
+    const version = await deps.agents.bumpMemoryVersion(tenantId, agentId);
+    if (version === undefined) {
+      // Deleted since the read: its delete has removed (or is removing) its items; these too.
+      await deps.memories.deleteIds(
+        tenantId,
+        stored.map((i) => adds[i].item.id),
+      );
+      deps.index.drop(tenantId, agentId);
+      for (const i of stored) results[i] = new NotFoundError('Agent');
+      return results as Array<MemoryItem | Error>;
+    }
+    deps.index.apply(tenantId, agentId, version, { upsert: stored.map((i) => adds[i].item) });
+    deps.backlog.kick();
+    for (const i of stored) results[i] = adds[i].item;
+    return results as Array<MemoryItem | Error>;
+  } catch (error) {
+    await release(writes).catch(() => undefined);
+    throw error;
+  }
+}
+
+function newItem(
+  agent: { tenantId: string; id: string },
   input: { memoryType: MemoryType; content: string; metadata: Record<string, unknown> },
-): Promise<MemoryItem> {
+): MemoryItem {
   const now = new Date();
-  const item: MemoryItem = {
+  return {
     id: newId('mem'),
     tenantId: agent.tenantId,
     agentId: agent.id,
@@ -61,12 +199,25 @@ export async function storeMemory(
     createdAt: now,
     updatedAt: now,
   };
-  await deps.memories.insert(item);
-  await bumped(deps, agent.tenantId, agent.id, { upsert: [item] });
-  deps.backlog.kick();
-  return item;
 }
 
+/**
+ * Stores a chat's item for an agent the caller has read (its quota unit already counted), then
+ * bumps the agent's memory version and applies the item to this replica's cached index: it is
+ * lexically searchable at once. Its vector comes from the embedding backlog, off the request path.
+ */
+export async function storeMemory(
+  deps: UseCaseDeps,
+  agent: Agent,
+  input: { memoryType: MemoryType; content: string; metadata: Record<string, unknown> },
+): Promise<MemoryItem> {
+  return committer(deps).submit(`${agent.tenantId}/${agent.id}`, {
+    item: newItem(agent, input),
+    checked: { agent },
+  });
+}
+
+/** Bumps the agent's memory version after a change to its items, and tells this replica's index. */
 export async function bumped(
   deps: UseCaseDeps,
   tenantId: string,
@@ -78,30 +229,20 @@ export async function bumped(
   else deps.index.apply(tenantId, agentId, version, change);
 }
 
-export async function addMemory(
-  deps: UseCaseDeps,
-  tenantId: string,
-  input: MemoryInput,
-  plan: string | undefined,
-): Promise<MemoryItem> {
+export async function addMemory(deps: UseCaseDeps, tenantId: string, input: MemoryInput): Promise<MemoryItem> {
   const issues: FieldIssue[] = [];
   if (!input.agentId) issues.push({ field: 'agent_id', message: 'is required' });
   const content = checkContent(input.content ?? '', issues);
+  const memoryType = checkMemoryType(undefined, input.memoryType ?? 'semantic', issues);
   if (issues.length > 0) throw new ValidationError(issues);
-  const agent = await findAgent(deps, tenantId, input.agentId);
-  const memoryType = checkMemoryType(agent, input.memoryType ?? 'semantic', issues);
-  if (issues.length > 0) throw new ValidationError(issues);
-  const release = await deps.quotas.acquire(agent.id, 'memories', plan, () => deps.memories.count(tenantId, agent.id));
-  try {
-    return await storeMemory(deps, agent, { memoryType, content, metadata: input.metadata ?? {} });
-  } catch (error) {
-    await release();
-    throw error;
-  }
+  return committer(deps).submit(`${tenantId}/${input.agentId}`, {
+    item: newItem({ tenantId, id: input.agentId }, { memoryType, content, metadata: input.metadata ?? {} }),
+    checked: { plan: input.plan },
+  });
 }
 
-export async function getMemory(deps: UseCaseDeps, tenantId: string, memoryId: string): Promise<MemoryItem> {
-  const item = await deps.memories.find(tenantId, memoryId);
+export async function getMemory(deps: UseCaseDeps, tenantId: string, input: { memoryId: string }): Promise<MemoryItem> {
+  const item = await deps.memories.find(tenantId, input.memoryId);
   if (!item) throw new NotFoundError('Memory item');
   return item;
 }
@@ -109,30 +250,29 @@ export async function getMemory(deps: UseCaseDeps, tenantId: string, memoryId: s
 export async function listMemories(
   deps: UseCaseDeps,
   tenantId: string,
-  query: { agentId?: string; memoryType?: string; page: number; perPage: number },
+  input: { agentId?: string; memoryType?: string; page: number; perPage: number },
 ): Promise<{ items: MemoryItem[]; total: number; page: number; perPage: number }> {
-  if (query.memoryType) {
+  if (input.memoryType) {
     const issues: FieldIssue[] = [];
-    checkMemoryType(undefined, query.memoryType, issues);
+    checkMemoryType(undefined, input.memoryType, issues);
     if (issues.length > 0) throw new ValidationError(issues);
   }
-  if (query.agentId) await findAgent(deps, tenantId, query.agentId);
-  const { page, perPage } = paging(query.page, query.perPage);
-  const { items, total } = await deps.memories.list(tenantId, query, page, perPage);
+  if (input.agentId) await findAgent(deps, tenantId, input.agentId);
+  const { page, perPage } = paging(input.page, input.perPage);
+  const { items, total } = await deps.memories.list(tenantId, input, page, perPage);
   return { items, total, page, perPage };
 }
 
 export async function updateMemory(
   deps: UseCaseDeps,
   tenantId: string,
-  memoryId: string,
-  input: { content?: string; metadata?: Record<string, unknown>; memoryType?: string },
+  input: { memoryId: string; content?: string; metadata?: Record<string, unknown>; memoryType?: string },
 ): Promise<MemoryItem> {
   const issues: FieldIssue[] = [];
   const changes: MemoryChanges = {};
   if (input.content !== undefined) changes.content = checkContent(input.content, issues);
   if (issues.length > 0) throw new ValidationError(issues);
-  const current = await getMemory(deps, tenantId, memoryId);
+  const current = await getMemory(deps, tenantId, { memoryId: input.memoryId });
   if (input.memoryType !== undefined) {
     const agent = await deps.agents.find(tenantId, current.agentId);
     changes.memoryType = checkMemoryType(agent, input.memoryType, issues);
@@ -141,15 +281,15 @@ export async function updateMemory(
   if (input.metadata !== undefined) changes.metadata = input.metadata;
   // Same content: the vector stays; new content: the item waits for a new one (lexical until then).
   if (changes.content === current.content) delete changes.content;
-  const updated = await deps.memories.update(tenantId, memoryId, changes, new Date());
+  const updated = await deps.memories.update(tenantId, input.memoryId, changes, new Date());
   if (!updated) throw new NotFoundError('Memory item');
   await bumped(deps, tenantId, updated.agentId, { upsert: [updated] });
   if (changes.content !== undefined) deps.backlog.kick();
   return updated;
 }
 
-export async function deleteMemory(deps: UseCaseDeps, tenantId: string, memoryId: string): Promise<void> {
-  const deleted = await deps.memories.delete(tenantId, memoryId);
+export async function deleteMemory(deps: UseCaseDeps, tenantId: string, input: { memoryId: string }): Promise<void> {
+  const deleted = await deps.memories.delete(tenantId, input.memoryId);
   if (!deleted) throw new NotFoundError('Memory item');
   await deps.quotas.release(deleted.agentId, 'memories');
   await bumped(deps, tenantId, deleted.agentId, { remove: [deleted.id] });

@@ -1,0 +1,136 @@
+'use strict';
+/**
+ * `node bench/model-rss.js` (after a build): what agent-memory's embedding model costs, measured
+ * in fresh Node processes (one per configuration, so that RSS figures do not mix):
+ * - RSS of a bare process, then with the model loaded in its worker thread (as agent-memory
+ *   runs it), after batches of short sentences, and after batches of long (256 word pieces) texts;
+ * - throughput of background batches of 16 short sentences (sentences/s, and CPU per sentence);
+ * - a query's latency alone, and while background batches keep the worker busy (the priority
+ *   lane: a query waits at most for the batch in progress).
+ * MODEL_DIR overrides the model folder (default: where `node deploy/local/model.js fetch` puts it);
+ * CONFIGS=default,off runs only the configurations named (see CONFIGS).
+ */
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const MODEL_DIR =
+  process.env.MODEL_DIR || path.join(ROOT, 'deploy', 'local', '.cache', 'models', 'all-minilm-l6-v2-int8');
+
+const WORDS = 'refund policy return customer order shipping invoice password account security data backup region'.split(
+  ' ',
+);
+
+function sentence(i, words) {
+  return Array.from({ length: words }, (_, j) => WORDS[(i * 7 + j * 3) % WORDS.length]).join(' ') + ` ${i}`;
+}
+
+const mb = (bytes) => Math.round(bytes / 2 ** 20);
+
+async function child() {
+  const { MiniLmEmbeddingProvider } = require(
+    path.join(ROOT, 'services', 'agent-memory', 'dist', 'embeddings', 'minilm-embedding.provider.js'),
+  );
+  const logger = { info() {}, warn() {}, error: (...a) => console.error(...a), debug() {} };
+  const figures = { bare: mb(process.memoryUsage().rss) };
+  if (process.env.MODEL === 'off') {
+    console.log(JSON.stringify(figures));
+    return;
+  }
+  const options = JSON.parse(process.env.OPTIONS || '{}');
+  const provider = new MiniLmEmbeddingProvider(MODEL_DIR, logger, options);
+  while (!provider.ready) await new Promise((resolve) => setTimeout(resolve, 50));
+  // Let the loader's garbage go before measuring.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  figures.loaded = mb(process.memoryUsage().rss);
+
+  const cpu0 = process.cpuUsage();
+  const t0 = Date.now();
+  const batches = 10;
+  for (let b = 0; b < batches; b++) {
+    await provider.embed(
+      Array.from({ length: 16 }, (_, i) => sentence(b * 16 + i, 12)),
+      { background: true },
+    );
+  }
+  const seconds = (Date.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  figures.shortPerSecond = Math.round((batches * 16) / seconds);
+  figures.cpuMsPerSentence = +((cpu.user + cpu.system) / 1000 / (batches * 16)).toFixed(2);
+  figures.afterShort = mb(process.memoryUsage().rss);
+
+  // A query alone, then queries while background batches keep the worker busy.
+  const alone = [];
+  for (let i = 0; i < 10; i++) {
+    const q0 = process.hrtime.bigint();
+    await provider.embed([sentence(1000 + i, 4)]);
+    alone.push(Number(process.hrtime.bigint() - q0) / 1e6);
+  }
+  let busy = true;
+  const backlog = (async () => {
+    for (let b = 0; busy; b++) {
+      await provider.embed(
+        Array.from({ length: 16 }, (_, i) => sentence(5000 + b * 16 + i, 12)),
+        { background: true },
+      );
+    }
+  })();
+  const contended = [];
+  for (let i = 0; i < 10; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 37));
+    const q0 = process.hrtime.bigint();
+    await provider.embed([sentence(2000 + i, 4)]);
+    contended.push(Number(process.hrtime.bigint() - q0) / 1e6);
+  }
+  busy = false;
+  await backlog;
+  const p = (list, q) => {
+    const sorted = [...list].sort((a, b) => a - b);
+    return +sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(1);
+  };
+  figures.queryAloneMs = { p50: p(alone, 0.5), p95: p(alone, 0.95) };
+  figures.queryBehindBacklogMs = { p50: p(contended, 0.5), p95: p(contended, 0.95) };
+
+  for (let b = 0; b < 4; b++) {
+    await provider.embed(
+      Array.from({ length: 16 }, (_, i) => sentence(b * 16 + i, 300)),
+      { background: true },
+    );
+  }
+  figures.afterLong = mb(process.memoryUsage().rss);
+  await provider.close();
+  console.log(JSON.stringify(figures));
+}
+
+const NO_SPIN = { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } };
+
+/** The configurations compared (CONFIGS=name,name picks some): the service's default first. */
+const CONFIGS = {
+  off: { model: 'off' },
+  default: {},
+  'one call per batch of 16': { backgroundCall: 16 },
+  'no weight prepacking': { session: { extra: { session: { ...NO_SPIN, disable_prepacking: '1' } } } },
+  'basic graph optimisation': { session: { graphOptimizationLevel: 'basic' } },
+  'no graph optimisation': { session: { graphOptimizationLevel: 'disabled' } },
+  'all graph optimisations': { session: { graphOptimizationLevel: 'all' } },
+};
+
+function main() {
+  const wanted = process.env.CONFIGS ? process.env.CONFIGS.split(',') : Object.keys(CONFIGS);
+  for (const name of wanted) {
+    const { model = 'on', ...options } = CONFIGS[name];
+    const run = spawnSync(process.execPath, [__filename, '--child'], {
+      env: { ...process.env, MODEL: model, OPTIONS: JSON.stringify(options) },
+      encoding: 'utf8',
+    });
+    if (run.status !== 0) throw new Error(`${name}: ${run.stderr}`);
+    console.log(`${name}: ${run.stdout.trim()}`);
+  }
+}
+
+if (process.argv[2] === '--child') {
+  child().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+} else main();

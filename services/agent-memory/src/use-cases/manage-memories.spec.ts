@@ -1,0 +1,97 @@
+import { newId } from '@agentplatform/service-kit';
+import type { MemoryItem } from '../domain/memory.js';
+import { inMemoryAgentMemoryDeps } from '../testing/in-memory.js';
+import { createAgent, deleteAgent } from './manage-agents.js';
+import { addMemory } from './manage-memories.js';
+
+async function setup() {
+  const { deps, fakes } = inMemoryAgentMemoryDeps();
+  const agent = await createAgent(deps, 't1', { name: 'Helper', type: 'assistant' }, undefined);
+  const inserts = jest.spyOn(fakes.memories, 'insertMany');
+  const bumps = jest.spyOn(fakes.agents, 'bumpMemoryVersion');
+  return { deps, fakes, agentId: agent.id, inserts, bumps };
+}
+
+const add = (deps: Parameters<typeof addMemory>[0], agentId: string, content: string, extra = {}) =>
+  addMemory(deps, 't1', { agentId, content, ...extra });
+
+describe('memory adds written in groups', () => {
+  it('writes concurrent adds of one agent with one insert and one version bump per group', async () => {
+    const { deps, fakes, agentId, inserts, bumps } = await setup();
+    const items = await Promise.all(Array.from({ length: 20 }, (_, i) => add(deps, agentId, `fact ${i}`)));
+    expect(new Set(items.map((item) => item.id)).size).toBe(20);
+    expect(items.map((item) => item.content)).toEqual(Array.from({ length: 20 }, (_, i) => `fact ${i}`));
+    expect(fakes.memories.byId.size).toBe(20);
+    // The first add goes out alone; the 19 that arrive while it is written share the next group.
+    expect(inserts).toHaveBeenCalledTimes(2);
+    expect(bumps).toHaveBeenCalledTimes(2);
+    expect(fakes.index.applied.map((a) => [a.version, a.upsert.length])).toEqual([
+      [1, 1],
+      [2, 19],
+    ]);
+    expect(fakes.quotas.count(agentId, 'memories')).toBe(20);
+  });
+
+  it('refuses only the add whose type is not enabled; the rest of its group is stored', async () => {
+    const { deps, fakes, agentId } = await setup();
+    const outcomes = await Promise.allSettled([
+      add(deps, agentId, 'first'),
+      add(deps, agentId, 'a procedure', { memoryType: 'procedural' }),
+      add(deps, agentId, 'second', { memoryType: 'episodic' }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({
+      details: [expect.objectContaining({ field: 'memory_type' })],
+    });
+    expect([...fakes.memories.byId.values()].map((m) => m.content).sort()).toEqual(['first', 'second']);
+    expect(fakes.quotas.count(agentId, 'memories')).toBe(2);
+  });
+
+  it('stores what fits the quota when a group is larger than the room left, and refuses the rest', async () => {
+    const { deps, fakes, agentId } = await setup();
+    const now = new Date();
+    const existing: MemoryItem[] = Array.from({ length: 9_998 }, (_, i) => ({
+      id: newId('mem'),
+      tenantId: 't1',
+      agentId,
+      memoryType: 'semantic',
+      content: `old ${i}`,
+      metadata: {},
+      mergedFrom: [],
+      createdAt: now,
+      updatedAt: now,
+    }));
+    await fakes.memories.insertMany(existing);
+    const outcomes = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => add(deps, agentId, `new ${i}`)));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(2);
+    for (const o of outcomes.filter((o) => o.status === 'rejected')) {
+      expect((o as PromiseRejectedResult).reason).toMatchObject({ code: 'quota_exceeded' });
+    }
+    expect(fakes.memories.byId.size).toBe(10_000);
+    expect(fakes.quotas.count(agentId, 'memories')).toBe(10_000);
+  });
+
+  it('gives an agent deleted while its group is written no memories, and answers 404', async () => {
+    const { deps, fakes, agentId, inserts } = await setup();
+    const insertMany = fakes.memories.insertMany.bind(fakes.memories);
+    // The delete runs (and answers) between the group's agent read and its insert.
+    inserts.mockImplementationOnce(async (items) => {
+      await deleteAgent(deps, 't1', agentId);
+      return insertMany(items);
+    });
+    await expect(add(deps, agentId, 'too late')).rejects.toMatchObject({ code: 'not_found' });
+    expect(fakes.memories.byId.size).toBe(0);
+    expect(fakes.index.applied).toEqual([]);
+  });
+
+  it("never mixes tenants: another tenant's add to the agent is a 404 and stores nothing", async () => {
+    const { deps, fakes, agentId } = await setup();
+    const [mine, theirs] = await Promise.allSettled([
+      add(deps, agentId, 'mine'),
+      addMemory(deps, 't2', { agentId, content: 'theirs' }),
+    ]);
+    expect(mine.status).toBe('fulfilled');
+    expect((theirs as PromiseRejectedResult).reason).toMatchObject({ code: 'not_found' });
+    expect([...fakes.memories.byId.values()].map((m) => m.content)).toEqual(['mine']);
+  });
+});

@@ -168,26 +168,24 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
   return {
     async createAgent(req) {
       return toAgent(
-        await createAgent(
-          deps,
-          req.tenantId,
-          {
-            name: req.name,
-            type: req.type,
-            status: req.status,
-            description: req.description,
-            memoryTypes: req.memoryTypes?.values,
-            config: req.config,
-          },
-          req.plan,
-        ),
+        await createAgent(deps, {
+          tenantId: req.tenantId,
+          plan: req.plan,
+          name: req.name,
+          type: req.type,
+          status: req.status,
+          description: req.description,
+          memoryTypes: req.memoryTypes?.values,
+          config: req.config,
+        }),
       );
     },
     async getAgent(req) {
-      return toAgent(await getAgent(deps, req.tenantId, req.agentId));
+      return toAgent(await getAgent(deps, { tenantId: req.tenantId, agentId: req.agentId }));
     },
     async listAgents(req) {
-      const out = await listAgents(deps, req.tenantId, {
+      const out = await listAgents(deps, {
+        tenantId: req.tenantId,
         page: req.page,
         perPage: req.perPage,
         type: req.type,
@@ -197,7 +195,9 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
     },
     async updateAgent(req) {
       return toAgent(
-        await updateAgent(deps, req.tenantId, req.agentId, {
+        await updateAgent(deps, {
+          tenantId: req.tenantId,
+          agentId: req.agentId,
           name: req.name,
           type: req.type,
           status: req.status,
@@ -208,7 +208,7 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
       );
     },
     async deleteAgent(req) {
-      const out = await deleteAgent(deps, req.tenantId, req.agentId);
+      const out = await deleteAgent(deps, { tenantId: req.tenantId, agentId: req.agentId });
       return { deletedMemories: out.memories, deletedSessions: out.sessions, deletedMessages: out.messages };
     },
     async chat(req) {

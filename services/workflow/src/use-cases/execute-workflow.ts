@@ -23,7 +23,12 @@ export async function executeWorkflow(deps: UseCaseDeps, input: ExecuteWorkflowI
   const workflow = await deps.workflows.get(input.tenantId, input.workflowId);
   if (!workflow) throw new NotFoundError('Workflow');
   if (workflow.status === 'paused') throw new ConflictError('Workflow is paused; resume it to execute');
-  const execution = await startExecution(deps, workflow, 'manual', input.input, { runFirst: !input.async });
+  const execution = await startExecution(deps, {
+    workflow,
+    trigger: 'manual',
+    input: input.input,
+    runFirst: !input.async,
+  });
   if (input.async || isFinished(execution.status)) return execution;
   const wait = Math.min(MAX_WAIT_MS, input.waitMs && input.waitMs > 0 ? input.waitMs : MAX_WAIT_MS);
   return (await deps.engine.waitFor(input.tenantId, workflow.id, execution.id, wait)) ?? execution;

@@ -35,6 +35,7 @@ describe('execution retention', () => {
       id,
       tenant_id: 'ten_1',
       workflow_id: 'wf_1',
+      workflow_version: 1,
       status,
       trigger: 'manual',
       input: {},

@@ -1,5 +1,5 @@
 import { agentMemoryV1 } from '@agentplatform/contracts';
-import type { Agent } from '../domain/agent.js';
+import type { Agent, AgentInput } from '../domain/agent.js';
 import type { ChatMessage, Session, ToolStep, Usage } from '../domain/chat.js';
 import { publicGrant } from '../domain/tools.js';
 import type { MemoryItem, ScoredMemory } from '../domain/memory.js';
@@ -163,6 +163,20 @@ async function* streamChat(deps: UseCaseDeps, request: agentMemoryV1.ChatStreamR
   }
 }
 
+/** The fields a create and an update both carry. */
+function agentInput(
+  req: Pick<agentMemoryV1.UpdateAgentRequest, 'name' | 'type' | 'status' | 'description' | 'memoryTypes' | 'config'>,
+): AgentInput {
+  return {
+    name: req.name,
+    type: req.type,
+    status: req.status,
+    description: req.description,
+    memoryTypes: req.memoryTypes?.values,
+    config: req.config,
+  };
+}
+
 /** proto <-> use-case mapping only. */
 export function agentMemoryService(deps: UseCaseDeps): Impl {
   return {
@@ -171,12 +185,7 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
         await createAgent(deps, {
           tenantId: req.tenantId,
           plan: req.plan,
-          name: req.name,
-          type: req.type,
-          status: req.status,
-          description: req.description,
-          memoryTypes: req.memoryTypes?.values,
-          config: req.config,
+          ...agentInput(req),
         }),
       );
     },
@@ -198,12 +207,7 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
         await updateAgent(deps, {
           tenantId: req.tenantId,
           agentId: req.agentId,
-          name: req.name,
-          type: req.type,
-          status: req.status,
-          description: req.description,
-          memoryTypes: req.memoryTypes?.values,
-          config: req.config,
+          ...agentInput(req),
         }),
       );
     },

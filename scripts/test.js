@@ -2,7 +2,7 @@
 // @ts-check
 'use strict';
 /**
- * `npm test`: builds and lints every project (Nx, cached), validates the deploy manifests, then
+ * `npm test`: builds, lints and type-checks (specs included) every project (Nx, cached), validates the deploy manifests, then
  * checks formatting, runs the whole jest suite once: the global setup starts the real infrastructure a single time
  * for all projects. Extra arguments go to jest (e.g. `npm test -- services/identity`).
  */
@@ -12,7 +12,8 @@ const { ROOT, run } = require('./run-step');
 require('./ensure-install').ensureInstalled();
 
 const nx = require.resolve('nx/bin/nx');
-run(process.execPath, [nx, 'run-many', '-t', 'build', 'lint', '--outputStyle=static']);
+// typecheck: each project's tsconfig.json, specs and test/ included (jest only strips the types).
+run(process.execPath, [nx, 'run-many', '-t', 'build', 'lint', 'typecheck', '--outputStyle=static']);
 // deploy/, scripts/ and bench/ are no Nx project: lint them and type-check their `// @ts-check` files.
 // eslint's package exports no bin path: find the script beside its package.json.
 const eslint = path.join(path.dirname(require.resolve('eslint/package.json')), 'bin', 'eslint.js');

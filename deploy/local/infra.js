@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 'use strict';
 /**
  * Local infrastructure for the Agent Platform: a real Apache Kafka broker (KRaft, single node) and
@@ -24,6 +25,12 @@ const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+
+/**
+ * A JVM child and how it ended (null while it runs).
+ * @typedef {{ code: number | null, signal: NodeJS.Signals | null, error?: Error }} ExitInfo
+ * @typedef {childProcess.ChildProcess & { exitInfo: ExitInfo | null }} JvmChild
+ */
 
 const HERE = __dirname;
 const REPO_ROOT = path.resolve(HERE, '..', '..');
@@ -101,6 +108,11 @@ function javacBin() {
   return 'javac';
 }
 
+/**
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{ quiet?: boolean, cwd?: string }} [options]
+ */
 function run(cmd, args, { quiet, cwd } = {}) {
   return new Promise((resolve, reject) => {
     let out = '';
@@ -127,7 +139,7 @@ function freePort() {
     srv.unref();
     srv.on('error', reject);
     srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
+      const { port } = /** @type {net.AddressInfo} */ (srv.address());
       srv.close(() => resolve(port));
     });
   });
@@ -153,7 +165,7 @@ async function withLock(lockDir, fn) {
       fs.mkdirSync(lockDir);
       break;
     } catch (err) {
-      if (err.code !== 'EEXIST') throw err;
+      if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'EEXIST') throw err;
       // Stale lock (a fetch that died): older than 15 minutes.
       try {
         if (Date.now() - fs.statSync(lockDir).mtimeMs > 15 * 60 * 1000)
@@ -288,21 +300,26 @@ function spawnJvm({ name, jvmOpts, classpath, mainClass, args, logFile }) {
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const fd = fs.openSync(logFile, 'a');
   fs.writeSync(fd, `\n[local-infra] ${new Date().toISOString()} starting ${name}\n`);
+  /** @type {JvmChild} */
   let child;
   try {
-    child = childProcess.spawn(javaBin(), [...jvmOpts, '-cp', classpath, 'localinfra.Watchdog', mainClass, ...args], {
-      // stdin stays an open pipe for the JVM's lifetime: EOF on it means "parent died".
-      stdio: ['pipe', fd, fd],
-      env: { ...process.env, LOCALINFRA_NO_WATCHDOG: '' },
-    });
+    child = /** @type {JvmChild} */ (
+      childProcess.spawn(javaBin(), [...jvmOpts, '-cp', classpath, 'localinfra.Watchdog', mainClass, ...args], {
+        // stdin stays an open pipe for the JVM's lifetime: EOF on it means "parent died".
+        stdio: ['pipe', fd, fd],
+        env: { ...process.env, LOCALINFRA_NO_WATCHDOG: '' },
+      })
+    );
   } finally {
     fs.closeSync(fd);
   }
-  child.stdin.on('error', () => {}); // EPIPE if the JVM dies first
+  // A pipe (stdio[0] is 'pipe'), so a socket: never null, and it can be unref'd.
+  const stdin = /** @type {net.Socket} */ (child.stdin);
+  stdin.on('error', () => {}); // EPIPE if the JVM dies first
   // Do not keep the Node event loop alive just for the JVM: a test file that forgets stop() still
   // exits, and then the 'exit' hook (SIGTERM) and the stdin watchdog (EOF) take the JVM down.
   child.unref();
-  if (typeof child.stdin.unref === 'function') child.stdin.unref();
+  if (typeof stdin.unref === 'function') stdin.unref();
   const exited = new Promise((resolve) => {
     child.once('exit', (code, signal) => {
       liveChildren.delete(child);
@@ -339,7 +356,7 @@ function spawnJvm({ name, jvmOpts, classpath, mainClass, args, logFile }) {
           clearInterval(keepAlive);
         }
         try {
-          child.stdin.destroy();
+          stdin.destroy();
         } catch {
           /* ignore */
         }
@@ -352,6 +369,7 @@ function spawnJvm({ name, jvmOpts, classpath, mainClass, args, logFile }) {
 
 async function waitReady({ name, child, logFile, timeoutMs, probe }) {
   const deadline = Date.now() + timeoutMs;
+  /** @type {unknown} */
   let lastError = null;
   for (;;) {
     if (child.exitInfo) {
@@ -368,7 +386,7 @@ async function waitReady({ name, child, logFile, timeoutMs, probe }) {
     }
     if (Date.now() > deadline) {
       throw new Error(
-        `${name} not ready after ${timeoutMs} ms${lastError ? ` (last probe error: ${lastError.message})` : ''}.` +
+        `${name} not ready after ${timeoutMs} ms${lastError ? ` (last probe error: ${lastError instanceof Error ? lastError.message : String(lastError)})` : ''}.` +
           ` Log ${logFile}:\n${tail(logFile)}`,
       );
     }
@@ -627,7 +645,7 @@ async function startKafka({
   controllerPort,
   timeoutMs = 90000,
   jvmOpts = [],
-} = {}) {
+}) {
   if (!dataDir) throw new Error('startKafka: dataDir is required (use a temporary directory for tests)');
   await fetchArtifacts({ quiet: true });
   dataDir = path.resolve(dataDir);
@@ -766,7 +784,7 @@ async function cli(argv) {
         await shutdown(1);
       }
     } catch (err) {
-      console.error(`[local-infra] ${err.message}`);
+      console.error(`[local-infra] ${err instanceof Error ? err.message : String(err)}`);
       await shutdown(1);
     }
     return;

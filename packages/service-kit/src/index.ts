@@ -15,6 +15,7 @@ export * from './scopes.js';
 export * from './group-commit.js';
 export * from './hashing.js';
 export * from './plans.js';
+export * from './node-types.js';
 export * from './quota-counter.js';
 export * from './secret-box.js';
 export * from './tracing.js';

@@ -35,6 +35,19 @@ export class ServiceProcess {
     return this.child?.pid;
   }
 
+  /**
+   * Another process of this service with this one's environment (the same databases, topic and
+   * backends) and ports of its own; `extra` adds to or overrides that environment. Start it, and
+   * stop it in afterAll.
+   */
+  replica(logFile: string, extra: NodeJS.ProcessEnv = {}): ServiceProcess {
+    return new ServiceProcess(
+      this.name,
+      { ...this.env, PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', ...extra },
+      logFile,
+    );
+  }
+
   setEnv(extra: NodeJS.ProcessEnv): void {
     this.env = { ...this.env, ...extra };
   }

@@ -6,7 +6,7 @@ import {
   login,
   registerUser,
   request,
-  ServiceProcess,
+  type ServiceProcess,
   startPlatform,
   waitFor,
   type Platform,
@@ -55,25 +55,9 @@ describe('access: revocation, throttling, anonymous traffic, deadlines', () => {
     };
     platform = await startPlatform({ services: ['identity'], serviceEnv: { gateway: gatewayEnv } });
     // A second replica behind a (simulated) proxy: same backends, Kafka topic and gateway database.
-    second = new ServiceProcess(
-      'gateway',
-      {
-        ...process.env,
-        ...gatewayEnv,
-        TRUSTED_PROXY_HOPS: '1',
-        LOG_LEVEL: 'info',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        METRICS_PORT: '0',
-        MONGODB_URI: platform.mongoUri,
-        MONGODB_DATABASE: platform.gatewayDatabase,
-        KAFKA_BROKERS: platform.kafkaBrokers.join(','),
-        KAFKA_TOPIC: platform.topic,
-        DATA_ENCRYPTION_KEY: platform.dataEncryptionKey,
-        IDENTITY_GRPC_ADDR: `127.0.0.1:${platform.service('identity').ready!.grpc_port}`,
-      },
-      path.join(platform.logDir, 'gateway-2.log'),
-    );
+    second = platform
+      .service('gateway')
+      .replica(path.join(platform.logDir, 'gateway-2.log'), { TRUSTED_PROXY_HOPS: '1' });
     secondUrl = `http://127.0.0.1:${(await second.start()).http_port}`;
     identityMetrics = platform.service('identity').ready!.metrics_port!;
     // Both replicas must hear revocations before the tests can prove they act on them.

@@ -1,10 +1,8 @@
 import http from 'node:http';
-import type { Consumer } from 'kafkajs';
-import { createKafka, type EventEnvelope } from '@agentplatform/events';
-import { createLogger } from '@agentplatform/service-kit';
 import {
   api,
   createApiKey,
+  EventTap,
   registerUser,
   startPlatform,
   waitFor,
@@ -16,31 +14,12 @@ import {
 describe('gateway edges, billing and idempotency', () => {
   let platform: Platform;
   let owner: RegisteredUser;
-  let consumer: Consumer;
-  const events: EventEnvelope[] = [];
+  let tap: EventTap;
 
   beforeAll(async () => {
     platform = await startPlatform({ services: ['identity'] });
     owner = await registerUser(platform.url);
-    const kafka = createKafka({
-      brokers: platform.kafkaBrokers,
-      clientId: 'gateway-test',
-      logger: createLogger('test', 'silent'),
-    });
-    consumer = kafka.consumer({ groupId: `gateway-test-${platform.suffix}` });
-    await consumer.connect();
-    await waitFor(
-      async () => {
-        await consumer.subscribe({ topic: platform.topic, fromBeginning: true });
-        return true;
-      },
-      { timeoutMs: 30_000, what: 'events topic' },
-    );
-    await consumer.run({
-      eachMessage: async ({ message }) => {
-        if (message.value) events.push(JSON.parse(message.value.toString()) as EventEnvelope);
-      },
-    });
+    tap = await EventTap.start(platform, 'edges');
   });
 
   function rawRequest(method: string, path: string): Promise<{ status: number; body: string }> {
@@ -61,7 +40,7 @@ describe('gateway edges, billing and idempotency', () => {
   }
 
   afterAll(async () => {
-    await consumer?.disconnect();
+    await tap?.stop();
     await platform?.stop();
   });
 
@@ -206,10 +185,10 @@ describe('gateway edges, billing and idempotency', () => {
       const credits = await api(platform.url, user.accessToken).get('/api/v1/billing/credits');
       expect(credits.body.balance).toBe(1500);
       expect(credits.body.ledger[0]).toMatchObject({ type: 'purchase', amount: 500, balance_after: 1500 });
-      const event = await waitFor(
-        () => events.find((e) => e.type === 'billing.purchase.completed' && e.tenant_id === user.tenantId),
-        { timeoutMs: 30_000, what: 'billing.purchase.completed' },
-      );
+      const event = await waitFor(() => tap.find('billing.purchase.completed', (e) => e.tenant_id === user.tenantId), {
+        timeoutMs: 30_000,
+        what: 'billing.purchase.completed',
+      });
       expect(event.data).toEqual({ purchase_id: res.body.id, credits: 500, balance: 1500 });
     });
 

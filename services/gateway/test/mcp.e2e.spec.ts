@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   createApiKey,
-  identityClient,
+  drainCredits,
   newTenant,
   request,
   startPlatform,
@@ -223,18 +223,7 @@ describe('the /mcp endpoint', () => {
     const poor = await newTenant(platform);
     const agent = await poor.http.post('/api/v1/agents', { name: 'Poor agent', type: 'assistant' });
     const workflow = await poor.http.post('/api/v1/workflows', { name: 'p', nodes: [{ id: 't', type: 'transform' }] });
-    const identity = identityClient(platform);
-    try {
-      const { balance } = await identity.client.getBalance({ tenantId: poor.user.tenantId });
-      await identity.client.charge({
-        tenantId: poor.user.tenantId,
-        amount: balance,
-        idempotencyKey: `drain-${poor.user.tenantId}`,
-        description: 'test drain',
-      });
-    } finally {
-      identity.channel.close();
-    }
+    await drainCredits(platform, poor.user.tenantId);
     const client = await connect(poor.user.accessToken);
     const run = await call(client, 'run_workflow', { workflow_id: workflow.body.id });
     expect(run.isError).toBe(true);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { api, registerUser, ServiceProcess, startPlatform, type Platform } from '@agentplatform/testing';
+import { api, registerUser, startPlatform, type ServiceProcess, type Platform } from '@agentplatform/testing';
 
 /** Rate limits (DESIGN.md section 5) on the free plan, shared by two gateway processes. */
 describe('rate limits', () => {
@@ -15,22 +15,7 @@ describe('rate limits', () => {
       serviceEnv: { gateway: gatewayEnv },
     });
     // A second replica: same backends, same gateway database, its own port.
-    second = new ServiceProcess(
-      'gateway',
-      {
-        ...process.env,
-        ...gatewayEnv,
-        LOG_LEVEL: 'info',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        METRICS_PORT: '0',
-        MONGODB_URI: platform.mongoUri,
-        MONGODB_DATABASE: platform.gatewayDatabase,
-        DATA_ENCRYPTION_KEY: platform.dataEncryptionKey,
-        IDENTITY_GRPC_ADDR: `127.0.0.1:${platform.service('identity').ready!.grpc_port}`,
-      },
-      path.join(platform.logDir, 'gateway-2.log'),
-    );
+    second = platform.service('gateway').replica(path.join(platform.logDir, 'gateway-2.log'));
     secondUrl = `http://127.0.0.1:${(await second.start()).http_port}`;
   });
 

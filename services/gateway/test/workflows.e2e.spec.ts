@@ -1,7 +1,7 @@
 import { workflowV1 } from '@agentplatform/contracts';
 import { createGrpcClient, openChannel } from '@agentplatform/service-kit';
-import { Receiver, api, startPlatform, waitFor, type Platform } from '@agentplatform/testing';
-import { EventTap, byNode, finished, hookIdOf, identityClient, newTenant, type Http } from './workflows.support';
+import { Receiver, api, drainCredits, startPlatform, waitFor, type Platform } from '@agentplatform/testing';
+import { EventTap, byNode, finished, hookIdOf, newTenant, type Http } from './workflows.support';
 
 /**
  * Workflows through the gateway: every endpoint and state change, each validation rule, the node
@@ -518,18 +518,7 @@ describe('workflows through the gateway', () => {
       expect(after).toBe(before - 1);
 
       const poor = await newTenant(platform);
-      const identity = identityClient(platform);
-      try {
-        const { balance } = await identity.client.getBalance({ tenantId: poor.user.tenantId });
-        await identity.client.charge({
-          tenantId: poor.user.tenantId,
-          amount: balance,
-          idempotencyKey: `drain-${poor.user.tenantId}`,
-          description: 'test drain',
-        });
-      } finally {
-        identity.channel.close();
-      }
+      await drainCredits(platform, poor.user.tenantId);
       const poorWf = (await poor.http.post('/api/v1/workflows', { name: 'p', nodes: [{ id: 't', type: 'transform' }] }))
         .body;
       const refused = await poor.http.post(`/api/v1/workflows/${poorWf.id}/execute`, { input: {} });

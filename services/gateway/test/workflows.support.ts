@@ -1,6 +1,6 @@
 import { waitFor, type Http } from '@agentplatform/testing';
 
-export { EventTap, identityClient, newTenant, type Http } from '@agentplatform/testing';
+export { EventTap, newTenant, type Http } from '@agentplatform/testing';
 
 /** Waits until an execution has left `running` and answers it. */
 export async function finished(http: Http, workflowId: string, executionId: string, timeoutMs = 30_000): Promise<any> {

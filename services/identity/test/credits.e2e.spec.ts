@@ -1,17 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { Consumer } from 'kafkajs';
 import { identityV1 } from '@agentplatform/contracts';
-import { createKafka, type EventEnvelope } from '@agentplatform/events';
-import { DomainError, createGrpcClient, createLogger, openChannel, type Channel } from '@agentplatform/service-kit';
-import { startPlatform, waitFor, type Platform } from '@agentplatform/testing';
+import { DomainError, createGrpcClient, openChannel, type Channel } from '@agentplatform/service-kit';
+import { EventTap, startPlatform, waitFor, type Platform } from '@agentplatform/testing';
 
 /** The credit ledger over gRPC, as agent-memory and workflow use it (contracts-cross: Charge/Refund/GetBalance). */
 describe('identity credits over gRPC', () => {
   let platform: Platform;
   let channel: Channel;
   let identity: ReturnType<typeof createGrpcClient<typeof identityV1.IdentityServiceDefinition>>;
-  let consumer: Consumer;
-  const events: EventEnvelope[] = [];
+  let tap: EventTap;
 
   async function newAccount(): Promise<{ tenantId: string; userId: string }> {
     const answer = await identity.register({
@@ -40,29 +37,11 @@ describe('identity credits over gRPC', () => {
     platform = await startPlatform({ services: ['identity'] });
     channel = openChannel(`127.0.0.1:${platform.service('identity').ready!.grpc_port}`);
     identity = createGrpcClient(identityV1.IdentityServiceDefinition, channel, { deadlineMs: 5_000 });
-    const kafka = createKafka({
-      brokers: platform.kafkaBrokers,
-      clientId: 'identity-test',
-      logger: createLogger('test', 'silent'),
-    });
-    consumer = kafka.consumer({ groupId: `identity-test-${platform.suffix}` });
-    await consumer.connect();
-    await waitFor(
-      async () => {
-        await consumer.subscribe({ topic: platform.topic, fromBeginning: true });
-        return true;
-      },
-      { timeoutMs: 30_000, what: 'events topic' },
-    );
-    await consumer.run({
-      eachMessage: async ({ message }) => {
-        if (message.value) events.push(JSON.parse(message.value.toString()) as EventEnvelope);
-      },
-    });
+    tap = await EventTap.start(platform, 'credits');
   });
 
   afterAll(async () => {
-    await consumer?.disconnect();
+    await tap?.stop();
     channel?.close();
     await platform?.stop();
   });
@@ -173,7 +152,7 @@ describe('identity credits over gRPC', () => {
 
   it('fires billing.credits.low once when the balance drops below 100, re-armed by a purchase', async () => {
     const { tenantId, userId } = await newAccount();
-    const lows = () => events.filter((e) => e.type === 'billing.credits.low' && e.tenant_id === tenantId);
+    const lows = () => tap.filter((e) => e.type === 'billing.credits.low' && e.tenant_id === tenantId);
     await identity.charge({ tenantId, amount: 850, idempotencyKey: 'a', description: '' });
     await identity.charge({ tenantId, amount: 60, idempotencyKey: 'b', description: '' });
     await identity.charge({ tenantId, amount: 10, idempotencyKey: 'c', description: '' });

@@ -68,6 +68,7 @@ describe('hook ids', () => {
       name: 'rotating',
       description: '',
       status: 'active',
+      version: 1,
       nodes: [],
       edges: [],
       created_at: now,

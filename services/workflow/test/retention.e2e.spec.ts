@@ -35,6 +35,7 @@ describe('execution retention', () => {
       id,
       tenant_id: 'ten_1',
       workflow_id: 'wf_1',
+      workflow_version: 1,
       status,
       trigger: 'manual',
       input: {},
@@ -54,13 +55,13 @@ describe('execution retention', () => {
     await executions.insert(execution('exe_recent', 'completed', 29));
     await executions.insert(execution('exe_old_running', 'running', 60));
 
-    const deleted = await pruneExecutions(executions, 30, now);
+    const deleted = await pruneExecutions({ executions }, { retentionDays: 30, now });
     expect(deleted).toBe(3);
     const left = await connection
       .collection('executions')
       .find({}, { projection: { _id: 1 } })
       .toArray();
     expect(left.map((d) => d._id).sort()).toEqual(['exe_old_running', 'exe_recent']);
-    expect(await pruneExecutions(executions, 30, now)).toBe(0);
+    expect(await pruneExecutions({ executions }, { retentionDays: 30, now })).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import { agentMemoryV1 } from '@agentplatform/contracts';
-import type { Agent } from '../domain/agent.js';
+import type { Agent, AgentInput } from '../domain/agent.js';
 import type { ChatMessage, Session, ToolStep, Usage } from '../domain/chat.js';
 import { publicGrant } from '../domain/tools.js';
 import type { MemoryItem, ScoredMemory } from '../domain/memory.js';
@@ -163,31 +163,38 @@ async function* streamChat(deps: UseCaseDeps, request: agentMemoryV1.ChatStreamR
   }
 }
 
+/** The fields a create and an update both carry. */
+function agentInput(
+  req: Pick<agentMemoryV1.UpdateAgentRequest, 'name' | 'type' | 'status' | 'description' | 'memoryTypes' | 'config'>,
+): AgentInput {
+  return {
+    name: req.name,
+    type: req.type,
+    status: req.status,
+    description: req.description,
+    memoryTypes: req.memoryTypes?.values,
+    config: req.config,
+  };
+}
+
 /** proto <-> use-case mapping only. */
 export function agentMemoryService(deps: UseCaseDeps): Impl {
   return {
     async createAgent(req) {
       return toAgent(
-        await createAgent(
-          deps,
-          req.tenantId,
-          {
-            name: req.name,
-            type: req.type,
-            status: req.status,
-            description: req.description,
-            memoryTypes: req.memoryTypes?.values,
-            config: req.config,
-          },
-          req.plan,
-        ),
+        await createAgent(deps, {
+          tenantId: req.tenantId,
+          plan: req.plan,
+          ...agentInput(req),
+        }),
       );
     },
     async getAgent(req) {
-      return toAgent(await getAgent(deps, req.tenantId, req.agentId));
+      return toAgent(await getAgent(deps, { tenantId: req.tenantId, agentId: req.agentId }));
     },
     async listAgents(req) {
-      const out = await listAgents(deps, req.tenantId, {
+      const out = await listAgents(deps, {
+        tenantId: req.tenantId,
         page: req.page,
         perPage: req.perPage,
         type: req.type,
@@ -197,18 +204,15 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
     },
     async updateAgent(req) {
       return toAgent(
-        await updateAgent(deps, req.tenantId, req.agentId, {
-          name: req.name,
-          type: req.type,
-          status: req.status,
-          description: req.description,
-          memoryTypes: req.memoryTypes?.values,
-          config: req.config,
+        await updateAgent(deps, {
+          tenantId: req.tenantId,
+          agentId: req.agentId,
+          ...agentInput(req),
         }),
       );
     },
     async deleteAgent(req) {
-      const out = await deleteAgent(deps, req.tenantId, req.agentId);
+      const out = await deleteAgent(deps, { tenantId: req.tenantId, agentId: req.agentId });
       return { deletedMemories: out.memories, deletedSessions: out.sessions, deletedMessages: out.messages };
     },
     async chat(req) {

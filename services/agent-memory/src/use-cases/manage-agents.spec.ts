@@ -5,7 +5,7 @@ import { addMemory, deleteMemory, getMemory, listMemories, updateMemory } from '
 function setup() {
   const { deps, fakes } = inMemoryAgentMemoryDeps();
   const agent = (tenantId = 't1', extra: Record<string, unknown> = {}, plan?: string) =>
-    createAgent(deps, tenantId, { name: 'Helper', type: 'assistant', ...extra }, plan);
+    createAgent(deps, { tenantId, plan, name: 'Helper', type: 'assistant', ...extra });
   return { deps, fakes, agent };
 }
 
@@ -17,18 +17,17 @@ describe('agents against in-memory repositories', () => {
     const created = await agent();
     expect(created).toMatchObject({ status: 'active', memoryTypes: ['semantic', 'episodic'], memoryVersion: 0 });
     expect(fakes.outbox.types()).toEqual(['agent.created']);
-    await expect(getAgent(deps, 't1', created.id)).resolves.toMatchObject({ id: created.id });
-    await expect(getAgent(deps, 't2', created.id)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(getAgent(deps, { tenantId: 't1', agentId: created.id })).resolves.toMatchObject({ id: created.id });
+    await expect(getAgent(deps, { tenantId: 't2', agentId: created.id })).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('names every bad field: missing name, unknown type, out-of-range config', async () => {
     const { deps } = setup();
-    const error = await createAgent(
-      deps,
-      't1',
-      { type: 'robot', config: { temperature: 3, max_tokens: 0 } },
-      undefined,
-    ).catch((e) => e);
+    const error = await createAgent(deps, {
+      tenantId: 't1',
+      type: 'robot',
+      config: { temperature: 3, max_tokens: 0 },
+    }).catch((e) => e);
     expect(fieldsOf(error)).toEqual(
       expect.arrayContaining(['name', 'type', 'config.temperature', 'config.max_tokens']),
     );
@@ -40,15 +39,17 @@ describe('agents against in-memory repositories', () => {
     for (let i = 0; i < 10; i++) made.push(await agent());
     await expect(agent()).rejects.toMatchObject({ code: 'quota_exceeded' });
     await expect(agent('t1', {}, 'starter')).resolves.toBeDefined();
-    await deleteAgent(deps, 't1', made[0].id);
-    await deleteAgent(deps, 't1', made[1].id);
+    await deleteAgent(deps, { tenantId: 't1', agentId: made[0].id });
+    await deleteAgent(deps, { tenantId: 't1', agentId: made[1].id });
     await expect(agent()).resolves.toBeDefined();
   });
 
   it('updates only what changed, names it in agent.updated, and publishes nothing for a no-op', async () => {
     const { deps, fakes, agent } = setup();
     const created = await agent('t1', { config: { temperature: 0.5 } });
-    const updated = await updateAgent(deps, 't1', created.id, {
+    const updated = await updateAgent(deps, {
+      tenantId: 't1',
+      agentId: created.id,
       name: 'Helper',
       status: 'inactive',
       config: { model: 'm' },
@@ -58,9 +59,11 @@ describe('agents against in-memory repositories', () => {
       type: 'agent.updated',
       data: { changed: ['status', 'config'] },
     });
-    await updateAgent(deps, 't1', created.id, { status: 'inactive' });
+    await updateAgent(deps, { tenantId: 't1', agentId: created.id, status: 'inactive' });
     expect(fakes.outbox.types()).toEqual(['agent.created', 'agent.updated']);
-    await expect(updateAgent(deps, 't2', created.id, { name: 'x' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(updateAgent(deps, { tenantId: 't2', agentId: created.id, name: 'x' })).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 
   it('lists in pages filtered by type; another tenant sees none', async () => {
@@ -68,13 +71,13 @@ describe('agents against in-memory repositories', () => {
     await agent('t1', { type: 'support' });
     await agent('t1');
     await agent('t1');
-    const first = await listAgents(deps, 't1', { page: 1, perPage: 2 });
+    const first = await listAgents(deps, { tenantId: 't1', page: 1, perPage: 2 });
     expect(first).toMatchObject({ total: 3, page: 1, perPage: 2 });
     expect(first.agents).toHaveLength(2);
-    await expect(listAgents(deps, 't1', { page: 1, perPage: 20, type: 'support' })).resolves.toMatchObject({
+    await expect(listAgents(deps, { tenantId: 't1', page: 1, perPage: 20, type: 'support' })).resolves.toMatchObject({
       total: 1,
     });
-    await expect(listAgents(deps, 't2', { page: 0, perPage: 0 })).resolves.toMatchObject({
+    await expect(listAgents(deps, { tenantId: 't2', page: 0, perPage: 0 })).resolves.toMatchObject({
       total: 0,
       page: 1,
       perPage: 20,
@@ -86,8 +89,14 @@ describe('agents against in-memory repositories', () => {
     const created = await agent();
     await addMemory(deps, 't1', { agentId: created.id, content: 'likes tea' });
     fakes.chats.counts.set(`t1/${created.id}`, { sessions: 2, messages: 7 });
-    await expect(deleteAgent(deps, 't2', created.id)).rejects.toMatchObject({ code: 'not_found' });
-    await expect(deleteAgent(deps, 't1', created.id)).resolves.toEqual({ memories: 1, sessions: 2, messages: 7 });
+    await expect(deleteAgent(deps, { tenantId: 't2', agentId: created.id })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    await expect(deleteAgent(deps, { tenantId: 't1', agentId: created.id })).resolves.toEqual({
+      memories: 1,
+      sessions: 2,
+      messages: 7,
+    });
     expect(fakes.memories.byId.size).toBe(0);
     expect(fakes.index.dropped).toEqual([created.id]);
   });

@@ -13,13 +13,20 @@ import type { AgentChanges } from '../persistence/agent.repository.js';
 import type { UseCaseDeps } from './deps.js';
 import { prepareTools } from './prepare-tools.js';
 
-export async function createAgent(
-  deps: UseCaseDeps,
-  tenantId: string,
-  input: AgentInput,
-  plan: string | undefined,
-): Promise<Agent> {
-  const valid = validateAgentInput(input, 'create');
+export interface CreateAgentInput extends AgentInput {
+  tenantId: string;
+  /** The tenant's plan: it sets the agent quota. */
+  plan?: string;
+}
+
+export interface UpdateAgentInput extends AgentInput {
+  tenantId: string;
+  agentId: string;
+}
+
+export async function createAgent(deps: UseCaseDeps, input: CreateAgentInput): Promise<Agent> {
+  const { tenantId, plan, ...fields } = input;
+  const valid = validateAgentInput(fields, 'create');
   const id = newId('agt');
   if (valid.config?.tools) {
     valid.config.tools = await prepareTools(deps, tenantId, id, valid.config.tools as ToolGrant[]);
@@ -56,33 +63,32 @@ export async function createAgent(
   }
 }
 
-export async function getAgent(deps: UseCaseDeps, tenantId: string, agentId: string): Promise<Agent> {
-  const agent = await deps.agents.find(tenantId, agentId);
+export async function getAgent(
+  deps: Pick<UseCaseDeps, 'agents'>,
+  input: { tenantId: string; agentId: string },
+): Promise<Agent> {
+  const agent = await deps.agents.find(input.tenantId, input.agentId);
   if (!agent) throw new NotFoundError('Agent');
   return agent;
 }
 
 export async function listAgents(
-  deps: UseCaseDeps,
-  tenantId: string,
-  query: { page: number; perPage: number; type?: string; status?: string },
+  deps: Pick<UseCaseDeps, 'agents'>,
+  input: { tenantId: string; page: number; perPage: number; type?: string; status?: string },
 ): Promise<{ agents: Agent[]; total: number; page: number; perPage: number }> {
-  const { page, perPage } = paging(query.page, query.perPage);
-  const { agents, total } = await deps.agents.list(tenantId, { type: query.type, status: query.status }, page, perPage);
+  const { page, perPage } = paging(input.page, input.perPage);
+  const filter = { type: input.type, status: input.status };
+  const { agents, total } = await deps.agents.list(input.tenantId, filter, page, perPage);
   return { agents, total, page, perPage };
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** PATCH: only given fields change; `agent.updated` names the fields that really changed. */
-export async function updateAgent(
-  deps: UseCaseDeps,
-  tenantId: string,
-  agentId: string,
-  input: AgentInput,
-): Promise<Agent> {
-  const valid = validateAgentInput(input, 'update');
-  const current = await getAgent(deps, tenantId, agentId);
+export async function updateAgent(deps: UseCaseDeps, input: UpdateAgentInput): Promise<Agent> {
+  const { tenantId, agentId, ...fields } = input;
+  const valid = validateAgentInput(fields, 'update');
+  const current = await getAgent(deps, { tenantId, agentId });
   if (valid.config?.tools) {
     valid.config.tools = await prepareTools(
       deps,
@@ -123,9 +129,9 @@ export async function updateAgent(
 /** Deletes the agent, then its memories, sessions and messages. */
 export async function deleteAgent(
   deps: UseCaseDeps,
-  tenantId: string,
-  agentId: string,
+  input: { tenantId: string; agentId: string },
 ): Promise<{ memories: number; sessions: number; messages: number }> {
+  const { tenantId, agentId } = input;
   if (!(await deps.agents.delete(tenantId, agentId))) throw new NotFoundError('Agent');
   await deps.quotas.release(tenantId, 'agents');
   const [memories, chats] = await Promise.all([

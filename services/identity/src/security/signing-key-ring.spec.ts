@@ -1,5 +1,5 @@
 import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
+import { exportJWK, generateKeyPair, jwtVerify, SignJWT, type KeyLike } from 'jose';
 import mongoose, { type Connection } from 'mongoose';
 import { createLogger, SecretBox } from '@agentplatform/service-kit';
 import { SigningKeyRepository } from '../persistence/signing-key.repository.js';
@@ -65,7 +65,7 @@ describe('SigningKeyRing', () => {
   }
 
   /** Proves the ring signs with the private half of `publicKey`. */
-  async function signsFor(keys: SigningKeyRing, publicKey: Parameters<typeof jwtVerify>[1]) {
+  async function signsFor(keys: SigningKeyRing, publicKey: KeyLike) {
     const { privateKey } = keys.signingKey();
     const token = await new SignJWT({}).setProtectedHeader({ alg: 'EdDSA' }).sign(privateKey);
     await expect(jwtVerify(token, publicKey)).resolves.toBeDefined();

@@ -90,13 +90,13 @@ export function identityService(deps: UseCaseDeps): identityV1.IdentityServiceIm
       return session(await login(deps, { email: req.email, password: req.password }));
     },
     async refresh(req) {
-      return session(await refreshSession(deps, req.refreshToken));
+      return session(await refreshSession(deps, { refreshToken: req.refreshToken }));
     },
     async logout(req) {
-      return { sessionId: (await logout(deps, req.refreshToken)) ?? '' };
+      return { sessionId: (await logout(deps, { refreshToken: req.refreshToken })) ?? '' };
     },
     async getMe(req) {
-      const me = await getMe(deps, req.userId);
+      const me = await getMe(deps, { userId: req.userId });
       return {
         user: user(me.user),
         tenants: me.tenants.map((m) => ({ id: m.tenantId, name: m.tenantName, role: m.role })),
@@ -106,11 +106,15 @@ export function identityService(deps: UseCaseDeps): identityV1.IdentityServiceIm
       return { keys: deps.keys.publicKeys(), issuer: deps.settings.issuer, audience: deps.settings.audience };
     },
     async resolveAccess(req) {
-      const access = await resolveAccess(deps, req.userId, req.tenantId || undefined, req.sessionId || undefined);
+      const access = await resolveAccess(deps, {
+        userId: req.userId,
+        tenantId: req.tenantId || undefined,
+        sessionId: req.sessionId || undefined,
+      });
       return { tenantId: access.tenantId, role: access.role, scopes: [...access.scopes], plan: access.plan };
     },
     async verifyApiKey(req) {
-      return verifyApiKey(deps, req.key);
+      return verifyApiKey(deps, { secret: req.key });
     },
     async createApiKey(req) {
       const created = await createApiKey(deps, {
@@ -123,14 +127,14 @@ export function identityService(deps: UseCaseDeps): identityV1.IdentityServiceIm
       return { apiKey: apiKey(created.apiKey), key: created.secret };
     },
     async listApiKeys(req) {
-      return { items: (await listApiKeys(deps, req.userId, tenant(req.tenantId))).map(apiKey) };
+      return { items: (await listApiKeys(deps, { tenantId: tenant(req.tenantId), userId: req.userId })).map(apiKey) };
     },
     async revokeApiKey(req) {
-      await revokeApiKey(deps, req.userId, tenant(req.tenantId), req.keyId);
+      await revokeApiKey(deps, { tenantId: tenant(req.tenantId), userId: req.userId, keyId: req.keyId });
       return { success: true };
     },
     async getBalance(req) {
-      return { balance: await getBalance(deps, tenant(req.tenantId)) };
+      return { balance: await getBalance(deps, { tenantId: tenant(req.tenantId) }) };
     },
     async charge(req) {
       const made = await chargeCredits(deps, {
@@ -184,7 +188,7 @@ export function identityService(deps: UseCaseDeps): identityV1.IdentityServiceIm
       return { balance: made.balanceAfter };
     },
     async getCredits(req) {
-      const credits = await getCredits(deps, tenant(req.tenantId), req.limit);
+      const credits = await getCredits(deps, { tenantId: tenant(req.tenantId), limit: req.limit });
       return { balance: credits.balance, plan: credits.plan, entries: credits.entries.map(entry) };
     },
     async purchaseCredits(req) {

@@ -71,31 +71,39 @@ describe('refresh token rotation', () => {
   it('rotates once; a reuse outside the race grace revokes the whole session', async () => {
     const { deps, fakes } = await setup();
     const first = await login(deps, { email: 'ada@example.com', password: account.password });
-    const second = await refreshSession(deps, first.refreshToken);
+    const second = await refreshSession(deps, { refreshToken: first.refreshToken });
     expect(second.refreshToken).not.toBe(first.refreshToken);
     const used = [...fakes.refreshTokens.byId.values()].find((t) => t.usedAt)!;
     used.usedAt = new Date(Date.now() - REFRESH_RACE_GRACE_MS - 1);
-    await expect(refreshSession(deps, first.refreshToken)).rejects.toThrow('its session has been revoked');
-    await expect(refreshSession(deps, second.refreshToken)).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(refreshSession(deps, { refreshToken: first.refreshToken })).rejects.toThrow(
+      'its session has been revoked',
+    );
+    await expect(refreshSession(deps, { refreshToken: second.refreshToken })).rejects.toMatchObject({
+      code: 'unauthorized',
+    });
     expect(fakes.outbox.types()).toEqual(['access.session.revoked']);
   });
 
   it('refuses a concurrent second use without revoking, and an unknown token', async () => {
     const { deps } = await setup();
     const first = await login(deps, { email: 'ada@example.com', password: account.password });
-    const second = await refreshSession(deps, first.refreshToken);
-    await expect(refreshSession(deps, first.refreshToken)).rejects.toThrow('concurrent request');
-    await expect(refreshSession(deps, second.refreshToken)).resolves.toBeDefined();
-    await expect(refreshSession(deps, 'rt_unknown')).rejects.toMatchObject({ code: 'unauthorized' });
-    await expect(refreshSession(deps, '')).rejects.toMatchObject({ details: [{ field: 'refresh_token' }] });
+    const second = await refreshSession(deps, { refreshToken: first.refreshToken });
+    await expect(refreshSession(deps, { refreshToken: first.refreshToken })).rejects.toThrow('concurrent request');
+    await expect(refreshSession(deps, { refreshToken: second.refreshToken })).resolves.toBeDefined();
+    await expect(refreshSession(deps, { refreshToken: 'rt_unknown' })).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(refreshSession(deps, { refreshToken: '' })).rejects.toMatchObject({
+      details: [{ field: 'refresh_token' }],
+    });
   });
 
   it('logs out once: the session ends, a second logout is no error', async () => {
     const { deps } = await setup();
     const session = await login(deps, { email: 'ada@example.com', password: account.password });
-    await expect(logout(deps, session.refreshToken)).resolves.toMatch(/^rtk_/);
-    await expect(logout(deps, session.refreshToken)).resolves.toBeUndefined();
-    await expect(refreshSession(deps, session.refreshToken)).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(logout(deps, { refreshToken: session.refreshToken })).resolves.toMatch(/^rtk_/);
+    await expect(logout(deps, { refreshToken: session.refreshToken })).resolves.toBeUndefined();
+    await expect(refreshSession(deps, { refreshToken: session.refreshToken })).rejects.toMatchObject({
+      code: 'unauthorized',
+    });
   });
 });
 
@@ -119,14 +127,14 @@ describe('API keys', () => {
     const { apiKey, secret } = await key(owner.user.id);
     expect(secret).toMatch(/^apk_[0-9A-Za-z]{40}$/);
     expect(JSON.stringify([...fakes.apiKeys.byId.values()])).not.toContain(secret);
-    await expect(verifyApiKey(deps, secret)).resolves.toMatchObject({
+    await expect(verifyApiKey(deps, { secret })).resolves.toMatchObject({
       keyId: apiKey.id,
       tenantId: owner.tenantId,
       role: 'owner',
       scopes: ['agents:read'],
       plan: 'free',
     });
-    await expect(verifyApiKey(deps, `${secret}x`)).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(verifyApiKey(deps, { secret: `${secret}x` })).rejects.toMatchObject({ code: 'unauthorized' });
   });
 
   it('refuses scopes the role does not grant, unknown scopes, an empty name and a past expiry, by field', async () => {
@@ -152,17 +160,21 @@ describe('API keys', () => {
     const ownerKey = await key(owner.user.id);
     const memberKey = await key(member.user.id);
     const tenantId = owner.tenantId;
-    await expect(listApiKeys(deps, member.user.id, tenantId)).resolves.toEqual([
+    await expect(listApiKeys(deps, { tenantId, userId: member.user.id })).resolves.toEqual([
       expect.objectContaining({ id: memberKey.apiKey.id }),
     ]);
-    await expect(listApiKeys(deps, owner.user.id, tenantId)).resolves.toHaveLength(2);
-    await expect(revokeApiKey(deps, member.user.id, tenantId, ownerKey.apiKey.id)).rejects.toMatchObject({
+    await expect(listApiKeys(deps, { tenantId, userId: owner.user.id })).resolves.toHaveLength(2);
+    await expect(
+      revokeApiKey(deps, { tenantId, userId: member.user.id, keyId: ownerKey.apiKey.id }),
+    ).rejects.toMatchObject({
       code: 'not_found',
     });
-    await revokeApiKey(deps, owner.user.id, tenantId, memberKey.apiKey.id);
+    await revokeApiKey(deps, { tenantId, userId: owner.user.id, keyId: memberKey.apiKey.id });
     expect(fakes.outbox.types()).toEqual(['access.api_key.revoked']);
-    await expect(verifyApiKey(deps, memberKey.secret)).rejects.toMatchObject({ code: 'unauthorized' });
-    await expect(revokeApiKey(deps, owner.user.id, tenantId, memberKey.apiKey.id)).rejects.toMatchObject({
+    await expect(verifyApiKey(deps, { secret: memberKey.secret })).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(
+      revokeApiKey(deps, { tenantId, userId: owner.user.id, keyId: memberKey.apiKey.id }),
+    ).rejects.toMatchObject({
       code: 'not_found',
     });
   });

@@ -86,8 +86,8 @@ async function rearm(deps: UseCaseDeps, entry: LedgerEntry): Promise<void> {
   if (entry.balanceAfter >= deps.settings.lowCreditThreshold) await deps.credits.armLowAlert(entry.tenantId);
 }
 
-export async function getBalance(deps: UseCaseDeps, tenantId: string): Promise<number> {
-  const head = await deps.credits.head(tenantId);
+export async function getBalance(deps: Pick<UseCaseDeps, 'credits'>, input: { tenantId: string }): Promise<number> {
+  const head = await deps.credits.head(input.tenantId);
   if (!head) throw new NotFoundError('Tenant');
   return head.balance;
 }
@@ -284,14 +284,14 @@ export async function releaseExpiredHolds(deps: UseCaseDeps, now = new Date(), b
 /** The balance and the newest entries, read together: the balance is the newest entry's. */
 export async function getCredits(
   deps: UseCaseDeps,
-  tenantId: string,
-  limit: number,
+  input: { tenantId: string; limit: number },
 ): Promise<{ balance: number; plan: string; entries: LedgerEntry[] }> {
+  const { tenantId, limit } = input;
   const [entries, tenant] = await Promise.all([
     deps.credits.recent(tenantId, Math.min(Math.max(limit || 20, 1), 100)),
     deps.tenants.findTenant(tenantId),
   ]);
   const newest = entries[0];
-  const balance = newest?.seq !== undefined ? newest.balanceAfter : await getBalance(deps, tenantId);
+  const balance = newest?.seq !== undefined ? newest.balanceAfter : await getBalance(deps, { tenantId });
   return { balance, plan: tenant?.plan ?? 'free', entries };
 }

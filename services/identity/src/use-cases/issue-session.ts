@@ -18,8 +18,11 @@ export async function defaultTenantOf(deps: UseCaseDeps, userId: string): Promis
   return chosen.tenantId;
 }
 
-/** An access token and a refresh token of the given family (a new family on login). */
-export async function issueSession(deps: UseCaseDeps, userId: string, familyId = newId('rtk')): Promise<Session> {
+/**
+ * An access token and a refresh token of the given family (a new family on login).
+ */
+export async function issueSession(deps: UseCaseDeps, input: { userId: string; familyId?: string }): Promise<Session> {
+  const { userId, familyId = newId('rtk') } = input;
   const tenantId = await defaultTenantOf(deps, userId);
   const refreshToken = `rt_${randomToken()}`;
   const now = new Date();

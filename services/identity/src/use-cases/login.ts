@@ -51,5 +51,5 @@ export async function login(deps: UseCaseDeps, input: { email: string; password:
     throw new UnauthorizedError('Invalid e-mail or password');
   }
   await deps.loginThrottles.clear(email);
-  return issueSession(deps, user.id);
+  return issueSession(deps, { userId: user.id });
 }

@@ -67,13 +67,18 @@ export async function createApiKey(
 }
 
 /** Owners and admins see every key of the tenant; other roles see the keys they made. */
-export async function listApiKeys(deps: UseCaseDeps, userId: string, tenantId: string): Promise<ApiKey[]> {
+export async function listApiKeys(deps: UseCaseDeps, input: { tenantId: string; userId: string }): Promise<ApiKey[]> {
+  const { tenantId, userId } = input;
   const role = await roleIn(deps, tenantId, userId);
   return deps.apiKeys.listActive(tenantId, managesAllKeys(role) ? undefined : userId);
 }
 
 /** Revokes a key; someone else's key is invisible (404) to a role that cannot manage it. */
-export async function revokeApiKey(deps: UseCaseDeps, userId: string, tenantId: string, keyId: string): Promise<void> {
+export async function revokeApiKey(
+  deps: UseCaseDeps,
+  input: { tenantId: string; userId: string; keyId: string },
+): Promise<void> {
+  const { tenantId, userId, keyId } = input;
   const role = await roleIn(deps, tenantId, userId);
   const key = await deps.apiKeys.findActive(tenantId, keyId);
   if (!key || (key.createdBy !== userId && !managesAllKeys(role))) throw new NotFoundError('API key');

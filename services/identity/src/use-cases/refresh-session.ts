@@ -29,7 +29,8 @@ export async function revokeSession(
  * the race grace, means it leaked or was replayed: the whole family is revoked, which also logs out
  * whoever holds the newest token of that family (OAuth 2.0 Security BCP, refresh token rotation).
  */
-export async function refreshSession(deps: UseCaseDeps, refreshToken: string): Promise<Session> {
+export async function refreshSession(deps: UseCaseDeps, input: { refreshToken: string }): Promise<Session> {
+  const { refreshToken } = input;
   if (!refreshToken) throw ValidationError.field('refresh_token', 'is required');
   const now = new Date();
   const stored = await deps.refreshTokens.findByHash(sha256Hex(refreshToken));
@@ -45,7 +46,7 @@ export async function refreshSession(deps: UseCaseDeps, refreshToken: string): P
   }
   const user = await deps.users.findById(stored.userId);
   if (!user?.isActive) throw new UnauthorizedError('Invalid or expired refresh token');
-  const session = await issueSession(deps, user.id, stored.familyId);
+  const session = await issueSession(deps, { userId: user.id, familyId: stored.familyId });
   // A reuse may have revoked the family while we issued: our new token must not outlive it.
   if (await deps.refreshTokens.familyRevoked(stored.familyId)) {
     await revokeSession(deps, stored, 'reuse');
@@ -58,7 +59,8 @@ export async function refreshSession(deps: UseCaseDeps, refreshToken: string): P
  * Logout: ends the refresh token's session and returns its id; an unknown or already ended one is
  * no error (undefined).
  */
-export async function logout(deps: UseCaseDeps, refreshToken: string): Promise<string | undefined> {
+export async function logout(deps: UseCaseDeps, input: { refreshToken: string }): Promise<string | undefined> {
+  const { refreshToken } = input;
   if (!refreshToken) throw ValidationError.field('refresh_token', 'is required');
   const stored = await deps.refreshTokens.findByHash(sha256Hex(refreshToken));
   if (!stored || stored.revokedAt) return undefined;

@@ -17,10 +17,9 @@ export interface Access {
  */
 export async function resolveAccess(
   deps: UseCaseDeps,
-  userId: string,
-  tenantId?: string,
-  sessionId?: string,
+  input: { userId: string; tenantId?: string; sessionId?: string },
 ): Promise<Access> {
+  const { userId, tenantId, sessionId } = input;
   const [user, live] = await Promise.all([
     deps.users.findById(userId),
     sessionId ? deps.refreshTokens.sessionLive(sessionId, new Date()) : true,

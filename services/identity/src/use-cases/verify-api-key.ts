@@ -21,7 +21,8 @@ const TOUCH_INTERVAL_MS = 60_000;
  * Checks a presented API key. The lookup is by the SHA-256 of the secret over a unique index, so
  * the comparison happens inside the index, never as a byte-by-byte string compare in our code.
  */
-export async function verifyApiKey(deps: UseCaseDeps, secret: string): Promise<VerifiedKey> {
+export async function verifyApiKey(deps: UseCaseDeps, input: { secret: string }): Promise<VerifiedKey> {
+  const { secret } = input;
   const invalid = new UnauthorizedError('Invalid, expired or revoked API key');
   if (!secret.startsWith('apk_')) throw invalid;
   const key = await deps.apiKeys.findByHash(sha256Hex(secret));

@@ -1,13 +1,7 @@
 import { z } from 'zod';
-import type { FieldIssue } from '@agentplatform/service-kit';
+import { NODE_TYPES, type FieldIssue, type NodeType } from '@agentplatform/service-kit';
 import { LIMITS, fieldPath, retrySchema, timeoutSchema, validateNodeConfig } from './node-config.js';
-import {
-  NODE_TYPES,
-  TRIGGER_NODE_TYPES,
-  type NodeType,
-  type WorkflowGraph,
-  type WorkflowNode,
-} from './workflow.types.js';
+import { TRIGGER_NODE_TYPES, type WorkflowGraph, type WorkflowNode } from './workflow.types.js';
 
 const NODE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { FieldIssue } from '@agentplatform/service-kit';
+import type { FieldIssue, NodeType } from '@agentplatform/service-kit';
 import { checkExpression, templateExpressions } from './expressions.js';
 import { cronProblem, isTimezone } from './schedule.js';
-import type { JsonValue, NodeType } from './workflow.types.js';
+import type { JsonValue } from './workflow.types.js';
 
 /** Limits of DESIGN.md section 7 and of this implementation (docs/workflows.md). */
 export const LIMITS = {

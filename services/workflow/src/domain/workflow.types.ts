@@ -5,20 +5,8 @@ export type JsonObject = { [key: string]: JsonValue };
 export const WORKFLOW_STATUSES = ['draft', 'active', 'paused'] as const;
 export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
 
-export const NODE_TYPES = [
-  'webhook',
-  'agent',
-  'condition',
-  'integration',
-  'transform',
-  'delay',
-  'workflow',
-  'foreach',
-  'schedule',
-] as const;
 /** Node types that start a workflow: at most one per workflow, with no incoming edge. */
 export const TRIGGER_NODE_TYPES: readonly string[] = ['webhook', 'schedule'];
-export type NodeType = (typeof NODE_TYPES)[number];
 
 export interface RetryPolicy {
   max_attempts: number;

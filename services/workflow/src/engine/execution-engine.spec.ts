@@ -86,6 +86,7 @@ function execution(nodes: WorkflowNode[], maxDurationMs = 60_000): Execution {
     id: `exe_${Math.random().toString(36).slice(2)}`,
     tenant_id: 'ten_1',
     workflow_id: 'wf_1',
+    workflow_version: 1,
     status: 'running',
     trigger: 'manual',
     input: { n: 1 },

@@ -18,7 +18,7 @@ export function startRetentionJob(
 ): void {
   let running: Promise<void> | undefined;
   const tick = () => {
-    const pruned = Promise.all([pruneExecutions(executions, retentionDays), claims?.deleteExpired(new Date())]);
+    const pruned = Promise.all([pruneExecutions({ executions }, { retentionDays }), claims?.deleteExpired(new Date())]);
     running = pruned
       .then(([deleted]) => deleted)
       .then(

@@ -34,7 +34,10 @@ export async function executeWorkflow(deps: UseCaseDeps, input: ExecuteWorkflowI
       `nesting deeper than ${LIMITS.maxNestingDepth} levels: an agent's workflow tool was called ${depth} levels deep`,
     );
   }
-  const execution = await startExecution(deps, workflow, 'manual', input.input, {
+  const execution = await startExecution(deps, {
+    workflow,
+    trigger: 'manual',
+    input: input.input,
     runFirst: !input.async,
     ...(depth > 0 ? { seed: { depth } } : {}),
   });

@@ -125,6 +125,7 @@ describe('workflow use cases against in-memory repositories', () => {
       id: 'exe_1',
       tenant_id: 't1',
       workflow_id: id,
+      workflow_version: 1,
       status: 'completed',
       trigger: 'manual',
       input: {},

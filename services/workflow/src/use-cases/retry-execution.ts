@@ -27,7 +27,10 @@ export async function retryExecution(deps: UseCaseDeps, input: RetryExecutionInp
   if (workflow.status === 'paused') throw new ConflictError('Workflow is paused; resume it to retry its executions');
   const current = input.version === 'current';
   const graph = current ? { nodes: workflow.nodes, edges: workflow.edges } : previous.graph;
-  return startExecution(deps, workflow, 'manual', previous.input, {
+  return startExecution(deps, {
+    workflow,
+    trigger: 'manual',
+    input: previous.input,
     runFirst: false,
     seed: {
       graph,

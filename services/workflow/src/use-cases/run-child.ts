@@ -68,7 +68,10 @@ export function childRunner(deps: () => UseCaseDeps): ChildRunner {
     if (!workflow) throw new NodeError(`workflow '${request.workflowId}' not found`, false);
     if (workflow.status === 'paused') throw new NodeError(`workflow '${request.workflowId}' is paused`, false);
     try {
-      return await startExecution(d, workflow, 'manual', request.input, {
+      return await startExecution(d, {
+        workflow,
+        trigger: 'manual',
+        input: request.input,
         // A graph of pure nodes finishes before it is stored: one write per child.
         runFirst: true,
         seed: {

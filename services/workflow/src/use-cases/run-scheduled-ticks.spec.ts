@@ -76,6 +76,7 @@ function world(options: { noCredits?: boolean; identityDownOnce?: boolean } = {}
       name: id,
       description: '',
       status,
+      version: 1,
       nodes: [{ id: 'tick', type: 'schedule', config: { cron, input: { from: id } } }],
       edges: [],
       next_run_at: next,

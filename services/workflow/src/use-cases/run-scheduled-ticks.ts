@@ -126,7 +126,10 @@ async function startClaimed(
 async function startOne(deps: SchedulerDeps, claim: ScheduleClaim, workflow: Workflow): Promise<string> {
   const schedule = scheduleOf(workflow.nodes);
   try {
-    await startExecution(deps, workflow, 'schedule', schedule?.input ?? {}, {
+    await startExecution(deps, {
+      workflow,
+      trigger: 'schedule',
+      input: schedule?.input ?? {},
       runFirst: true,
       seed: { id: claim.execution_id },
     });

@@ -22,6 +22,15 @@ export type ExecutionSeed = Partial<
   >
 >;
 
+/** The workflow names the tenant; `input` is the run's input. */
+export interface StartExecutionInput {
+  workflow: Workflow;
+  trigger: ExecutionTrigger;
+  input: JsonObject;
+  runFirst: boolean;
+  seed?: ExecutionSeed;
+}
+
 /**
  * Starts a run: reserves its credit (402 when the balance is too low), stores the execution with a
  * snapshot of the graph and hands it to the engine, which runs it at once on this replica; then
@@ -31,12 +40,10 @@ export type ExecutionSeed = Partial<
  */
 export async function startExecution(
   deps: Pick<UseCaseDeps, 'engine' | 'credits' | 'logger' | 'settings'>,
-  workflow: Workflow,
-  trigger: ExecutionTrigger,
-  input: JsonObject,
-  options: { runFirst: boolean; seed?: ExecutionSeed },
+  start: StartExecutionInput,
 ): Promise<Execution> {
-  const seed = options.seed ?? {};
+  const { workflow, trigger, input, runFirst } = start;
+  const seed = start.seed ?? {};
   // A child run, or a scheduled tick (its id is chosen when it is claimed, so a replica that takes
   // over a dead one's claim starts the same execution, stored and charged at most once).
   const id = seed.id ?? newId('exe');
@@ -59,7 +66,7 @@ export async function startExecution(
   };
   let started: Execution;
   try {
-    started = await deps.engine.submit(execution, options);
+    started = await deps.engine.submit(execution, { runFirst });
   } catch (error) {
     // The id is taken: the same run was started already (and holds the credit).
     if (isDuplicateKeyError(error)) throw error;

@@ -27,7 +27,7 @@ export async function triggerHook(
   if (input.path.replace(/^\/+|\/+$/g, '') !== hookPathOf(workflow)) throw new NotFoundError('Hook');
   // A hook answers 202 {execution_id} (or the result, with last_node): never a running status, so
   // a pure graph may finish before it is stored.
-  const execution = await startExecution(deps, workflow, 'webhook', input.input, { runFirst: true });
+  const execution = await startExecution(deps, { workflow, trigger: 'webhook', input: input.input, runFirst: true });
   const responseMode = hookResponseMode(workflow);
   if (responseMode === 'immediate' || isFinished(execution.status)) return { execution, responseMode };
   const finished = await deps.engine.waitFor(workflow.tenant_id, workflow.id, execution.id, MAX_WAIT_MS);

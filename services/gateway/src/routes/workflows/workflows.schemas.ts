@@ -1,3 +1,4 @@
+import { NODE_TYPES } from '@agentplatform/service-kit';
 import { z } from 'zod';
 import { int32, limitParam, pageParams } from '../../http/paging.js';
 
@@ -10,19 +11,6 @@ const retry = z.object({
   max_attempts: int32(),
   backoff_ms: int32().default(1_000),
 });
-
-/** The node types the workflow service runs (DESIGN.md section 7). */
-export const NODE_TYPES = [
-  'webhook',
-  'agent',
-  'condition',
-  'integration',
-  'transform',
-  'delay',
-  'workflow',
-  'foreach',
-  'schedule',
-] as const;
 
 /** A schedule node's config, for the OpenAPI document (the workflow service validates it). */
 export const scheduleNodeConfig = z

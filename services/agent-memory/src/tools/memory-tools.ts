@@ -68,7 +68,8 @@ export function memoryAddTool(deps: UseCaseDeps, scope: ToolScope, agent: Agent)
         typeof args.metadata === 'object' && args.metadata !== null && !Array.isArray(args.metadata)
           ? (args.metadata as Record<string, unknown>)
           : {};
-      const item = await addMemory(deps, scope.tenantId, {
+      const item = await addMemory(deps, {
+        tenantId: scope.tenantId,
         agentId: scope.agentId,
         content: typeof args.content === 'string' ? args.content : '',
         memoryType: typeof args.memory_type === 'string' ? args.memory_type : undefined,

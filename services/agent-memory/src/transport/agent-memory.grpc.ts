@@ -247,7 +247,8 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
     },
     async addMemory(req) {
       return toMemory(
-        await addMemory(deps, req.tenantId, {
+        await addMemory(deps, {
+          tenantId: req.tenantId,
           agentId: req.agentId,
           memoryType: req.memoryType,
           content: req.content,
@@ -257,10 +258,11 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
       );
     },
     async getMemory(req) {
-      return toMemory(await getMemory(deps, req.tenantId, { memoryId: req.memoryId }));
+      return toMemory(await getMemory(deps, { tenantId: req.tenantId, memoryId: req.memoryId }));
     },
     async listMemories(req) {
-      const out = await listMemories(deps, req.tenantId, {
+      const out = await listMemories(deps, {
+        tenantId: req.tenantId,
         agentId: req.agentId,
         memoryType: req.memoryType,
         page: req.page,
@@ -270,7 +272,8 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
     },
     async updateMemory(req) {
       return toMemory(
-        await updateMemory(deps, req.tenantId, {
+        await updateMemory(deps, {
+          tenantId: req.tenantId,
           memoryId: req.memoryId,
           content: req.content,
           metadata: req.metadata,
@@ -279,7 +282,7 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
       );
     },
     async deleteMemory(req) {
-      await deleteMemory(deps, req.tenantId, { memoryId: req.memoryId });
+      await deleteMemory(deps, { tenantId: req.tenantId, memoryId: req.memoryId });
       return {};
     },
     async searchMemory(req) {

@@ -87,7 +87,7 @@ describe('agents against in-memory repositories', () => {
   it('deletes the agent with its memories and drops its search index', async () => {
     const { deps, fakes, agent } = setup();
     const created = await agent();
-    await addMemory(deps, 't1', { agentId: created.id, content: 'likes tea' });
+    await addMemory(deps, { tenantId: 't1', agentId: created.id, content: 'likes tea' });
     fakes.chats.counts.set(`t1/${created.id}`, { sessions: 2, messages: 7 });
     await expect(deleteAgent(deps, { tenantId: 't2', agentId: created.id })).rejects.toMatchObject({
       code: 'not_found',
@@ -106,7 +106,7 @@ describe('memories against in-memory repositories', () => {
   it('stores a trimmed semantic item, bumps the index version and wakes the embedding backlog', async () => {
     const { deps, fakes, agent } = setup();
     const { id } = await agent();
-    const item = await addMemory(deps, 't1', { agentId: id, content: '  likes tea ' });
+    const item = await addMemory(deps, { tenantId: 't1', agentId: id, content: '  likes tea ' });
     expect(item).toMatchObject({ content: 'likes tea', memoryType: 'semantic', agentId: id });
     expect(fakes.index.applied).toEqual([{ agentId: id, version: 1, upsert: [item.id], remove: [] }]);
     expect(fakes.backlog.kicks).toBe(1);
@@ -115,12 +115,14 @@ describe('memories against in-memory repositories', () => {
   it('refuses empty content, a missing agent id, and a type the agent has not enabled', async () => {
     const { deps, agent } = setup();
     const { id } = await agent();
-    const error = await addMemory(deps, 't1', { agentId: '', content: ' ' }).catch((e) => e);
+    const error = await addMemory(deps, { tenantId: 't1', agentId: '', content: ' ' }).catch((e) => e);
     expect(fieldsOf(error)).toEqual(['agent_id', 'content']);
-    await expect(addMemory(deps, 't1', { agentId: id, content: 'x', memoryType: 'procedural' })).rejects.toMatchObject({
+    await expect(
+      addMemory(deps, { tenantId: 't1', agentId: id, content: 'x', memoryType: 'procedural' }),
+    ).rejects.toMatchObject({
       details: [expect.objectContaining({ field: 'memory_type' })],
     });
-    await expect(addMemory(deps, 't2', { agentId: id, content: 'x' })).rejects.toMatchObject({
+    await expect(addMemory(deps, { tenantId: 't2', agentId: id, content: 'x' })).rejects.toMatchObject({
       code: 'not_found',
     });
   });
@@ -128,31 +130,35 @@ describe('memories against in-memory repositories', () => {
   it("hides another tenant's items from get, list, update and delete", async () => {
     const { deps, agent } = setup();
     const { id } = await agent();
-    const item = await addMemory(deps, 't1', { agentId: id, content: 'secret' });
-    await expect(getMemory(deps, 't2', { memoryId: item.id })).rejects.toMatchObject({ code: 'not_found' });
-    await expect(listMemories(deps, 't2', { agentId: id, page: 1, perPage: 20 })).rejects.toMatchObject({
+    const item = await addMemory(deps, { tenantId: 't1', agentId: id, content: 'secret' });
+    await expect(getMemory(deps, { tenantId: 't2', memoryId: item.id })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(listMemories(deps, { tenantId: 't2', agentId: id, page: 1, perPage: 20 })).rejects.toMatchObject({
       code: 'not_found',
     });
-    await expect(listMemories(deps, 't2', { page: 1, perPage: 20 })).resolves.toMatchObject({ total: 0 });
-    await expect(updateMemory(deps, 't2', { memoryId: item.id, content: 'x' })).rejects.toMatchObject({
+    await expect(listMemories(deps, { tenantId: 't2', page: 1, perPage: 20 })).resolves.toMatchObject({ total: 0 });
+    await expect(updateMemory(deps, { tenantId: 't2', memoryId: item.id, content: 'x' })).rejects.toMatchObject({
       code: 'not_found',
     });
-    await expect(deleteMemory(deps, 't2', { memoryId: item.id })).rejects.toMatchObject({ code: 'not_found' });
-    await expect(getMemory(deps, 't1', { memoryId: item.id })).resolves.toMatchObject({ content: 'secret' });
+    await expect(deleteMemory(deps, { tenantId: 't2', memoryId: item.id })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    await expect(getMemory(deps, { tenantId: 't1', memoryId: item.id })).resolves.toMatchObject({ content: 'secret' });
   });
 
   it('re-embeds only when the content changes, and refuses an unknown type filter', async () => {
     const { deps, fakes, agent } = setup();
     const { id } = await agent();
-    const item = await addMemory(deps, 't1', { agentId: id, content: 'tea' });
-    await updateMemory(deps, 't1', { memoryId: item.id, content: 'tea', metadata: { source: 'chat' } });
+    const item = await addMemory(deps, { tenantId: 't1', agentId: id, content: 'tea' });
+    await updateMemory(deps, { tenantId: 't1', memoryId: item.id, content: 'tea', metadata: { source: 'chat' } });
     expect(fakes.backlog.kicks).toBe(1);
-    await expect(updateMemory(deps, 't1', { memoryId: item.id, content: 'coffee' })).resolves.toMatchObject({
+    await expect(updateMemory(deps, { tenantId: 't1', memoryId: item.id, content: 'coffee' })).resolves.toMatchObject({
       content: 'coffee',
       metadata: { source: 'chat' },
     });
     expect(fakes.backlog.kicks).toBe(2);
-    await expect(listMemories(deps, 't1', { memoryType: 'dreams', page: 1, perPage: 20 })).rejects.toMatchObject({
+    await expect(
+      listMemories(deps, { tenantId: 't1', memoryType: 'dreams', page: 1, perPage: 20 }),
+    ).rejects.toMatchObject({
       details: [expect.objectContaining({ field: 'memory_type' })],
     });
   });
@@ -160,11 +166,13 @@ describe('memories against in-memory repositories', () => {
   it('counts memories against the agent quota and gives the unit back on delete', async () => {
     const { deps, fakes, agent } = setup();
     const { id } = await agent();
-    const item = await addMemory(deps, 't1', { agentId: id, content: 'one' });
+    const item = await addMemory(deps, { tenantId: 't1', agentId: id, content: 'one' });
     expect(fakes.quotas.count(id, 'memories')).toBe(1);
-    await deleteMemory(deps, 't1', { memoryId: item.id });
+    await deleteMemory(deps, { tenantId: 't1', memoryId: item.id });
     expect(fakes.quotas.count(id, 'memories')).toBe(0);
     expect(fakes.index.applied.at(-1)).toMatchObject({ remove: [item.id] });
-    await expect(deleteMemory(deps, 't1', { memoryId: item.id })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(deleteMemory(deps, { tenantId: 't1', memoryId: item.id })).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 });

@@ -6,14 +6,14 @@ import { addMemory } from './manage-memories.js';
 
 async function setup() {
   const { deps, fakes } = inMemoryAgentMemoryDeps();
-  const agent = await createAgent(deps, 't1', { name: 'Helper', type: 'assistant' }, undefined);
+  const agent = await createAgent(deps, { tenantId: 't1', name: 'Helper', type: 'assistant' });
   const inserts = jest.spyOn(fakes.memories, 'insertMany');
   const bumps = jest.spyOn(fakes.agents, 'bumpMemoryVersion');
   return { deps, fakes, agentId: agent.id, inserts, bumps };
 }
 
 const add = (deps: Parameters<typeof addMemory>[0], agentId: string, content: string, extra = {}) =>
-  addMemory(deps, 't1', { agentId, content, ...extra });
+  addMemory(deps, { tenantId: 't1', agentId, content, ...extra });
 
 describe('memory adds written in groups', () => {
   it('writes concurrent adds of one agent with one insert and one version bump per group', async () => {
@@ -76,7 +76,7 @@ describe('memory adds written in groups', () => {
     const insertMany = fakes.memories.insertMany.bind(fakes.memories);
     // The delete runs (and answers) between the group's agent read and its insert.
     inserts.mockImplementationOnce(async (items) => {
-      await deleteAgent(deps, 't1', agentId);
+      await deleteAgent(deps, { tenantId: 't1', agentId });
       return insertMany(items);
     });
     await expect(add(deps, agentId, 'too late')).rejects.toMatchObject({ code: 'not_found' });
@@ -88,7 +88,7 @@ describe('memory adds written in groups', () => {
     const { deps, fakes, agentId } = await setup();
     const [mine, theirs] = await Promise.allSettled([
       add(deps, agentId, 'mine'),
-      addMemory(deps, 't2', { agentId, content: 'theirs' }),
+      addMemory(deps, { tenantId: 't2', agentId, content: 'theirs' }),
     ]);
     expect(mine.status).toBe('fulfilled');
     expect((theirs as PromiseRejectedResult).reason).toMatchObject({ code: 'not_found' });

@@ -229,7 +229,8 @@ export async function bumped(
   else deps.index.apply(tenantId, agentId, version, change);
 }
 
-export async function addMemory(deps: UseCaseDeps, tenantId: string, input: MemoryInput): Promise<MemoryItem> {
+export async function addMemory(deps: UseCaseDeps, input: MemoryInput & { tenantId: string }): Promise<MemoryItem> {
+  const { tenantId } = input;
   const issues: FieldIssue[] = [];
   if (!input.agentId) issues.push({ field: 'agent_id', message: 'is required' });
   const content = checkContent(input.content ?? '', issues);
@@ -241,7 +242,8 @@ export async function addMemory(deps: UseCaseDeps, tenantId: string, input: Memo
   });
 }
 
-export async function getMemory(deps: UseCaseDeps, tenantId: string, input: { memoryId: string }): Promise<MemoryItem> {
+export async function getMemory(deps: UseCaseDeps, input: { tenantId: string; memoryId: string }): Promise<MemoryItem> {
+  const { tenantId } = input;
   const item = await deps.memories.find(tenantId, input.memoryId);
   if (!item) throw new NotFoundError('Memory item');
   return item;
@@ -249,9 +251,9 @@ export async function getMemory(deps: UseCaseDeps, tenantId: string, input: { me
 
 export async function listMemories(
   deps: UseCaseDeps,
-  tenantId: string,
-  input: { agentId?: string; memoryType?: string; page: number; perPage: number },
+  input: { tenantId: string; agentId?: string; memoryType?: string; page: number; perPage: number },
 ): Promise<{ items: MemoryItem[]; total: number; page: number; perPage: number }> {
+  const { tenantId } = input;
   if (input.memoryType) {
     const issues: FieldIssue[] = [];
     checkMemoryType(undefined, input.memoryType, issues);
@@ -265,14 +267,20 @@ export async function listMemories(
 
 export async function updateMemory(
   deps: UseCaseDeps,
-  tenantId: string,
-  input: { memoryId: string; content?: string; metadata?: Record<string, unknown>; memoryType?: string },
+  input: {
+    tenantId: string;
+    memoryId: string;
+    content?: string;
+    metadata?: Record<string, unknown>;
+    memoryType?: string;
+  },
 ): Promise<MemoryItem> {
+  const { tenantId } = input;
   const issues: FieldIssue[] = [];
   const changes: MemoryChanges = {};
   if (input.content !== undefined) changes.content = checkContent(input.content, issues);
   if (issues.length > 0) throw new ValidationError(issues);
-  const current = await getMemory(deps, tenantId, { memoryId: input.memoryId });
+  const current = await getMemory(deps, { tenantId, memoryId: input.memoryId });
   if (input.memoryType !== undefined) {
     const agent = await deps.agents.find(tenantId, current.agentId);
     changes.memoryType = checkMemoryType(agent, input.memoryType, issues);
@@ -288,7 +296,8 @@ export async function updateMemory(
   return updated;
 }
 
-export async function deleteMemory(deps: UseCaseDeps, tenantId: string, input: { memoryId: string }): Promise<void> {
+export async function deleteMemory(deps: UseCaseDeps, input: { tenantId: string; memoryId: string }): Promise<void> {
+  const { tenantId } = input;
   const deleted = await deps.memories.delete(tenantId, input.memoryId);
   if (!deleted) throw new NotFoundError('Memory item');
   await deps.quotas.release(deleted.agentId, 'memories');

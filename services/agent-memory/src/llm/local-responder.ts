@@ -89,7 +89,7 @@ export class LocalResponder implements LlmProvider {
       };
     }
     const context = searched ? { ...request.context, memories: searched } : request.context;
-    const content = truncateToTokens(localReply(context), request.maxTokens);
+    const { text: content, tokens: completionTokens } = truncateToTokens(localReply(context), request.maxTokens);
     if (onDelta) {
       for (const piece of content.match(/\S+\s*|\s+/g) ?? []) {
         onDelta(piece);
@@ -97,7 +97,6 @@ export class LocalResponder implements LlmProvider {
       }
     }
     const promptTokens = countChatTokens(request.messages);
-    const completionTokens = countTokens(content);
     return {
       content,
       model: 'local',

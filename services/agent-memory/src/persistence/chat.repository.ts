@@ -1,4 +1,5 @@
-import type { ClientSession, Connection, Model } from 'mongoose';
+import { GroupCommit } from '@agentplatform/service-kit';
+import type { ClientSession, Collection, Connection, Model } from 'mongoose';
 import type { ChatMessage, Session, ToolStep } from '../domain/chat.js';
 import { messageModel, sessionModel, type MessageDoc, type SessionDoc } from './chat.schema.js';
 
@@ -64,6 +65,7 @@ function toMessage(doc: MessageDoc): ChatMessage {
   };
 }
 
+/** The stored document, without absent fields (they are written as is, not through a mongoose document). */
 function toMessageDoc(m: ChatMessage): MessageDoc {
   return {
     _id: m.id,
@@ -83,28 +85,60 @@ function toMessageDoc(m: ChatMessage): MessageDoc {
           },
         }
       : {}),
-    model: m.model,
-    usage: m.usage
+    ...(m.model !== undefined ? { model: m.model } : {}),
+    ...(m.usage
       ? {
-          prompt_tokens: m.usage.promptTokens,
-          completion_tokens: m.usage.completionTokens,
-          total_tokens: m.usage.totalTokens,
+          usage: {
+            prompt_tokens: m.usage.promptTokens,
+            completion_tokens: m.usage.completionTokens,
+            total_tokens: m.usage.totalTokens,
+          },
         }
-      : undefined,
-    latency_ms: m.latencyMs,
-    credits: m.credits,
+      : {}),
+    ...(m.latencyMs !== undefined ? { latency_ms: m.latencyMs } : {}),
+    ...(m.credits !== undefined ? { credits: m.credits } : {}),
     ...(m.chargePending ? { charge_pending: true } : {}),
     created_at: m.createdAt,
   };
 }
 
+function toSessionDoc(session: Session): SessionDoc {
+  return {
+    _id: session.id,
+    key: session.key,
+    tenant_id: session.tenantId,
+    agent_id: session.agentId,
+    title: session.title,
+    message_count: session.messageCount,
+    created_at: session.createdAt,
+    last_message_at: session.lastMessageAt,
+  };
+}
+
+/*
+ * The writes of a chat turn go to the driver's collections directly: the documents are built
+ * above from typed values, so a mongoose document per insert (casting, validation, hooks) only
+ * cost CPU on every turn. Reads stay lean mongoose queries.
+ */
 export class ChatRepository {
   private readonly sessions: Model<SessionDoc>;
   private readonly messages: Model<MessageDoc>;
+  private readonly sessionCollection: Collection<SessionDoc>;
+  private readonly messageCollection: Collection<MessageDoc>;
+  /** Replies settled while an earlier mark was in flight are marked together, per tenant. */
+  private readonly charged = new GroupCommit<string, void>(async (tenantId, ids) => {
+    await this.messageCollection.updateMany(
+      { _id: { $in: ids }, tenant_id: tenantId },
+      { $unset: { charge_pending: '' } },
+    );
+    return ids.map(() => undefined);
+  });
 
   constructor(connection: Connection) {
     this.sessions = sessionModel(connection);
     this.messages = messageModel(connection);
+    this.sessionCollection = this.sessions.collection as unknown as Collection<SessionDoc>;
+    this.messageCollection = this.messages.collection as unknown as Collection<MessageDoc>;
   }
 
   async init(): Promise<void> {
@@ -156,34 +190,20 @@ export class ChatRepository {
   }
 
   async insertSession(session: Session, dbSession?: ClientSession): Promise<void> {
-    await this.sessions.create(
-      [
-        {
-          _id: session.id,
-          key: session.key,
-          tenant_id: session.tenantId,
-          agent_id: session.agentId,
-          title: session.title,
-          message_count: session.messageCount,
-          created_at: session.createdAt,
-          last_message_at: session.lastMessageAt,
-        },
-      ],
-      { session: dbSession },
-    );
+    await this.sessionCollection.insertOne(toSessionDoc(session), { session: dbSession });
   }
 
   async insertMessage(message: ChatMessage, dbSession?: ClientSession): Promise<void> {
-    await this.messages.create([toMessageDoc(message)], { session: dbSession });
+    await this.messageCollection.insertOne(toMessageDoc(message), { session: dbSession });
   }
 
   async insertMessages(messages: ChatMessage[], dbSession?: ClientSession): Promise<void> {
     if (messages.length === 0) return;
-    await this.messages.insertMany(messages.map(toMessageDoc), { session: dbSession });
+    await this.messageCollection.insertMany(messages.map(toMessageDoc), { session: dbSession });
   }
 
   async touchSession(tenantId: string, id: string, added: number, at: Date, dbSession?: ClientSession): Promise<void> {
-    await this.sessions.updateOne(
+    await this.sessionCollection.updateOne(
       { _id: id, tenant_id: tenantId },
       { $inc: { message_count: added }, $max: { last_message_at: at } },
       { session: dbSession },
@@ -246,8 +266,9 @@ export class ChatRepository {
     return docs.map(toMessage);
   }
 
+  /** The reply's credits are settled: it leaves the retry job's list. */
   async markCharged(tenantId: string, id: string): Promise<void> {
-    await this.messages.updateOne({ _id: id, tenant_id: tenantId }, { $unset: { charge_pending: '' } });
+    await this.charged.submit(tenantId, id);
   }
 
   async deleteAgent(tenantId: string, agentId: string): Promise<{ sessions: number; messages: number }> {

@@ -60,6 +60,24 @@ describe('MemoryIndexCache', () => {
     expect(index.version).toBe(2);
   });
 
+  it('serves an index already past the version read (this replica applied writes since)', async () => {
+    const index = await cache.get('ten_1', 'agt_1', 0);
+    cache.apply('ten_1', 'agt_1', 1, { upsert: [item('m2', 'second fact')] });
+    // A search that read version 0 before the write finished: the newer index holds all of 0.
+    expect(await cache.get('ten_1', 'agt_1', 0)).toBe(index);
+    expect(loads).toBe(1);
+  });
+
+  it('gives the answer to this replica’s own bump a turn of the event loop before reloading', async () => {
+    const index = await cache.get('ten_1', 'agt_1', 0);
+    // The version was read as 1 while the answer to the bump that made it waits to be read.
+    setImmediate(() => cache.apply('ten_1', 'agt_1', 1, { upsert: [item('m2', 'second fact')] }));
+    const served = await cache.get('ten_1', 'agt_1', 1);
+    expect(served).toBe(index);
+    expect(served.has('m2')).toBe(true);
+    expect(loads).toBe(1);
+  });
+
   it('loads one agent once for concurrent searches', async () => {
     await Promise.all([cache.get('ten_1', 'agt_1', 5), cache.get('ten_1', 'agt_1', 5), cache.get('ten_1', 'agt_1', 5)]);
     expect(loads).toBe(1);

@@ -52,11 +52,21 @@ export class MemoryIndexCache {
     return `${tenantId}/${agentId}`;
   }
 
-  /** The agent's index at `version` (read from the agent just before). */
+  /**
+   * The agent's index at `version` (read from the agent just before) or later: an index that has
+   * applied this replica's writes past `version` holds every write up to it too.
+   */
   async get(tenantId: string, agentId: string, version: number): Promise<MemoryIndex> {
     const key = this.key(tenantId, agentId);
-    const cached = this.entries.get(key);
-    if (cached && cached.version === version) {
+    let cached = this.entries.get(key);
+    if (cached && cached.version < version) {
+      // Under concurrent writes on this replica, the version is often read before the answer to
+      // the bump that made it has been applied here: that answer is usually read in the same turn
+      // of the event loop. One turn is cheaper than reloading every item of the agent.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      cached = this.entries.get(key);
+    }
+    if (cached && cached.version >= version) {
       // Map order is insertion order: re-inserting keeps the most recently used last.
       this.entries.delete(key);
       this.entries.set(key, cached);

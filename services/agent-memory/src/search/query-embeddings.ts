@@ -12,6 +12,8 @@ const NONE = new Float32Array(0);
  */
 export class QueryEmbeddings {
   private readonly cache: LRUCache<string, Float32Array>;
+  /** Queries being embedded: concurrent searches of one text (a burst of one question) share it. */
+  private readonly inFlight = new Map<string, Promise<Float32Array>>();
 
   constructor(
     private readonly embedder: EmbeddingProvider,
@@ -26,6 +28,15 @@ export class QueryEmbeddings {
     if (cached) return cached;
     // A query does not wait seconds for a model still loading: it ranks lexically meanwhile.
     if (this.embedder.ready === false) return NONE;
+    let flight = this.inFlight.get(text);
+    if (!flight) {
+      flight = this.embed(text).finally(() => this.inFlight.delete(text));
+      this.inFlight.set(text, flight);
+    }
+    return flight;
+  }
+
+  private async embed(text: string): Promise<Float32Array> {
     try {
       const [vector] = await this.embedder.embed([text]);
       this.cache.set(text, vector);

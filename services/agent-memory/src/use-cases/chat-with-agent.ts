@@ -99,6 +99,7 @@ async function retrieve(deps: UseCaseDeps, agent: Agent, message: string, histor
             query: message.slice(0, RETRIEVAL_QUERY_CHARS),
             topK: deps.settings.chatMemoryTopK,
             minScore: deps.settings.chatMemoryMinScore,
+            memoryVersion: agent.memoryVersion,
           },
           (doc) => typeof doc.metadata.message_id === 'string' && inHistory.has(doc.metadata.message_id),
         );
@@ -227,8 +228,9 @@ async function answer(
   else if (turn.newSessionKey) {
     current = await deps.chats.openClientSession(tenantId, agent.id, turn.newSessionKey, { title, at: now });
   } else {
+    // Created with its first message counted: no separate touch of the new session.
     const id = newId('ses');
-    current = { id, key: id, tenantId, agentId: agent.id, title, messageCount: 0, createdAt: now, lastMessageAt: now };
+    current = { id, key: id, tenantId, agentId: agent.id, title, messageCount: 1, createdAt: now, lastMessageAt: now };
   }
   const userMessage: ChatMessage = {
     id: turn.userMessageId,
@@ -242,7 +244,7 @@ async function answer(
   await deps.outbox.run(async (dbSession) => {
     if (isNew) await deps.chats.insertSession(current, dbSession);
     await deps.chats.insertMessage(userMessage, dbSession);
-    await deps.chats.touchSession(tenantId, current.id, 1, now, dbSession);
+    if (!isNew) await deps.chats.touchSession(tenantId, current.id, 1, now, dbSession);
     const event = createEvent('agent.message.created', tenantId, {
       agent_id: agent.id,
       conversation_id: current.key,

@@ -17,6 +17,11 @@ export interface SearchInput {
   topK: number;
   filters?: Record<string, unknown>;
   minScore?: number;
+  /**
+   * The agent's memory version, when the caller has just read the agent (a chat turn): the search
+   * then reads no version of its own. The cache's rule holds for any version read before the index.
+   */
+  memoryVersion?: number;
 }
 
 /** Hybrid search over one agent's items (see MemoryIndex for the score). */
@@ -48,7 +53,7 @@ export async function searchMemory(
   }
   if (issues.length > 0) throw new ValidationError(issues);
 
-  const version = await deps.agents.memoryVersion(tenantId, input.agentId);
+  const version = input.memoryVersion ?? (await deps.agents.memoryVersion(tenantId, input.agentId));
   if (version === undefined) throw new NotFoundError('Agent');
   const [index, vector] = await Promise.all([
     deps.index.get(tenantId, input.agentId, version),

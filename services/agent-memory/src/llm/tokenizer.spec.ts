@@ -1,7 +1,9 @@
 import { countChatTokens, countTokens, truncateToTokens } from './tokenizer.js';
 
 // The library itself, counting the whole text in one encode: what the memoised count must equal.
-const { Tiktoken } = require('js-tiktoken/lite') as typeof import('js-tiktoken/lite');
+const { Tiktoken } = require('js-tiktoken/lite') as {
+  Tiktoken: typeof import('js-tiktoken/lite', { with: { 'resolution-mode': 'import' } }).Tiktoken;
+};
 const ranks = require('js-tiktoken/ranks/cl100k_base');
 const reference = new Tiktoken(ranks.default ?? ranks);
 const libraryCount = (text: string) => reference.encode(text, [], []).length;

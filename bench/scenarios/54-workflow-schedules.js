@@ -59,14 +59,15 @@ function percentile(sorted, p) {
 
 /**
  * A request retried as a client would: after a 429 as long as its Retry-After says, after a 503
- * (a loaded machine) with a growing pause.
+ * (a loaded machine; while the schedules already updated tick, on a shared machine the workflow
+ * service can miss the gateway's deadline for a while) with a growing pause, for up to 2 minutes.
  */
 async function withRetry(call) {
   for (let attempt = 1; ; attempt++) {
     const res = await call();
-    if ((res.status !== 503 && res.status !== 429) || attempt === 10) return res;
+    if ((res.status !== 503 && res.status !== 429) || attempt === 30) return res;
     const retryAfter = Number(res.headers.get('retry-after'));
-    await sleep(res.status === 429 && retryAfter > 0 ? retryAfter * 1_000 : 1_000 * attempt);
+    await sleep(res.status === 429 && retryAfter > 0 ? retryAfter * 1_000 : Math.min(1_000 * attempt, 5_000));
   }
 }
 

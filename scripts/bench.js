@@ -48,14 +48,30 @@ async function measure(options) {
   };
 }
 
+/**
+ * The scenarios in run order. Each file starts with a number of its own (the order, and how the
+ * docs name a scenario's file) and exports an id of its own (what a filter matches).
+ */
 function loadScenarios(filter) {
   const dir = path.join(ROOT, 'bench', 'scenarios');
-  return fs
+  const files = fs
     .readdirSync(dir)
     .filter((f) => f.endsWith('.js'))
-    .sort()
-    .map((f) => require(path.join(dir, f)))
-    .filter((s) => !filter || s.id.includes(filter) || (s.baselineFor ?? []).some((id) => id.includes(filter)));
+    .sort();
+  const scenarios = files.map((f) => require(path.join(dir, f)));
+  const numbers = files.map((f) => f.split('-')[0]);
+  const ids = scenarios.map((s) => s.id);
+  for (const [what, names] of [
+    ['number', numbers],
+    ['id', ids],
+  ]) {
+    const twice = names.filter((name, i) => names.indexOf(name) !== i);
+    if (twice.length > 0)
+      throw new Error(`bench/scenarios: more than one scenario with the ${what} ${twice.join(', ')}`);
+  }
+  return scenarios.filter(
+    (s) => !filter || s.id.includes(filter) || (s.baselineFor ?? []).some((id) => id.includes(filter)),
+  );
 }
 
 function row(id, title, figures, baseline) {

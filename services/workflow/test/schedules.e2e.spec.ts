@@ -172,4 +172,43 @@ describe('schedules', () => {
     // The enterprise tenant of this suite may run every second.
     expect((await http.post('/api/v1/workflows', scheduleWorkflow('* * * * * *'))).status).toBe(201);
   });
+
+  it("runs a free tenant's schedule while its request window is spent, and charges each run", async () => {
+    const free = await tenantOnPlan(setup.platform, setup.mongo, 'free');
+    const balance = async () => (await free.http.get('/api/v1/billing/credits')).body.balance as number;
+    const before = await balance();
+    // Spends the minute's requests down to the two that create and resume the workflow. A window
+    // with too little of it left for a tick and a check is waited out and spent anew.
+    let resetAt = 0;
+    for (let round = 0; round < 3; round++) {
+      let remaining = Infinity;
+      while (remaining > 2) {
+        const res = await free.http.get('/api/v1/workflows');
+        expect(res.status).toBe(200);
+        remaining = Number(res.headers.get('x-ratelimit-remaining'));
+        resetAt = Number(res.headers.get('x-ratelimit-reset')) * 1_000;
+      }
+      if (resetAt - Date.now() > 20_000) break;
+      await sleep(resetAt - Date.now() + 1_000);
+    }
+    // Once a minute (the free plan's finest), at a whole second about 8 s from now.
+    const tick = Math.ceil((Date.now() + 8_000) / 1_000) * 1_000;
+    const id = await createActive(free.http, scheduleWorkflow(`${new Date(tick).getUTCSeconds()} * * * * *`));
+    const refused = await free.http.get('/api/v1/workflows');
+    expect(refused.status).toBe(429);
+
+    // The tick runs all the same: a scheduled run is not an API request (docs/workflows.md).
+    const completed = await tap.wait('workflow.execution.completed', (e) => e.data.workflow_id === id);
+    expect(completed.data.trigger).toBe('schedule');
+    expect(Date.now()).toBeLessThan(resetAt);
+    expect((await free.http.get('/api/v1/workflows')).status).toBe(429);
+
+    // Once the window is over: paused, and each scheduled run cost a credit.
+    await sleep(resetAt - Date.now() + 1_000);
+    expect((await free.http.post(`/api/v1/workflows/${id}/pause`, {})).status).toBe(200);
+    const runs = await executionsOf(free.http, id);
+    expect(runs.length).toBeGreaterThanOrEqual(1);
+    expect(runs.every((r) => r.trigger === 'schedule')).toBe(true);
+    expect(await balance()).toBe(before - runs.length);
+  }, 240_000);
 });

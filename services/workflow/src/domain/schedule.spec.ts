@@ -1,4 +1,5 @@
-import { cronProblem, decideTick, isTimezone, latestTickAtOrBefore, nextTick, smallestIntervalMs } from './schedule';
+import { Cron } from 'croner';
+import { closestTicksUnder, cronProblem, decideTick, isTimezone, latestTickAtOrBefore, nextTick } from './schedule';
 
 const at = (iso: string) => new Date(iso);
 const everyTwo = { cron: '*/2 * * * * *', timezone: 'UTC', input: {}, catchUpMs: 0 };
@@ -28,12 +29,90 @@ describe('schedules', () => {
     expect(latestTickAtOrBefore(everyTwo, at('2026-01-01T00:00:05.900Z'))).toEqual(at('2026-01-01T00:00:04Z'));
   });
 
-  it('measures the smallest gap between ticks, not the usual one', () => {
+  it('finds the closest two ticks under a minimum, not the usual gap', () => {
     const from = at('2026-01-01T00:00:00Z');
-    expect(smallestIntervalMs(everyTwo, from)).toBe(2_000);
-    expect(smallestIntervalMs({ cron: '*/15 * * * *', timezone: 'UTC' }, from)).toBe(900_000);
+    const utc = (cron: string) => ({ cron, timezone: 'UTC' });
+    expect(closestTicksUnder(everyTwo, 10_000, from)).toBe(2_000);
+    expect(closestTicksUnder(everyTwo, 2_000, from)).toBeUndefined();
+    expect(closestTicksUnder(everyTwo, 1_000, from)).toBeUndefined();
+    // Once a minute at most: never under a minute, whatever the other fields.
+    expect(closestTicksUnder(utc('*/15 * * * *'), 60_000, from)).toBeUndefined();
+    expect(closestTicksUnder(utc('7 * * * * *'), 60_000, from)).toBeUndefined();
+    expect(closestTicksUnder({ cron: '30 * * * * *', timezone: 'Asia/Kathmandu' }, 60_000, from)).toBeUndefined();
     // Twice a minute, but one second apart across the minute boundary.
-    expect(smallestIntervalMs({ cron: '0,59 * * * * *', timezone: 'UTC' }, from)).toBe(1_000);
+    expect(closestTicksUnder(utc('0,59 * * * * *'), 60_000, from)).toBe(1_000);
+    expect(closestTicksUnder(utc('0,59 * * * * *'), 1_000, from)).toBeUndefined();
+    // Across an hour boundary only: minutes 59 and 0 fire in a row.
+    expect(closestTicksUnder(utc('0,58 0,59 * * * *'), 10_000, from)).toBe(2_000);
+    // Minutes that never fire in a row: the gap within a minute is the closest.
+    expect(closestTicksUnder(utc('0,58 0,30 * * * *'), 60_000, from)).toBe(58_000);
+    expect(closestTicksUnder(utc('0,58 0,30 * * * *'), 10_000, from)).toBeUndefined();
+    // A minimum over a minute (no plan has one) samples the coming ticks.
+    expect(closestTicksUnder(utc('*/15 * * * *'), 3_600_000, from)).toBe(900_000);
+  });
+
+  it('agrees with the closest gap over the next 1,000 ticks listed one by one', () => {
+    const from = at('2026-03-29T00:30:00Z');
+    const patterns = [
+      '*/7 * * * * *',
+      '0,30 * * * * *',
+      '5,50 */2 * * * *',
+      '0,59 59 * * * *',
+      '1-3 0 9 * * *',
+      '0 9 * * 1-5',
+    ];
+    for (const cron of patterns) {
+      for (const timezone of ['UTC', 'Europe/Berlin']) {
+        const ticks = new Cron(cron, { paused: true, timezone, mode: '5-or-6-parts' }).nextRuns(1_000, from);
+        let listed = Infinity;
+        for (let i = 1; i < ticks.length; i++) listed = Math.min(listed, ticks[i]!.getTime() - ticks[i - 1]!.getTime());
+        for (const minimum of [1_000, 10_000, 30_000, 60_000]) {
+          expect([cron, timezone, minimum, closestTicksUnder({ cron, timezone }, minimum, from)]).toEqual([
+            cron,
+            timezone,
+            minimum,
+            listed < minimum ? listed : undefined,
+          ]);
+        }
+      }
+    }
+  });
+
+  it('answers fast: a save no longer stalls the service', () => {
+    const started = process.hrtime.bigint();
+    for (let second = 0; second < 60; second++)
+      closestTicksUnder({ cron: `${second} * * * * *`, timezone: 'UTC' }, 60_000, new Date());
+    const listing = process.hrtime.bigint();
+    new Cron('*/2 * * * * *', { paused: true, mode: '5-or-6-parts' }).nextRuns(1_000, new Date());
+    const listed = process.hrtime.bigint();
+    // Sixty checks cost less than listing 1,000 ticks once (measured in the same run).
+    expect(listing - started).toBeLessThan(listed - listing);
+  });
+
+  it('computes UTC ticks as croner does in the UTC timezone, faster', () => {
+    const from = at('2026-03-29T00:30:00Z');
+    for (const cron of ['0 9 * * 1-5', '*/7 * * * * *', '0,59 59 23 * * *', '@hourly', '0 0 29 2 *']) {
+      const zoned = new Cron(cron, { paused: true, timezone: 'UTC', mode: '5-or-6-parts' });
+      for (const timezone of ['UTC', 'Etc/UTC', 'GMT']) {
+        let mine: Date | null = from;
+        for (const expected of zoned.nextRuns(50, from)) {
+          mine = nextTick({ cron, timezone }, mine!);
+          expect(mine).toEqual(expected);
+        }
+        expect(latestTickAtOrBefore({ cron, timezone }, mine!)).toEqual(mine);
+      }
+    }
+    const steps = (next: (after: Date) => Date | null) => {
+      const started = process.hrtime.bigint();
+      let tick: Date | null = from;
+      for (let i = 0; i < 300; i++) tick = next(tick!);
+      return process.hrtime.bigint() - started;
+    };
+    const zoned = new Cron('5 * * * * *', { paused: true, timezone: 'UTC', mode: '5-or-6-parts' });
+    // The scheduler computes one next tick per run: measured against croner's timezone path.
+    expect(steps((after) => nextTick({ cron: '5 * * * * *', timezone: 'UTC' }, after))).toBeLessThan(
+      steps((after) => zoned.nextRun(after)) / 2n,
+    );
   });
 
   it('runs a due tick reached on time and moves to the next one', () => {

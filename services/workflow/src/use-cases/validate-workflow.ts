@@ -1,7 +1,7 @@
 import { ValidationError, isPlanName, planScheduleMinIntervalMs, type FieldIssue } from '@agentplatform/service-kit';
 import type { AgentDirectory } from '../clients/agents.client.js';
 import { validateGraph } from '../domain/graph.js';
-import { scheduleOf, smallestIntervalMs } from '../domain/schedule.js';
+import { closestTicksUnder, scheduleOf } from '../domain/schedule.js';
 import { CHILD_NODE_TYPES, type WorkflowGraph } from '../domain/workflow.types.js';
 import type { WorkflowRepository } from '../persistence/workflow.repository.js';
 
@@ -78,16 +78,15 @@ function seconds(ms: number): string {
 
 /**
  * A schedule may not fire more often than the tenant's plan allows (docs/workflows.md,
- * "Schedules"): its smallest gap between consecutive ticks over a sample of the coming ticks is
- * compared with the plan's minimum interval. Call on a graph that passed validateWorkflow.
+ * "Schedules"): a schedule with two coming ticks closer than the plan's minimum interval is refused. Call on a graph that passed validateWorkflow.
  */
 export function checkSchedulePlan(graph: WorkflowGraph, plan: string | undefined): void {
   const index = graph.nodes.findIndex((n) => n.type === 'schedule');
   const schedule = scheduleOf(graph.nodes);
   if (index < 0 || !schedule) return;
   const minimum = planScheduleMinIntervalMs(plan);
-  const smallest = smallestIntervalMs(schedule, new Date());
-  if (smallest >= minimum) return;
+  const smallest = closestTicksUnder(schedule, minimum, new Date());
+  if (smallest === undefined) return;
   const planName = plan && isPlanName(plan) ? plan : 'free';
   throw ValidationError.field(
     `nodes[${index}].config.cron`,

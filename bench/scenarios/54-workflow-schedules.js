@@ -1,5 +1,6 @@
 'use strict';
 const fs = require('node:fs');
+const os = require('node:os');
 const { execSync } = require('node:child_process');
 const { MongoClient } = require('mongodb');
 const { workflowTenant } = require('./50-workflow-hook-transform');
@@ -7,6 +8,8 @@ const { workflowTenant } = require('./50-workflow-hook-transform');
 const SCHEDULES = Number(process.env.BENCH_SCHEDULES || 10_000);
 const IDLE_WINDOW_MS = 30_000;
 const TICK_WINDOW_MS = 60_000;
+/** Requests in flight while seeding (an API key has no session to outlast). */
+const SEED_PARALLEL = Number(process.env.BENCH_SEED_PARALLEL || 16);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs `task(i)` for i in [0, n) with `parallel` in flight. */
@@ -26,17 +29,57 @@ function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / ticks;
 }
 
+/** The pid of the local MongoDB stand-in (listening on the URI's port), or undefined (another server). */
+function standInPid(mongoUri) {
+  const port = new URL(mongoUri).port;
+  try {
+    const line = execSync(`ss -ltnpH "sport = :${port}"`).toString();
+    const pid = /pid=(\d+)/.exec(line)?.[1];
+    return pid && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('java') ? Number(pid) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU share of a core the processes used over a window: call once to start, again to read. */
+function cpuMeter(pids) {
+  const startedAt = Date.now();
+  const before = pids.map((pid) => (pid ? cpuSeconds(pid) : 0));
+  return () => {
+    const seconds = (Date.now() - startedAt) / 1000;
+    return pids.map((pid, i) => (pid ? (cpuSeconds(pid) - before[i]) / seconds : undefined));
+  };
+}
+
+const share = (value) => (value === undefined ? 'n/a' : `${(value * 100).toFixed(1)}%`);
+
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-/** A request retried while the platform answers 503 (a loaded machine), as a client would. */
+/**
+ * A request retried as a client would: after a 429 as long as its Retry-After says, after a 503
+ * (a loaded machine; while the schedules already updated tick, on a shared machine the workflow
+ * service can miss the gateway's deadline for a while) with a growing pause, for up to 2 minutes.
+ */
 async function withRetry(call) {
   for (let attempt = 1; ; attempt++) {
     const res = await call();
-    if (res.status !== 503 || attempt === 10) return res;
-    await sleep(1_000 * attempt);
+    if ((res.status !== 503 && res.status !== 429) || attempt === 30) return res;
+    const retryAfter = Number(res.headers.get('retry-after'));
+    await sleep(res.status === 429 && retryAfter > 0 ? retryAfter * 1_000 : Math.min(1_000 * attempt, 5_000));
   }
+}
+
+/** Runs `task(i)` for every i with SEED_PARALLEL in flight, logging the rate every 1,000. */
+async function seed(ctx, what, task) {
+  const started = Date.now();
+  let done = 0;
+  await each(SCHEDULES, SEED_PARALLEL, async (i) => {
+    await task(i);
+    if (++done % 1_000 === 0) ctx.log(`${what}: ${done} (${Math.round(done / ((Date.now() - started) / 1000))}/s)`);
+  });
+  return { seconds: (Date.now() - started) / 1000, perSecond: SCHEDULES / ((Date.now() - started) / 1000) };
 }
 
 function scheduleBody(i, cron) {
@@ -69,26 +112,27 @@ module.exports = {
     if (key.status !== 201) throw new Error(`api key: ${key.status} ${key.text}`);
     const http = ctx.api(ctx.url, key.body.key);
     const ids = new Array(SCHEDULES);
-    await each(SCHEDULES, 8, async (i) => {
+    // Through the public API as a tenant would: created (as draft), then resumed.
+    const seeded = await seed(ctx, 'created and resumed', async (i) => {
       const created = await withRetry(() => http.post('/api/v1/workflows', scheduleBody(i, '0 0 1 1 *')));
       if (created.status !== 201) throw new Error(`create: ${created.status} ${created.text}`);
       const resumed = await withRetry(() => http.post(`/api/v1/workflows/${created.body.id}/resume`));
       if (resumed.status !== 200) throw new Error(`resume: ${resumed.status} ${resumed.text}`);
       ids[i] = created.body.id;
     });
-    ctx.log(`${SCHEDULES} yearly schedules active`);
+    ctx.log(`${SCHEDULES} yearly schedules active in ${seeded.seconds.toFixed(0)} s`);
     const mongo = await MongoClient.connect(ctx.platform.mongoUri);
-    return { http, ids, mongo, db: mongo.db(ctx.platform.database('workflow')) };
+    return { http, ids, seeded, mongo, db: mongo.db(ctx.platform.database('workflow')) };
   },
   async run(ctx, state) {
-    const pid = ctx.platform.service('workflow').pid;
+    const pids = [ctx.platform.service('workflow').pid, standInPid(ctx.platform.mongoUri)];
     await sleep(5_000);
-    const cpuBefore = cpuSeconds(pid);
-    const idleStart = Date.now();
+    const idle = cpuMeter(pids);
     await sleep(IDLE_WINDOW_MS);
-    const idleShare = (cpuSeconds(pid) - cpuBefore) / ((Date.now() - idleStart) / 1000);
+    const [idleShare, idleStandIn] = idle();
+    const idleLoad = os.loadavg()[0];
 
-    await each(SCHEDULES, 8, async (i) => {
+    const updated = await seed(ctx, 'updated', async (i) => {
       const res = await withRetry(() =>
         state.http.put(`/api/v1/workflows/${state.ids[i]}`, { nodes: scheduleBody(i, `${i % 60} * * * * *`).nodes }),
       );
@@ -98,9 +142,10 @@ module.exports = {
     await sleep(20_000);
     const from = new Date(Math.ceil(Date.now() / 1000) * 1000);
     const to = new Date(from.getTime() + TICK_WINDOW_MS);
-    const cpuTicking = cpuSeconds(pid);
+    const ticking = cpuMeter(pids);
     await sleep(to.getTime() - Date.now() + 10_000);
-    const busyShare = (cpuSeconds(pid) - cpuTicking) / ((Date.now() - from.getTime()) / 1000);
+    const [busyShare, busyStandIn] = ticking();
+    const tickLoad = os.loadavg()[0];
 
     const claims = await state.db
       .collection('schedule_claims')
@@ -128,11 +173,24 @@ module.exports = {
           note:
             `tick-to-start in ms over ${TICK_WINDOW_MS / 1000} s: ${lags.length} of ${expected} ticks started ` +
             `(${claims.length - started.length} claims not started), max ${lags[lags.length - 1]} ms; ` +
-            `workflow process CPU while ticking ${(busyShare * 100).toFixed(1)}% of a core`,
+            `CPU while ticking: workflow process ${share(busyShare)} of a core, MongoDB stand-in ${share(busyStandIn)}; ` +
+            `load average ${tickLoad.toFixed(1)}`,
         },
         {
           label: `idle scheduler, ${SCHEDULES} active schedules not due`,
-          note: `workflow process CPU ${(idleShare * 100).toFixed(2)}% of a core over ${IDLE_WINDOW_MS / 1000} s`,
+          note:
+            `workflow process CPU ${share(idleShare)} of a core over ${IDLE_WINDOW_MS / 1000} s ` +
+            `(MongoDB stand-in ${share(idleStandIn)}); load average ${idleLoad.toFixed(1)}`,
+        },
+        {
+          label: `seeding through the API, ${SEED_PARALLEL} in flight`,
+          note:
+            `create + resume: ${state.seeded.perSecond.toFixed(0)} workflows/s (${state.seeded.seconds.toFixed(0)} s); ` +
+            `update to every minute: ${updated.perSecond.toFixed(0)}/s (${updated.seconds.toFixed(0)} s); ` +
+            `load average at the end ${os
+              .loadavg()
+              .map((l) => l.toFixed(1))
+              .join(' ')}`,
         },
       ],
     };

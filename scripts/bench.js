@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * `npm run bench [-- <filter>]`: builds, starts the local infrastructure and a whole platform of
- * real processes, runs the scenarios in bench/scenarios/ (all, or those whose id contains the
- * filter) and writes a markdown report to bench/results/<timestamp>.md and bench/results/latest.md.
+ * `npm run bench [-- <filter>[,<filter>...]]`: builds, starts the local infrastructure and a whole
+ * platform of real processes, runs the scenarios in bench/scenarios/ (all, or those whose id
+ * contains one of the filters) and writes a markdown report to bench/results/<timestamp>.md and bench/results/latest.md.
  *
  * A scenario is a CommonJS module:
  *   id, title            names in the report
@@ -69,8 +69,11 @@ function loadScenarios(filter) {
     if (twice.length > 0)
       throw new Error(`bench/scenarios: more than one scenario with the ${what} ${twice.join(', ')}`);
   }
+  // Several filters, comma-separated, select the scenarios any of them matches.
+  const filters = (filter ?? '').split(',').filter(Boolean);
+  const matches = (/** @type {string} */ id) => filters.some((f) => id.includes(f));
   return scenarios.filter(
-    (s) => !filter || s.id.includes(filter) || (s.baselineFor ?? []).some((id) => id.includes(filter)),
+    (s) => filters.length === 0 || matches(s.id) || (s.baselineFor ?? []).some((id) => matches(id)),
   );
 }
 

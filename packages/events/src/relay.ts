@@ -111,6 +111,10 @@ export class OutboxRelay {
         if (!this.failing) this.options.logger.warn({ err: error }, 'cannot publish outbox events; will retry');
         this.failing = true;
         backoff = backoffDelay(failures++, { baseMs: 250, maxMs: 5_000 });
+        // The next attempt starts from fresh connections and metadata: a kafkajs producer whose
+        // requests timed out against a restarting broker may keep its dead connections
+        // (tulios/kafkajs#919), and the relay would wait out every request timeout again.
+        await this.producer.disconnect().catch(() => undefined);
       }
       if (!this.running) break;
       if (backoff > 0) await this.sleep(backoff, false);

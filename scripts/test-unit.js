@@ -6,7 +6,7 @@
  * (jest.unit.config.js): no global setup, so no JVM, Kafka or MongoDB. Extra arguments go to jest.
  */
 const path = require('node:path');
-const { ROOT, run } = require('./run-step');
+const { ROOT, run, runJest } = require('./run-step');
 
 require('./ensure-install').ensureInstalled();
 
@@ -20,5 +20,4 @@ run(process.execPath, [
   ...LIBRARIES,
   '--outputStyle=static',
 ]);
-const jest = require.resolve('jest/bin/jest');
-run(process.execPath, [jest, '-c', path.join(ROOT, 'jest.unit.config.js'), '--maxWorkers=2', ...process.argv.slice(2)]);
+runJest(['-c', path.join(ROOT, 'jest.unit.config.js'), '--maxWorkers=2', ...process.argv.slice(2)]);

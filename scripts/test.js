@@ -7,7 +7,7 @@
  * for all projects. Extra arguments go to jest (e.g. `npm test -- services/identity`).
  */
 const path = require('node:path');
-const { ROOT, run } = require('./run-step');
+const { ROOT, run, runJest } = require('./run-step');
 
 require('./ensure-install').ensureInstalled();
 
@@ -26,4 +26,4 @@ run(process.execPath, [path.join(ROOT, 'deploy/k8s/validate.js')]);
 // here first so that a fresh machine shows its progress.
 if (!process.env.MONGODB_URI || !process.env.KAFKA_BROKERS)
   run(process.execPath, [path.join(ROOT, 'deploy/local/infra.js'), 'fetch']);
-run(process.execPath, [require.resolve('jest/bin/jest'), '--maxWorkers=2', ...process.argv.slice(2)]);
+runJest(['--maxWorkers=2', ...process.argv.slice(2)]);

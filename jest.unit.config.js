@@ -8,6 +8,7 @@ const preset = require('./jest.preset.js');
 
 /** Specs under src/ that talk to the MongoDB-compatible server the global setup starts. */
 const NEEDS_INFRA = [
+  'packages/service-kit/src/mongo.spec.ts',
   'services/identity/src/persistence/login-throttle.repository.spec.ts',
   'services/identity/src/security/signing-key-ring.spec.ts',
   'services/webhook/src/persistence/webhook.repository.spec.ts',

@@ -49,6 +49,13 @@ export const env = {
           .filter(Boolean),
       ),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  mongoUri: () =>
+    z.string().startsWith('mongodb', 'must be a mongodb:// or mongodb+srv:// URI').default('mongodb://127.0.0.1:27017'),
+  database: (fallback: string) =>
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .default(fallback),
 };
 
 /** The tracing variables (the OpenTelemetry SDK's own names); see tracing.ts. */
@@ -66,14 +73,8 @@ export function serviceEnvShape(defaults: { grpcPort: number; database: string; 
     GRPC_HOST: z.string().default('0.0.0.0'),
     GRPC_PORT: env.port(defaults.grpcPort),
     METRICS_PORT: env.port(defaults.metricsPort),
-    MONGODB_URI: z
-      .string()
-      .startsWith('mongodb', 'must be a mongodb:// or mongodb+srv:// URI')
-      .default('mongodb://127.0.0.1:27017'),
-    MONGODB_DATABASE: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]+$/)
-      .default(defaults.database),
+    MONGODB_URI: env.mongoUri(),
+    MONGODB_DATABASE: env.database(defaults.database),
     SHUTDOWN_TIMEOUT_MS: env.int(10_000),
     /** Stop when stdin closes (set by `npm start` and the test harness, which keep it open). */
     EXIT_WITH_PARENT: env.bool(false),

@@ -1,4 +1,4 @@
-import mongoose, { type Connection } from 'mongoose';
+import mongoose, { type Connection, type Model } from 'mongoose';
 import type { Logger } from './logger.js';
 
 export type { Connection } from 'mongoose';
@@ -88,4 +88,21 @@ export async function insertEach<D>(collection: InsertManyTarget<D>, docs: D[]):
     for (const e of list) results[e.index] = new DocumentWriteError(e.errmsg ?? 'write failed', e.code);
     return results;
   }
+}
+
+/**
+ * One page of a tenant's list and the list's total, the read every list repository does. A page
+ * that is not full ends the list, so then the total is known without counting (most lists fit one
+ * page: one database call instead of two); otherwise the count runs beside the find.
+ */
+export async function findPage<D>(
+  model: Model<D>,
+  filter: Record<string, unknown>,
+  options: { sort: Record<string, 1 | -1>; skip: number; limit: number; projection?: Record<string, 0 | 1> },
+): Promise<{ docs: D[]; total: number }> {
+  const { sort, skip, limit, projection } = options;
+  const docs = await model.find(filter, projection).sort(sort).skip(skip).limit(limit).lean<D[]>();
+  const ends = docs.length < limit && (docs.length > 0 || skip === 0);
+  const total = ends ? skip + docs.length : await model.countDocuments(filter);
+  return { docs, total };
 }

@@ -10,3 +10,4 @@ export * from './clients.js';
 export * from './in-memory-ports.js';
 export * from './otlp-receiver.js';
 export * from './in-memory-records.js';
+export * from './tenant-platform.js';

@@ -1,4 +1,4 @@
-import { startPlatform, waitFor, type Platform } from '@agentplatform/testing';
+import { startTenantPlatform, waitFor, type Platform, type TenantPlatform } from '@agentplatform/testing';
 import { EventTap, identityClient, newTenant, parseSse, type Http } from './support';
 
 /**
@@ -6,23 +6,18 @@ import { EventTap, identityClient, newTenant, parseSse, type Http } from './supp
  * local responder (memories, history, sessions, SSE), credits and the chat events on Kafka.
  */
 describe('agents and chat through the gateway', () => {
+  let suite: TenantPlatform | undefined;
   let platform: Platform;
   let tap: EventTap;
   let http: Http;
   let tenantId: string;
 
   beforeAll(async () => {
-    platform = await startPlatform({ services: ['identity', 'agent-memory'] });
-    tap = await EventTap.start(platform, 'agents');
-    const tenant = await newTenant(platform);
-    http = tenant.http;
-    tenantId = tenant.user.tenantId;
+    suite = await startTenantPlatform({ services: ['identity', 'agent-memory'] }, 'agents');
+    ({ platform, tap, http, tenantId } = suite);
   });
 
-  afterAll(async () => {
-    await tap?.stop();
-    await platform?.stop();
-  });
+  afterAll(() => suite?.stop());
 
   const createAgent = async (body: Record<string, unknown> = {}) => {
     const res = await http.post('/api/v1/agents', { name: 'Support bot', type: 'support', ...body });

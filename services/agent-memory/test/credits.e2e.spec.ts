@@ -1,5 +1,5 @@
-import { startPlatform, type Platform } from '@agentplatform/testing';
-import { FakeOpenAi, fakeLlmEnv } from './fake-openai';
+import type { Platform } from '@agentplatform/testing';
+import { type FakeOpenAi, startWithFakeLlm } from './fake-openai';
 import { identityClient, newTenant, type Http } from './support';
 
 interface LedgerLine {
@@ -14,26 +14,16 @@ interface LedgerLine {
  * test controls.
  */
 describe('chat credits: reserve, settle, release', () => {
+  let suite: Awaited<ReturnType<typeof startWithFakeLlm>> | undefined;
   let fake: FakeOpenAi;
   let platform: Platform;
 
   beforeAll(async () => {
-    fake = await new FakeOpenAi().start();
-    platform = await startPlatform({
-      services: ['identity', 'agent-memory'],
-      serviceEnv: {
-        'agent-memory': {
-          ...fakeLlmEnv(fake),
-          LLM_MAX_RETRIES: '0',
-        },
-      },
-    });
+    suite = await startWithFakeLlm({ services: ['identity', 'agent-memory'] }, { LLM_MAX_RETRIES: '0' });
+    ({ fake, platform } = suite);
   });
 
-  afterAll(async () => {
-    await platform?.stop();
-    await fake?.stop();
-  });
+  afterAll(() => suite?.stop());
 
   /** A tenant whose balance is `balance`, with an agent whose chats reserve one credit. */
   async function tenantWith(balance: number): Promise<{ http: Http; tenantId: string; agentId: string }> {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startPlatform, type Platform, type PlatformOptions } from '@agentplatform/testing';
 
 export interface SeenRequest {
   path: string;
@@ -40,6 +41,29 @@ export type ScriptedAnswer =
 /** agent-memory's environment for talking to a FakeOpenAi (whose `start` gave it a url). */
 export function fakeLlmEnv(fake: FakeOpenAi): Record<string, string> {
   return { LLM_BASE_URL: fake.url, LLM_API_KEY: 'sk-test-123', LLM_MODEL: 'fake-default', LLM_TIMEOUT_MS: '10000' };
+}
+
+/**
+ * A platform whose agent-memory talks to a new FakeOpenAi; `env` adds to agent-memory's
+ * environment. `stop()` stops the platform, then the fake.
+ */
+export async function startWithFakeLlm(
+  options: Omit<PlatformOptions, 'serviceEnv'>,
+  env: Record<string, string> = {},
+): Promise<{ fake: FakeOpenAi; platform: Platform; stop(): Promise<void> }> {
+  const fake = await new FakeOpenAi().start();
+  let platform: Platform | undefined;
+  const stop = async () => {
+    await platform?.stop();
+    await fake.stop();
+  };
+  try {
+    platform = await startPlatform({ ...options, serviceEnv: { 'agent-memory': { ...fakeLlmEnv(fake), ...env } } });
+    return { fake, platform, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
 
 export class FakeOpenAi {

@@ -1,5 +1,5 @@
-import { startPlatform, waitFor, type Platform } from '@agentplatform/testing';
-import { EMBEDDING_DIMENSION, FAKE_USAGE, FakeOpenAi, fakeLlmEnv } from './fake-openai';
+import { waitFor, type Platform } from '@agentplatform/testing';
+import { EMBEDDING_DIMENSION, FAKE_USAGE, type FakeOpenAi, startWithFakeLlm } from './fake-openai';
 import { newTenant, parseSse, type Http } from './support';
 
 /**
@@ -12,25 +12,16 @@ describe('OpenAI-compatible LLM and embeddings providers', () => {
   let platform: Platform;
   let http: Http;
 
+  let suite: Awaited<ReturnType<typeof startWithFakeLlm>> | undefined;
+
   beforeAll(async () => {
-    fake = await new FakeOpenAi().start();
-    platform = await startPlatform({
-      services: ['identity', 'agent-memory'],
-      serviceEnv: {
-        'agent-memory': {
-          ...fakeLlmEnv(fake),
-          // Starts on the hashing embedding, so the switch below is to the endpoint.
-          EMBEDDINGS_MODEL_DIR: 'none',
-        },
-      },
-    });
+    // Starts on the hashing embedding, so the switch below is to the endpoint.
+    suite = await startWithFakeLlm({ services: ['identity', 'agent-memory'] }, { EMBEDDINGS_MODEL_DIR: 'none' });
+    ({ fake, platform } = suite);
     http = (await newTenant(platform)).http;
   });
 
-  afterAll(async () => {
-    await platform?.stop();
-    await fake?.stop();
-  });
+  afterAll(() => suite?.stop());
 
   const newAgent = async (body: Record<string, unknown> = {}) =>
     (await http.post('/api/v1/agents', { name: 'Acme helper', type: 'assistant', memory_types: ['semantic'], ...body }))

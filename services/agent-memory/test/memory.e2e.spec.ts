@@ -1,28 +1,23 @@
 import path from 'node:path';
 import { agentMemoryV1 } from '@agentplatform/contracts';
 import { createGrpcClient, openChannel } from '@agentplatform/service-kit';
-import { ServiceProcess, startPlatform, type Platform } from '@agentplatform/testing';
+import { ServiceProcess, startTenantPlatform, type Platform, type TenantPlatform } from '@agentplatform/testing';
 import { EventTap, newTenant, type Http } from './support';
 
 /** Memory items through the gateway: CRUD, hybrid search with filters, ranking, consolidation. */
 describe('memory through the gateway', () => {
+  let suite: TenantPlatform | undefined;
   let platform: Platform;
   let tap: EventTap;
   let http: Http;
   let tenantId: string;
 
   beforeAll(async () => {
-    platform = await startPlatform({ services: ['identity', 'agent-memory'] });
-    tap = await EventTap.start(platform, 'memory');
-    const tenant = await newTenant(platform);
-    http = tenant.http;
-    tenantId = tenant.user.tenantId;
+    suite = await startTenantPlatform({ services: ['identity', 'agent-memory'] }, 'memory');
+    ({ platform, tap, http, tenantId } = suite);
   });
 
-  afterAll(async () => {
-    await tap?.stop();
-    await platform?.stop();
-  });
+  afterAll(() => suite?.stop());
 
   const newAgent = async (memoryTypes = ['semantic', 'episodic']) => {
     const res = await http.post('/api/v1/agents', {

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
-import { Receiver, startPlatform, type Platform } from '@agentplatform/testing';
-import { FakeOpenAi, fakeLlmEnv } from './fake-openai';
+import { Receiver, type Platform } from '@agentplatform/testing';
+import { type FakeOpenAi, startWithFakeLlm } from './fake-openai';
 import { newTenant, parseSse, type Http } from './support';
 
 /**
@@ -65,20 +65,20 @@ describe('agents with tools, and client-chosen sessions', () => {
   let receiver: Receiver;
   let mcp: Awaited<ReturnType<typeof startMcpServer>>;
 
+  let suite: Awaited<ReturnType<typeof startWithFakeLlm>> | undefined;
+
   beforeAll(async () => {
-    fake = await new FakeOpenAi().start();
     receiver = await Receiver.start();
     mcp = await startMcpServer();
-    platform = await startPlatform({
-      serviceEnv: { 'agent-memory': { ...fakeLlmEnv(fake), EMBEDDINGS_MODEL_DIR: 'none' } },
-    });
+    suite = await startWithFakeLlm({}, { EMBEDDINGS_MODEL_DIR: 'none' });
+    ({ fake, platform } = suite);
     http = (await newTenant(platform)).http;
     other = (await newTenant(platform)).http;
   });
 
   afterAll(async () => {
-    await platform?.stop();
-    await Promise.all([fake?.stop(), receiver?.close(), mcp?.stop()]);
+    await suite?.stop();
+    await Promise.all([receiver?.close(), mcp?.stop()]);
   });
 
   beforeEach(() => {

@@ -16,14 +16,8 @@ export const gatewayEnvShape = {
   WEBHOOK_GRPC_ADDR: z.string().default('127.0.0.1:50054'),
   GRPC_DEADLINE_MS: env.int(5_000, 1),
   /** The gateway's own database: shared rate-limit counters and Idempotency-Key records. */
-  MONGODB_URI: z
-    .string()
-    .startsWith('mongodb', 'must be a mongodb:// or mongodb+srv:// URI')
-    .default('mongodb://127.0.0.1:27017'),
-  MONGODB_DATABASE: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+$/)
-    .default('gateway'),
+  MONGODB_URI: env.mongoUri(),
+  MONGODB_DATABASE: env.database('gateway'),
   /**
    * How long a verified API key, access token, a user's tenant access or their `/auth/me` profile
    * is reused. Revocations

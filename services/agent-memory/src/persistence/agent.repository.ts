@@ -1,3 +1,4 @@
+import { findPage } from '@agentplatform/service-kit';
 import type { ClientSession, Connection, Model } from 'mongoose';
 import type { Agent, AgentConfig, AgentStatus, AgentType, MemoryType } from '../domain/agent.js';
 import { agentModel, type AgentDoc } from './agent.schema.js';
@@ -90,12 +91,11 @@ export class AgentRepository {
     const query: Record<string, unknown> = { tenant_id: tenantId };
     if (filter.type) query.type = filter.type;
     if (filter.status) query.status = filter.status;
-    const skip = (page - 1) * perPage;
-    const docs = await this.model.find(query).sort({ _id: -1 }).skip(skip).limit(perPage).lean<AgentDoc[]>();
-    // A page that is not full ends the list, so the total is known without counting (most
-    // tenants' lists fit one page: one database call instead of two).
-    const ends = docs.length < perPage && (docs.length > 0 || skip === 0);
-    const total = ends ? skip + docs.length : await this.model.countDocuments(query);
+    const { docs, total } = await findPage(this.model, query, {
+      sort: { _id: -1 },
+      skip: (page - 1) * perPage,
+      limit: perPage,
+    });
     return { agents: docs.map(toAgent), total };
   }
 

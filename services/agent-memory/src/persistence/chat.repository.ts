@@ -1,4 +1,4 @@
-import { GroupCommit } from '@agentplatform/service-kit';
+import { GroupCommit, findPage } from '@agentplatform/service-kit';
 import type { ClientSession, Collection, Connection, Model } from 'mongoose';
 import type { ChatMessage, Session, ToolStep } from '../domain/chat.js';
 import { messageModel, sessionModel, type MessageDoc, type SessionDoc } from './chat.schema.js';
@@ -227,16 +227,11 @@ export class ChatRepository {
     page: number,
     perPage: number,
   ): Promise<{ sessions: Session[]; total: number }> {
-    const query = { tenant_id: tenantId, agent_id: agentId };
-    const [docs, total] = await Promise.all([
-      this.sessions
-        .find(query)
-        .sort({ last_message_at: -1, _id: -1 })
-        .skip((page - 1) * perPage)
-        .limit(perPage)
-        .lean<SessionDoc[]>(),
-      this.sessions.countDocuments(query),
-    ]);
+    const { docs, total } = await findPage(
+      this.sessions,
+      { tenant_id: tenantId, agent_id: agentId },
+      { sort: { last_message_at: -1, _id: -1 }, skip: (page - 1) * perPage, limit: perPage },
+    );
     return { sessions: docs.map(toSession), total };
   }
 
@@ -247,16 +242,11 @@ export class ChatRepository {
     page: number,
     perPage: number,
   ): Promise<{ messages: ChatMessage[]; total: number }> {
-    const query = { tenant_id: tenantId, session_id: sessionId };
-    const [docs, total] = await Promise.all([
-      this.messages
-        .find(query)
-        .sort({ _id: 1 })
-        .skip((page - 1) * perPage)
-        .limit(perPage)
-        .lean<MessageDoc[]>(),
-      this.messages.countDocuments(query),
-    ]);
+    const { docs, total } = await findPage(
+      this.messages,
+      { tenant_id: tenantId, session_id: sessionId },
+      { sort: { _id: 1 }, skip: (page - 1) * perPage, limit: perPage },
+    );
     return { messages: docs.map(toMessage), total };
   }
 

@@ -1,4 +1,4 @@
-import { insertEach } from '@agentplatform/service-kit';
+import { findPage, insertEach } from '@agentplatform/service-kit';
 import type { ClientSession, Collection, Connection, Model } from 'mongoose';
 import type { MemoryType } from '../domain/agent.js';
 import type { Embedding, MemoryItem } from '../domain/memory.js';
@@ -141,15 +141,12 @@ export class MemoryRepository {
     const query: Record<string, unknown> = { tenant_id: tenantId };
     if (filter.agentId) query.agent_id = filter.agentId;
     if (filter.memoryType) query.memory_type = filter.memoryType;
-    const [docs, total] = await Promise.all([
-      this.model
-        .find(query, { 'embedding.vector': 0 })
-        .sort({ _id: -1 })
-        .skip((page - 1) * perPage)
-        .limit(perPage)
-        .lean<MemoryDoc[]>(),
-      this.model.countDocuments(query),
-    ]);
+    const { docs, total } = await findPage(this.model, query, {
+      sort: { _id: -1 },
+      skip: (page - 1) * perPage,
+      limit: perPage,
+      projection: { 'embedding.vector': 0 },
+    });
     return { items: docs.map(toItem), total };
   }
 

@@ -33,7 +33,7 @@ export function memorySearchTool(deps: UseCaseDeps, scope: ToolScope): Tool {
     async run(args) {
       const query = typeof args.query === 'string' ? args.query : '';
       const topK = Number.isInteger(args.top_k) ? Math.min(20, Math.max(1, args.top_k as number)) : SEARCH_TOP_K;
-      const found = await searchMemory(deps, scope.tenantId, { agentId: scope.agentId, query, topK }).catch(
+      const found = await searchMemory(deps, { tenantId: scope.tenantId, agentId: scope.agentId, query, topK }).catch(
         asToolError,
       );
       return {

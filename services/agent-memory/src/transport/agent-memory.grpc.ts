@@ -130,8 +130,13 @@ async function* streamChat(deps: UseCaseDeps, request: agentMemoryV1.ChatStreamR
   };
   void chatWithAgent(
     deps,
-    request.tenantId,
-    { agentId: request.agentId, message: request.message, sessionId: request.sessionId, plan: request.plan },
+    {
+      tenantId: request.tenantId,
+      agentId: request.agentId,
+      message: request.message,
+      sessionId: request.sessionId,
+      plan: request.plan,
+    },
     {
       start: (info) => push({ event: { $case: 'start', value: info } }),
       delta: (content) => push({ event: { $case: 'delta', value: { content } } }),
@@ -217,7 +222,8 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
     },
     async chat(req) {
       return toChatResponse(
-        await chatWithAgent(deps, req.tenantId, {
+        await chatWithAgent(deps, {
+          tenantId: req.tenantId,
           agentId: req.agentId,
           message: req.message,
           sessionId: req.sessionId,
@@ -230,11 +236,19 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
       return streamChat(deps, req);
     },
     async listSessions(req) {
-      const out = await listSessions(deps, req.tenantId, req.agentId, { page: req.page, perPage: req.perPage });
+      const out = await listSessions(deps, {
+        tenantId: req.tenantId,
+        agentId: req.agentId,
+        page: req.page,
+        perPage: req.perPage,
+      });
       return { sessions: out.sessions.map(toSession), total: out.total, page: out.page, perPage: out.perPage };
     },
     async listMessages(req) {
-      const out = await listMessages(deps, req.tenantId, req.agentId, req.sessionId, {
+      const out = await listMessages(deps, {
+        tenantId: req.tenantId,
+        agentId: req.agentId,
+        sessionId: req.sessionId,
         page: req.page,
         perPage: req.perPage,
       });
@@ -286,7 +300,8 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
       return {};
     },
     async searchMemory(req) {
-      const results = await searchMemory(deps, req.tenantId, {
+      const results = await searchMemory(deps, {
+        tenantId: req.tenantId,
         agentId: req.agentId,
         query: req.query,
         memoryType: req.memoryType,
@@ -297,7 +312,11 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
       return { results: results.map(toResult) };
     },
     async consolidateMemory(req) {
-      const out = await consolidateMemory(deps, req.tenantId, req.agentId, req.threshold);
+      const out = await consolidateMemory(deps, {
+        tenantId: req.tenantId,
+        agentId: req.agentId,
+        threshold: req.threshold,
+      });
       return {
         merged: out.merged,
         removed: out.removed,

@@ -31,6 +31,7 @@ import { searchMemory } from './search-memory.js';
 import { runToolLoop, type LoopResult } from './tool-loop.js';
 
 export interface ChatInput {
+  tenantId: string;
   agentId: string;
   message: string;
   sessionId?: string;
@@ -93,8 +94,8 @@ async function retrieve(deps: UseCaseDeps, agent: Agent, message: string, histor
       async (span) => {
         const found = await searchMemory(
           deps,
-          agent.tenantId,
           {
+            tenantId: agent.tenantId,
             agentId: agent.id,
             query: message.slice(0, RETRIEVAL_QUERY_CHARS),
             topK: deps.settings.chatMemoryTopK,
@@ -353,12 +354,8 @@ async function answer(
  * provider (running the tool calls it makes, DESIGN.md section 9), stores the reply, settles the reservation with the real cost (or releases it when
  * the turn failed) and, with episodic memory on, stores the exchange as an episodic memory.
  */
-export async function chatWithAgent(
-  deps: UseCaseDeps,
-  tenantId: string,
-  input: ChatInput,
-  sink?: ChatSink,
-): Promise<ChatOutcome> {
+export async function chatWithAgent(deps: UseCaseDeps, input: ChatInput, sink?: ChatSink): Promise<ChatOutcome> {
+  const { tenantId } = input;
   const message = validate(input);
   const started = Date.now();
   const agent = input.agentId ? await deps.agents.find(tenantId, input.agentId) : undefined;

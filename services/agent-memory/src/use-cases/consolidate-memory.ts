@@ -59,10 +59,9 @@ function candidates(index: MemoryIndex, docs: IndexedMemory[]): Map<string, Set<
  */
 export async function consolidateMemory(
   deps: UseCaseDeps,
-  tenantId: string,
-  agentId: string,
-  threshold?: number,
+  input: { tenantId: string; agentId: string; threshold?: number },
 ): Promise<ConsolidationResult> {
+  const { tenantId, agentId, threshold } = input;
   const limit = threshold ?? deps.settings.consolidateThreshold;
   if (!(limit >= 0.5 && limit <= 1)) throw ValidationError.field('threshold', 'must be a number from 0.5 to 1');
   if ((await deps.agents.memoryVersion(tenantId, agentId)) === undefined) throw new NotFoundError('Agent');

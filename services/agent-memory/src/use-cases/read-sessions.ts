@@ -9,12 +9,11 @@ async function requireAgent(deps: UseCaseDeps, tenantId: string, agentId: string
 /** The agent's sessions, most recently active first. */
 export async function listSessions(
   deps: UseCaseDeps,
-  tenantId: string,
-  agentId: string,
-  query: { page: number; perPage: number },
+  input: { tenantId: string; agentId: string; page: number; perPage: number },
 ): Promise<{ sessions: Session[]; total: number; page: number; perPage: number }> {
+  const { tenantId, agentId } = input;
   await requireAgent(deps, tenantId, agentId);
-  const { page, perPage } = paging(query.page, query.perPage);
+  const { page, perPage } = paging(input.page, input.perPage);
   const { sessions, total } = await deps.chats.listSessions(tenantId, agentId, page, perPage);
   return { sessions, total, page, perPage };
 }
@@ -22,15 +21,13 @@ export async function listSessions(
 /** One session's messages in conversation order (oldest first), tool calls included. */
 export async function listMessages(
   deps: UseCaseDeps,
-  tenantId: string,
-  agentId: string,
-  sessionId: string,
-  query: { page: number; perPage: number },
+  input: { tenantId: string; agentId: string; sessionId: string; page: number; perPage: number },
 ): Promise<{ session: Session; messages: ChatMessage[]; total: number; page: number; perPage: number }> {
+  const { tenantId, agentId, sessionId } = input;
   await requireAgent(deps, tenantId, agentId);
   const session = await deps.chats.findSession(tenantId, agentId, sessionId);
   if (!session) throw new NotFoundError('Session');
-  const { page, perPage } = paging(query.page, query.perPage);
+  const { page, perPage } = paging(input.page, input.perPage);
   const { messages, total } = await deps.chats.listMessages(tenantId, session.id, page, perPage);
   return { session, messages, total, page, perPage };
 }

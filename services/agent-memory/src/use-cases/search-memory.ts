@@ -10,6 +10,7 @@ export const DEFAULT_TOP_K = 10;
 const MAX_QUERY = 4_000;
 
 export interface SearchInput {
+  tenantId: string;
   agentId: string;
   query: string;
   memoryType?: string;
@@ -27,10 +28,10 @@ export interface SearchInput {
 /** Hybrid search over one agent's items (see MemoryIndex for the score). */
 export async function searchMemory(
   deps: UseCaseDeps,
-  tenantId: string,
   input: SearchInput,
   exclude?: (doc: IndexedMemory) => boolean,
 ): Promise<ScoredMemory[]> {
+  const { tenantId } = input;
   const issues: FieldIssue[] = [];
   if (!input.agentId) issues.push({ field: 'agent_id', message: 'is required' });
   const text = (input.query ?? '').trim();

@@ -19,3 +19,10 @@ export const pageParams = {
 
 /** `limit` (default 20, at most 100) of the lists that take one. */
 export const limitParam = z.coerce.number().int().min(1).max(100).default(20);
+
+/** The paging fields of a list answer (`total`, `page`, `per_page`), from a service's list reply. */
+export const pageJson = (out: { total: number; page: number; perPage: number }) => ({
+  total: out.total,
+  page: out.page,
+  per_page: out.perPage,
+});

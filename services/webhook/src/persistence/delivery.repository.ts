@@ -7,6 +7,18 @@ import { deliveryModel, type AttemptRecord, type DeliveryRecord } from './delive
 export const MAX_ATTEMPT_LOG = 50;
 const FREE = new Date(0);
 
+/** A delivery sent again from the start of its attempt schedule (manual retry, replay). */
+function freshSchedule(now: Date) {
+  return {
+    status: 'pending',
+    round_attempts: 0,
+    next_attempt_at: now,
+    lease_until: FREE,
+    lease_token: null,
+    updated_at: now,
+  } as const;
+}
+
 function toAttempt(record: AttemptRecord): AttemptResult {
   return {
     number: record.number,
@@ -256,16 +268,7 @@ export class DeliveryRepository {
     const record = await this.model
       .findOneAndUpdate(
         { _id: id, tenant_id: tenantId, webhook_id: webhookId, status: { $ne: 'pending' } },
-        {
-          $set: {
-            status: 'pending',
-            round_attempts: 0,
-            next_attempt_at: now,
-            lease_until: FREE,
-            lease_token: null,
-            updated_at: now,
-          },
-        },
+        { $set: freshSchedule(now) },
         { returnDocument: 'after', projection: { attempt_log: 0, body: 0 } },
       )
       .lean<DeliveryRecord>();
@@ -276,16 +279,7 @@ export class DeliveryRepository {
   async requeueFailedSince(tenantId: string, webhookId: string, since: Date, now = new Date()): Promise<number> {
     const result = await this.model.updateMany(
       { tenant_id: tenantId, webhook_id: webhookId, status: 'failed', test: false, created_at: { $gte: since } },
-      {
-        $set: {
-          status: 'pending',
-          round_attempts: 0,
-          next_attempt_at: now,
-          lease_until: FREE,
-          lease_token: null,
-          updated_at: now,
-        },
-      },
+      { $set: freshSchedule(now) },
     );
     return result.modifiedCount;
   }

@@ -1,5 +1,5 @@
 import type { Connection, Model } from 'mongoose';
-import type { SecretBox } from '@agentplatform/service-kit';
+import { findPage, type SecretBox } from '@agentplatform/service-kit';
 import type { GraceSecret } from '../domain/secrets.js';
 import type { Webhook, WebhookStatus } from '../domain/types.js';
 import { webhookModel, type WebhookRecord } from './webhook.schema.js';
@@ -86,11 +86,8 @@ export class WebhookRepository {
   }
 
   async list(tenantId: string, skip: number, limit: number): Promise<{ items: Webhook[]; total: number }> {
-    const [records, total] = await Promise.all([
-      this.model.find({ tenant_id: tenantId }).sort({ _id: -1 }).skip(skip).limit(limit).lean<WebhookRecord[]>(),
-      this.model.countDocuments({ tenant_id: tenantId }),
-    ]);
-    return { items: records.map((r) => this.toWebhook(r)), total };
+    const { docs, total } = await findPage(this.model, { tenant_id: tenantId }, { sort: { _id: -1 }, skip, limit });
+    return { items: docs.map((r) => this.toWebhook(r)), total };
   }
 
   /** The active webhooks of several tenants at once (one query per batch of events). */

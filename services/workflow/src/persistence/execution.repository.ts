@@ -1,4 +1,4 @@
-import { GroupCommit, insertEach } from '@agentplatform/service-kit';
+import { GroupCommit, findPage, insertEach } from '@agentplatform/service-kit';
 import type { ClientSession, Collection, Connection, Model } from 'mongoose';
 import type { Execution, ExecutionStatus } from '../domain/execution.types.js';
 import type { StatusCounts } from '../domain/statistics.js';
@@ -104,14 +104,12 @@ export class ExecutionRepository {
   ): Promise<{ items: Execution[]; total: number }> {
     const filter: Record<string, unknown> = { tenant_id: tenantId, workflow_id: workflowId };
     if (options.status) filter.status = options.status;
-    const [docs, total] = await Promise.all([
-      this.model
-        .find(filter, SUMMARY_PROJECTION)
-        .sort({ started_at: -1, _id: -1 })
-        .limit(options.limit)
-        .lean<ExecutionDocument[]>(),
-      this.model.countDocuments(filter),
-    ]);
+    const { docs, total } = await findPage(this.model, filter, {
+      sort: { started_at: -1, _id: -1 },
+      skip: 0,
+      limit: options.limit,
+      projection: SUMMARY_PROJECTION,
+    });
     return { items: docs.map(toExecution), total };
   }
 

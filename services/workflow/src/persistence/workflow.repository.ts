@@ -1,4 +1,4 @@
-import { GroupCommit } from '@agentplatform/service-kit';
+import { GroupCommit, findPage } from '@agentplatform/service-kit';
 import type { Connection, Model } from 'mongoose';
 import type { Workflow, WorkflowStatus } from '../domain/workflow.types.js';
 import { workflowModel, type WorkflowDocument } from './workflow.schema.js';
@@ -98,15 +98,11 @@ export class WorkflowRepository {
   ): Promise<{ items: Workflow[]; total: number }> {
     const filter: Record<string, unknown> = { tenant_id: tenantId };
     if (options.status) filter.status = options.status;
-    const [docs, total] = await Promise.all([
-      this.model
-        .find(filter)
-        .sort({ created_at: -1, _id: -1 })
-        .skip(options.skip)
-        .limit(options.limit)
-        .lean<WorkflowDocument[]>(),
-      this.model.countDocuments(filter),
-    ]);
+    const { docs, total } = await findPage(this.model, filter, {
+      sort: { created_at: -1, _id: -1 },
+      skip: options.skip,
+      limit: options.limit,
+    });
     return { items: docs.map(toWorkflow), total };
   }
 

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { agentMemoryV1 } from '@agentplatform/contracts';
 import type { Backends } from '../../clients/backends.js';
 import { defineRoute, requireScope, type Caller, type Route } from '../../http/route.js';
+import { pageJson } from '../../http/paging.js';
 import type { RouteDeps } from '../deps.js';
 import {
   agentListResponse,
@@ -52,7 +53,7 @@ export async function listAgents(agents: AgentMemory, caller: Caller, query: z.i
     type: query.type,
     status: query.status,
   });
-  return { agents: out.agents.map(agentJson), total: out.total, page: out.page, per_page: out.perPage };
+  return { agents: out.agents.map(agentJson), ...pageJson(out) };
 }
 
 export function chatRequest(caller: Caller, agentId: string, body: z.infer<typeof chatBody>) {
@@ -233,9 +234,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
             created_at: s.createdAt,
             last_message_at: s.lastMessageAt,
           })),
-          total: out.total,
-          page: out.page,
-          per_page: out.perPage,
+          ...pageJson(out),
         };
       },
     }),
@@ -267,9 +266,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
             ...(m.step ? { step: stepJson(m.step) } : {}),
             created_at: m.createdAt,
           })),
-          total: out.total,
-          page: out.page,
-          per_page: out.perPage,
+          ...pageJson(out),
         };
       },
     }),

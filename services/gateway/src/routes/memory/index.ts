@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { agentMemoryV1 } from '@agentplatform/contracts';
 import type { Backends } from '../../clients/backends.js';
 import { defineRoute, requireScope, type Caller, type Route } from '../../http/route.js';
+import { pageJson } from '../../http/paging.js';
 import type { RouteDeps } from '../deps.js';
 import {
   addMemoryBody,
@@ -142,7 +143,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
           page: query.page,
           perPage: query.per_page,
         });
-        return { items: out.items.map(memoryJson), total: out.total, page: out.page, per_page: out.perPage };
+        return { items: out.items.map(memoryJson), ...pageJson(out) };
       },
     }),
     defineRoute({

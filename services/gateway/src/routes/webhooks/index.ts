@@ -1,5 +1,6 @@
 import type { webhookV1 } from '@agentplatform/contracts';
 import { defineRoute, requireScope, type Route } from '../../http/route.js';
+import { pageJson } from '../../http/paging.js';
 import type { RouteDeps } from '../deps.js';
 import {
   createdWebhookResponse,
@@ -78,7 +79,7 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
           page: query.page,
           perPage: query.per_page,
         });
-        return { items: out.items.map(webhookJson), total: out.total, page: out.page, per_page: out.perPage };
+        return { items: out.items.map(webhookJson), ...pageJson(out) };
       },
     }),
     defineRoute({

@@ -3,6 +3,7 @@ import type { workflowV1 } from '@agentplatform/contracts';
 import type { Backends } from '../../clients/backends.js';
 import type { GatewayConfig } from '../../config.js';
 import { defineRoute, requireScope, type Caller, type Route } from '../../http/route.js';
+import { pageJson } from '../../http/paging.js';
 import type { RouteDeps } from '../deps.js';
 import {
   executionSummaryToJson,
@@ -56,9 +57,7 @@ export async function listWorkflows(workflows: Workflows, caller: Caller, query:
   });
   return {
     items: answer.items.map(workflowSummaryToJson),
-    total: answer.total,
-    page: answer.page,
-    per_page: answer.perPage,
+    ...pageJson(answer),
   };
 }
 

@@ -31,11 +31,7 @@ export function nodeToJson(n: workflowV1.Node) {
 
 export function workflowToJson(w: workflowV1.Workflow, base: string) {
   return {
-    id: w.id,
-    name: w.name,
-    description: w.description,
-    status: w.status,
-    trigger_type: w.triggerType,
+    ...workflowSummaryToJson(w),
     nodes: w.nodes.map(nodeToJson),
     edges: w.edges.map((e) => ({ source: e.source, target: e.target })),
     webhook_url: `${base}/${w.webhookPath}`,
@@ -48,10 +44,6 @@ export function workflowToJson(w: workflowV1.Workflow, base: string) {
           },
         }
       : {}),
-    last_run_at: w.lastRunAt ?? null,
-    next_run_at: w.nextRunAt ?? null,
-    created_at: w.createdAt,
-    updated_at: w.updatedAt,
     version: w.version || 1,
   };
 }

@@ -185,7 +185,7 @@ export function decideTick(schedule: Schedule, due: Date, now: Date): TickDecisi
 /**
  * Ticks from `from` to `to`, both included, counted up to a bound (only a log figure). Stepped one
  * tick at a time up to `to`: listing the bound's 1,000 ticks every time, as the first version did,
- * cost 10-20 ms of croner CPU per late workflow, so a scheduler that fell 10 s behind spent two
+ * cost tens of ms of croner CPU per late workflow, so a scheduler that fell 10 s behind spent two
  * thirds of its CPU here and fell further behind (docs/performance.md, "Schedules at 10,000").
  */
 function countTicks(schedule: Schedule, from: Date, to: Date): number {

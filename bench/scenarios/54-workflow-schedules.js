@@ -162,6 +162,12 @@ module.exports = {
       .map((c) => startedAt.get(c.execution_id) - c.tick_at.getTime())
       .sort((a, b) => a - b);
     const expected = SCHEDULES * (TICK_WINDOW_MS / 60_000);
+    // CPU per started run (ms): the share of a core over the runs started per second. The load of a
+    // shared machine changes it least (it slows the runs down more than it makes each cost more).
+    const perRun = (cpuShare) =>
+      cpuShare === undefined || lags.length === 0
+        ? 'n/a'
+        : `${((cpuShare * 1000) / (lags.length / (TICK_WINDOW_MS / 1000))).toFixed(2)} ms`;
     return {
       rows: [
         {
@@ -173,7 +179,8 @@ module.exports = {
           note:
             `tick-to-start in ms over ${TICK_WINDOW_MS / 1000} s: ${lags.length} of ${expected} ticks started ` +
             `(${claims.length - started.length} claims not started), max ${lags[lags.length - 1]} ms; ` +
-            `CPU while ticking: workflow process ${share(busyShare)} of a core, MongoDB stand-in ${share(busyStandIn)}; ` +
+            `CPU while ticking: workflow process ${share(busyShare)} of a core (${perRun(busyShare)} per run), ` +
+            `MongoDB stand-in ${share(busyStandIn)} (${perRun(busyStandIn)} per run); ` +
             `load average ${tickLoad.toFixed(1)}`,
         },
         {

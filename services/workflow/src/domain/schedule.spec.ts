@@ -144,4 +144,23 @@ describe('schedules', () => {
     );
     expect(caught).toEqual({ run: at('2026-01-01T03:00:00Z'), next: at('2026-01-01T04:00:00Z'), skipped: 2 });
   });
+
+  it('decides a tick reached late about as cheaply as one on time', () => {
+    // A scheduler that fell over 10 s behind takes the late path for every workflow: listing 1,000
+    // ticks there made each cost tens of ms, so it fell further behind. Measured against the on-time path.
+    const perMinute = { cron: '7 * * * * *', timezone: 'UTC', input: {}, catchUpMs: 0 };
+    const due = at('2026-01-01T00:00:07Z');
+    const cost = (lateMs: number) => {
+      const started = process.hrtime.bigint();
+      for (let i = 0; i < 200; i++) decideTick(perMinute, due, new Date(due.getTime() + lateMs));
+      return process.hrtime.bigint() - started;
+    };
+    cost(0);
+    cost(15_000);
+    expect(decideTick(perMinute, due, new Date(due.getTime() + 15_000))).toEqual({
+      next: at('2026-01-01T00:01:07Z'),
+      skipped: 1,
+    });
+    expect(cost(15_000)).toBeLessThan(cost(0) * 30n);
+  });
 });

@@ -122,28 +122,31 @@ export class WorkflowRepository {
   ): Promise<Workflow | undefined> {
     const filter: Record<string, unknown> = { _id: id, tenant_id: tenantId };
     if (conditions.status) filter.status = conditions.status;
-    if (conditions.version !== undefined) {
-      const version = conditions.version;
-      filter.$or = [{ version }, ...(version === 1 ? [{ version: { $exists: false } }] : [])];
+    if (conditions.version !== undefined) filter.version = conditions.version;
+    const write = (query: Record<string, unknown>) =>
+      this.model.findOneAndUpdate(query, { $set: changes }, { returnDocument: 'after' }).lean<WorkflowDocument>();
+    let doc = await write(filter);
+    // A workflow stored before versions has none and reads as version 1: only then (or when the
+    // version moved on, a conflict anyway) is the write tried again with that alternative.
+    if (!doc && conditions.version === 1) {
+      const { version: _version, ...rest } = filter;
+      doc = await write({ ...rest, version: { $exists: false } });
     }
-    const doc = await this.model
-      .findOneAndUpdate(filter, { $set: changes }, { returnDocument: 'after' })
-      .lean<WorkflowDocument>();
     return doc ? toWorkflow(doc) : undefined;
   }
 
   /**
-   * Sets the status and next_run_at together, while the status is still `from` (so a resume
-   * computes next_run_at from the graph it read).
+   * Sets the status and next_run_at together, while the workflow is still at the status and
+   * version it was read with (so a resume computes next_run_at from the graph it read).
    */
   async setStatus(
     tenantId: string,
     id: string,
-    from: WorkflowStatus,
+    from: { status: WorkflowStatus; version: number },
     change: { status: WorkflowStatus; next_run_at: Date | null },
     now: Date,
   ): Promise<Workflow | undefined> {
-    return this.update(tenantId, id, { ...change, updated_at: now }, { status: from });
+    return this.update(tenantId, id, { ...change, updated_at: now }, from);
   }
 
   /** Workflows whose next tick has come, oldest tick first (across tenants: the scheduler's poll). */

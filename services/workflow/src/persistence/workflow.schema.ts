@@ -23,11 +23,16 @@ const workflowSchema = new Schema<WorkflowDocument>(
 workflowSchema.index({ tenant_id: 1, created_at: -1, _id: -1 });
 // Sparse: workflows stored before hook ids have none until WorkflowRepository.migrateHookIds.
 workflowSchema.index({ hook_id: 1 }, { unique: true, sparse: true });
-// The scheduler's poll: due workflows, oldest tick first (null for every unscheduled workflow).
-workflowSchema.index({ next_run_at: 1 });
-// Its conditional advance filters on exactly {_id, next_run_at}: redundant for MongoDB, but the
-// local stand-in uses only an index whose keys equal the query's (as executions' {_id, lease_owner}).
-workflowSchema.index({ _id: 1, next_run_at: 1 });
+// The scheduler's poll (due workflows, oldest tick first; null for every unscheduled workflow) and
+// its conditional advance, which filters on exactly {_id, next_run_at}. Unique (it cannot conflict:
+// _id is unique) because the local stand-in keeps only unique indexes and uses one only when its
+// keys equal the query's: without it every advance scanned all workflows, 13 ms each at 10,000
+// (docs/performance.md, "Schedules at 10,000"). MongoDB serves the poll's range and sort from it.
+workflowSchema.index({ next_run_at: 1, _id: 1 }, { unique: true });
+// Updates, pause and resume write while the workflow is at the status and version they read, a
+// filter on exactly these keys: redundant for MongoDB (the _id finds the document), an index lookup
+// instead of a scan of every workflow on the stand-in (each update of the benchmark's seeding).
+workflowSchema.index({ _id: 1, tenant_id: 1, status: 1, version: 1 }, { unique: true });
 
 export function workflowModel(connection: Connection): Model<WorkflowDocument> {
   return (connection.models.Workflow as Model<WorkflowDocument>) ?? connection.model('Workflow', workflowSchema);

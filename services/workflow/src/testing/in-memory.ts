@@ -66,11 +66,11 @@ export class InMemoryWorkflows implements Pick<
   async setStatus(
     tenantId: string,
     id: string,
-    from: WorkflowStatus,
+    from: { status: WorkflowStatus; version: number },
     change: { status: WorkflowStatus; next_run_at: Date | null },
     now: Date,
   ): Promise<Workflow | undefined> {
-    return this.update(tenantId, id, { ...change, updated_at: now }, { status: from });
+    return this.update(tenantId, id, { ...change, updated_at: now }, from);
   }
   async delete(tenantId: string, id: string): Promise<boolean> {
     if (this.byId.get(id)?.tenant_id !== tenantId) return false;

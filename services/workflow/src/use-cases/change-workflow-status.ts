@@ -15,8 +15,8 @@ export async function changeWorkflowStatus(
   input: { tenantId: string; workflowId: string; action: 'pause' | 'resume' },
 ): Promise<Workflow> {
   const status = input.action === 'pause' ? 'paused' : 'active';
-  // Conditional on the status read, so next_run_at always matches the graph and status it is
-  // written with; a concurrent change makes the loop read again.
+  // Conditional on the status and version read, so next_run_at always matches the graph and status
+  // it is written with; a concurrent change makes the loop read again.
   for (let attempt = 0; attempt < 5; attempt++) {
     const current = await deps.workflows.get(input.tenantId, input.workflowId);
     if (!current) throw new NotFoundError('Workflow');
@@ -26,7 +26,7 @@ export async function changeWorkflowStatus(
     const changed = await deps.workflows.setStatus(
       input.tenantId,
       input.workflowId,
-      current.status,
+      { status: current.status, version: current.version },
       { status, next_run_at: schedule ? nextTick(schedule, now) : null },
       now,
     );

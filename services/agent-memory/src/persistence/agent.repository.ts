@@ -1,4 +1,4 @@
-import type { ClientSession, Connection, Model } from 'mongoose';
+import type { ClientSession, Collection, Connection, Model } from 'mongoose';
 import type { Agent, AgentConfig, AgentStatus, AgentType, MemoryType } from '../domain/agent.js';
 import { agentModel, type AgentDoc } from './agent.schema.js';
 
@@ -29,9 +29,16 @@ export interface AgentChanges {
 
 export class AgentRepository {
   private readonly model: Model<AgentDoc>;
+  /**
+   * The driver's collection, for the reads on every request (an add's or a chat's agent, the
+   * list): a mongoose query builds, casts and wraps each one, which cost about as much CPU as the
+   * driver's own round trip here. The documents are plain either way (these reads were `lean`).
+   */
+  private readonly collection: Collection<AgentDoc>;
 
   constructor(connection: Connection) {
     this.model = agentModel(connection);
+    this.collection = this.model.collection as unknown as Collection<AgentDoc>;
   }
 
   async init(): Promise<void> {
@@ -65,15 +72,13 @@ export class AgentRepository {
    * (and the local stand-in, which scans for anything else) answers from its index.
    */
   async find(tenantId: string, id: string): Promise<Agent | undefined> {
-    const doc = await this.model.findOne({ _id: id }).lean<AgentDoc>();
+    const doc = await this.collection.findOne({ _id: id });
     return doc && doc.tenant_id === tenantId ? toAgent(doc) : undefined;
   }
 
   /** The agent's memory version only: the cheap check in front of every cached search. */
   async memoryVersion(tenantId: string, id: string): Promise<number | undefined> {
-    const doc = await this.model
-      .findOne({ _id: id }, { tenant_id: 1, memory_version: 1 })
-      .lean<Pick<AgentDoc, 'tenant_id' | 'memory_version'>>();
+    const doc = await this.collection.findOne({ _id: id }, { projection: { tenant_id: 1, memory_version: 1 } });
     return doc && doc.tenant_id === tenantId ? (doc.memory_version ?? 0) : undefined;
   }
 
@@ -91,7 +96,7 @@ export class AgentRepository {
     if (filter.type) query.type = filter.type;
     if (filter.status) query.status = filter.status;
     const skip = (page - 1) * perPage;
-    const docs = await this.model.find(query).sort({ _id: -1 }).skip(skip).limit(perPage).lean<AgentDoc[]>();
+    const docs = await this.collection.find(query, { sort: { _id: -1 }, skip, limit: perPage }).toArray();
     // A page that is not full ends the list, so the total is known without counting (most
     // tenants' lists fit one page: one database call instead of two).
     const ends = docs.length < perPage && (docs.length > 0 || skip === 0);

@@ -291,8 +291,8 @@ module.exports = {
     const ops = opsBefore && opsAfter ? ((opsAfter - opsBefore) / total).toFixed(2) : 'n/a';
     const note =
       `adds per second in req/s; CPU per add during the adds: gateway ${cpuMs[0].toFixed(2)} ms, agent-memory ` +
-      `${cpuMs[1].toFixed(2)} ms (its main thread ${cpuMs[2].toFixed(2)} ms, the rest is the embedding model's ` +
-      `worker), MongoDB stand-in ${standIn ? `${cpuMs[3].toFixed(2)} ms` : 'n/a'}, load generator ` +
+      `${cpuMs[1].toFixed(2)} ms (its main thread ${cpuMs[2].toFixed(2)} ms, the rest its other threads: the ` +
+      `embedding model's worker, V8's and libuv's helpers), MongoDB stand-in ${standIn ? `${cpuMs[3].toFixed(2)} ms` : 'n/a'}, load generator ` +
       `${cpuMs[4].toFixed(2)} ms; ${drained}; database operations per add (all services, embedding backlog ` +
       `included): ${ops}; memory_version bumps per add (one per group of adds, plus one per stored backlog ` +
       `batch): ${(bumps / total).toFixed(3)}`;

@@ -53,6 +53,11 @@ export const configShape = {
   EMBEDDINGS_LEASE_MS: env.int(60_000, 1_000),
   /** How often an idle replica looks for items added elsewhere (its own adds wake it at once). */
   EMBEDDINGS_IDLE_POLL_MS: env.int(1_000, 10),
+  /**
+   * Longest a burst of writes on a replica holds its embedding backlog back (the model's CPU is
+   * left to the writes while they keep coming), from the burst's first item; 0: never.
+   */
+  EMBEDDINGS_YIELD_MS: env.int(10_000, 0),
   /** Search queries whose vectors are kept (LRU). */
   QUERY_EMBEDDING_CACHE_SIZE: env.int(1_000, 0),
 

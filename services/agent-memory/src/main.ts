@@ -92,6 +92,7 @@ async function main(): Promise<void> {
       batchSize: config.EMBEDDINGS_BATCH_SIZE,
       leaseMs: config.EMBEDDINGS_LEASE_MS,
       idlePollMs: config.EMBEDDINGS_IDLE_POLL_MS,
+      yieldMs: config.EMBEDDINGS_YIELD_MS,
     },
   );
   const llm = llmProvider(config);

@@ -1,5 +1,5 @@
 import { findPage } from '@agentplatform/service-kit';
-import type { ClientSession, Connection, Model } from 'mongoose';
+import type { ClientSession, Collection, Connection, Model } from 'mongoose';
 import type { Agent, AgentConfig, AgentStatus, AgentType, MemoryType } from '../domain/agent.js';
 import { agentModel, type AgentDoc } from './agent.schema.js';
 
@@ -30,9 +30,16 @@ export interface AgentChanges {
 
 export class AgentRepository {
   private readonly model: Model<AgentDoc>;
+  /**
+   * The driver's collection, for the reads on every request (an add's or a chat's agent, the
+   * list): a mongoose query builds, casts and wraps each one, which cost about as much CPU as the
+   * driver's own round trip here. The documents are plain either way (these reads were `lean`).
+   */
+  private readonly collection: Collection<AgentDoc>;
 
   constructor(connection: Connection) {
     this.model = agentModel(connection);
+    this.collection = this.model.collection as unknown as Collection<AgentDoc>;
   }
 
   async init(): Promise<void> {
@@ -66,15 +73,13 @@ export class AgentRepository {
    * (and the local stand-in, which scans for anything else) answers from its index.
    */
   async find(tenantId: string, id: string): Promise<Agent | undefined> {
-    const doc = await this.model.findOne({ _id: id }).lean<AgentDoc>();
+    const doc = await this.collection.findOne({ _id: id });
     return doc && doc.tenant_id === tenantId ? toAgent(doc) : undefined;
   }
 
   /** The agent's memory version only: the cheap check in front of every cached search. */
   async memoryVersion(tenantId: string, id: string): Promise<number | undefined> {
-    const doc = await this.model
-      .findOne({ _id: id }, { tenant_id: 1, memory_version: 1 })
-      .lean<Pick<AgentDoc, 'tenant_id' | 'memory_version'>>();
+    const doc = await this.collection.findOne({ _id: id }, { projection: { tenant_id: 1, memory_version: 1 } });
     return doc && doc.tenant_id === tenantId ? (doc.memory_version ?? 0) : undefined;
   }
 

@@ -13,7 +13,20 @@ export interface BacklogOptions {
   leaseMs: number;
   /** How often an idle replica looks for items written elsewhere (its own writes wake it at once). */
   idlePollMs: number;
+  /**
+   * Longest the backlog waits for this replica's writes to pause before it embeds, counted from
+   * the first item of a burst (see yieldToWrites); 0: it never waits.
+   */
+  yieldMs: number;
+  /** A pause this long in the replica's writes ends a burst (default QUIET_MS). */
+  quietMs?: number;
 }
+
+/**
+ * The pause in this replica's writes after which the backlog embeds: a burst's writes (API adds,
+ * a chat's episodic memory, content updates) follow each other closer than this.
+ */
+export const QUIET_MS = 100;
 
 /** How often the backlog's size is counted and logged while it drains. */
 const PROGRESS_EVERY_MS = 5_000;
@@ -28,6 +41,8 @@ const PROGRESS_EVERY_MS = 5_000;
  */
 export class EmbeddingBacklog {
   private wake: (() => void) | undefined;
+  /** Ends a wait in yieldToWrites (stop). */
+  private unyield: (() => void) | undefined;
   /** A kick that came while a batch ran: the next sleep returns at once. */
   private kicked = false;
   private stopped = false;
@@ -36,6 +51,10 @@ export class EmbeddingBacklog {
   private readonly pendingGauge: Gauge;
   private lastProgress = 0;
   private doneSinceProgress = 0;
+  /** When this replica's first write that the backlog has not caught up with yet woke it. */
+  private burstSince: number | undefined;
+  /** When this replica's latest write woke it. */
+  private lastWrite = 0;
 
   constructor(
     private readonly deps: {
@@ -66,8 +85,14 @@ export class EmbeddingBacklog {
     this.loop ??= this.run();
   }
 
-  /** A write on this replica left an item without a vector: work now rather than at the next poll. */
+  /**
+   * A write on this replica left an item without a vector: work as soon as the writes pause (at
+   * most `yieldMs` after the first of them) rather than at the next poll.
+   */
   kick(): void {
+    const now = Date.now();
+    this.lastWrite = now;
+    this.burstSince ??= now;
     this.kicked = true;
     this.wake?.();
   }
@@ -75,6 +100,7 @@ export class EmbeddingBacklog {
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();
+    this.unyield?.();
     await this.loop;
   }
 
@@ -95,6 +121,8 @@ export class EmbeddingBacklog {
     await this.progress(true);
     let storing: Promise<void> = Promise.resolve();
     while (!this.stopped) {
+      await this.yieldToWrites();
+      const claimedAt = Date.now();
       let embedded: { token: string; claimed: ClaimedItem[]; vectors: Float32Array[] } | undefined;
       try {
         embedded = await this.claimAndEmbed();
@@ -106,6 +134,8 @@ export class EmbeddingBacklog {
       }
       await storing;
       if (!embedded) {
+        // Caught up with every write made before this claim: the next write starts a new burst.
+        if (this.burstSince !== undefined && this.burstSince <= claimedAt) this.burstSince = undefined;
         if (Date.now() - this.lastProgress >= PROGRESS_EVERY_MS) await this.progress(false);
         await this.sleep(this.options.idlePollMs);
         continue;
@@ -123,6 +153,32 @@ export class EmbeddingBacklog {
       );
     }
     await storing;
+  }
+
+  /**
+   * Gives the cores to a burst of writes on this replica: while they keep coming (one within the
+   * last `quietMs`), the backlog waits, so that the model's CPU (several milliseconds per item)
+   * does not compete with the writes' own. It never waits longer than `yieldMs` after the first
+   * write of the burst: from then on it works without waiting until it has caught up (found
+   * nothing to claim), so an item's vector comes at most `yieldMs` later than without waiting.
+   * Items are lexically searchable meanwhile. Only this replica's writes count: a replica that
+   * takes no writes embeds the others' items at once.
+   */
+  private async yieldToWrites(): Promise<void> {
+    const quietMs = this.options.quietMs ?? QUIET_MS;
+    while (!this.stopped && this.burstSince !== undefined && this.options.yieldMs > 0) {
+      const until = Math.min(this.lastWrite + quietMs, this.burstSince + this.options.yieldMs);
+      const wait = until - Date.now();
+      if (wait <= 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        this.unyield = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.unyield = undefined;
+    }
   }
 
   /** Claims, embeds and stores one batch; returns how many items got a vector. */

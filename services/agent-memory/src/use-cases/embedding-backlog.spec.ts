@@ -1,0 +1,149 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { createLogger, Metrics } from '@agentplatform/service-kit';
+import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
+import type { ClaimedItem, MemoryRepository } from '../persistence/memory.repository.js';
+import { RecordingIndex } from '../testing/in-memory.js';
+import { EmbeddingBacklog } from './embedding-backlog.js';
+
+/** The backlog's part of the memory repository, in memory: items waiting for a vector, leases. */
+class PendingItems {
+  readonly items = new Map<string, ClaimedItem & { token?: string; vector?: boolean }>();
+  add(id: string): void {
+    this.items.set(id, { id, tenantId: 't1', agentId: 'agt_1', content: `fact ${id}` });
+  }
+  async claimPending(_provider: string, limit: number, token: string): Promise<ClaimedItem[]> {
+    const free = [...this.items.values()].filter((item) => !item.vector && !item.token).slice(0, limit);
+    for (const item of free) item.token = token;
+    return free.map(({ id, tenantId, agentId, content }) => ({ id, tenantId, agentId, content }));
+  }
+  async storeClaimed(token: string, vectors: Array<{ id: string }>) {
+    const stored = vectors.map((v) => this.items.get(v.id)!).filter((item) => item.token === token);
+    for (const item of stored) Object.assign(item, { token: undefined, vector: true });
+    return stored.map((item) => ({ ...item, memoryType: 'semantic', metadata: {}, mergedFrom: [] }));
+  }
+  async releaseClaim(token: string): Promise<void> {
+    for (const item of this.items.values()) if (item.token === token) item.token = undefined;
+  }
+  async countPending(): Promise<number> {
+    return [...this.items.values()].filter((item) => !item.vector).length;
+  }
+  get embedded(): number {
+    return [...this.items.values()].filter((item) => item.vector).length;
+  }
+}
+
+function setup(options: { yieldMs: number; quietMs: number }) {
+  const memories = new PendingItems();
+  /** When each model call started, in ms after `started`. */
+  const calls: number[] = [];
+  const started = Date.now();
+  const embedder: EmbeddingProvider = {
+    id: 'test-embedder',
+    async embed(texts) {
+      calls.push(Date.now() - started);
+      return texts.map(() => new Float32Array([1, 0]));
+    },
+  };
+  let version = 0;
+  const backlog = new EmbeddingBacklog(
+    {
+      memories: memories as unknown as MemoryRepository,
+      agents: { bumpMemoryVersion: async () => ++version } as never,
+      embedder,
+      index: new RecordingIndex() as never,
+      logger: createLogger('agent-memory', 'silent'),
+      metrics: new Metrics('agent-memory-test'),
+    },
+    { batchSize: 4, leaseMs: 60_000, idlePollMs: 50, ...options },
+  );
+  /** A write on this replica: an item stored without a vector, and the kick the add path gives. */
+  let n = 0;
+  const write = () => {
+    memories.add(`mem_${n++}`);
+    backlog.kick();
+  };
+  return { memories, calls, started, backlog, write, written: () => n };
+}
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await delay(10);
+  }
+}
+
+describe('embedding backlog yielding to a burst of writes', () => {
+  it('embeds nothing while the writes keep coming, then every item once they pause', async () => {
+    const { memories, calls, started, backlog, write, written } = setup({ yieldMs: 60_000, quietMs: 150 });
+    backlog.start();
+    try {
+      // A burst: a write every 20 ms for 600 ms.
+      while (Date.now() - started < 600) {
+        write();
+        await delay(20);
+      }
+      const burstEnded = Date.now() - started;
+      expect(calls).toEqual([]);
+      expect(memories.embedded).toBe(0);
+      await until(() => memories.embedded === written(), 10_000);
+      // The model started only once the writes had paused for the quiet time.
+      expect(calls[0]).toBeGreaterThanOrEqual(burstEnded + 100);
+      expect(await memories.countPending()).toBe(0);
+    } finally {
+      await backlog.stop();
+    }
+  });
+
+  it('keeps the bound: a burst longer than yieldMs is embedded while it still goes on', async () => {
+    const { memories, calls, started, backlog, write, written } = setup({ yieldMs: 400, quietMs: 150 });
+    backlog.start();
+    try {
+      // Writes every 20 ms for 2.5 s: never a quiet moment.
+      while (Date.now() - started < 2_500) {
+        write();
+        await delay(20);
+      }
+      // The first model call waited for the bound (from the first write), not for the end of the burst.
+      expect(calls.length).toBeGreaterThan(0);
+      expect(calls[0]).toBeGreaterThanOrEqual(400);
+      expect(calls[0]).toBeLessThan(2_500);
+      await until(() => memories.embedded === written(), 10_000);
+      expect(await memories.countPending()).toBe(0);
+    } finally {
+      await backlog.stop();
+    }
+  });
+
+  it('does not wait with yieldMs 0, and a lone write waits only for the quiet time', async () => {
+    const off = setup({ yieldMs: 0, quietMs: 10_000 });
+    off.backlog.start();
+    try {
+      off.write();
+      await until(() => off.memories.embedded === 1, 5_000);
+    } finally {
+      await off.backlog.stop();
+    }
+    const lone = setup({ yieldMs: 60_000, quietMs: 200 });
+    lone.backlog.start();
+    try {
+      await delay(100);
+      const wroteAt = Date.now() - lone.started;
+      lone.write();
+      await until(() => lone.memories.embedded === 1, 5_000);
+      expect(lone.calls[0] - wroteAt).toBeGreaterThanOrEqual(150);
+    } finally {
+      await lone.backlog.stop();
+    }
+  });
+
+  it('stops promptly while it yields', async () => {
+    const { backlog, write } = setup({ yieldMs: 60_000, quietMs: 60_000 });
+    backlog.start();
+    write();
+    await delay(50);
+    const stopping = Date.now();
+    await backlog.stop();
+    expect(Date.now() - stopping).toBeLessThan(2_000);
+  });
+});

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { Agent, buildConnector } from 'undici';
+import type { Agent, buildConnector } from 'undici';
+import { undici } from './lazy-undici.js';
 
 /**
  * The SSRF guard of DESIGN.md section 8, shared by every outbound request to a customer-supplied
@@ -117,8 +118,8 @@ export function guardedConnector(options: {
   allowPrivate: boolean;
   connectTimeoutMs: number;
 }): buildConnector.connector {
-  if (options.allowPrivate) return buildConnector({ timeout: options.connectTimeoutMs });
-  const connect = buildConnector({
+  if (options.allowPrivate) return undici().buildConnector({ timeout: options.connectTimeoutMs });
+  const connect = undici().buildConnector({
     timeout: options.connectTimeoutMs,
     lookup: guardedLookup,
   } as buildConnector.BuildOptions);
@@ -138,7 +139,7 @@ export function createGuardedAgent(options: {
   connectTimeoutMs?: number;
   connections?: number;
 }): Agent {
-  return new Agent({
+  return new (undici().Agent)({
     connections: options.connections ?? 128,
     connect: guardedConnector({
       allowPrivate: options.allowPrivate,

@@ -1,6 +1,7 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { isBlockedAddressError } from './outbound-guard.js';
 import { injectTraceHeaders } from './tracing.js';
+import { undici } from './lazy-undici.js';
 
 /**
  * Outbound HTTP to customer-supplied URLs (the workflow http integration, agents' http tools),
@@ -65,7 +66,7 @@ export async function callHttp(call: HttpCall, dispatcher: Dispatcher): Promise<
   const signal = AbortSignal.any([call.signal, AbortSignal.timeout(call.timeoutMs)]);
   let response: Dispatcher.ResponseData;
   try {
-    response = await request(url, {
+    response = await undici().request(url, {
       method: method as Dispatcher.HttpMethod,
       headers,
       body,

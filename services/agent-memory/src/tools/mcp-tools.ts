@@ -1,5 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LRUCache } from 'lru-cache';
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import type { Logger } from '@agentplatform/service-kit';
@@ -15,6 +14,24 @@ interface ListedTool {
 /** How long a server's tool list is reused before a chat lists it again. */
 const LIST_TTL_MS = 30_000;
 const CLIENT_INFO = { name: 'agentplatform-agent', version: '1.0.0' };
+
+type ClientModule = typeof import('@modelcontextprotocol/sdk/client/index.js');
+type TransportModule = typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+let sdk: { Client: ClientModule['Client']; Transport: TransportModule['StreamableHTTPClientTransport'] } | undefined;
+
+/**
+ * The MCP SDK's client, loaded when an agent first uses an `mcp` grant: it and its schemas hold
+ * about 17 MB of the process's memory, which an agent-memory whose agents use no MCP server (and
+ * every idle one) does not need (docs/performance.md).
+ */
+function mcpSdk(): NonNullable<typeof sdk> {
+  sdk ??= {
+    Client: (require('@modelcontextprotocol/sdk/client/index.js') as ClientModule).Client,
+    Transport: (require('@modelcontextprotocol/sdk/client/streamableHttp.js') as TransportModule)
+      .StreamableHTTPClientTransport,
+  };
+  return sdk;
+}
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -55,7 +72,8 @@ export class McpTurn {
     let client = this.clients.get(grant.name);
     if (!client) {
       const dispatcher = this.dispatcher;
-      const transport = new StreamableHTTPClientTransport(new URL(grant.server_url), {
+      const { Client, Transport } = mcpSdk();
+      const transport = new Transport(new URL(grant.server_url), {
         requestInit: { headers },
         fetch: ((url: string | URL, init?: RequestInit) =>
           undiciFetch(url, { ...(init as object), dispatcher } as never)) as never,

@@ -1,8 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DomainError, type Logger, type Metrics } from '@agentplatform/service-kit';
 import { checkAccess } from '../http/access-guard.js';
@@ -13,6 +12,23 @@ import { canonical, type IdempotencyStore } from '../middleware/idempotency.js';
 import type { BoundMcpTool } from './mcp.tools.js';
 
 export const MCP_PATH = '/mcp';
+
+type ServerModule = typeof import('@modelcontextprotocol/sdk/server/mcp.js');
+type TransportModule = typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+let sdk: { Server: ServerModule['McpServer']; Transport: TransportModule['StreamableHTTPServerTransport'] } | undefined;
+
+/**
+ * The MCP SDK's server, loaded on the first MCP request: with its schemas it holds about 17 MB of
+ * the gateway's memory, which a gateway nobody asks over MCP (and every idle one) does not need.
+ */
+function mcpSdk(): NonNullable<typeof sdk> {
+  sdk ??= {
+    Server: (require('@modelcontextprotocol/sdk/server/mcp.js') as ServerModule).McpServer,
+    Transport: (require('@modelcontextprotocol/sdk/server/streamableHttp.js') as TransportModule)
+      .StreamableHTTPServerTransport,
+  };
+  return sdk;
+}
 
 export interface McpRouteDeps {
   guard: AccessGuard;
@@ -82,7 +98,7 @@ async function runOnce(
 
 /** A server for one request (stateless): its tools act as `caller`, who was authenticated for this request. */
 function serverFor(caller: Caller, idempotencyKey: string, deps: McpRouteDeps): McpServer {
-  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
+  const server = new (mcpSdk().Server)(SERVER_INFO, { instructions: INSTRUCTIONS });
   for (const tool of deps.tools) {
     server.registerTool(
       tool.name,
@@ -135,7 +151,7 @@ export function mountMcpRoutes(router: Router, deps: McpRouteDeps): void {
       return;
     }
     const server = serverFor(caller, ctx.get('idempotency-key'), deps);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new (mcpSdk().Transport)({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.res.once('close', () => {
       void transport.close();
       void server.close();

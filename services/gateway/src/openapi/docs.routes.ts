@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type Router from '@koa/router';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import type { Route } from '../http/route.js';
 import type { BoundMcpTool } from '../mcp/mcp.tools.js';
 import { buildOpenApiDocument } from './openapi-document.js';
@@ -40,25 +39,43 @@ const INIT = `window.ui = SwaggerUIBundle({
 });
 `;
 
+/**
+ * swagger-ui-dist's folder, found without importing the package: its main module evaluates the
+ * whole browser bundle (about 40 MB of a Node process's memory) to export it.
+ */
+function assetDir(): string {
+  return path.dirname(require.resolve('swagger-ui-dist/package.json'));
+}
+
 /** Only our own assets: the docs page works offline and fetches nothing from a CDN. */
 const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'";
 
 /**
- * `GET /api/v1/openapi.json` (and `/v1/openapi.json`): the OpenAPI document, built once from the
- * route registry. `GET /docs`: Swagger UI served from the swagger-ui-dist package.
+ * `GET /api/v1/openapi.json` (and `/v1/openapi.json`): the OpenAPI document, built from the route
+ * registry on its first request and kept. `GET /docs`: Swagger UI served from the swagger-ui-dist
+ * package, each asset read on its first request. An idle gateway holds neither (docs/performance.md).
  */
 export function mountDocsRoutes(
   router: Router,
   routes: ReadonlyArray<Route>,
   mcpTools: ReadonlyArray<BoundMcpTool> = [],
 ): void {
-  const document = buildOpenApiDocument(routes, mcpTools);
-  const assetDir = getAbsoluteFSPath();
-  const assets = new Map(Object.keys(ASSETS).map((name) => [name, readFileSync(path.join(assetDir, name))]));
+  let document: ReturnType<typeof buildOpenApiDocument> | undefined;
+  const assets = new Map<string, Buffer>();
+  const asset = (name: string): Buffer | undefined => {
+    if (!Object.hasOwn(ASSETS, name)) return undefined;
+    let body = assets.get(name);
+    if (!body) {
+      body = readFileSync(path.join(assetDir(), name));
+      assets.set(name, body);
+    }
+    return body;
+  };
 
   for (const prefix of ['/api/v1', '/v1']) {
     router.get(`${prefix}/openapi.json`, (ctx) => {
       ctx.state.rawBody = true;
+      document ??= buildOpenApiDocument(routes, mcpTools);
       ctx.body = document;
     });
   }
@@ -87,7 +104,7 @@ export function mountDocsRoutes(
     ctx.body = INIT;
   });
   router.get('/docs/:asset', (ctx) => {
-    const body = assets.get(ctx.params.asset);
+    const body = asset(ctx.params.asset);
     if (!body) return;
     ctx.set('Cache-Control', 'public, max-age=86400');
     ctx.type = ASSETS[ctx.params.asset];

@@ -116,10 +116,11 @@ export class CreditRepository {
     return (await this.findByKeys(tenantId, [idempotencyKey]))[0];
   }
 
-  /** Marks a reservation closed: the expiry sweep no longer looks at it. */
-  async closeHold(tenantId: string, entryId: string): Promise<void> {
-    await this.entries.collection.updateOne(
-      { _id: entryId as never, tenant_id: tenantId },
+  /** Marks a tenant's reservations closed: the expiry sweep no longer looks at them. */
+  async closeHolds(tenantId: string, entryIds: string[]): Promise<void> {
+    if (entryIds.length === 0) return;
+    await this.entries.collection.updateMany(
+      { _id: { $in: entryIds as never[] }, tenant_id: tenantId },
       { $unset: { hold_expires_at: '' } },
     );
   }

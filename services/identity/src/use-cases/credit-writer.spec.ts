@@ -9,6 +9,9 @@ import { CreditWriter } from './credit-writer.js';
  */
 class FakeLedger {
   readonly entries: LedgerEntry[] = [];
+  /** Entries read by key (each call), for the reads a writer can spare. */
+  keyReads = 0;
+  readonly closed: string[] = [];
   constructor(private readonly accounts: Map<string, number>) {}
 
   private tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -23,7 +26,17 @@ class FakeLedger {
 
   async findByKeys(tenantId: string, keys: string[]): Promise<LedgerEntry[]> {
     await this.tick();
+    this.keyReads++;
     return this.entries.filter((e) => e.tenantId === tenantId && keys.includes(e.idempotencyKey));
+  }
+
+  async findByKey(tenantId: string, key: string): Promise<LedgerEntry | undefined> {
+    return (await this.findByKeys(tenantId, [key]))[0];
+  }
+
+  async closeHolds(tenantId: string, ids: string[]): Promise<void> {
+    await this.tick();
+    this.closed.push(...ids.filter((id) => this.entries.some((e) => e.id === id && e.tenantId === tenantId)));
   }
 
   async append(entries: LedgerEntry[]): Promise<{ stored: number; conflict: boolean }> {
@@ -47,6 +60,10 @@ function charge(key: string, amount: number): Movement {
 
 function purchase(key: string, amount: number): Movement {
   return { key, type: 'purchase', amount, description: '', whenShort: 'refuse' };
+}
+
+function reserve(key: string, amount: number): Movement {
+  return { key, type: 'reserve', amount: -amount, description: '', whenShort: 'refuse' };
 }
 
 describe('CreditWriter', () => {
@@ -95,5 +112,46 @@ describe('CreditWriter', () => {
     await a.write('ten_1', charge('c1', 1));
     await b.write('ten_1', purchase('p1', 5));
     await expect(a.write('ten_1', charge('c2', 2))).resolves.toMatchObject({ balanceAfter: 3 });
+  });
+
+  it('answers a retried key with its first entry, even when the balance could no longer cover it', async () => {
+    const ledger = new FakeLedger(new Map([['ten_1', 3]]));
+    const writer = new CreditWriter(ledger as unknown as CreditRepository);
+    const first = await writer.write('ten_1', reserve('r1', 3));
+    // The chain end is remembered now and the balance is 0: the retry must not be refused.
+    await expect(writer.write('ten_1', reserve('r1', 3))).resolves.toEqual(first);
+    await writer.write('ten_1', purchase('p1', 2));
+    await expect(writer.write('ten_1', purchase('p1', 2))).resolves.toMatchObject({ seq: 2, balanceAfter: 2 });
+    expect(ledger.entries.map((e) => e.idempotencyKey)).toEqual(['r1', 'p1']);
+  });
+
+  it('reads keys only when it has no chain end of its own or lost a link', async () => {
+    const ledger = new FakeLedger(new Map([['ten_1', 100]]));
+    const [a, b] = [1, 2].map(() => new CreditWriter(ledger as unknown as CreditRepository));
+    await a.write('ten_1', charge('c1', 1));
+    expect(ledger.keyReads).toBe(1);
+    for (let i = 2; i <= 5; i++) await a.write('ten_1', charge(`c${i}`, 1));
+    expect(ledger.keyReads).toBe(1);
+    // Another replica takes the next link: a's insert conflicts, and a reads before it retries.
+    await b.write('ten_1', charge('b1', 1));
+    await expect(a.write('ten_1', charge('c6', 1))).resolves.toMatchObject({ seq: 7, balanceAfter: 93 });
+    expect(ledger.entries).toHaveLength(7);
+  });
+
+  it('finds a reservation it wrote without reading it, and reads it again once closed', async () => {
+    const ledger = new FakeLedger(new Map([['ten_1', 10]]));
+    const writer = new CreditWriter(ledger as unknown as CreditRepository);
+    const hold = await writer.write('ten_1', reserve('chat:1', 4));
+    const reads = ledger.keyReads;
+    await expect(writer.findHold('ten_1', 'chat:1')).resolves.toEqual(hold);
+    expect(ledger.keyReads).toBe(reads);
+    await expect(writer.findHold('ten_2', 'chat:1')).resolves.toBeUndefined();
+    await writer.closeHold(hold);
+    expect(ledger.closed).toEqual([hold.id]);
+    await expect(writer.findHold('ten_1', 'chat:1')).resolves.toEqual(hold);
+    expect(ledger.keyReads).toBe(reads + 2);
+    // Another replica knows nothing of it and reads it from the ledger.
+    const other = new CreditWriter(ledger as unknown as CreditRepository);
+    await expect(other.findHold('ten_1', 'chat:1')).resolves.toEqual(hold);
   });
 });

@@ -197,7 +197,7 @@ async function findHold(deps: UseCaseDeps, tenantId: string, operationId: string
   const issues: FieldIssue[] = [];
   checkKey(issues, operationId, 'operation_id');
   throwIfAny(issues);
-  const hold = await deps.credits.findByKey(tenantId, operationId);
+  const hold = await creditWriter(deps.credits).findHold(tenantId, operationId);
   if (!hold || hold.type !== 'reserve') throw new NotFoundError('Reservation');
   return hold;
 }
@@ -225,7 +225,7 @@ async function closeHold(
   });
   // The closing entry is what counts; this only spares the expiry sweep a look (it would find
   // the closing entry and stop there too).
-  await deps.credits.closeHold(hold.tenantId, hold.id);
+  await creditWriter(deps.credits).closeHold(hold);
   await alertIfLow(deps, close);
   return settlement(hold, close);
 }

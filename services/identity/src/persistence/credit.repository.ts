@@ -107,7 +107,11 @@ export class CreditRepository {
   async findByKeys(tenantId: string, idempotencyKeys: string[]): Promise<LedgerEntry[]> {
     if (idempotencyKeys.length === 0) return [];
     const records = await this.entries.collection
-      .find({ tenant_id: tenantId, idempotency_key: { $in: idempotencyKeys } })
+      // One key (most reads) is an equality: a server's compound-index lookup needs no `$in`.
+      .find({
+        tenant_id: tenantId,
+        idempotency_key: idempotencyKeys.length === 1 ? idempotencyKeys[0] : { $in: idempotencyKeys },
+      })
       .toArray();
     return records.map((r) => toEntry(r as unknown as CreditEntryRecord));
   }
@@ -119,10 +123,12 @@ export class CreditRepository {
   /** Marks a tenant's reservations closed: the expiry sweep no longer looks at them. */
   async closeHolds(tenantId: string, entryIds: string[]): Promise<void> {
     if (entryIds.length === 0) return;
-    await this.entries.collection.updateMany(
-      { _id: { $in: entryIds as never[] }, tenant_id: tenantId },
-      { $unset: { hold_expires_at: '' } },
-    );
+    // A chain entry's id names its tenant (`led_<tenant>_<seq>`): the ids alone are the filter,
+    // which every MongoDB-compatible server serves from the `_id` index. Ids of another tenant
+    // are dropped here, never sent.
+    const ids = entryIds.filter((id) => id.startsWith(`led_${tenantId}_`));
+    if (ids.length === 0) return;
+    await this.entries.collection.updateMany({ _id: { $in: ids as never[] } }, { $unset: { hold_expires_at: '' } });
   }
 
   /** Open reservations whose expiry has passed, oldest first. */

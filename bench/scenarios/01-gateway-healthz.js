@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 
 /** GET /healthz through the gateway: request id, logging and error middleware, no backend call. */

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');

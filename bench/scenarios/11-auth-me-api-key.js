@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 const { feedLive, loggedInUser } = require('./10-auth-me-jwt.js');
 

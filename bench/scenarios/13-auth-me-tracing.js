@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 const fs = require('node:fs');
 const http = require('node:http');
@@ -19,8 +20,8 @@ async function startSink() {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  sink.url = `http://127.0.0.1:${server.address().port}`;
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  sink.url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
   sink.close = () => new Promise((resolve) => server.close(resolve));
   return sink;
 }
@@ -61,7 +62,7 @@ async function restart(ctx, env) {
 }
 
 /** Until the restarted gateway answers the read again (and its access feed is live), plus a settle pause. */
-async function warmUp(ctx, target) {
+async function warmUp(_ctx, target) {
   const deadline = Date.now() + 30_000;
   let ok = 0;
   while (ok < 50) {
@@ -123,7 +124,7 @@ module.exports = {
       ],
     };
   },
-  async teardown(ctx, state) {
+  async teardown(_ctx, state) {
     await state.sink?.close();
   },
 };

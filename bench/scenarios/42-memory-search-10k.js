@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 const { searchScenario } = require('./40-memory-add.js');
 

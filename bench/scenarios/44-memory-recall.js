@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -22,8 +23,8 @@ const K = 10;
 function turnsOf(conversation) {
   const sessions = Object.keys(conversation)
     .map((key) => /^session_(\d+)$/.exec(key))
-    .filter(Boolean)
-    .map((m) => Number(m[1]))
+    .map((m) => (m ? Number(m[1]) : NaN))
+    .filter((n) => !Number.isNaN(n))
     .sort((a, b) => a - b);
   return sessions.flatMap((n) =>
     conversation[`session_${n}`].map((turn) => ({

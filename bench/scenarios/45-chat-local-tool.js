@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 const { agentWithMemories, sentence } = require('./40-memory-add.js');
 

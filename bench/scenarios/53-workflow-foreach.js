@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 const { workflowTenant } = require('./50-workflow-hook-transform.js');
 

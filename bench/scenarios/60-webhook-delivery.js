@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 /**
  * Webhook delivery (issue 6): events written to an outbox and relayed to Kafka, the way every

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 /**
  * Noisy neighbour (issue 13, fair delivery): a quiet tenant's event -> delivered latency on its
@@ -32,7 +33,17 @@ function percentile(sorted, p) {
 
 /** Endpoints that take requests and never answer; `held` counts requests open on all of them. */
 async function hangingEndpoints(count) {
-  const state = { held: 0, maxHeld: 0, received: 0, servers: [] };
+  const state = {
+    held: 0,
+    maxHeld: 0,
+    received: 0,
+    /** @type {import('node:http').Server[]} */
+    servers: [],
+    /** @type {(i: number, p: string) => string} */
+    url: () => '',
+    /** @type {() => Promise<unknown>} */
+    close: async () => undefined,
+  };
   for (let i = 0; i < count; i += 1) {
     const server = createServer();
     server.on('request', (req) => {
@@ -41,10 +52,11 @@ async function hangingEndpoints(count) {
       state.maxHeld = Math.max(state.maxHeld, state.held);
       req.socket.once('close', () => (state.held -= 1));
     });
-    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
     state.servers.push(server);
   }
-  state.url = (i, p) => `http://127.0.0.1:${state.servers[i % count].address().port}${p}`;
+  state.url = (i, p) =>
+    `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (state.servers[i % count].address()).port}${p}`;
   state.close = () =>
     Promise.all(
       state.servers.map((server) => {

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 /**
  * Container health check for compose (Kubernetes uses its own gRPC and HTTP probes):
@@ -30,7 +31,7 @@ if (mode === 'http') {
     { deadline: Date.now() + TIMEOUT_MS },
     (error, reply) => {
       client.close();
-      if (error) return done(false, error.message);
+      if (error || !reply) return done(false, error ? error.message : 'no reply');
       done(reply.length >= 2 && reply[0] === 0x08 && reply[1] === 0x01, `status bytes ${reply.toString('hex')}`);
     },
   );

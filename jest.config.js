@@ -1,3 +1,4 @@
+// @ts-check
 /** The whole suite in one jest run, so the infrastructure starts once. */
 const path = require('node:path');
 

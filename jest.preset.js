@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Shared jest settings. Unit specs live beside the code (src/**\/*.spec.ts); e2e specs under
  * test/ run against real processes, so they get a longer timeout. The real infrastructure

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * `npm run test:unit`: the unit specs beside the code (src/**\/*.spec.ts) with no global setup, so
  * no JVM, Kafka or MongoDB starts. Specs that need the real infrastructure run only in `npm test`.

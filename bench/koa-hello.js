@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 /** The bare Koa hello-world baseline: what Koa alone costs on this machine, in this run. */
 const Koa = require('koa');
@@ -7,7 +8,9 @@ app.use((ctx) => {
   ctx.body = { status: 'ok' };
 });
 const server = app.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ port: /** @type {import('node:net').AddressInfo} */ (server.address()).port })}\n`,
+  );
 });
 process.stdin.on('end', () => process.exit(0));
 process.stdin.resume();

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 /**
  * `node bench/model-rss.js` (after a build): what agent-memory's embedding model costs, measured

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 /**
  * `node bench/tracing-span-cost.js` (after a build): the CPU one traced authenticated read adds,
@@ -50,8 +51,8 @@ async function main() {
       res.end('{}');
     });
   });
-  await new Promise((resolve) => sink.listen(0, '127.0.0.1', resolve));
-  const endpoint = `http://127.0.0.1:${sink.address().port}`;
+  await new Promise((resolve) => sink.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const endpoint = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (sink.address()).port}`;
   const stop = await kit.startTracing('span-cost', { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
   for (let i = 0; i < 2_000; i++) await oneRequest();
   // The warm-up's spans leave with the exporter's next scheduled batch (5 s): not counted.

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 'use strict';
 /**
  * `npm run bench [-- <filter>[,<filter>...]]`: builds, starts the local infrastructure and a whole
@@ -61,10 +62,12 @@ function loadScenarios(filter) {
   const scenarios = files.map((f) => require(path.join(dir, f)));
   const numbers = files.map((f) => f.split('-')[0]);
   const ids = scenarios.map((s) => s.id);
-  for (const [what, names] of [
+  /** @type {Array<[string, string[]]>} */
+  const lists = [
     ['number', numbers],
     ['id', ids],
-  ]) {
+  ];
+  for (const [what, names] of lists) {
     const twice = names.filter((name, i) => names.indexOf(name) !== i);
     if (twice.length > 0)
       throw new Error(`bench/scenarios: more than one scenario with the ${what} ${twice.join(', ')}`);
@@ -77,7 +80,7 @@ function loadScenarios(filter) {
   );
 }
 
-function row(id, title, figures, baseline) {
+function row(title, figures, baseline) {
   const ratio = baseline && baseline.rps ? `${(figures.rps / baseline.rps).toFixed(2)}x of ${baseline.id}` : '';
   return `| ${title} | ${figures.rps ?? ''} | ${figures.p50 ?? ''} | ${figures.p95 ?? ''} | ${figures.p99 ?? ''} | ${figures.errors ?? 0} | ${ratio} | ${figures.note ?? ''} |`;
 }
@@ -141,8 +144,9 @@ async function main() {
         }
       } catch (error) {
         // One broken scenario is reported as such; the others still run and are reported.
-        log(`scenario ${scenario.id} failed: ${error.message}`);
-        lines.push({ scenario, rows: [{ label: scenario.title, note: `failed: ${error.message.split('\n')[0]}` }] });
+        const message = error instanceof Error ? error.message : String(error);
+        log(`scenario ${scenario.id} failed: ${message}`);
+        lines.push({ scenario, rows: [{ label: scenario.title, note: `failed: ${message.split('\n')[0]}` }] });
       }
       // Written after every scenario, so a long run that is stopped keeps what it measured.
       writeReport(file, dir, results, lines);
@@ -170,7 +174,7 @@ function writeReport(file, dir, results, lines) {
   const notes = [];
   for (const { scenario, rows } of lines) {
     const baseline = scenario.baseline ? results.get(scenario.baseline) : undefined;
-    for (const r of rows) body.push(row(scenario.id, r.label, r, baseline));
+    for (const r of rows) body.push(row(r.label, r, baseline));
     if (scenario.target) notes.push(`- ${scenario.title}: target ${scenario.target}`);
   }
   const report = [...header, ...body, '', ...(notes.length ? ['## Targets', '', ...notes, ''] : [])].join('\n');
@@ -192,7 +196,9 @@ function spawnNode(file, env = {}) {
     child,
     ready,
     stop: () =>
-      new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill()))),
+      new Promise((resolve) =>
+        child.exitCode !== null ? resolve(undefined) : (child.once('exit', () => resolve(undefined)), child.kill()),
+      ),
   };
 }
 

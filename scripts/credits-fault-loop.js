@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 'use strict';
 /**
  * `node scripts/credits-fault-loop.js [rounds]` (default 20): runs the credits fault test

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 'use strict';
 /**
  * The npm registry mirror of our machines lacks other platforms' optional binaries (for example
@@ -40,7 +41,7 @@ for (const name of missing) {
   const parent = Object.entries(lock.packages).find(([, p]) => p.optionalDependencies && p.optionalDependencies[name]);
   if (!parent) throw new Error(`no parent for ${name}`);
   const [, info] = parent;
-  const parts = name.split('/').pop().split('-');
+  const parts = (name.split('/').pop() ?? name).split('-');
   const os = parts.find((p) => OS.includes(p));
   const cpu = parts.map((p) => CPU[p]).find(Boolean);
   const libc =
@@ -49,6 +50,7 @@ for (const name of missing) {
       : parts.includes('gnu') || parts.includes('gnueabihf')
         ? 'glibc'
         : undefined;
+  /** @type {{ version: string, dev?: boolean, optional: boolean, os?: string[], cpu?: string[], libc?: string[] }} */
   const entry = {
     version: info.optionalDependencies[name].replace(/^[\^~]/, ''),
     ...(info.dev ? { dev: true } : {}),

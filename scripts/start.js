@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 'use strict';
 /**
  * `npm start`: builds what changed, starts the local infrastructure unless MONGODB_URI /
@@ -53,7 +54,7 @@ function localDataEncryptionKey() {
       fs.writeFileSync(file, `${keyring}\n`, { mode: 0o600, flag: 'wx' });
       console.log(`created a local DATA_ENCRYPTION_KEY in ${file}`);
     } catch (error) {
-      if (error.code !== 'EEXIST') throw error;
+      if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'EEXIST') throw error;
     }
   }
   return fs.readFileSync(file, 'utf8').trim();
@@ -80,6 +81,7 @@ async function main() {
   process.on('SIGINT', () => stop(0));
   process.on('SIGTERM', () => stop(0));
 
+  /** @type {NodeJS.ProcessEnv} */
   const env = { ...process.env, EXIT_WITH_PARENT: 'true' };
   fs.mkdirSync(path.join(DATA, 'logs'), { recursive: true });
   if (!env.DATA_ENCRYPTION_KEY) env.DATA_ENCRYPTION_KEY = localDataEncryptionKey();

@@ -22,3 +22,4 @@ export * from './tracing.js';
 export * from './retry.js';
 export * from './credits-client.js';
 export * from './paging.js';
+export * from './lazy.js';

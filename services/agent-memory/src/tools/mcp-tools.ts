@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LRUCache } from 'lru-cache';
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
-import type { Logger } from '@agentplatform/service-kit';
+import { lazy, type Logger } from '@agentplatform/service-kit';
 import { TOOL_NAME, type McpGrant } from '../domain/tools.js';
 import { ToolError, type Tool } from './tool.js';
 
@@ -17,21 +17,16 @@ const CLIENT_INFO = { name: 'agentplatform-agent', version: '1.0.0' };
 
 type ClientModule = typeof import('@modelcontextprotocol/sdk/client/index.js');
 type TransportModule = typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-let sdk: { Client: ClientModule['Client']; Transport: TransportModule['StreamableHTTPClientTransport'] } | undefined;
-
 /**
  * The MCP SDK's client, loaded when an agent first uses an `mcp` grant: it and its schemas hold
  * about 17 MB of the process's memory, which an agent-memory whose agents use no MCP server (and
  * every idle one) does not need (docs/performance.md).
  */
-function mcpSdk(): NonNullable<typeof sdk> {
-  sdk ??= {
-    Client: (require('@modelcontextprotocol/sdk/client/index.js') as ClientModule).Client,
-    Transport: (require('@modelcontextprotocol/sdk/client/streamableHttp.js') as TransportModule)
-      .StreamableHTTPClientTransport,
-  };
-  return sdk;
-}
+const mcpSdk = lazy(() => ({
+  Client: (require('@modelcontextprotocol/sdk/client/index.js') as ClientModule).Client,
+  Transport: (require('@modelcontextprotocol/sdk/client/streamableHttp.js') as TransportModule)
+    .StreamableHTTPClientTransport,
+}));
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { DomainError, type Logger, type Metrics } from '@agentplatform/service-kit';
+import { DomainError, lazy, type Logger, type Metrics } from '@agentplatform/service-kit';
 import { checkAccess } from '../http/access-guard.js';
 import { flatErrorBody, toDomainError } from '../http/error-body.js';
 import { anyCaller, type AccessGuard, type Caller } from '../http/route.js';
@@ -15,20 +15,15 @@ export const MCP_PATH = '/mcp';
 
 type ServerModule = typeof import('@modelcontextprotocol/sdk/server/mcp.js');
 type TransportModule = typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js');
-let sdk: { Server: ServerModule['McpServer']; Transport: TransportModule['StreamableHTTPServerTransport'] } | undefined;
-
 /**
  * The MCP SDK's server, loaded on the first MCP request: with its schemas it holds about 17 MB of
  * the gateway's memory, which a gateway nobody asks over MCP (and every idle one) does not need.
  */
-function mcpSdk(): NonNullable<typeof sdk> {
-  sdk ??= {
-    Server: (require('@modelcontextprotocol/sdk/server/mcp.js') as ServerModule).McpServer,
-    Transport: (require('@modelcontextprotocol/sdk/server/streamableHttp.js') as TransportModule)
-      .StreamableHTTPServerTransport,
-  };
-  return sdk;
-}
+const mcpSdk = lazy(() => ({
+  Server: (require('@modelcontextprotocol/sdk/server/mcp.js') as ServerModule).McpServer,
+  Transport: (require('@modelcontextprotocol/sdk/server/streamableHttp.js') as TransportModule)
+    .StreamableHTTPServerTransport,
+}));
 
 export interface McpRouteDeps {
   guard: AccessGuard;

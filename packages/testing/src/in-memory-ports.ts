@@ -1,4 +1,10 @@
-import { isPlanName, planQuota, QuotaExceededError, type QuotaKind } from '@agentplatform/service-kit';
+import {
+  isPlanName,
+  planQuota,
+  QuotaExceededError,
+  type QuotaCounter,
+  type QuotaKind,
+} from '@agentplatform/service-kit';
 
 /**
  * In-memory fakes of the shared ports the use cases write through (the outbox and the quota
@@ -37,13 +43,8 @@ export class InMemoryOutbox {
 export class InMemoryQuotaCounter {
   private readonly counts = new Map<string, number>();
 
-  async acquire(
-    scope: string,
-    kind: QuotaKind,
-    plan: string | undefined,
-    countActual: () => Promise<number>,
-    units = 1,
-  ): Promise<() => Promise<void>> {
+  /** The real counter's signature and rules, over a map. */
+  acquire: QuotaCounter['acquire'] = async (scope, kind, plan, countActual, units = 1) => {
     const key = `${kind}:${scope}`;
     const count = this.counts.get(key) ?? (await countActual());
     const limit = planQuota(plan, kind);
@@ -53,7 +54,7 @@ export class InMemoryQuotaCounter {
     }
     this.counts.set(key, count + units);
     return () => this.release(scope, kind, units);
-  }
+  };
 
   async add(scope: string, kind: QuotaKind): Promise<void> {
     const key = `${kind}:${scope}`;

@@ -69,6 +69,22 @@ function pending(provider: string): Record<string, unknown> {
   return { 'embedding.provider': { $ne: provider } };
 }
 
+/** The stored document of an item: the schema's fields exactly (no vector field until it has one). */
+function toDoc(item: MemoryItem): MemoryDoc {
+  return {
+    _id: item.id,
+    tenant_id: item.tenantId,
+    agent_id: item.agentId,
+    memory_type: item.memoryType,
+    content: item.content,
+    metadata: item.metadata,
+    ...(item.embedding ? { embedding: toEmbeddingDoc(item.embedding) } : {}),
+    merged_from: [],
+    created_at: item.createdAt,
+    updated_at: item.updatedAt,
+  };
+}
+
 export class MemoryRepository {
   private readonly model: Model<MemoryDoc>;
 
@@ -81,23 +97,7 @@ export class MemoryRepository {
   }
 
   async insert(item: MemoryItem, session?: ClientSession): Promise<void> {
-    await this.model.create(
-      [
-        {
-          _id: item.id,
-          tenant_id: item.tenantId,
-          agent_id: item.agentId,
-          memory_type: item.memoryType,
-          content: item.content,
-          metadata: item.metadata,
-          embedding: item.embedding ? toEmbeddingDoc(item.embedding) : undefined,
-          merged_from: [],
-          created_at: item.createdAt,
-          updated_at: item.updatedAt,
-        },
-      ],
-      { session },
-    );
+    await this.model.create([toDoc(item)], { session });
   }
 
   /**
@@ -106,18 +106,7 @@ export class MemoryRepository {
    * the schema's fields exactly, written without mongoose's per-document casting.
    */
   async insertMany(items: MemoryItem[]): Promise<Array<undefined | Error>> {
-    const docs: MemoryDoc[] = items.map((item) => ({
-      _id: item.id,
-      tenant_id: item.tenantId,
-      agent_id: item.agentId,
-      memory_type: item.memoryType,
-      content: item.content,
-      metadata: item.metadata,
-      ...(item.embedding ? { embedding: toEmbeddingDoc(item.embedding) } : {}),
-      merged_from: [],
-      created_at: item.createdAt,
-      updated_at: item.updatedAt,
-    }));
+    const docs = items.map(toDoc);
     return insertEach(this.model.collection as unknown as Collection<MemoryDoc>, docs);
   }
 

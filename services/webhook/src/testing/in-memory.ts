@@ -2,7 +2,6 @@ import type { ReceivedEnvelope } from '@agentplatform/events';
 import { definedFields, InMemoryQuotaCounter, InMemoryTenantRecords } from '@agentplatform/testing';
 import type { AttemptReport, DispatchJob } from '../delivery/dispatch-job.js';
 import type { Dispatcher } from '../delivery/dispatcher.js';
-import type { GraceSecret } from '../domain/secrets.js';
 import type { Delivery, DeliveryStatus, Webhook } from '../domain/types.js';
 import type { DeliveryRepository, NewDelivery } from '../persistence/delivery.repository.js';
 import type { EventRepository } from '../persistence/event.repository.js';
@@ -37,20 +36,13 @@ export class InMemoryWebhooks extends InMemoryTenantRecords<Webhook> implements 
       return updated;
     });
   }
-  async rotateSecret(
-    tenantId: string,
-    id: string,
-    secret: string,
-    previous: GraceSecret[],
-    now = new Date(),
-  ): Promise<Webhook | undefined> {
-    return this.change(tenantId, id, (webhook) => ({
+  rotateSecret: WebhookRepository['rotateSecret'] = (tenantId, id, secret, previous, now = new Date()) =>
+    this.change(tenantId, id, (webhook) => ({
       ...webhook,
       signingSecret: secret,
       previousSecrets: previous,
       updatedAt: now,
     }));
-  }
 }
 
 type DeliveryStore = Pick<

@@ -63,15 +63,8 @@ export class InMemoryWorkflows implements Pick<
     this.byId.set(id, updated);
     return structuredClone(updated);
   }
-  async setStatus(
-    tenantId: string,
-    id: string,
-    from: { status: WorkflowStatus; version: number },
-    change: { status: WorkflowStatus; next_run_at: Date | null },
-    now: Date,
-  ): Promise<Workflow | undefined> {
-    return this.update(tenantId, id, { ...change, updated_at: now }, from);
-  }
+  setStatus: WorkflowRepository['setStatus'] = (tenantId, id, from, change, now) =>
+    this.update(tenantId, id, { ...change, updated_at: now }, from);
   async delete(tenantId: string, id: string): Promise<boolean> {
     if (this.byId.get(id)?.tenant_id !== tenantId) return false;
     return this.byId.delete(id);

@@ -11,3 +11,4 @@ export * from './in-memory-ports.js';
 export * from './otlp-receiver.js';
 export * from './in-memory-records.js';
 export * from './tenant-platform.js';
+export * from './suite-fixture.js';

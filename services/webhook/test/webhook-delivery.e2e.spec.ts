@@ -1,8 +1,7 @@
 import { createEvent, createKafka, EVENT_HEADERS } from '@agentplatform/events';
 import { assertWebhookSignature, verifyWebhookSignature, WebhookSignatureError } from '@agentplatform/sdk';
-import { Receiver, waitFor, type Platform } from '@agentplatform/testing';
+import { Receiver, suiteFixture, waitFor } from '@agentplatform/testing';
 import {
-  EventProducer,
   eventIdsOf,
   expectedServiceSignature,
   expectedStandardSignature,
@@ -10,9 +9,7 @@ import {
   sampleData,
   sleep,
   tenant,
-  type WebhookClient,
   startWebhookHarness,
-  type WebhookHarness,
 } from './support';
 
 /** Short retry schedule: five attempts within about two seconds. */
@@ -25,14 +22,8 @@ const TIMEOUT_MS = 1_500;
  * outbox relay, delivering to a real HTTP receiver.
  */
 describe('webhook deliveries', () => {
-  let platform: Platform;
-  let producer: EventProducer;
-  let receiver: Receiver;
-  let client: WebhookClient;
-  let harness: WebhookHarness | undefined;
-
-  beforeAll(async () => {
-    harness = await startWebhookHarness({
+  const harness = suiteFixture(() =>
+    startWebhookHarness({
       services: ['webhook'],
       serviceEnv: {
         webhook: {
@@ -41,22 +32,23 @@ describe('webhook deliveries', () => {
           WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
         },
       },
-    });
-    ({ platform, producer, receiver, client } = harness);
-  });
-
-  afterAll(async () => {
-    await harness?.stop();
-  });
+    }),
+  );
 
   async function createHook(tenantId: string, path: string, events: string[], secret?: string) {
-    return client.createWebhook({ tenantId, url: receiver.url(path), events, secret, metadata: { path } });
+    return harness.client.createWebhook({
+      tenantId,
+      url: harness.receiver.url(path),
+      events,
+      secret,
+      metadata: { path },
+    });
   }
 
   async function deliveryStatus(tenantId: string, webhookId: string, status: string) {
     return waitFor(
       async () => {
-        const { items } = await client.listDeliveries({ tenantId, webhookId, limit: 10 });
+        const { items } = await harness.client.listDeliveries({ tenantId, webhookId, limit: 10 });
         return items.length > 0 && items.every((d) => d.status === status) ? items : undefined;
       },
       { what: `deliveries ${status}` },
@@ -69,13 +61,13 @@ describe('webhook deliveries', () => {
       const created = await createHook(tenantId, '/manage', ['agent.created']);
       expect(created.signingSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
       expect(created.webhook).toMatchObject({
-        url: receiver.url('/manage'),
+        url: harness.receiver.url('/manage'),
         events: ['agent.created'],
         status: 'active',
       });
-      const fetched = await client.getWebhook({ tenantId, id: created.webhook!.id });
+      const fetched = await harness.client.getWebhook({ tenantId, id: created.webhook!.id });
       expect(JSON.stringify(fetched)).not.toContain(created.signingSecret);
-      const list = await client.listWebhooks({ tenantId, page: 1, perPage: 20 });
+      const list = await harness.client.listWebhooks({ tenantId, page: 1, perPage: 20 });
       expect(list.items.map((w) => w.id)).toEqual([created.webhook!.id]);
       expect(JSON.stringify(list)).not.toContain(created.signingSecret);
     });
@@ -87,23 +79,29 @@ describe('webhook deliveries', () => {
 
     it('refuses bad URLs, unknown event names and weak secrets, naming the field', async () => {
       const tenantId = tenant();
-      await expect(client.createWebhook({ tenantId, url: 'ftp://example.com/x', events: ['*'] })).rejects.toMatchObject(
-        {
-          code: 'validation_error',
-          details: [{ field: 'url', message: expect.stringContaining('http') }],
-        },
-      );
-      await expect(client.createWebhook({ tenantId, url: 'not a url', events: ['*'] })).rejects.toMatchObject({
+      await expect(
+        harness.client.createWebhook({ tenantId, url: 'ftp://example.com/x', events: ['*'] }),
+      ).rejects.toMatchObject({
+        code: 'validation_error',
+        details: [{ field: 'url', message: expect.stringContaining('http') }],
+      });
+      await expect(harness.client.createWebhook({ tenantId, url: 'not a url', events: ['*'] })).rejects.toMatchObject({
         details: [{ field: 'url' }],
       });
       await expect(
-        client.createWebhook({ tenantId, url: receiver.url(), events: ['agent.created', 'agent.mesage', 'workflow'] }),
+        harness.client.createWebhook({
+          tenantId,
+          url: harness.receiver.url(),
+          events: ['agent.created', 'agent.mesage', 'workflow'],
+        }),
       ).rejects.toMatchObject({ code: 'validation_error', details: [{ field: 'events[1]' }] });
-      await expect(client.createWebhook({ tenantId, url: receiver.url(), events: [] })).rejects.toMatchObject({
+      await expect(
+        harness.client.createWebhook({ tenantId, url: harness.receiver.url(), events: [] }),
+      ).rejects.toMatchObject({
         details: [{ field: 'events' }],
       });
       await expect(
-        client.createWebhook({ tenantId, url: receiver.url(), events: ['*'], secret: 'short' }),
+        harness.client.createWebhook({ tenantId, url: harness.receiver.url(), events: ['*'], secret: 'short' }),
       ).rejects.toMatchObject({
         details: [{ field: 'secret' }],
       });
@@ -112,28 +110,34 @@ describe('webhook deliveries', () => {
     it('updates url, events and metadata, refuses setting status failed, and hides other tenants', async () => {
       const tenantId = tenant();
       const { webhook } = await createHook(tenantId, '/update', ['agent.created']);
-      const updated = await client.updateWebhook({
+      const updated = await harness.client.updateWebhook({
         tenantId,
         id: webhook!.id,
-        url: receiver.url('/update-2'),
+        url: harness.receiver.url('/update-2'),
         events: { events: ['agent', 'workflow.completed'] },
         metadata: { team: 'ops' },
       });
       expect(updated).toMatchObject({
-        url: receiver.url('/update-2'),
+        url: harness.receiver.url('/update-2'),
         events: ['agent', 'workflow.completed'],
         metadata: { team: 'ops' },
       });
       await expect(
-        client.updateWebhook({ tenantId, id: webhook!.id, status: 'failed', events: undefined, metadata: undefined }),
+        harness.client.updateWebhook({
+          tenantId,
+          id: webhook!.id,
+          status: 'failed',
+          events: undefined,
+          metadata: undefined,
+        }),
       ).rejects.toMatchObject({
         details: [{ field: 'status' }],
       });
-      await expect(client.getWebhook({ tenantId: tenant(), id: webhook!.id })).rejects.toMatchObject({
+      await expect(harness.client.getWebhook({ tenantId: tenant(), id: webhook!.id })).rejects.toMatchObject({
         code: 'not_found',
       });
       await expect(
-        client.listDeliveries({ tenantId: tenant(), webhookId: webhook!.id, limit: 5 }),
+        harness.client.listDeliveries({ tenantId: tenant(), webhookId: webhook!.id, limit: 5 }),
       ).rejects.toMatchObject({
         code: 'not_found',
       });
@@ -142,10 +146,14 @@ describe('webhook deliveries', () => {
     it('deletes a webhook with its delivery log', async () => {
       const tenantId = tenant();
       const { webhook } = await createHook(tenantId, '/delete', ['*']);
-      await client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
-      expect(await client.deleteWebhook({ tenantId, id: webhook!.id })).toEqual({ success: true });
-      await expect(client.getWebhook({ tenantId, id: webhook!.id })).rejects.toMatchObject({ code: 'not_found' });
-      await expect(client.deleteWebhook({ tenantId, id: webhook!.id })).rejects.toMatchObject({ code: 'not_found' });
+      await harness.client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
+      expect(await harness.client.deleteWebhook({ tenantId, id: webhook!.id })).toEqual({ success: true });
+      await expect(harness.client.getWebhook({ tenantId, id: webhook!.id })).rejects.toMatchObject({
+        code: 'not_found',
+      });
+      await expect(harness.client.deleteWebhook({ tenantId, id: webhook!.id })).rejects.toMatchObject({
+        code: 'not_found',
+      });
     });
   });
 
@@ -153,8 +161,8 @@ describe('webhook deliveries', () => {
     it('delivers an event signed with the documented algorithms and headers', async () => {
       const tenantId = tenant();
       const { webhook, signingSecret } = await createHook(tenantId, '/signed', ['agent.created']);
-      const event = await producer.emit('agent.created', tenantId, sampleData.agentCreated);
-      const [request] = await receiver.waitForRequests(1, { path: '/signed' });
+      const event = await harness.producer.emit('agent.created', tenantId, sampleData.agentCreated);
+      const [request] = await harness.receiver.waitForRequests(1, { path: '/signed' });
 
       expect(request.method).toBe('POST');
       expect(request.headers['content-type']).toBe('application/json');
@@ -217,38 +225,38 @@ describe('webhook deliveries', () => {
       const alias = await createHook(tenantId, '/alias', ['workflow.completed']);
       await createHook(tenantId, '/all', ['*']);
       const events = [
-        await producer.emit('agent.message.created', tenantId, sampleData.messageCreated),
-        await producer.emit('agent.message.completed', tenantId, sampleData.messageCompleted),
-        await producer.emit('workflow.execution.completed', tenantId, sampleData.executionCompleted),
-        await producer.emit('workflow.execution.started', tenantId, sampleData.executionStarted),
-        await producer.emit('agent.created', tenantId, sampleData.agentCreated),
-        await producer.emit('billing.credits.low', tenantId, sampleData.creditsLow),
+        await harness.producer.emit('agent.message.created', tenantId, sampleData.messageCreated),
+        await harness.producer.emit('agent.message.completed', tenantId, sampleData.messageCompleted),
+        await harness.producer.emit('workflow.execution.completed', tenantId, sampleData.executionCompleted),
+        await harness.producer.emit('workflow.execution.started', tenantId, sampleData.executionStarted),
+        await harness.producer.emit('agent.created', tenantId, sampleData.agentCreated),
+        await harness.producer.emit('billing.credits.low', tenantId, sampleData.creditsLow),
       ];
-      await producer.emit('agent.message.created', tenant(), sampleData.messageCreated);
+      await harness.producer.emit('agent.message.created', tenant(), sampleData.messageCreated);
 
-      const all = await receiver.waitForRequests(6, { path: '/all' });
+      const all = await harness.receiver.waitForRequests(6, { path: '/all' });
       expect(eventIdsOf(all).sort()).toEqual(events.map((e) => e.id).sort());
-      await receiver.waitForRequests(2, { path: '/prefix' });
-      await receiver.waitForRequests(1, { path: '/alias' });
+      await harness.receiver.waitForRequests(2, { path: '/prefix' });
+      await harness.receiver.waitForRequests(1, { path: '/alias' });
       await sleep(1_000);
-      expect(eventIdsOf(receiver.to('/prefix')).sort()).toEqual([events[0].id, events[1].id].sort());
-      expect(eventIdsOf(receiver.to('/alias'))).toEqual([events[2].id]);
-      expect(receiver.to('/all')).toHaveLength(6);
-      const prefixLog = await client.listDeliveries({ tenantId, webhookId: prefix.webhook!.id, limit: 10 });
+      expect(eventIdsOf(harness.receiver.to('/prefix')).sort()).toEqual([events[0].id, events[1].id].sort());
+      expect(eventIdsOf(harness.receiver.to('/alias'))).toEqual([events[2].id]);
+      expect(harness.receiver.to('/all')).toHaveLength(6);
+      const prefixLog = await harness.client.listDeliveries({ tenantId, webhookId: prefix.webhook!.id, limit: 10 });
       expect(prefixLog.items.map((d) => d.eventType).sort()).toEqual([
         'agent.message.completed',
         'agent.message.created',
       ]);
-      const aliasLog = await client.listDeliveries({ tenantId, webhookId: alias.webhook!.id, limit: 10 });
+      const aliasLog = await harness.client.listDeliveries({ tenantId, webhookId: alias.webhook!.id, limit: 10 });
       expect(aliasLog.items.map((d) => d.eventType)).toEqual(['workflow.execution.completed']);
     });
 
     it('delivers to a flaky endpoint after retries, logging every attempt', async () => {
       const tenantId = tenant();
-      receiver.on('/flaky', Receiver.sequence([500, 503, 200], { body: 'try later' }));
+      harness.receiver.on('/flaky', Receiver.sequence([500, 503, 200], { body: 'try later' }));
       const { webhook } = await createHook(tenantId, '/flaky', ['agent.created']);
-      const event = await producer.emit('agent.created', tenantId, sampleData.agentCreated);
-      const requests = await receiver.waitForRequests(3, { path: '/flaky' });
+      const event = await harness.producer.emit('agent.created', tenantId, sampleData.agentCreated);
+      const requests = await harness.receiver.waitForRequests(3, { path: '/flaky' });
       expect(eventIdsOf(requests)).toEqual([event.id, event.id, event.id]);
       expect(requests.map((r) => r.headers['x-service-delivery-attempt'])).toEqual(['1', '2', '3']);
       expect(requests[1].receivedAt - requests[0].receivedAt).toBeGreaterThanOrEqual(SCHEDULE[1]);
@@ -256,7 +264,7 @@ describe('webhook deliveries', () => {
 
       const [delivery] = await deliveryStatus(tenantId, webhook!.id, 'delivered');
       expect(delivery).toMatchObject({ attempts: 3, responseStatus: 200 });
-      const detail = await client.getDelivery({ tenantId, webhookId: webhook!.id, deliveryId: delivery.id });
+      const detail = await harness.client.getDelivery({ tenantId, webhookId: webhook!.id, deliveryId: delivery.id });
       expect(detail.attempts.map((a) => [a.number, a.responseStatus, a.success])).toEqual([
         [1, 500, false],
         [2, 503, false],
@@ -267,17 +275,17 @@ describe('webhook deliveries', () => {
         responseHeaders: expect.objectContaining({ 'content-type': 'text/plain' }),
       });
       await sleep(1_500);
-      expect(receiver.to('/flaky')).toHaveLength(3);
+      expect(harness.receiver.to('/flaky')).toHaveLength(3);
     });
 
     it('honours Retry-After on 429', async () => {
       const tenantId = tenant();
-      receiver.on('/throttled', (_request, index) =>
+      harness.receiver.on('/throttled', (_request, index) =>
         index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 },
       );
       await createHook(tenantId, '/throttled', ['*']);
-      await producer.emit('agent.created', tenantId, sampleData.agentCreated);
-      const [first, second] = await receiver.waitForRequests(2, { path: '/throttled' });
+      await harness.producer.emit('agent.created', tenantId, sampleData.agentCreated);
+      const [first, second] = await harness.receiver.waitForRequests(2, { path: '/throttled' });
       expect(second.receivedAt - first.receivedAt).toBeGreaterThanOrEqual(1_000);
     });
 
@@ -286,12 +294,16 @@ describe('webhook deliveries', () => {
       const dead = await Receiver.start();
       const url = dead.url('/gone');
       await dead.close();
-      const { webhook } = await client.createWebhook({ tenantId, url, events: ['*'] });
-      const result = await client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
+      const { webhook } = await harness.client.createWebhook({ tenantId, url, events: ['*'] });
+      const result = await harness.client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
       expect(result.success).toBe(false);
       expect(result.responseStatus).toBeUndefined();
       expect(result.error).toMatch(/ECONNREFUSED/);
-      const detail = await client.getDelivery({ tenantId, webhookId: webhook!.id, deliveryId: result.deliveryId });
+      const detail = await harness.client.getDelivery({
+        tenantId,
+        webhookId: webhook!.id,
+        deliveryId: result.deliveryId,
+      });
       expect(detail.attempts[0]).toMatchObject({ success: false, error: expect.stringMatching(/ECONNREFUSED/) });
     });
   });
@@ -300,7 +312,7 @@ describe('webhook deliveries', () => {
     it('delivers an event that Kafka carries twice only once', async () => {
       const tenantId = tenant();
       const { webhook } = await createHook(tenantId, '/twice', ['*']);
-      const kafka = createKafka({ brokers: platform.kafkaBrokers, clientId: 'webhook-test-repeat', logger });
+      const kafka = createKafka({ brokers: harness.platform.kafkaBrokers, clientId: 'webhook-test-repeat', logger });
       const direct = kafka.producer();
       await direct.connect();
       try {
@@ -311,18 +323,20 @@ describe('webhook deliveries', () => {
           headers: { [EVENT_HEADERS.type]: event.type, [EVENT_HEADERS.id]: event.id },
         };
         // Two sends, as a relay re-publishing after a crash would; the second may land in a later batch.
-        await direct.send({ topic: platform.topic, messages: [message] });
-        await receiver.waitForRequests(1, { path: '/twice' });
-        await direct.send({ topic: platform.topic, messages: [message] });
-        const marker = await producer.emit('agent.updated', tenantId, {
+        await direct.send({ topic: harness.platform.topic, messages: [message] });
+        await harness.receiver.waitForRequests(1, { path: '/twice' });
+        await direct.send({ topic: harness.platform.topic, messages: [message] });
+        const marker = await harness.producer.emit('agent.updated', tenantId, {
           agent_id: 'agt_1',
           changed: ['name'],
           status: 'active',
         });
-        await waitFor(() => eventIdsOf(receiver.to('/twice')).includes(marker.id), { what: 'a later event delivered' });
+        await waitFor(() => eventIdsOf(harness.receiver.to('/twice')).includes(marker.id), {
+          what: 'a later event delivered',
+        });
         await sleep(500);
-        expect(eventIdsOf(receiver.to('/twice')).filter((id) => id === event.id)).toHaveLength(1);
-        const { items } = await client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 10 });
+        expect(eventIdsOf(harness.receiver.to('/twice')).filter((id) => id === event.id)).toHaveLength(1);
+        const { items } = await harness.client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 10 });
         expect(items.filter((d) => d.eventId === event.id)).toHaveLength(1);
       } finally {
         await direct.disconnect();
@@ -331,24 +345,32 @@ describe('webhook deliveries', () => {
 
     it('logs the first 4 KiB of a long answer', async () => {
       const tenantId = tenant();
-      receiver.on('/long', { status: 200, body: 'x'.repeat(20_000) });
+      harness.receiver.on('/long', { status: 200, body: 'x'.repeat(20_000) });
       const { webhook } = await createHook(tenantId, '/long', ['*']);
-      const result = await client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
+      const result = await harness.client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
       expect(result).toMatchObject({ success: true, responseStatus: 200 });
-      const detail = await client.getDelivery({ tenantId, webhookId: webhook!.id, deliveryId: result.deliveryId });
+      const detail = await harness.client.getDelivery({
+        tenantId,
+        webhookId: webhook!.id,
+        deliveryId: result.deliveryId,
+      });
       expect(detail.attempts[0]!.responseBody).toBe('x'.repeat(4096));
     });
 
     it('records an endpoint that does not answer in time as a timeout', async () => {
       const tenantId = tenant();
-      receiver.on('/hang', { status: 200, delayMs: TIMEOUT_MS + 1_000 });
+      harness.receiver.on('/hang', { status: 200, delayMs: TIMEOUT_MS + 1_000 });
       const { webhook } = await createHook(tenantId, '/hang', ['*']);
       const started = Date.now();
-      const result = await client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
+      const result = await harness.client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
       expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 1_000);
       expect(result).toMatchObject({ success: false, error: 'timeout: no answer within the time limit' });
       expect(result.responseStatus).toBeUndefined();
-      const detail = await client.getDelivery({ tenantId, webhookId: webhook!.id, deliveryId: result.deliveryId });
+      const detail = await harness.client.getDelivery({
+        tenantId,
+        webhookId: webhook!.id,
+        deliveryId: result.deliveryId,
+      });
       expect(detail.attempts[0]).toMatchObject({ success: false, error: 'timeout: no answer within the time limit' });
     });
   });
@@ -357,42 +379,44 @@ describe('webhook deliveries', () => {
     it('gives up after exactly 5 attempts, fails the webhook, sends nothing more until PATCH re-enables it, and recovers', async () => {
       const tenantId = tenant();
       const start = new Date();
-      receiver.on('/dead', { status: 500, body: 'down' });
+      harness.receiver.on('/dead', { status: 500, body: 'down' });
       const dead = await createHook(tenantId, '/dead', ['agent']);
       await createHook(tenantId, '/witness', ['agent']);
 
-      const first = await producer.emit('agent.created', tenantId, sampleData.agentCreated);
-      await receiver.waitForRequests(5, { path: '/dead' });
+      const first = await harness.producer.emit('agent.created', tenantId, sampleData.agentCreated);
+      await harness.receiver.waitForRequests(5, { path: '/dead' });
       const [failedDelivery] = await deliveryStatus(tenantId, dead.webhook!.id, 'failed');
       expect(failedDelivery).toMatchObject({ eventId: first.id, attempts: 5, responseStatus: 500 });
       const failed = await waitFor(async () => {
-        const w = await client.getWebhook({ tenantId, id: dead.webhook!.id });
+        const w = await harness.client.getWebhook({ tenantId, id: dead.webhook!.id });
         return w.status === 'failed' ? w : undefined;
       });
       expect(failed.failureReason).toMatch(/5 attempts/);
       expect(failed.failedAt).toBeDefined();
 
       // Later events reach the healthy webhook of the tenant but not the failed one.
-      const second = await producer.emit('agent.updated', tenantId, {
+      const second = await harness.producer.emit('agent.updated', tenantId, {
         agent_id: 'agt_1',
         changed: ['name'],
         status: 'active',
       });
-      await waitFor(() => eventIdsOf(receiver.to('/witness')).includes(second.id), {
+      await waitFor(() => eventIdsOf(harness.receiver.to('/witness')).includes(second.id), {
         what: 'witness got the later event',
       });
       await sleep(1_000);
-      expect(receiver.to('/dead')).toHaveLength(5);
-      expect((await client.listDeliveries({ tenantId, webhookId: dead.webhook!.id, limit: 10 })).items).toHaveLength(1);
+      expect(harness.receiver.to('/dead')).toHaveLength(5);
+      expect(
+        (await harness.client.listDeliveries({ tenantId, webhookId: dead.webhook!.id, limit: 10 })).items,
+      ).toHaveLength(1);
       await expect(
-        client.recover({ tenantId, webhookId: dead.webhook!.id, since: start.toISOString() }),
+        harness.client.recover({ tenantId, webhookId: dead.webhook!.id, since: start.toISOString() }),
       ).rejects.toMatchObject({
         code: 'conflict',
       });
 
       // PATCH re-enables it: new events are delivered again.
-      receiver.on('/dead', { status: 200 });
-      const enabled = await client.updateWebhook({
+      harness.receiver.on('/dead', { status: 200 });
+      const enabled = await harness.client.updateWebhook({
         tenantId,
         id: dead.webhook!.id,
         status: 'active',
@@ -401,15 +425,21 @@ describe('webhook deliveries', () => {
       });
       expect(enabled.status).toBe('active');
       expect(enabled.failedAt).toBeUndefined();
-      const third = await producer.emit('agent.created', tenantId, sampleData.agentCreated);
-      await waitFor(() => eventIdsOf(receiver.to('/dead')).includes(third.id), { what: 'delivery after re-enabling' });
+      const third = await harness.producer.emit('agent.created', tenantId, sampleData.agentCreated);
+      await waitFor(() => eventIdsOf(harness.receiver.to('/dead')).includes(third.id), {
+        what: 'delivery after re-enabling',
+      });
 
       // Recovery sends the failed event again and the one missed while the webhook was failed.
-      const recovered = await client.recover({ tenantId, webhookId: dead.webhook!.id, since: start.toISOString() });
+      const recovered = await harness.client.recover({
+        tenantId,
+        webhookId: dead.webhook!.id,
+        since: start.toISOString(),
+      });
       expect(recovered).toEqual({ redelivered: 1, missed: 1 });
       await waitFor(
         () => {
-          const ids = eventIdsOf(receiver.to('/dead'));
+          const ids = eventIdsOf(harness.receiver.to('/dead'));
           return ids.includes(second.id) && ids.filter((id) => id === first.id).length === 6;
         },
         { what: 'recovered deliveries' },
@@ -421,31 +451,31 @@ describe('webhook deliveries', () => {
 
     it('fails delivery and webhook at once on 410 Gone', async () => {
       const tenantId = tenant();
-      receiver.on('/gone', { status: 410 });
+      harness.receiver.on('/gone', { status: 410 });
       const { webhook } = await createHook(tenantId, '/gone', ['*']);
-      await producer.emit('billing.credits.low', tenantId, sampleData.creditsLow);
-      await receiver.waitForRequests(1, { path: '/gone' });
+      await harness.producer.emit('billing.credits.low', tenantId, sampleData.creditsLow);
+      await harness.receiver.waitForRequests(1, { path: '/gone' });
       const [delivery] = await deliveryStatus(tenantId, webhook!.id, 'failed');
       expect(delivery.attempts).toBe(1);
       const fetched = await waitFor(async () => {
-        const w = await client.getWebhook({ tenantId, id: webhook!.id });
+        const w = await harness.client.getWebhook({ tenantId, id: webhook!.id });
         return w.status === 'failed' ? w : undefined;
       });
       expect(fetched.failureReason).toMatch(/410/);
       await sleep(800);
-      expect(receiver.to('/gone')).toHaveLength(1);
+      expect(harness.receiver.to('/gone')).toHaveLength(1);
     });
   });
 
   describe('test sends, rotation and redelivery', () => {
     it('sends a test event synchronously and logs it like any delivery, without retries', async () => {
       const tenantId = tenant();
-      receiver.on('/test-send', Receiver.sequence([200, 500]));
+      harness.receiver.on('/test-send', Receiver.sequence([200, 500]));
       const { webhook, signingSecret } = await createHook(tenantId, '/test-send', ['billing']);
-      const ok = await client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.message.completed' });
+      const ok = await harness.client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.message.completed' });
       expect(ok).toMatchObject({ success: true, responseStatus: 200, deliveryId: expect.stringMatching(/^dlv_/) });
       expect(ok.responseTimeMs).toBeGreaterThanOrEqual(0);
-      const [request] = receiver.to('/test-send');
+      const [request] = harness.receiver.to('/test-send');
       expect(JSON.parse(request.body)).toMatchObject({
         type: 'agent.message.completed',
         tenant_id: tenantId,
@@ -453,17 +483,17 @@ describe('webhook deliveries', () => {
       });
       expect(verifyWebhookSignature(request.body, request.headers['x-service-signature'], signingSecret)).toBe(true);
 
-      const failed = await client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
+      const failed = await harness.client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
       expect(failed).toMatchObject({ success: false, responseStatus: 500 });
       await sleep(800);
-      expect(receiver.to('/test-send')).toHaveLength(2);
-      const log = await client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 10 });
+      expect(harness.receiver.to('/test-send')).toHaveLength(2);
+      const log = await harness.client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 10 });
       expect(log.items.map((d) => [d.id, d.status, d.attempts, d.test])).toEqual([
         [failed.deliveryId, 'failed', 1, true],
         [ok.deliveryId, 'delivered', 1, true],
       ]);
-      expect((await client.getWebhook({ tenantId, id: webhook!.id })).status).toBe('active');
-      await expect(client.testWebhook({ tenantId, id: webhook!.id, eventType: 'nope' })).rejects.toMatchObject({
+      expect((await harness.client.getWebhook({ tenantId, id: webhook!.id })).status).toBe('active');
+      await expect(harness.client.testWebhook({ tenantId, id: webhook!.id, eventType: 'nope' })).rejects.toMatchObject({
         details: [{ field: 'event_type' }],
       });
     });
@@ -471,13 +501,13 @@ describe('webhook deliveries', () => {
     it('signs with both the new and the old secret after a rotation', async () => {
       const tenantId = tenant();
       const { webhook, signingSecret: oldSecret } = await createHook(tenantId, '/rotate', ['*']);
-      const rotated = await client.rotateSecret({ tenantId, id: webhook!.id });
+      const rotated = await harness.client.rotateSecret({ tenantId, id: webhook!.id });
       expect(rotated.signingSecret).toMatch(/^whsec_/);
       expect(rotated.signingSecret).not.toBe(oldSecret);
       expect(new Date(rotated.previousSecretExpiresAt).getTime() - Date.now()).toBeGreaterThan(23 * 3600 * 1000);
 
-      await client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
-      const [request] = receiver.to('/rotate');
+      await harness.client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
+      const [request] = harness.receiver.to('/rotate');
       const header = request.headers['x-service-signature'];
       const [t, ...entries] = header.split(',');
       const timestamp = t.slice(2);
@@ -496,24 +526,24 @@ describe('webhook deliveries', () => {
     it('redelivers one delivery on request', async () => {
       const tenantId = tenant();
       const { webhook } = await createHook(tenantId, '/redeliver', ['agent.created']);
-      const event = await producer.emit('agent.created', tenantId, sampleData.agentCreated);
-      await receiver.waitForRequests(1, { path: '/redeliver' });
+      const event = await harness.producer.emit('agent.created', tenantId, sampleData.agentCreated);
+      await harness.receiver.waitForRequests(1, { path: '/redeliver' });
       const [delivery] = await deliveryStatus(tenantId, webhook!.id, 'delivered');
 
-      const requeued = await client.redeliver({ tenantId, webhookId: webhook!.id, deliveryId: delivery.id });
+      const requeued = await harness.client.redeliver({ tenantId, webhookId: webhook!.id, deliveryId: delivery.id });
       expect(requeued).toMatchObject({ id: delivery.id, status: 'pending' });
-      const requests = await receiver.waitForRequests(2, { path: '/redeliver' });
+      const requests = await harness.receiver.waitForRequests(2, { path: '/redeliver' });
       expect(eventIdsOf(requests)).toEqual([event.id, event.id]);
       expect(requests[1].headers['x-service-delivery-attempt']).toBe('2');
       const [after] = await deliveryStatus(tenantId, webhook!.id, 'delivered');
       expect(after.attempts).toBe(2);
       await expect(
-        client.redeliver({ tenantId, webhookId: webhook!.id, deliveryId: 'dlv_missing' }),
+        harness.client.redeliver({ tenantId, webhookId: webhook!.id, deliveryId: 'dlv_missing' }),
       ).rejects.toMatchObject({
         code: 'not_found',
       });
       await expect(
-        client.redeliver({ tenantId: tenant(), webhookId: webhook!.id, deliveryId: delivery.id }),
+        harness.client.redeliver({ tenantId: tenant(), webhookId: webhook!.id, deliveryId: delivery.id }),
       ).rejects.toMatchObject({
         code: 'not_found',
       });

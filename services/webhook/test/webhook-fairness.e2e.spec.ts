@@ -1,18 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createEvent, createKafka, EVENT_HEADERS, type EventEnvelope } from '@agentplatform/events';
-import { Receiver, waitFor, type Platform } from '@agentplatform/testing';
-import {
-  EventProducer,
-  eventIdsOf,
-  logger,
-  sampleData,
-  sleep,
-  tenant,
-  type WebhookClient,
-  startWebhookHarness,
-  type WebhookHarness,
-} from './support';
+import { suiteFixture, waitFor } from '@agentplatform/testing';
+import { eventIdsOf, logger, sampleData, sleep, tenant, startWebhookHarness } from './support';
 
 /** A delivery times out after this long; the hanging endpoints never answer at all. */
 const TIMEOUT_MS = 2_000;
@@ -103,14 +93,8 @@ function percentile(values: readonly number[], p: number): number {
  * consuming the real Kafka topic, with the default shares (16 per tenant, 8 per destination).
  */
 describe('fair webhook delivery', () => {
-  let platform: Platform;
-  let producer: EventProducer;
-  let receiver: Receiver;
-  let client: WebhookClient;
-  let harness: WebhookHarness | undefined;
-
-  beforeAll(async () => {
-    harness = await startWebhookHarness({
+  const harness = suiteFixture(() =>
+    startWebhookHarness({
       services: ['webhook'],
       serviceEnv: {
         webhook: {
@@ -120,31 +104,38 @@ describe('fair webhook delivery', () => {
           WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
         },
       },
-    });
-    ({ platform, producer, receiver, client } = harness);
-  });
-
-  afterAll(async () => {
-    await harness?.stop();
-  });
+    }),
+  );
 
   it('delivers an event type it does not know to the subscriptions that match it', async () => {
     const tenantId = tenant();
-    const everything = await client.createWebhook({ tenantId, url: receiver.url('/unknown-all'), events: ['*'] });
-    const agents = await client.createWebhook({ tenantId, url: receiver.url('/unknown-agent'), events: ['agent'] });
-    await client.createWebhook({ tenantId, url: receiver.url('/unknown-workflow'), events: ['workflow'] });
+    const everything = await harness.client.createWebhook({
+      tenantId,
+      url: harness.receiver.url('/unknown-all'),
+      events: ['*'],
+    });
+    const agents = await harness.client.createWebhook({
+      tenantId,
+      url: harness.receiver.url('/unknown-agent'),
+      events: ['agent'],
+    });
+    await harness.client.createWebhook({
+      tenantId,
+      url: harness.receiver.url('/unknown-workflow'),
+      events: ['workflow'],
+    });
     // Published as a newer service would: the envelope format, a type this build does not know.
     const invented = {
       ...createEvent('agent.created', tenantId, sampleData.agentCreated),
       type: 'agent.tool.invented',
       data: { tool: 'search', result: 'ok' },
     } as unknown as EventEnvelope;
-    const kafka = createKafka({ brokers: platform.kafkaBrokers, clientId: 'webhook-test-unknown', logger });
+    const kafka = createKafka({ brokers: harness.platform.kafkaBrokers, clientId: 'webhook-test-unknown', logger });
     const direct = kafka.producer();
     await direct.connect();
     try {
       await direct.send({
-        topic: platform.topic,
+        topic: harness.platform.topic,
         messages: [
           {
             key: tenantId,
@@ -156,20 +147,22 @@ describe('fair webhook delivery', () => {
     } finally {
       await direct.disconnect();
     }
-    const [request] = await receiver.waitForRequests(1, { path: '/unknown-all' });
+    const [request] = await harness.receiver.waitForRequests(1, { path: '/unknown-all' });
     expect(JSON.parse(request.body)).toEqual(invented);
     expect(request.headers['x-service-event-type']).toBe('agent.tool.invented');
-    await receiver.waitForRequests(1, { path: '/unknown-agent' });
+    await harness.receiver.waitForRequests(1, { path: '/unknown-agent' });
     // A later event of the tenant marks the point by which the workflow subscription would have had it.
-    const marker = await producer.emit('workflow.execution.started', tenantId, sampleData.executionStarted);
-    await waitFor(() => eventIdsOf(receiver.to('/unknown-workflow')).includes(marker.id), { what: 'marker delivered' });
-    expect(eventIdsOf(receiver.to('/unknown-workflow'))).toEqual([marker.id]);
-    const { items } = await client.listDeliveries({ tenantId, webhookId: everything.webhook!.id, limit: 10 });
+    const marker = await harness.producer.emit('workflow.execution.started', tenantId, sampleData.executionStarted);
+    await waitFor(() => eventIdsOf(harness.receiver.to('/unknown-workflow')).includes(marker.id), {
+      what: 'marker delivered',
+    });
+    expect(eventIdsOf(harness.receiver.to('/unknown-workflow'))).toEqual([marker.id]);
+    const { items } = await harness.client.listDeliveries({ tenantId, webhookId: everything.webhook!.id, limit: 10 });
     expect(items.find((d) => d.eventId === invented.id)).toMatchObject({
       eventType: 'agent.tool.invented',
       status: 'delivered',
     });
-    const log = await client.listDeliveries({ tenantId, webhookId: agents.webhook!.id, limit: 10 });
+    const log = await harness.client.listDeliveries({ tenantId, webhookId: agents.webhook!.id, limit: 10 });
     expect(log.items).toHaveLength(1);
   });
 
@@ -177,13 +170,13 @@ describe('fair webhook delivery', () => {
   async function quietLatencies(tenantId: string, count: number): Promise<number[]> {
     const sent: EventEnvelope[] = [];
     for (let i = 0; i < count; i += 1) {
-      sent.push(await producer.emit('agent.created', tenantId, sampleData.agentCreated));
+      sent.push(await harness.producer.emit('agent.created', tenantId, sampleData.agentCreated));
       await sleep(100);
     }
     const ids = new Set(sent.map((e) => e.id));
     const arrived = await waitFor(
       () => {
-        const seen = receiver.to('/quiet').filter((r) => ids.has((JSON.parse(r.body) as { id: string }).id));
+        const seen = harness.receiver.to('/quiet').filter((r) => ids.has((JSON.parse(r.body) as { id: string }).id));
         return seen.length >= count ? seen : undefined;
       },
       { timeoutMs: 30_000, intervalMs: 20, what: `${count} quiet deliveries` },
@@ -199,7 +192,7 @@ describe('fair webhook delivery', () => {
       const noisy = tenant();
       const noisyHooks = [];
       for (let i = 0; i < 20; i += 1) {
-        const { webhook } = await client.createWebhook({
+        const { webhook } = await harness.client.createWebhook({
           tenantId: noisy,
           url: hanging[i % 2]!.url(`/noisy-${i}`),
           events: ['*'],
@@ -209,9 +202,9 @@ describe('fair webhook delivery', () => {
         noisyHooks.push(webhook!);
       }
       const quiet = tenant();
-      const { webhook: quietHook } = await client.createWebhook({
+      const { webhook: quietHook } = await harness.client.createWebhook({
         tenantId: quiet,
-        url: receiver.url('/quiet'),
+        url: harness.receiver.url('/quiet'),
         events: ['agent.created'],
       });
       // The quiet tenant on its own first, on this machine at this moment.
@@ -220,7 +213,7 @@ describe('fair webhook delivery', () => {
       const noisyEvents = Array.from({ length: 30 }, () =>
         createEvent('agent.message.created', noisy, sampleData.messageCreated),
       );
-      await producer.emitMany(noisyEvents);
+      await harness.producer.emitMany(noisyEvents);
       // The noisy tenant's share is full before the quiet tenant's first event.
       await waitFor(() => HangingEndpoint.open >= TENANT_SHARE || undefined, {
         timeoutMs: 30_000,
@@ -244,10 +237,14 @@ describe('fair webhook delivery', () => {
       for (const endpoint of hanging) expect(HangingEndpoint.maxOpen([endpoint])).toBeLessThanOrEqual(HOST_SHARE);
       expect(HangingEndpoint.open).toBeGreaterThan(0);
       // Nothing was dropped to make room: every noisy delivery exists, and none is lost or sent unasked.
-      const { items } = await client.listDeliveries({ tenantId: noisy, webhookId: noisyHooks[0]!.id, limit: 100 });
+      const { items } = await harness.client.listDeliveries({
+        tenantId: noisy,
+        webhookId: noisyHooks[0]!.id,
+        limit: 100,
+      });
       expect(items.map((d) => d.eventId).sort()).toEqual(noisyEvents.map((e) => e.id).sort());
       expect(items.every((d) => d.status === 'pending' || d.status === 'failed')).toBe(true);
-      const { items: quietItems } = await client.listDeliveries({
+      const { items: quietItems } = await harness.client.listDeliveries({
         tenantId: quiet,
         webhookId: quietHook!.id,
         limit: 100,

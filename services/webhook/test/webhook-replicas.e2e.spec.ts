@@ -1,17 +1,7 @@
 import path from 'node:path';
-import { Receiver, ServiceProcess, waitFor, type Platform, type ReceivedRequest } from '@agentplatform/testing';
+import { Receiver, ServiceProcess, suiteFixture, waitFor, type ReceivedRequest } from '@agentplatform/testing';
 import type { EventEnvelope } from '@agentplatform/events';
-import {
-  EventProducer,
-  eventIdsOf,
-  sampleData,
-  sleep,
-  tenant,
-  webhookClient,
-  type WebhookClient,
-  startWebhookHarness,
-  type WebhookHarness,
-} from './support';
+import { eventIdsOf, sampleData, sleep, tenant, webhookClient, startWebhookHarness } from './support';
 
 /** The first retry waits long enough for a dispatcher to be killed and restarted in between. */
 const SCHEDULE = [0, 3_000, 300, 300, 300];
@@ -34,42 +24,35 @@ function countById(requests: readonly ReceivedRequest[]): Map<string, number> {
 }
 
 describe('webhook dispatcher replicas and restarts', () => {
-  let platform: Platform;
-  let producer: EventProducer;
-  let receiver: Receiver;
-  let client: WebhookClient;
-  let harness: WebhookHarness | undefined;
-
-  beforeAll(async () => {
-    harness = await startWebhookHarness({ services: ['webhook'], serviceEnv: { webhook: DISPATCHER_ENV } });
-    ({ platform, producer, receiver, client } = harness);
-  });
-
-  afterAll(async () => {
-    await harness?.stop();
-  });
+  const harness = suiteFixture(() =>
+    startWebhookHarness({ services: ['webhook'], serviceEnv: { webhook: DISPATCHER_ENV } }),
+  );
 
   it('loses nothing and sends nothing twice when the dispatcher is killed mid-retry', async () => {
     const tenantId = tenant();
-    receiver.on('/restart', failFirst(receiver, 1));
-    const { webhook } = await client.createWebhook({ tenantId, url: receiver.url('/restart'), events: ['*'] });
+    harness.receiver.on('/restart', failFirst(harness.receiver, 1));
+    const { webhook } = await harness.client.createWebhook({
+      tenantId,
+      url: harness.receiver.url('/restart'),
+      events: ['*'],
+    });
     const events: EventEnvelope[] = [];
     for (let i = 0; i < 10; i += 1)
-      events.push(await producer.emit('agent.created', tenantId, sampleData.agentCreated));
-    await receiver.waitForRequests(10, { path: '/restart' });
+      events.push(await harness.producer.emit('agent.created', tenantId, sampleData.agentCreated));
+    await harness.receiver.waitForRequests(10, { path: '/restart' });
     // Every first attempt is stored as failed and waiting for its retry.
     await waitFor(
       async () => {
-        const { items } = await client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 20 });
+        const { items } = await harness.client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 20 });
         return items.length === 10 && items.every((d) => d.status === 'pending' && d.attempts === 1);
       },
       { what: 'first attempts stored' },
     );
 
-    const dispatcher = platform.service('webhook');
+    const dispatcher = harness.platform.service('webhook');
     await dispatcher.kill();
     // An event produced while no dispatcher runs waits in Kafka.
-    const whileDown = await producer.emit('agent.updated', tenantId, {
+    const whileDown = await harness.producer.emit('agent.updated', tenantId, {
       agent_id: 'agt_1',
       changed: ['name'],
       status: 'active',
@@ -79,7 +62,7 @@ describe('webhook dispatcher replicas and restarts', () => {
     // Retries come from the database and are sent as soon as the restarted process polls.
     await waitFor(
       async () => {
-        const { items } = await client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 20 });
+        const { items } = await harness.client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 20 });
         return events.every((e) => items.some((d) => d.eventId === e.id && d.status === 'delivered'));
       },
       { what: 'retries delivered after the restart' },
@@ -87,17 +70,17 @@ describe('webhook dispatcher replicas and restarts', () => {
     // The event waits in Kafka until the group hands the dead member's partitions over (its session times out).
     await waitFor(
       async () => {
-        const { items } = await client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 20 });
+        const { items } = await harness.client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 20 });
         return items.length === 11 && items.every((d) => d.status === 'delivered');
       },
       { timeoutMs: 75_000, intervalMs: 250, what: 'the event produced while down delivered' },
     );
     await sleep(1_000);
-    const counts = countById(receiver.to('/restart'));
+    const counts = countById(harness.receiver.to('/restart'));
     for (const event of events) expect(counts.get(event.id)).toBe(2);
     // Its first attempt fails too, so it is retried once.
     expect(counts.get(whileDown.id)).toBe(2);
-    expect(receiver.to('/restart')).toHaveLength(22);
+    expect(harness.receiver.to('/restart')).toHaveLength(22);
   });
 
   it('never double-sends with two dispatcher processes on one database and consumer group', async () => {
@@ -106,27 +89,27 @@ describe('webhook dispatcher replicas and restarts', () => {
       {
         ...process.env,
         LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'info',
-        MONGODB_URI: platform.mongoUri,
-        MONGODB_DATABASE: platform.database('webhook'),
-        KAFKA_BROKERS: platform.kafkaBrokers.join(','),
-        KAFKA_TOPIC: platform.topic,
+        MONGODB_URI: harness.platform.mongoUri,
+        MONGODB_DATABASE: harness.platform.database('webhook'),
+        KAFKA_BROKERS: harness.platform.kafkaBrokers.join(','),
+        KAFKA_TOPIC: harness.platform.topic,
         KAFKA_TOPIC_PARTITIONS: '3',
-        KAFKA_CONSUMER_GROUP: `webhook-dispatcher-${platform.suffix}`,
+        KAFKA_CONSUMER_GROUP: `webhook-dispatcher-${harness.platform.suffix}`,
         GRPC_HOST: '127.0.0.1',
         GRPC_PORT: '0',
         METRICS_PORT: '0',
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-        DATA_ENCRYPTION_KEY: platform.dataEncryptionKey,
+        DATA_ENCRYPTION_KEY: harness.platform.dataEncryptionKey,
         ...DISPATCHER_ENV,
       },
-      path.join(platform.logDir, 'webhook-2.log'),
+      path.join(harness.platform.logDir, 'webhook-2.log'),
     );
     await second.start();
     try {
-      receiver.on('/pair', failFirst(receiver, 2));
+      harness.receiver.on('/pair', failFirst(harness.receiver, 2));
       const tenants = Array.from({ length: 6 }, () => tenant());
       for (const tenantId of tenants) {
-        await client.createWebhook({ tenantId, url: receiver.url('/pair'), events: ['agent'] });
+        await harness.client.createWebhook({ tenantId, url: harness.receiver.url('/pair'), events: ['agent'] });
       }
       // Webhooks made through either replica are the same webhooks.
       const secondClient = webhookClient(second);
@@ -135,11 +118,11 @@ describe('webhook dispatcher replicas and restarts', () => {
       const events: EventEnvelope[] = [];
       for (let round = 0; round < 5; round += 1) {
         for (const tenantId of tenants)
-          events.push(await producer.emit('agent.created', tenantId, sampleData.agentCreated));
+          events.push(await harness.producer.emit('agent.created', tenantId, sampleData.agentCreated));
       }
-      await receiver.waitForRequests(events.length * 3, { path: '/pair', timeoutMs: 45_000 });
+      await harness.receiver.waitForRequests(events.length * 3, { path: '/pair', timeoutMs: 45_000 });
       await sleep(1_500);
-      const requests = receiver.to('/pair');
+      const requests = harness.receiver.to('/pair');
       const counts = countById(requests);
       expect(counts.size).toBe(events.length);
       for (const event of events) expect(counts.get(event.id)).toBe(3);
@@ -150,8 +133,8 @@ describe('webhook dispatcher replicas and restarts', () => {
         expect(attempts).toEqual(['1', '2', '3']);
       }
       for (const tenantId of tenants) {
-        const [hook] = (await client.listWebhooks({ tenantId, page: 1, perPage: 10 })).items;
-        const { items } = await client.listDeliveries({ tenantId, webhookId: hook.id, limit: 10 });
+        const [hook] = (await harness.client.listWebhooks({ tenantId, page: 1, perPage: 10 })).items;
+        const { items } = await harness.client.listDeliveries({ tenantId, webhookId: hook.id, limit: 10 });
         expect(items.map((d) => [d.status, d.attempts])).toEqual(Array(5).fill(['delivered', 3]));
       }
     } finally {

@@ -1,33 +1,16 @@
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
-import { Receiver, waitFor } from '@agentplatform/testing';
-import {
-  EventProducer,
-  sampleData,
-  tenant,
-  type WebhookClient,
-  startWebhookHarness,
-  type WebhookHarness,
-} from './support';
+import { suiteFixture, waitFor } from '@agentplatform/testing';
+import { sampleData, tenant, startWebhookHarness } from './support';
 
 /** A webhook service as deployed: private destinations refused (the harness allows them by default). */
 describe('webhook SSRF guard', () => {
-  let producer: EventProducer;
-  let receiver: Receiver;
-  let client: WebhookClient;
-  let harness: WebhookHarness | undefined;
-
-  beforeAll(async () => {
-    harness = await startWebhookHarness({
+  const harness = suiteFixture(() =>
+    startWebhookHarness({
       services: ['webhook'],
       serviceEnv: { webhook: { WEBHOOK_ALLOW_PRIVATE_URLS: 'false', WEBHOOK_RETRY_SCHEDULE_MS: '0,100,100,100,100' } },
-    });
-    ({ producer, receiver, client } = harness);
-  });
-
-  afterAll(async () => {
-    await harness?.stop();
-  });
+    }),
+  );
 
   it.each([
     ['loopback', 'http://127.0.0.1:8080/hook'],
@@ -44,14 +27,14 @@ describe('webhook SSRF guard', () => {
     ['metadata host name', 'http://metadata.google.internal/computeMetadata/v1/'],
     ['localhost', 'http://localhost:3000/hook'],
   ])('refuses a %s URL when the webhook is created', async (_name, url) => {
-    await expect(client.createWebhook({ tenantId: tenant(), url, events: ['*'] })).rejects.toMatchObject({
+    await expect(harness.client.createWebhook({ tenantId: tenant(), url, events: ['*'] })).rejects.toMatchObject({
       code: 'validation_error',
       details: [{ field: 'url', message: expect.stringContaining('private') }],
     });
   });
 
   it('accepts a public URL', async () => {
-    const { webhook } = await client.createWebhook({
+    const { webhook } = await harness.client.createWebhook({
       tenantId: tenant(),
       url: 'https://hooks.example.com/in',
       events: ['*'],
@@ -64,29 +47,29 @@ describe('webhook SSRF guard', () => {
     const host = hostname();
     const resolved = await lookup(host);
     const tenantId = tenant();
-    const { webhook } = await client.createWebhook({
+    const { webhook } = await harness.client.createWebhook({
       tenantId,
-      url: `http://${host}:${receiver.port}/ssrf`,
+      url: `http://${host}:${harness.receiver.port}/ssrf`,
       events: ['*'],
     });
 
-    const test = await client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
+    const test = await harness.client.testWebhook({ tenantId, id: webhook!.id, eventType: 'agent.created' });
     expect(test.success).toBe(false);
     expect(test.responseStatus).toBeUndefined();
     // The refusal names the host the customer gave, never the internal address it resolved to.
     expect(test.error).toBe(`refused: the destination ${host} is not allowed`);
     expect(test.error).not.toContain(resolved.address);
 
-    await producer.emit('agent.created', tenantId, sampleData.agentCreated);
+    await harness.producer.emit('agent.created', tenantId, sampleData.agentCreated);
     const delivery = await waitFor(
       async () => {
-        const { items } = await client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 10 });
+        const { items } = await harness.client.listDeliveries({ tenantId, webhookId: webhook!.id, limit: 10 });
         return items.find((d) => !d.test && d.status === 'failed');
       },
       { what: 'the refused delivery to fail' },
     );
     expect(delivery.attempts).toBe(5);
     expect(delivery.lastError).toMatch(/^refused: /);
-    expect(receiver.to('/ssrf')).toHaveLength(0);
+    expect(harness.receiver.to('/ssrf')).toHaveLength(0);
   });
 });

@@ -1,33 +1,22 @@
-import { startTenantPlatform, waitFor, type Platform, type TenantPlatform } from '@agentplatform/testing';
-import { EventTap, identityClient, newTenant, parseSse, type Http } from './support';
+import { startTenantPlatform, suiteFixture, waitFor } from '@agentplatform/testing';
+import { identityClient, newTenant, parseSse } from './support';
 
 /**
  * Agents through the gateway: CRUD and its validation, tenant isolation, chat with the offline
  * local responder (memories, history, sessions, SSE), credits and the chat events on Kafka.
  */
 describe('agents and chat through the gateway', () => {
-  let suite: TenantPlatform | undefined;
-  let platform: Platform;
-  let tap: EventTap;
-  let http: Http;
-  let tenantId: string;
-
-  beforeAll(async () => {
-    suite = await startTenantPlatform({ services: ['identity', 'agent-memory'] }, 'agents');
-    ({ platform, tap, http, tenantId } = suite);
-  });
-
-  afterAll(() => suite?.stop());
+  const suite = suiteFixture(() => startTenantPlatform({ services: ['identity', 'agent-memory'] }, 'agents'));
 
   const createAgent = async (body: Record<string, unknown> = {}) => {
-    const res = await http.post('/api/v1/agents', { name: 'Support bot', type: 'support', ...body });
+    const res = await suite.http.post('/api/v1/agents', { name: 'Support bot', type: 'support', ...body });
     expect(res.status).toBe(201);
     return res.body;
   };
 
   describe('CRUD', () => {
     it('creates an agent with defaults, returns it, lists it and fires agent.created', async () => {
-      const res = await http.post('/api/v1/agents', {
+      const res = await suite.http.post('/api/v1/agents', {
         name: 'Helpdesk',
         type: 'support',
         description: 'Answers billing questions',
@@ -57,30 +46,30 @@ describe('agents and chat through the gateway', () => {
       expect(defaults.memory_types).toEqual(['semantic', 'episodic']);
       expect(defaults.status).toBe('active');
 
-      const list = await http.get('/api/v1/agents?per_page=1');
+      const list = await suite.http.get('/api/v1/agents?per_page=1');
       expect(list.status).toBe(200);
       expect(list.body).toMatchObject({ total: 2, page: 1, per_page: 1 });
       expect(list.body.agents.map((a: { id: string }) => a.id)).toEqual([defaults.id]);
-      const page2 = await http.get('/api/v1/agents?per_page=1&page=2');
+      const page2 = await suite.http.get('/api/v1/agents?per_page=1&page=2');
       expect(page2.body.agents.map((a: { id: string }) => a.id)).toEqual([res.body.id]);
       // The total is the same whether it is counted (a full page, a page past the end) or follows
       // from a page that is not full.
       expect(page2.body.total).toBe(2);
-      expect((await http.get('/api/v1/agents?per_page=10')).body).toMatchObject({ total: 2 });
-      expect((await http.get('/api/v1/agents?per_page=1&page=3')).body).toMatchObject({ total: 2, agents: [] });
+      expect((await suite.http.get('/api/v1/agents?per_page=10')).body).toMatchObject({ total: 2 });
+      expect((await suite.http.get('/api/v1/agents?per_page=1&page=3')).body).toMatchObject({ total: 2, agents: [] });
 
-      const got = await http.get(`/api/v1/agents/${res.body.id}`);
+      const got = await suite.http.get(`/api/v1/agents/${res.body.id}`);
       expect(got.status).toBe(200);
       expect(got.body).toEqual(res.body);
 
-      const event = await tap.wait('agent.created', (e) => e.data.agent_id === res.body.id);
-      expect(event.tenant_id).toBe(tenantId);
+      const event = await suite.tap.wait('agent.created', (e) => e.data.agent_id === res.body.id);
+      expect(event.tenant_id).toBe(suite.tenantId);
       expect(event.data).toEqual({ agent_id: res.body.id, name: 'Helpdesk', type: 'support', status: 'active' });
     });
 
     it('updates only the given fields, merges config, and fires agent.updated naming them', async () => {
       const agent = await createAgent({ config: { model: 'm1', temperature: 1 } });
-      const res = await http.patch(`/api/v1/agents/${agent.id}`, {
+      const res = await suite.http.patch(`/api/v1/agents/${agent.id}`, {
         name: 'Renamed',
         config: { temperature: 0.5, model: null, system_prompt: 'Hi' },
       });
@@ -88,23 +77,25 @@ describe('agents and chat through the gateway', () => {
       expect(res.body).toMatchObject({ id: agent.id, name: 'Renamed', type: 'support', status: 'active' });
       expect(res.body.config).toEqual({ temperature: 0.5, system_prompt: 'Hi' });
       expect(res.body.updated_at >= agent.updated_at).toBe(true);
-      const event = await tap.wait('agent.updated', (e) => e.data.agent_id === agent.id);
+      const event = await suite.tap.wait('agent.updated', (e) => e.data.agent_id === agent.id);
       expect(event.data.changed.sort()).toEqual(['config', 'name']);
       expect(event.data.status).toBe('active');
     });
 
     it('deletes an agent with its memories and sessions', async () => {
       const agent = await createAgent();
-      expect((await http.post('/api/v1/memory', { agent_id: agent.id, content: 'Remember me' })).status).toBe(201);
-      expect((await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'hello' })).status).toBe(200);
-      const res = await http.delete(`/api/v1/agents/${agent.id}`);
+      expect((await suite.http.post('/api/v1/memory', { agent_id: agent.id, content: 'Remember me' })).status).toBe(
+        201,
+      );
+      expect((await suite.http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'hello' })).status).toBe(200);
+      const res = await suite.http.delete(`/api/v1/agents/${agent.id}`);
       expect(res.status).toBe(200);
       expect(res.body.success).toBe(true);
-      expect((await http.get(`/api/v1/agents/${agent.id}`)).status).toBe(404);
-      expect((await http.get(`/api/v1/memory?agent_id=${agent.id}`)).status).toBe(404);
-      const all = await http.get('/api/v1/memory');
+      expect((await suite.http.get(`/api/v1/agents/${agent.id}`)).status).toBe(404);
+      expect((await suite.http.get(`/api/v1/memory?agent_id=${agent.id}`)).status).toBe(404);
+      const all = await suite.http.get('/api/v1/memory');
       expect(all.body.items.filter((m: { agent_id: string }) => m.agent_id === agent.id)).toEqual([]);
-      expect((await http.delete(`/api/v1/agents/${agent.id}`)).status).toBe(404);
+      expect((await suite.http.delete(`/api/v1/agents/${agent.id}`)).status).toBe(404);
     });
 
     it.each([
@@ -131,14 +122,14 @@ describe('agents and chat through the gateway', () => {
       ],
       ['config not an object', { name: 'A', type: 'support', config: 'fast' }, 'config'],
     ])('refuses %s with a 400 naming the field', async (_label, body, field) => {
-      const res = await http.post('/api/v1/agents', body);
+      const res = await suite.http.post('/api/v1/agents', body);
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('validation_error');
       expect(res.body.details.map((d: { field: string }) => d.field)).toEqual([field]);
     });
 
     it('names every wrong field at once, on create and on update', async () => {
-      const res = await http.post('/api/v1/agents', { type: 'robot', config: { temperature: 9 } });
+      const res = await suite.http.post('/api/v1/agents', { type: 'robot', config: { temperature: 9 } });
       expect(res.status).toBe(400);
       expect(res.body.details.map((d: { field: string }) => d.field).sort()).toEqual([
         'config.temperature',
@@ -146,10 +137,10 @@ describe('agents and chat through the gateway', () => {
         'type',
       ]);
       const agent = await createAgent();
-      const patch = await http.patch(`/api/v1/agents/${agent.id}`, { status: 'paused', memory_types: ['x'] });
+      const patch = await suite.http.patch(`/api/v1/agents/${agent.id}`, { status: 'paused', memory_types: ['x'] });
       expect(patch.status).toBe(400);
       expect(patch.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['memory_types[0]', 'status']);
-      const v1 = await http.post('/v1/agents', { name: 'A', type: 'robot' });
+      const v1 = await suite.http.post('/v1/agents', { name: 'A', type: 'robot' });
       expect(v1.status).toBe(400);
       expect(v1.body).toMatchObject({
         success: false,
@@ -161,9 +152,9 @@ describe('agents and chat through the gateway', () => {
   describe('tenant isolation', () => {
     it('answers 404 for another tenant’s agent, sessions and memories, and 403 for a foreign tenant_id', async () => {
       const agent = await createAgent();
-      const chat = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'hi' });
-      const memory = await http.post('/api/v1/memory', { agent_id: agent.id, content: 'Private fact' });
-      const other = await newTenant(platform);
+      const chat = await suite.http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'hi' });
+      const memory = await suite.http.post('/api/v1/memory', { agent_id: agent.id, content: 'Private fact' });
+      const other = await newTenant(suite.platform);
       const them = other.http;
       expect((await them.get(`/api/v1/agents/${agent.id}`)).status).toBe(404);
       expect((await them.patch(`/api/v1/agents/${agent.id}`, { name: 'x' })).status).toBe(404);
@@ -179,19 +170,21 @@ describe('agents and chat through the gateway', () => {
       expect((await them.post('/api/v1/memory/consolidate', { agent_id: agent.id })).status).toBe(404);
       expect((await them.get('/api/v1/agents')).body.total).toBe(0);
 
-      const foreign = await them.get(`/api/v1/agents?tenant_id=${tenantId}`);
+      const foreign = await them.get(`/api/v1/agents?tenant_id=${suite.tenantId}`);
       expect(foreign.status).toBe(403);
       expect(foreign.body.error).toBe('forbidden');
       // A session id of one agent names another session on another agent (DESIGN.md section 6):
       // the second agent's turn starts a session of its own and never sees the first one's turns.
       const second = await createAgent();
-      const reused = await http.post(`/api/v1/agents/${second.id}/chat`, {
+      const reused = await suite.http.post(`/api/v1/agents/${second.id}/chat`, {
         message: 'hi',
         session_id: chat.body.session_id,
       });
       expect(reused.status).toBe(200);
       expect(reused.body.session_id).toBe(chat.body.session_id);
-      const secondMessages = await http.get(`/api/v1/agents/${second.id}/sessions/${chat.body.session_id}/messages`);
+      const secondMessages = await suite.http.get(
+        `/api/v1/agents/${second.id}/sessions/${chat.body.session_id}/messages`,
+      );
       expect(secondMessages.body.messages.map((m: { content: string }) => m.content)).toEqual([
         'hi',
         reused.body.content,
@@ -202,23 +195,23 @@ describe('agents and chat through the gateway', () => {
   describe('chat with the local responder', () => {
     it('answers from a stored memory, reports model local and real token usage, and keeps the session', async () => {
       const agent = await createAgent({ memory_types: ['semantic'] });
-      const refund = await http.post('/api/v1/memory', {
+      const refund = await suite.http.post('/api/v1/memory', {
         agent_id: agent.id,
         content: 'Refunds are processed within 5 business days after the return arrives.',
         metadata: { category: 'billing' },
       });
-      await http.post('/api/v1/memory', { agent_id: agent.id, content: 'The office dog is called Biscuit.' });
+      await suite.http.post('/api/v1/memory', { agent_id: agent.id, content: 'The office dog is called Biscuit.' });
       // An add answers before its vector exists. Until then the memory ranks by its lexical score
       // alone (one of the question's three terms: under the chat's min_score); this test is about
       // the answer from a found memory, so it waits for the vector (on a loaded CI machine the
       // model may still be loading when the add answers).
       await waitFor(
         async () =>
-          (await http.get(`/api/v1/memory/${refund.body.id}`)).body.embedding?.dimension > 0 ? true : undefined,
+          (await suite.http.get(`/api/v1/memory/${refund.body.id}`)).body.embedding?.dimension > 0 ? true : undefined,
         { timeoutMs: 120_000, what: 'the refund memory embedded' },
       );
 
-      const res = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'How long do refunds take?' });
+      const res = await suite.http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'How long do refunds take?' });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
         id: expect.stringMatching(/^msg_/),
@@ -234,7 +227,7 @@ describe('agents and chat through the gateway', () => {
       expect(total_tokens).toBe(prompt_tokens + completion_tokens);
       expect(res.body.credits_used).toBe(1);
 
-      const followUp = await http.post(`/api/v1/agents/${agent.id}/chat`, {
+      const followUp = await suite.http.post(`/api/v1/agents/${agent.id}/chat`, {
         message: 'Tell me about zebras',
         session_id: res.body.session_id,
       });
@@ -243,7 +236,7 @@ describe('agents and chat through the gateway', () => {
       // No memory about zebras: the responder falls back to the session's recent turns.
       expect(followUp.body.content).toContain('How long do refunds take?');
 
-      const sessions = await http.get(`/api/v1/agents/${agent.id}/sessions`);
+      const sessions = await suite.http.get(`/api/v1/agents/${agent.id}/sessions`);
       expect(sessions.status).toBe(200);
       expect(sessions.body).toMatchObject({ total: 1, page: 1 });
       expect(sessions.body.sessions[0]).toMatchObject({
@@ -252,7 +245,7 @@ describe('agents and chat through the gateway', () => {
         title: 'How long do refunds take?',
       });
 
-      const messages = await http.get(`/api/v1/agents/${agent.id}/sessions/${res.body.session_id}/messages`);
+      const messages = await suite.http.get(`/api/v1/agents/${agent.id}/sessions/${res.body.session_id}/messages`);
       expect(messages.status).toBe(200);
       expect(messages.body.total).toBe(4);
       expect(messages.body.messages.map((m: { role: string }) => m.role)).toEqual([
@@ -267,16 +260,16 @@ describe('agents and chat through the gateway', () => {
         model: 'local',
         usage: res.body.usage,
       });
-      expect((await http.get(`/api/v1/agents/${agent.id}/sessions/ses_nope/messages`)).status).toBe(404);
+      expect((await suite.http.get(`/api/v1/agents/${agent.id}/sessions/ses_nope/messages`)).status).toBe(404);
     }, 180_000);
 
     it('stores each exchange as an episodic memory when episodic is on, and recalls it later', async () => {
       const agent = await createAgent({ memory_types: ['semantic', 'episodic'] });
-      const first = await http.post(`/api/v1/agents/${agent.id}/chat`, {
+      const first = await suite.http.post(`/api/v1/agents/${agent.id}/chat`, {
         message: 'My favourite colour is turquoise.',
       });
       expect(first.status).toBe(200);
-      const episodic = await http.get(`/api/v1/memory?agent_id=${agent.id}&memory_type=episodic`);
+      const episodic = await suite.http.get(`/api/v1/memory?agent_id=${agent.id}&memory_type=episodic`);
       expect(episodic.body.total).toBe(1);
       expect(episodic.body.items[0].content).toContain('User: My favourite colour is turquoise.');
       expect(episodic.body.items[0].metadata).toMatchObject({
@@ -286,19 +279,21 @@ describe('agents and chat through the gateway', () => {
       });
 
       // A new session has no history: the answer comes from the episodic memory.
-      const later = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'What is my favourite colour?' });
+      const later = await suite.http.post(`/api/v1/agents/${agent.id}/chat`, {
+        message: 'What is my favourite colour?',
+      });
       expect(later.body.session_id).not.toBe(first.body.session_id);
       expect(later.body.content).toContain('turquoise');
 
       const semanticOnly = await createAgent({ memory_types: ['semantic'] });
-      await http.post(`/api/v1/agents/${semanticOnly.id}/chat`, { message: 'hello there' });
-      expect((await http.get(`/api/v1/memory?agent_id=${semanticOnly.id}`)).body.total).toBe(0);
+      await suite.http.post(`/api/v1/agents/${semanticOnly.id}/chat`, { message: 'hello there' });
+      expect((await suite.http.get(`/api/v1/memory?agent_id=${semanticOnly.id}`)).body.total).toBe(0);
     });
 
     it('streams the reply as server-sent events when asked for text/event-stream', async () => {
       const agent = await createAgent({ memory_types: ['semantic'] });
-      await http.post('/api/v1/memory', { agent_id: agent.id, content: 'The wifi password is on the fridge.' });
-      const res = await http.post(
+      await suite.http.post('/api/v1/memory', { agent_id: agent.id, content: 'The wifi password is on the fridge.' });
+      const res = await suite.http.post(
         `/api/v1/agents/${agent.id}/chat`,
         { message: 'Where is the wifi password?' },
         { headers: { accept: 'text/event-stream' } },
@@ -326,19 +321,19 @@ describe('agents and chat through the gateway', () => {
       });
       expect(done.data.usage.total_tokens).toBe(done.data.usage.prompt_tokens + done.data.usage.completion_tokens);
       // The /v1 envelope leaves the stream alone.
-      const v1 = await http.post(
+      const v1 = await suite.http.post(
         `/v1/agents/${agent.id}/chat`,
         { message: 'wifi?' },
         { headers: { accept: 'text/event-stream' } },
       );
       expect(parseSse(v1.text).map((e) => e.event)).toContain('done');
       // The streamed turn is stored like any other.
-      const messages = await http.get(`/api/v1/agents/${agent.id}/sessions/${done.data.session_id}/messages`);
+      const messages = await suite.http.get(`/api/v1/agents/${agent.id}/sessions/${done.data.session_id}/messages`);
       expect(messages.body.messages[1]).toMatchObject({ id: done.data.id, content: done.data.content });
     });
 
     it('refuses a streamed chat with an ordinary JSON error before the stream starts', async () => {
-      const res = await http.post(
+      const res = await suite.http.post(
         '/api/v1/agents/agt_missing/chat',
         { message: 'hi' },
         { headers: { accept: 'text/event-stream' } },
@@ -349,22 +344,22 @@ describe('agents and chat through the gateway', () => {
 
     it('refuses an inactive agent with 409 and an empty message with 400', async () => {
       const agent = await createAgent({ status: 'inactive' });
-      const res = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'hi' });
+      const res = await suite.http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'hi' });
       expect(res.status).toBe(409);
       expect(res.body.error).toBe('conflict');
-      const empty = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: '' });
+      const empty = await suite.http.post(`/api/v1/agents/${agent.id}/chat`, { message: '' });
       expect(empty.status).toBe(400);
       expect(empty.body.details[0].field).toBe('message');
-      await http.patch(`/api/v1/agents/${agent.id}`, { status: 'active' });
-      expect((await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'hi' })).status).toBe(200);
+      await suite.http.patch(`/api/v1/agents/${agent.id}`, { status: 'active' });
+      expect((await suite.http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'hi' })).status).toBe(200);
     });
 
     it('fires agent.message.created and agent.message.completed with SPEC’s data fields', async () => {
       const agent = await createAgent();
-      const res = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'Ping for events' });
-      const created = await tap.wait('agent.message.created', (e) => e.data.agent_id === agent.id);
-      const completed = await tap.wait('agent.message.completed', (e) => e.data.agent_id === agent.id);
-      expect(created.tenant_id).toBe(tenantId);
+      const res = await suite.http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'Ping for events' });
+      const created = await suite.tap.wait('agent.message.created', (e) => e.data.agent_id === agent.id);
+      const completed = await suite.tap.wait('agent.message.completed', (e) => e.data.agent_id === agent.id);
+      expect(created.tenant_id).toBe(suite.tenantId);
       expect(created.data).toMatchObject({
         agent_id: agent.id,
         conversation_id: res.body.session_id,
@@ -387,7 +382,7 @@ describe('agents and chat through the gateway', () => {
 
   describe('credits', () => {
     it('charges each chat in the ledger and answers 402 insufficient_credits at zero balance', async () => {
-      const other = await newTenant(platform);
+      const other = await newTenant(suite.platform);
       const agent = (await other.http.post('/api/v1/agents', { name: 'Cost', type: 'assistant' })).body;
       const before = (await other.http.get('/api/v1/billing/credits')).body.balance;
       const chat = await other.http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'How much does this cost?' });
@@ -400,7 +395,7 @@ describe('agents and chat through the gateway', () => {
       expect(settled.type).toBe('settle');
       expect(reserved.amount + settled.amount).toBe(-chat.body.credits_used);
 
-      const identity = identityClient(platform);
+      const identity = identityClient(suite.platform);
       try {
         const { balance } = await identity.client.getBalance({ tenantId: other.user.tenantId });
         await identity.client.charge({

@@ -1,5 +1,5 @@
-import type { Platform } from '@agentplatform/testing';
-import { type FakeOpenAi, startWithFakeLlm } from './fake-openai';
+import { suiteFixture } from '@agentplatform/testing';
+import { startWithFakeLlm } from './fake-openai';
 import { identityClient, newTenant, type Http } from './support';
 
 interface LedgerLine {
@@ -14,21 +14,14 @@ interface LedgerLine {
  * test controls.
  */
 describe('chat credits: reserve, settle, release', () => {
-  let suite: Awaited<ReturnType<typeof startWithFakeLlm>> | undefined;
-  let fake: FakeOpenAi;
-  let platform: Platform;
-
-  beforeAll(async () => {
-    suite = await startWithFakeLlm({ services: ['identity', 'agent-memory'] }, { LLM_MAX_RETRIES: '0' });
-    ({ fake, platform } = suite);
-  });
-
-  afterAll(() => suite?.stop());
+  const suite = suiteFixture(() =>
+    startWithFakeLlm({ services: ['identity', 'agent-memory'] }, { LLM_MAX_RETRIES: '0' }),
+  );
 
   /** A tenant whose balance is `balance`, with an agent whose chats reserve one credit. */
   async function tenantWith(balance: number): Promise<{ http: Http; tenantId: string; agentId: string }> {
-    const { http, user } = await newTenant(platform);
-    const identity = identityClient(platform);
+    const { http, user } = await newTenant(suite.platform);
+    const identity = identityClient(suite.platform);
     try {
       await identity.client.charge({
         tenantId: user.tenantId,
@@ -75,7 +68,7 @@ describe('chat credits: reserve, settle, release', () => {
 
   it('releases the reservation of a chat whose provider fails, so nothing is charged', async () => {
     const { http, agentId } = await tenantWith(5);
-    fake.failures.push({ status: 500 });
+    suite.fake.failures.push({ status: 500 });
     const failed = await http.post(`/api/v1/agents/${agentId}/chat`, { message: 'Will this fail?' });
     expect(failed.status).toBe(503);
 

@@ -1,5 +1,5 @@
-import { waitFor, type Platform } from '@agentplatform/testing';
-import { EMBEDDING_DIMENSION, FAKE_USAGE, type FakeOpenAi, startWithFakeLlm } from './fake-openai';
+import { suiteFixture, waitFor } from '@agentplatform/testing';
+import { EMBEDDING_DIMENSION, FAKE_USAGE, startWithFakeLlm } from './fake-openai';
 import { newTenant, parseSse, type Http } from './support';
 
 /**
@@ -8,20 +8,15 @@ import { newTenant, parseSse, type Http } from './support';
  * embeddings (switching provider re-embeds the stored items).
  */
 describe('OpenAI-compatible LLM and embeddings providers', () => {
-  let fake: FakeOpenAi;
-  let platform: Platform;
+  // Starts on the hashing embedding, so the switch below is to the endpoint.
+  const suite = suiteFixture(() =>
+    startWithFakeLlm({ services: ['identity', 'agent-memory'] }, { EMBEDDINGS_MODEL_DIR: 'none' }),
+  );
   let http: Http;
 
-  let suite: Awaited<ReturnType<typeof startWithFakeLlm>> | undefined;
-
   beforeAll(async () => {
-    // Starts on the hashing embedding, so the switch below is to the endpoint.
-    suite = await startWithFakeLlm({ services: ['identity', 'agent-memory'] }, { EMBEDDINGS_MODEL_DIR: 'none' });
-    ({ fake, platform } = suite);
-    http = (await newTenant(platform)).http;
+    http = (await newTenant(suite.platform)).http;
   });
-
-  afterAll(() => suite?.stop());
 
   const newAgent = async (body: Record<string, unknown> = {}) =>
     (await http.post('/api/v1/agents', { name: 'Acme helper', type: 'assistant', memory_types: ['semantic'], ...body }))
@@ -33,7 +28,7 @@ describe('OpenAI-compatible LLM and embeddings providers', () => {
     });
     await http.post('/api/v1/memory', { agent_id: agent.id, content: 'Acme was founded in 1999 in Lisbon.' });
     const before = (await http.get('/api/v1/billing/credits')).body.balance;
-    fake.requests.length = 0;
+    suite.fake.requests.length = 0;
 
     const res = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'When was Acme founded?' });
     expect(res.status).toBe(200);
@@ -45,7 +40,7 @@ describe('OpenAI-compatible LLM and embeddings providers', () => {
       credits_used: 3,
     });
 
-    const [sent] = fake.chats();
+    const [sent] = suite.fake.chats();
     expect(sent.headers.authorization).toBe('Bearer sk-test-123');
     expect(sent.headers['content-type']).toContain('application/json');
     expect(sent.body).toMatchObject({ model: 'acme-large', temperature: 0.3, max_tokens: 200 });
@@ -63,7 +58,7 @@ describe('OpenAI-compatible LLM and embeddings providers', () => {
       session_id: res.body.session_id,
     });
     expect(followUp.status).toBe(200);
-    expect(fake.chats()[1].body.messages.slice(1)).toEqual([
+    expect(suite.fake.chats()[1].body.messages.slice(1)).toEqual([
       { role: 'user', content: 'When was Acme founded?' },
       { role: 'assistant', content: res.body.content },
       { role: 'user', content: 'And where?' },
@@ -74,29 +69,29 @@ describe('OpenAI-compatible LLM and embeddings providers', () => {
     const agent = await newAgent();
     const res = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'Hi' });
     expect(res.body.model).toBe('fake-default');
-    expect(fake.chats().at(-1)!.body.model).toBe('fake-default');
+    expect(suite.fake.chats().at(-1)!.body.model).toBe('fake-default');
   });
 
   it('retries 429 and 5xx answers with backoff, and reports a provider failure as 503 without retrying 4xx', async () => {
     const agent = await newAgent();
-    fake.requests.length = 0;
-    fake.failures.push({ status: 429, retryAfter: '0' }, { status: 503 });
+    suite.fake.requests.length = 0;
+    suite.fake.failures.push({ status: 429, retryAfter: '0' }, { status: 503 });
     const res = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'Are you there?' });
     expect(res.status).toBe(200);
     expect(res.body.content).toBe('[fake-default] You asked: Are you there?');
-    expect(fake.chats()).toHaveLength(3);
+    expect(suite.fake.chats()).toHaveLength(3);
 
-    fake.requests.length = 0;
-    fake.failures.push({ status: 400 });
+    suite.fake.requests.length = 0;
+    suite.fake.failures.push({ status: 400 });
     const refused = await http.post(`/api/v1/agents/${agent.id}/chat`, { message: 'Bad request please' });
     expect(refused.status).toBe(503);
     expect(refused.body.error).toBe('service_unavailable');
-    expect(fake.chats()).toHaveLength(1);
+    expect(suite.fake.chats()).toHaveLength(1);
   });
 
   it('streams the provider’s tokens as server-sent events, with the provider’s usage at the end', async () => {
     const agent = await newAgent({ config: { model: 'acme-stream' } });
-    fake.requests.length = 0;
+    suite.fake.requests.length = 0;
     const res = await http.post(
       `/api/v1/agents/${agent.id}/chat`,
       { message: 'Stream me a reply' },
@@ -111,8 +106,8 @@ describe('OpenAI-compatible LLM and embeddings providers', () => {
     expect(deltas.join('')).toBe(expected);
     const done = events.at(-1)!;
     expect(done).toMatchObject({ event: 'done', data: { content: expected, usage: FAKE_USAGE, credits_used: 3 } });
-    expect(fake.chats()[0].body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
-    expect(fake.chats()[0].headers.accept).toBe('text/event-stream');
+    expect(suite.fake.chats()[0].body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    expect(suite.fake.chats()[0].headers.accept).toBe('text/event-stream');
   });
 
   it('re-embeds stored items in the background when the embeddings provider changes, never mixing vectors', async () => {
@@ -139,11 +134,15 @@ describe('OpenAI-compatible LLM and embeddings providers', () => {
       items.map((i) => i.id),
     );
 
-    const service = platform.service('agent-memory');
-    service.setEnv({ EMBEDDINGS_BASE_URL: fake.url, EMBEDDINGS_MODEL: 'fake-embed', EMBEDDINGS_API_KEY: 'sk-embed' });
+    const service = suite.platform.service('agent-memory');
+    service.setEnv({
+      EMBEDDINGS_BASE_URL: suite.fake.url,
+      EMBEDDINGS_MODEL: 'fake-embed',
+      EMBEDDINGS_API_KEY: 'sk-embed',
+    });
     await service.stop();
     // Reset before the start: the backlog begins re-embedding as soon as the service is up.
-    fake.requests.length = 0;
+    suite.fake.requests.length = 0;
     await service.start();
 
     const res = await waitFor(
@@ -160,11 +159,11 @@ describe('OpenAI-compatible LLM and embeddings providers', () => {
     const ranked = await http.post('/api/v1/memory/search', { agent_id: agent.id, query: 'where do penguins live' });
     expect(ranked.body.results[0].content).toBe('Penguins live in the southern hemisphere.');
     expect(res.status).toBe(200);
-    const inputs = fake.embeddings().flatMap((r) => r.body.input as string[]);
+    const inputs = suite.fake.embeddings().flatMap((r) => r.body.input as string[]);
     // Every stored item (this agent's and the earlier tests' agents') was re-embedded once, and the query.
     expect(inputs).toEqual(expect.arrayContaining([...items.map((i) => i.content), 'where do penguins live']));
     expect(new Set(inputs).size).toBe(inputs.length);
-    expect(fake.embeddings()[0].headers.authorization).toBe('Bearer sk-embed');
+    expect(suite.fake.embeddings()[0].headers.authorization).toBe('Bearer sk-embed');
     for (const item of items) {
       const stored = await http.get(`/api/v1/memory/${item.id}`);
       expect(stored.body.embedding).toEqual({ provider: 'openai:fake-embed', dimension: EMBEDDING_DIMENSION });
@@ -173,8 +172,8 @@ describe('OpenAI-compatible LLM and embeddings providers', () => {
     expect(added.body.embedding).toEqual({ provider: '', dimension: 0 });
     await embeddedBy('openai:fake-embed', [added.body.id]);
     // Already re-embedded: a second search embeds only its query.
-    fake.requests.length = 0;
+    suite.fake.requests.length = 0;
     await http.post('/api/v1/memory/search', { agent_id: agent.id, query: 'owls' });
-    expect(fake.embeddings().flatMap((r) => r.body.input)).toEqual(['owls']);
+    expect(suite.fake.embeddings().flatMap((r) => r.body.input)).toEqual(['owls']);
   }, 180_000);
 });

@@ -1,26 +1,15 @@
 import path from 'node:path';
 import { agentMemoryV1 } from '@agentplatform/contracts';
 import { createGrpcClient, openChannel } from '@agentplatform/service-kit';
-import { ServiceProcess, startTenantPlatform, type Platform, type TenantPlatform } from '@agentplatform/testing';
-import { EventTap, newTenant, type Http } from './support';
+import { ServiceProcess, startTenantPlatform, suiteFixture } from '@agentplatform/testing';
+import { newTenant } from './support';
 
 /** Memory items through the gateway: CRUD, hybrid search with filters, ranking, consolidation. */
 describe('memory through the gateway', () => {
-  let suite: TenantPlatform | undefined;
-  let platform: Platform;
-  let tap: EventTap;
-  let http: Http;
-  let tenantId: string;
-
-  beforeAll(async () => {
-    suite = await startTenantPlatform({ services: ['identity', 'agent-memory'] }, 'memory');
-    ({ platform, tap, http, tenantId } = suite);
-  });
-
-  afterAll(() => suite?.stop());
+  const suite = suiteFixture(() => startTenantPlatform({ services: ['identity', 'agent-memory'] }, 'memory'));
 
   const newAgent = async (memoryTypes = ['semantic', 'episodic']) => {
-    const res = await http.post('/api/v1/agents', {
+    const res = await suite.http.post('/api/v1/agents', {
       name: 'Memory agent',
       type: 'research',
       memory_types: memoryTypes,
@@ -35,13 +24,18 @@ describe('memory through the gateway', () => {
     metadata: Record<string, unknown> = {},
     memoryType = 'semantic',
   ) => {
-    const res = await http.post('/api/v1/memory', { agent_id: agentId, memory_type: memoryType, content, metadata });
+    const res = await suite.http.post('/api/v1/memory', {
+      agent_id: agentId,
+      memory_type: memoryType,
+      content,
+      metadata,
+    });
     expect(res.status).toBe(201);
     return res.body;
   };
 
   const search = async (body: Record<string, unknown>) => {
-    const res = await http.post('/api/v1/memory/search', body);
+    const res = await suite.http.post('/api/v1/memory/search', body);
     expect(res.status).toBe(200);
     return res.body.results as Array<{ id: string; content: string; score: number; metadata: Record<string, unknown> }>;
   };
@@ -49,7 +43,7 @@ describe('memory through the gateway', () => {
   describe('add, get, list, update, delete', () => {
     it('adds an item (201 with the stored item), gets and lists it', async () => {
       const agentId = await newAgent();
-      const res = await http.post('/api/v1/memory', {
+      const res = await suite.http.post('/api/v1/memory', {
         agent_id: agentId,
         memory_type: 'semantic',
         content: 'The customer prefers email over phone calls.',
@@ -66,14 +60,14 @@ describe('memory through the gateway', () => {
         // The add answers before the embedding backlog has made the item's vector.
         embedding: { provider: '', dimension: 0 },
       });
-      const got = await http.get(`/api/v1/memory/${res.body.id}`);
+      const got = await suite.http.get(`/api/v1/memory/${res.body.id}`);
       expect(got.status).toBe(200);
       expect(got.body).toEqual({ ...res.body, embedding: expect.any(Object) });
-      const defaultType = await http.post('/api/v1/memory', { agent_id: agentId, content: 'No type given' });
+      const defaultType = await suite.http.post('/api/v1/memory', { agent_id: agentId, content: 'No type given' });
       expect(defaultType.body.memory_type).toBe('semantic');
       expect(defaultType.body.metadata).toEqual({});
 
-      const list = await http.get(`/api/v1/memory?agent_id=${agentId}&per_page=1`);
+      const list = await suite.http.get(`/api/v1/memory?agent_id=${agentId}&per_page=1`);
       expect(list.body).toMatchObject({ total: 2, page: 1, per_page: 1 });
       expect(list.body.items[0].id).toBe(defaultType.body.id);
     });
@@ -84,14 +78,14 @@ describe('memory through the gateway', () => {
       ['unknown memory type', { agent_id: 'agt_x', content: 'x', memory_type: 'dream' }, 'memory_type'],
       ['metadata not an object', { agent_id: 'agt_x', content: 'x', metadata: [1, 2] }, 'metadata'],
     ])('refuses %s with a 400 naming the field', async (_label, body, field) => {
-      const res = await http.post('/api/v1/memory', body);
+      const res = await suite.http.post('/api/v1/memory', body);
       expect(res.status).toBe(400);
       expect(res.body.details.map((d: { field: string }) => d.field)).toEqual([field]);
     });
 
     it('refuses a memory type the agent has not enabled, and an unknown agent', async () => {
       const agentId = await newAgent(['semantic']);
-      const res = await http.post('/api/v1/memory', {
+      const res = await suite.http.post('/api/v1/memory', {
         agent_id: agentId,
         memory_type: 'procedural',
         content: 'Step 1',
@@ -101,7 +95,7 @@ describe('memory through the gateway', () => {
         field: 'memory_type',
         message: expect.stringContaining('not enabled'),
       });
-      expect((await http.post('/api/v1/memory', { agent_id: 'agt_unknown', content: 'x' })).status).toBe(404);
+      expect((await suite.http.post('/api/v1/memory', { agent_id: 'agt_unknown', content: 'x' })).status).toBe(404);
     });
 
     it('updates content (re-embedded and re-indexed) and metadata, and deletes', async () => {
@@ -110,7 +104,7 @@ describe('memory through the gateway', () => {
       await add(agentId, 'Lunch is served at noon in the cafeteria.');
       expect((await search({ agent_id: agentId, query: 'launch March' }))[0].id).toBe(item.id);
 
-      const res = await http.patch(`/api/v1/memory/${item.id}`, {
+      const res = await suite.http.patch(`/api/v1/memory/${item.id}`, {
         content: 'The launch moved to September.',
         metadata: { team: 'product' },
       });
@@ -131,14 +125,14 @@ describe('memory through the gateway', () => {
         item.id,
       );
 
-      const badPatch = await http.patch(`/api/v1/memory/${item.id}`, { content: '' });
+      const badPatch = await suite.http.patch(`/api/v1/memory/${item.id}`, { content: '' });
       expect(badPatch.status).toBe(400);
       expect(badPatch.body.details[0].field).toBe('content');
 
-      expect((await http.delete(`/api/v1/memory/${item.id}`)).status).toBe(200);
-      expect((await http.get(`/api/v1/memory/${item.id}`)).status).toBe(404);
+      expect((await suite.http.delete(`/api/v1/memory/${item.id}`)).status).toBe(200);
+      expect((await suite.http.get(`/api/v1/memory/${item.id}`)).status).toBe(404);
       expect((await search({ agent_id: agentId, query: 'launch September' })).map((r) => r.id)).not.toContain(item.id);
-      expect((await http.delete(`/api/v1/memory/${item.id}`)).status).toBe(404);
+      expect((await suite.http.delete(`/api/v1/memory/${item.id}`)).status).toBe(404);
     });
   });
 
@@ -301,7 +295,7 @@ describe('memory through the gateway', () => {
       ['in without an array', { filters: { source: { in: 'faq' } } }, 'filters.source.in'],
       ['gt with an object', { filters: { priority: { gt: { x: 1 } } } }, 'filters.priority.gt'],
     ])('refuses %s with a 400 naming the field', async (_label, patch, field) => {
-      const res = await http.post('/api/v1/memory/search', { agent_id: agentId, query: 'refund', ...patch });
+      const res = await suite.http.post('/api/v1/memory/search', { agent_id: agentId, query: 'refund', ...patch });
       expect(res.status).toBe(400);
       expect(res.body.details.map((d: { field: string }) => d.field)).toEqual([field]);
     });
@@ -309,7 +303,7 @@ describe('memory through the gateway', () => {
     it('never serves an agent cached for its tenant to another tenant', async () => {
       // The version check reads the agent by id alone and compares the tenant in code.
       expect((await search({ agent_id: agentId, query: 'refund policy' })).length).toBeGreaterThan(0);
-      const other = await newTenant(platform);
+      const other = await newTenant(suite.platform);
       const res = await other.http.post('/api/v1/memory/search', { agent_id: agentId, query: 'refund policy' });
       expect(res.status).toBe(404);
       expect(res.body.error).toBe('not_found');
@@ -321,40 +315,40 @@ describe('memory through the gateway', () => {
         {
           ...process.env,
           LOG_LEVEL: 'info',
-          MONGODB_URI: platform.mongoUri,
-          MONGODB_DATABASE: platform.database('agent-memory'),
-          KAFKA_BROKERS: platform.kafkaBrokers.join(','),
-          KAFKA_TOPIC: platform.topic,
+          MONGODB_URI: suite.platform.mongoUri,
+          MONGODB_DATABASE: suite.platform.database('agent-memory'),
+          KAFKA_BROKERS: suite.platform.kafkaBrokers.join(','),
+          KAFKA_TOPIC: suite.platform.topic,
           GRPC_HOST: '127.0.0.1',
           GRPC_PORT: '0',
           METRICS_PORT: '0',
-          IDENTITY_GRPC_ADDR: `127.0.0.1:${platform.service('identity').ready!.grpc_port}`,
-          DATA_ENCRYPTION_KEY: platform.dataEncryptionKey,
+          IDENTITY_GRPC_ADDR: `127.0.0.1:${suite.platform.service('identity').ready!.grpc_port}`,
+          DATA_ENCRYPTION_KEY: suite.platform.dataEncryptionKey,
         },
-        path.join(platform.logDir, 'agent-memory-replica.log'),
+        path.join(suite.platform.logDir, 'agent-memory-replica.log'),
       );
       const ready = await replica.start();
       const channel = openChannel(`127.0.0.1:${ready.grpc_port}`);
       try {
         const other = createGrpcClient(agentMemoryV1.AgentMemoryServiceDefinition, channel, { deadlineMs: 10_000 });
-        const query = { tenantId, agentId, query: 'penguins in the zoo', topK: 3 };
+        const query = { tenantId: suite.tenantId, agentId, query: 'penguins in the zoo', topK: 3 };
         expect((await other.searchMemory(query)).results.map((r) => r.content)).not.toContain(
           'The zoo has twelve penguins.',
         );
         const added = await add(agentId, 'The zoo has twelve penguins.');
         expect((await other.searchMemory(query)).results[0].id).toBe(added.id);
-        await other.deleteMemory({ tenantId, memoryId: added.id });
+        await other.deleteMemory({ tenantId: suite.tenantId, memoryId: added.id });
         expect((await search({ agent_id: agentId, query: 'penguins in the zoo' })).map((r) => r.id)).not.toContain(
           added.id,
         );
         const viaReplica = await other.addMemory({
-          tenantId,
+          tenantId: suite.tenantId,
           agentId,
           content: 'Penguins are fed at three.',
           metadata: {},
         });
         expect((await search({ agent_id: agentId, query: 'when are penguins fed' }))[0].id).toBe(viaReplica.id);
-        await http.delete(`/api/v1/memory/${viaReplica.id}`);
+        await suite.http.delete(`/api/v1/memory/${viaReplica.id}`);
       } finally {
         channel.close();
         await replica.stop();
@@ -375,7 +369,7 @@ describe('memory through the gateway', () => {
       const other = await add(agentId, 'The user prefers light mode on the phone.');
       const unrelated = await add(agentId, 'Quarterly taxes are due in April.');
 
-      const res = await http.post('/api/v1/memory/consolidate', { agent_id: agentId });
+      const res = await suite.http.post('/api/v1/memory/consolidate', { agent_id: agentId });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ merged: 1, removed: 2, remaining: 4 });
       expect(res.body.groups).toHaveLength(1);
@@ -383,29 +377,29 @@ describe('memory through the gateway', () => {
       expect([keep.id, dup1.id, dup2.id]).toContain(group.kept_id);
       expect([...group.merged_ids, group.kept_id].sort()).toEqual([keep.id, dup1.id, dup2.id].sort());
 
-      const kept = await http.get(`/api/v1/memory/${group.kept_id}`);
+      const kept = await suite.http.get(`/api/v1/memory/${group.kept_id}`);
       expect(kept.body.merged_from.sort()).toEqual([...group.merged_ids].sort());
       expect(kept.body.metadata).toMatchObject({ channel: 'web', extra: true });
-      for (const id of group.merged_ids) expect((await http.get(`/api/v1/memory/${id}`)).status).toBe(404);
+      for (const id of group.merged_ids) expect((await suite.http.get(`/api/v1/memory/${id}`)).status).toBe(404);
       for (const id of [episodicTwin.id, other.id, unrelated.id])
-        expect((await http.get(`/api/v1/memory/${id}`)).status).toBe(200);
+        expect((await suite.http.get(`/api/v1/memory/${id}`)).status).toBe(200);
       const results = await search({ agent_id: agentId, query: 'dark mode editor', memory_type: 'semantic' });
       expect(results.filter((r) => r.content.toLowerCase().includes('dark mode'))).toHaveLength(1);
 
-      const event = await tap.wait('memory.consolidated', (e) => e.data.agent_id === agentId);
-      expect(event.tenant_id).toBe(tenantId);
+      const event = await suite.tap.wait('memory.consolidated', (e) => e.data.agent_id === agentId);
+      expect(event.tenant_id).toBe(suite.tenantId);
       expect(event.data).toEqual({ agent_id: agentId, merged: 1, removed: 2, remaining: 4 });
 
-      const again = await http.post('/api/v1/memory/consolidate', { agent_id: agentId });
+      const again = await suite.http.post('/api/v1/memory/consolidate', { agent_id: agentId });
       expect(again.body).toMatchObject({ merged: 0, removed: 0, remaining: 4, groups: [] });
     });
 
     it('validates its input', async () => {
-      expect((await http.post('/api/v1/memory/consolidate', {})).body.details[0].field).toBe('agent_id');
-      const bad = await http.post('/api/v1/memory/consolidate', { agent_id: 'agt_x', threshold: 0.1 });
+      expect((await suite.http.post('/api/v1/memory/consolidate', {})).body.details[0].field).toBe('agent_id');
+      const bad = await suite.http.post('/api/v1/memory/consolidate', { agent_id: 'agt_x', threshold: 0.1 });
       expect(bad.status).toBe(400);
       expect(bad.body.details[0].field).toBe('threshold');
-      expect((await http.post('/api/v1/memory/consolidate', { agent_id: 'agt_unknown' })).status).toBe(404);
+      expect((await suite.http.post('/api/v1/memory/consolidate', { agent_id: 'agt_unknown' })).status).toBe(404);
     });
   });
 });

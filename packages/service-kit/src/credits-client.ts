@@ -1,6 +1,7 @@
 import { identityV1 } from '@agentplatform/contracts';
-import { createGrpcClient, type Channel } from './grpc-client.js';
+import { createGrpcClient, openChannel, type Channel } from './grpc-client.js';
 import type { Metrics } from './metrics.js';
+import type { ServiceRuntime } from './service.js';
 
 export interface Settlement {
   charged: number;
@@ -45,4 +46,17 @@ export function identityCreditsClient(
       await client.charge(input);
     },
   };
+}
+
+/**
+ * The credits client a service that charges for its work boots with: a channel of its own to
+ * identity (it connects lazily, so identity need not be up yet), closed on shutdown.
+ */
+export function connectIdentityCredits(
+  runtime: Pick<ServiceRuntime, 'lifecycle' | 'metrics'>,
+  config: { IDENTITY_GRPC_ADDR: string; GRPC_DEADLINE_MS: number },
+): CreditsClient {
+  const channel = openChannel(config.IDENTITY_GRPC_ADDR);
+  runtime.lifecycle.onShutdown('identity client', () => channel.close());
+  return identityCreditsClient(channel, { deadlineMs: config.GRPC_DEADLINE_MS, metrics: runtime.metrics });
 }

@@ -2,9 +2,8 @@ import { agentMemoryV1 } from '@agentplatform/contracts';
 import { startOutbox } from '@agentplatform/events';
 import {
   bootService,
+  connectIdentityCredits,
   createGuardedAgent,
-  identityCreditsClient,
-  openChannel,
   QuotaCounter,
   serve,
   type Logger,
@@ -77,12 +76,7 @@ async function main(): Promise<void> {
   const memories = new MemoryRepository(runtime.mongo);
   const chats = new ChatRepository(runtime.mongo);
   await Promise.all([agents.init(), memories.init(), chats.init()]);
-  const identityChannel = openChannel(config.IDENTITY_GRPC_ADDR);
-  const credits = identityCreditsClient(identityChannel, {
-    deadlineMs: config.GRPC_DEADLINE_MS,
-    metrics: runtime.metrics,
-  });
-  runtime.lifecycle.onShutdown('identity client', () => identityChannel.close());
+  const credits = connectIdentityCredits(runtime, config);
   const embedder = embeddingProvider(config, runtime.logger);
   runtime.lifecycle.onShutdown('embeddings', () => embedder.close?.() ?? Promise.resolve());
   const index = new MemoryIndexCache(memories, embedder, config.MEMORY_INDEX_CACHE_MAX_ITEMS, runtime.logger);

@@ -2,8 +2,8 @@ import { workflowV1 } from '@agentplatform/contracts';
 import { startOutbox } from '@agentplatform/events';
 import {
   bootService,
+  connectIdentityCredits,
   createGuardedAgent,
-  identityCreditsClient,
   openChannel,
   QuotaCounter,
   serve,
@@ -38,16 +38,9 @@ async function main(): Promise<void> {
 
   // gRPC channels connect lazily, so the peers need not be up yet.
   const agentMemoryChannel = openChannel(config.AGENT_MEMORY_GRPC_ADDR);
-  const identityChannel = openChannel(config.IDENTITY_GRPC_ADDR);
-  runtime.lifecycle.onShutdown('grpc clients', () => {
-    agentMemoryChannel.close();
-    identityChannel.close();
-  });
+  runtime.lifecycle.onShutdown('agent-memory client', () => agentMemoryChannel.close());
   const agents = grpcAgentDirectory(agentMemoryChannel, config.GRPC_DEADLINE_MS, runtime.metrics);
-  const credits = runCreditLedger(
-    identityCreditsClient(identityChannel, { deadlineMs: config.GRPC_DEADLINE_MS, metrics: runtime.metrics }),
-    runtime.logger,
-  );
+  const credits = runCreditLedger(connectIdentityCredits(runtime, config), runtime.logger);
   const http = createGuardedAgent({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
   runtime.lifecycle.onShutdown('http client', () => http.close());
 

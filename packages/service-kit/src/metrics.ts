@@ -12,24 +12,23 @@ export class Metrics {
   constructor(service: string) {
     this.registry.setDefaultLabels({ service });
     collectDefaultMetrics({ register: this.registry });
-    this.grpcServerDuration = new Histogram({
-      name: 'grpc_server_handling_seconds',
-      help: 'gRPC calls handled, by method and status code',
-      labelNames: ['method', 'code'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
-      registers: [this.registry],
-    });
-    this.grpcClientDuration = new Histogram({
-      name: 'grpc_client_handling_seconds',
-      help: 'gRPC calls made, by method and status code',
-      labelNames: ['method', 'code'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
-      registers: [this.registry],
-    });
+    this.grpcServerDuration = this.rpcHistogram('grpc_server_handling_seconds', 'gRPC calls handled');
+    this.grpcClientDuration = this.rpcHistogram('grpc_client_handling_seconds', 'gRPC calls made');
     this.errors = new Counter({
       name: 'internal_errors_total',
       help: 'Unexpected errors answered as internal_error',
       labelNames: ['kind'],
+      registers: [this.registry],
+    });
+  }
+
+  /** A histogram of gRPC call durations, by method and status code, from 1 ms to 10 s. */
+  private rpcHistogram(name: string, help: string): Histogram<'method' | 'code'> {
+    return new Histogram({
+      name,
+      help: `${help}, by method and status code`,
+      labelNames: ['method', 'code'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
       registers: [this.registry],
     });
   }

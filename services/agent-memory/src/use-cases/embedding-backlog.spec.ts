@@ -143,7 +143,7 @@ describe('embedding backlog yielding to a burst of writes', () => {
       // After the burst, at full rate: the rest (over 100 batches of 4) came without rests.
       const after = paced.calls.filter((at) => at >= burstEnded);
       const rate = (after.length - 1) / ((after[after.length - 1] - after[0]) / 1_000);
-      expect(rate).toBeGreaterThan(12);
+      expect(rate).toBeGreaterThan(8); // 25/s at most; about 6/s if it still rested
     } finally {
       await paced.backlog.stop();
     }

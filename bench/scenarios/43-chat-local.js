@@ -29,7 +29,8 @@ function load(ctx, state, duration) {
  * the load adds), BPE token counting, the turn's writes, two outbox events and an episodic memory
  * per turn. The message is the same every time, so its query vector comes from the cache after
  * the first; the episodic memories wait for the embedding backlog, which runs in agent-memory's
- * model worker during the load and is part of its CPU. CPU per chat is read from /proc: on a
+ * model worker (from EMBEDDINGS_YIELD_MS into the load on, at a quarter of a core while the chats
+ * go on) and is part of its CPU. CPU per chat is read from /proc: on a
  * shared machine req/s follow the share of the cores the processes get, CPU per chat does not.
  */
 module.exports = {

@@ -74,11 +74,12 @@ export class QuotaCounter {
   }
 
   /**
-   * Counts one unit that is never refused (a chat's episodic memory: the chat must not fail). A
+   * Counts units that are never refused (chats' episodic memories: a chat must not fail). A
    * counter not made yet stays unmade: the first acquire counts what exists.
    */
-  async add(scope: string, kind: QuotaKind): Promise<void> {
-    await this.collection.updateOne({ _id: `${kind}:${scope}` }, { $inc: { count: 1 }, $set: { at: new Date() } });
+  async add(scope: string, kind: QuotaKind, units = 1): Promise<void> {
+    if (units <= 0) return;
+    await this.collection.updateOne({ _id: `${kind}:${scope}` }, { $inc: { count: units }, $set: { at: new Date() } });
   }
 
   /** Forgets a scope whose resources are gone (a deleted agent's memories). */

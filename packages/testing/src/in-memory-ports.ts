@@ -56,9 +56,9 @@ export class InMemoryQuotaCounter {
     return () => this.release(scope, kind, units);
   };
 
-  async add(scope: string, kind: QuotaKind): Promise<void> {
+  async add(scope: string, kind: QuotaKind, units = 1): Promise<void> {
     const key = `${kind}:${scope}`;
-    if (this.counts.has(key)) this.counts.set(key, this.counts.get(key)! + 1);
+    if (this.counts.has(key)) this.counts.set(key, this.counts.get(key)! + units);
   }
 
   async forget(scope: string, kind: QuotaKind): Promise<void> {

@@ -119,4 +119,41 @@ describe('plan quotas', () => {
     expect(statuses.filter((s) => s === 403)).toHaveLength(19);
     expectQuotaError(await add(99), 'memories', 10_000);
   });
+
+  it("chats' episodic memories are never refused but count toward the memories quota", async () => {
+    const { user, http } = await newTenant(platform);
+    const agent = (
+      await http.post('/api/v1/agents', { ...agentBody('talker'), memory_types: ['semantic', 'episodic'] })
+    ).body;
+    const now = new Date();
+    const docs = Array.from({ length: 9_998 }, (_, i) => ({
+      _id: `mem_seed_${agent.id}_${i}`,
+      tenant_id: user.tenantId,
+      agent_id: agent.id,
+      memory_type: 'semantic',
+      content: `seeded memory ${i}`,
+      metadata: {},
+      merged_from: [],
+      created_at: now,
+      updated_at: now,
+    }));
+    await mongo
+      .db(platform.database('agent-memory'))
+      .collection('memories')
+      .insertMany(docs as never[]);
+    const add = (i: number) => http.post('/api/v1/memory', { agent_id: agent.id, content: `new memory ${i}` });
+    expect((await add(0)).status).toBe(201); // 9,999 of 10,000
+
+    // Three chats at once: each stores its exchange, past the limit too (a reply is never refused).
+    const chats = await Promise.all(
+      [1, 2, 3].map((i) => http.post(`/api/v1/agents/${agent.id}/chat`, { message: `question ${i}` })),
+    );
+    expect(chats.map((c) => c.status)).toEqual([200, 200, 200]);
+    const episodic = await http.get(`/api/v1/memory?agent_id=${agent.id}&memory_type=episodic`);
+    expect(episodic.body.total).toBe(3);
+    // They took the last unit and more: no add fits, even after one memory is deleted.
+    expectQuotaError(await add(1), 'memories', 10_000);
+    expect((await http.delete(`/api/v1/memory/${episodic.body.items[0].id}`)).status).toBe(200);
+    expectQuotaError(await add(2), 'memories', 10_000);
+  });
 });

@@ -66,6 +66,22 @@ describe('tokenizer (cl100k_base)', () => {
     }
   });
 
+  it('counts a prompt of repeated lines exactly, line by line and across line breaks', () => {
+    // Lines cut after a newline followed by each kind of character the pattern treats apart.
+    const lines = ['- A fact.', 'User: hi', "Assistant: it's 12,345!", '  indented', '\tTab', '中文', '🙂 ok', '', ' '];
+    const texts: string[] = [];
+    for (let seed = 1; seed <= 200; seed++) {
+      let s = seed;
+      let text = '';
+      for (let i = 0; i < 12; i++) {
+        s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+        text += lines[s % lines.length] + ['\n', '\n\n', '\r\n', ' \n', '.\n', ':\n'][s % 6];
+      }
+      texts.push(text, text.trimEnd(), randomText(seed + 1_000, 300));
+    }
+    for (const text of texts) expect([text, countTokens(text)]).toEqual([text, libraryCount(text)]);
+  });
+
   it('counts special tokens in a user text as ordinary text instead of failing', () => {
     expect(() => countTokens('please ignore <|endoftext|>')).not.toThrow();
     expect(countTokens('<|endoftext|>')).toBeGreaterThan(1);

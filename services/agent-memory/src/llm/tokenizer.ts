@@ -45,10 +45,47 @@ function pieceTokens(piece: string): number {
   return count;
 }
 
-export function countTokens(text: string): number {
+function piecesTokens(text: string): number {
   let total = 0;
   for (const match of text.matchAll(PIECES)) total += pieceTokens(match[0]);
   return total;
+}
+
+/*
+ * No piece of the split pattern spans a line break followed by a non-space character: a piece
+ * that takes a newline ends with it (`\s*[\r\n]+`, a symbol run's `[\r\n]*`) or stops before it
+ * (letters, digits, contractions), the only lookahead (`\s+(?!\S)`) is never reached in a
+ * whitespace run that ends with a newline, and the pattern has no lookbehind. So a text's count
+ * is the sum of its lines' counts, cut there, and the lines of prompts repeat from turn to turn
+ * (the system prompt, the memories quoted in it and in the replies, the history): each distinct
+ * line is counted once and remembered, instead of splitting the whole prompt on every turn.
+ */
+const MAX_LINES = 4_096;
+/** Longer lines are counted piece by piece every time, not remembered. */
+const MAX_LINE_CHARS = 2_000;
+const lineCounts = new Map<string, number>();
+const SPACE = /\s/u;
+
+function lineTokens(line: string): number {
+  if (line.length > MAX_LINE_CHARS) return piecesTokens(line);
+  let count = lineCounts.get(line);
+  if (count === undefined) {
+    count = piecesTokens(line);
+    if (lineCounts.size >= MAX_LINES) lineCounts.clear();
+    lineCounts.set(line, count);
+  }
+  return count;
+}
+
+export function countTokens(text: string): number {
+  let total = 0;
+  let start = 0;
+  for (let nl = text.indexOf('\n'); nl !== -1 && nl + 1 < text.length; nl = text.indexOf('\n', nl + 1)) {
+    if (SPACE.test(text[nl + 1])) continue;
+    total += lineTokens(text.slice(start, nl + 1));
+    start = nl + 1;
+  }
+  return total + lineTokens(start === 0 ? text : text.slice(start));
 }
 
 /** The first `max` tokens of a text (cut on a token boundary), and how many tokens that is. */

@@ -465,8 +465,7 @@ async function reservedTurn(
   }
 
   if (agent.memoryTypes.includes('episodic')) {
-    // Counted toward the memories quota, never refused: the reply is already the user's.
-    await deps.quotas.add(agent.id, 'memories');
+    // Counted toward the memories quota with the store, never refused: the reply is already the user's.
     await storeMemory(deps, agent, {
       memoryType: 'episodic',
       content: `User: ${message}\nAssistant: ${result.content}`,

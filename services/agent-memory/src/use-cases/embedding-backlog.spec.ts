@@ -32,7 +32,7 @@ class PendingItems {
   }
 }
 
-function setup(options: { yieldMs: number; quietMs: number }) {
+function setup(options: { yieldMs: number; quietMs: number; burstShare?: number; embedMs?: number }) {
   const memories = new PendingItems();
   /** When each model call started, in ms after `started`. */
   const calls: number[] = [];
@@ -41,6 +41,7 @@ function setup(options: { yieldMs: number; quietMs: number }) {
     id: 'test-embedder',
     async embed(texts) {
       calls.push(Date.now() - started);
+      if (options.embedMs) await delay(options.embedMs);
       return texts.map(() => new Float32Array([1, 0]));
     },
   };
@@ -54,7 +55,14 @@ function setup(options: { yieldMs: number; quietMs: number }) {
       logger: createLogger('agent-memory', 'silent'),
       metrics: new Metrics('agent-memory-test'),
     },
-    { batchSize: 4, leaseMs: 60_000, idlePollMs: 50, ...options },
+    {
+      batchSize: 4,
+      leaseMs: 60_000,
+      idlePollMs: 50,
+      yieldMs: options.yieldMs,
+      quietMs: options.quietMs,
+      burstShare: options.burstShare,
+    },
   );
   /** A write on this replica: an item stored without a vector, and the kick the add path gives. */
   let n = 0;
@@ -112,6 +120,32 @@ describe('embedding backlog yielding to a burst of writes', () => {
       expect(await memories.countPending()).toBe(0);
     } finally {
       await backlog.stop();
+    }
+  });
+
+  it('past the bound, takes a bounded share while the burst goes on, then catches up at full rate', async () => {
+    // Each model call takes 40 ms; a write every 10 ms for 2.4 s, a bound of 400 ms.
+    const paced = setup({ yieldMs: 400, quietMs: 150, embedMs: 40 });
+    paced.backlog.start();
+    try {
+      while (Date.now() - paced.started < 2_400) {
+        paced.write();
+        await delay(10);
+      }
+      const burstEnded = Date.now() - paced.started;
+      const during = paced.calls.filter((at) => at < burstEnded).length;
+      // A quarter of 2 s past the bound is 500 ms of model time, 12-13 calls of 40 ms: well below
+      // the 50 calls that 2 s at full rate allow, and still some (the backlog does not stop).
+      expect(during).toBeGreaterThan(2);
+      expect(during).toBeLessThan(25);
+      expect(paced.memories.embedded).toBeLessThan(paced.written() / 2);
+      await until(() => paced.memories.embedded === paced.written(), 20_000);
+      // After the burst, at full rate: the rest (over 100 batches of 4) came without rests.
+      const after = paced.calls.filter((at) => at >= burstEnded);
+      const rate = (after.length - 1) / ((after[after.length - 1] - after[0]) / 1_000);
+      expect(rate).toBeGreaterThan(8); // 25/s at most; about 6/s if it still rested
+    } finally {
+      await paced.backlog.stop();
     }
   });
 

@@ -20,6 +20,11 @@ export interface BacklogOptions {
   yieldMs: number;
   /** A pause this long in the replica's writes ends a burst (default QUIET_MS). */
   quietMs?: number;
+  /**
+   * Share of one core the model may take while a burst goes on past `yieldMs` (default
+   * BURST_SHARE); 1: all it can.
+   */
+  burstShare?: number;
 }
 
 /**
@@ -27,6 +32,15 @@ export interface BacklogOptions {
  * a chat's episodic memory, content updates) follow each other closer than this.
  */
 export const QUIET_MS = 100;
+
+/**
+ * While a burst of writes goes on past `yieldMs`, the backlog takes at most this share of one core:
+ * after each batch it rests three times as long as the batch took. The request work of the burst
+ * (a chat costs all processes together about as much CPU as embedding its exchange) keeps the
+ * cores; the backlog still drains at a quarter of its rate meanwhile, and at full rate once the
+ * writes pause.
+ */
+export const BURST_SHARE = 0.25;
 
 /** How often the backlog's size is counted and logged while it drains. */
 const PROGRESS_EVERY_MS = 5_000;
@@ -141,6 +155,7 @@ export class EmbeddingBacklog {
         continue;
       }
       const batch = embedded;
+      const busyMs = Date.now() - claimedAt;
       storing = this.store(batch.token, batch.claimed, batch.vectors).then(
         () => {
           this.doneSinceProgress += batch.claimed.length;
@@ -151,16 +166,51 @@ export class EmbeddingBacklog {
           this.deps.logger.warn({ err: error }, 'storing embedded batch failed; its items wait for their lease');
         },
       );
+      await this.pace(busyMs);
     }
     await storing;
+  }
+
+  /** True while this replica's writes keep coming (the last one less than `quietMs` ago). */
+  private inBurst(): boolean {
+    return this.burstSince !== undefined && Date.now() - this.lastWrite < (this.options.quietMs ?? QUIET_MS);
+  }
+
+  /**
+   * After a batch that took `busyMs`, during a burst that has outlasted `yieldMs`: rests so that
+   * the backlog's share of one core stays at `burstShare`, or until the writes pause (then it goes
+   * on at full rate at once). Outside a burst, or with `yieldMs` 0, it does not rest.
+   */
+  private async pace(busyMs: number): Promise<void> {
+    const share = this.options.burstShare ?? BURST_SHARE;
+    if (share >= 1 || this.options.yieldMs <= 0 || !this.inBurst()) return;
+    const until = Date.now() + (busyMs * (1 - share)) / share;
+    const quietMs = this.options.quietMs ?? QUIET_MS;
+    while (!this.stopped && this.inBurst()) {
+      const wait = Math.min(until, this.lastWrite + quietMs) - Date.now();
+      if (wait <= 0) return;
+      await this.rest(wait);
+    }
+  }
+
+  /** Waits `ms`; stop ends the wait at once. */
+  private async rest(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.unyield = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.unyield = undefined;
   }
 
   /**
    * Gives the cores to a burst of writes on this replica: while they keep coming (one within the
    * last `quietMs`), the backlog waits, so that the model's CPU (several milliseconds per item)
    * does not compete with the writes' own. It never waits longer than `yieldMs` after the first
-   * write of the burst: from then on it works without waiting until it has caught up (found
-   * nothing to claim), so an item's vector comes at most `yieldMs` later than without waiting.
+   * write of the burst: from then on it works until it has caught up (found nothing to claim),
+   * at `burstShare` of a core while the burst goes on (see pace) and at full rate once it pauses.
    * Items are lexically searchable meanwhile. Only this replica's writes count: a replica that
    * takes no writes embeds the others' items at once.
    */
@@ -170,14 +220,7 @@ export class EmbeddingBacklog {
       const until = Math.min(this.lastWrite + quietMs, this.burstSince + this.options.yieldMs);
       const wait = until - Date.now();
       if (wait <= 0) return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        this.unyield = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.unyield = undefined;
+      await this.rest(wait);
     }
   }
 

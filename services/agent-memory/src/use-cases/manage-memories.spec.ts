@@ -2,7 +2,7 @@ import { newId } from '@agentplatform/service-kit';
 import type { MemoryItem } from '../domain/memory.js';
 import { inMemoryAgentMemoryDeps } from '../testing/in-memory.js';
 import { createAgent, deleteAgent } from './manage-agents.js';
-import { addMemory } from './manage-memories.js';
+import { addMemory, storeMemory } from './manage-memories.js';
 
 async function setup() {
   const { deps, fakes } = inMemoryAgentMemoryDeps();
@@ -30,6 +30,25 @@ describe('memory adds written in groups', () => {
       [2, 19],
     ]);
     expect(fakes.quotas.count(agentId, 'memories')).toBe(20);
+  });
+
+  it("counts chats' episodic memories toward the quota with one increment per group, never refusing", async () => {
+    const { deps, fakes, agentId } = await setup();
+    const agent = (await fakes.agents.find('t1', agentId))!;
+    await add(deps, agentId, 'a fact', { plan: 'free' });
+    const increments = jest.spyOn(fakes.quotas, 'add');
+    const stored = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        storeMemory(deps, agent, { memoryType: 'episodic', content: `User: q${i}\nAssistant: a${i}`, metadata: {} }),
+      ),
+    );
+    expect(stored).toHaveLength(10);
+    expect(fakes.quotas.count(agentId, 'memories')).toBe(11);
+    // The first goes out alone, the other nine together.
+    expect(increments.mock.calls).toEqual([
+      [agentId, 'memories', 1],
+      [agentId, 'memories', 9],
+    ]);
   });
 
   it('refuses only the add whose type is not enabled; the rest of its group is stored', async () => {

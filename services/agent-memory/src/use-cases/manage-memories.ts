@@ -55,7 +55,7 @@ interface PendingAdd {
   /**
    * An add through the API: the write reads the agent (once per group), checks the type is
    * enabled and takes a unit of the plan's memories quota. A chat's add brings the agent it
-   * already read and has counted its unit itself (never refused).
+   * already read; its unit is counted with the group's (never refused).
    */
   checked: { plan: string | undefined } | { agent: Agent };
 }
@@ -113,7 +113,7 @@ async function takeQuota(
 
 /**
  * Writes one agent's group of adds: the agent read (unless every add brought it), the type
- * checks, the quota (one increment for the group), the items (one insertMany), then the agent's
+ * checks, the quota (one increment for the group, and one for its chats' adds), the items (one insertMany), then the agent's
  * memory version (one bump, after the items: see MemoryIndexCache). The bump is addressed to the
  * agent in the tenant, so it also checks that the agent still exists: an agent deleted since the
  * read (on any replica) gets no memories from a write that answers after the delete did; its items
@@ -139,6 +139,12 @@ async function writeGroup(deps: UseCaseDeps, adds: PendingAdd[]): Promise<Array<
     else byPlan.set(add.checked.plan, [...(byPlan.get(add.checked.plan) ?? []), i]);
   });
   const held: number[] = [];
+  // Chats' episodic memories: counted toward the quota, never refused (one increment per group).
+  const chats = adds.map((_, i) => i).filter((i) => !('plan' in adds[i].checked));
+  if (chats.length > 0) {
+    await deps.quotas.add(agentId, 'memories', chats.length);
+    held.push(...chats);
+  }
   for (const [plan, indexes] of byPlan) {
     const taken = await takeQuota(deps, agentId, plan, indexes.length, () => deps.memories.count(tenantId, agentId));
     indexes.forEach((i, n) => {
@@ -202,7 +208,8 @@ function newItem(
 }
 
 /**
- * Stores a chat's item for an agent the caller has read (its quota unit already counted), then
+ * Stores a chat's item for an agent the caller has read (counted toward the memories quota with
+ * the group's write, never refused), then
  * bumps the agent's memory version and applies the item to this replica's cached index: it is
  * lexically searchable at once. Its vector comes from the embedding backlog, off the request path.
  */

@@ -1,15 +1,8 @@
 import { workflowV1 } from '@agentplatform/contracts';
 import { startOutbox } from '@agentplatform/events';
-import {
-  bootService,
-  createGuardedAgent,
-  identityCreditsClient,
-  openChannel,
-  QuotaCounter,
-  serve,
-} from '@agentplatform/service-kit';
+import { bootService, createGuardedAgent, openChannel, QuotaCounter, serve } from '@agentplatform/service-kit';
 import { grpcAgentDirectory } from './clients/agents.client.js';
-import { runCreditLedger } from './clients/credits.client.js';
+import { identityRunCredits, runCreditLedger } from './clients/credits.client.js';
 import { loadServiceConfig } from './config.js';
 import { newHookId } from './domain/hook-id.js';
 import { ExecutionEngine } from './engine/execution-engine.js';
@@ -45,7 +38,7 @@ async function main(): Promise<void> {
   });
   const agents = grpcAgentDirectory(agentMemoryChannel, config.GRPC_DEADLINE_MS, runtime.metrics);
   const credits = runCreditLedger(
-    identityCreditsClient(identityChannel, { deadlineMs: config.GRPC_DEADLINE_MS, metrics: runtime.metrics }),
+    identityRunCredits(identityChannel, { deadlineMs: config.GRPC_DEADLINE_MS, metrics: runtime.metrics }),
     runtime.logger,
   );
   const http = createGuardedAgent({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });

@@ -52,6 +52,24 @@ async function createActiveWorkflow(http, body) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The credit calls identity has answered so far (Reserve, Settle and their batch forms), from its
+ * metrics: calls per execution do not depend on how loaded the machine is, CPU per execution does.
+ */
+async function creditCalls(ctx) {
+  const port = ctx.platform.service('identity').ready?.metrics_port;
+  if (!port) return NaN;
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  let calls = 0;
+  for (const line of text.split('\n')) {
+    const m = line.match(
+      /^grpc_server_handling_seconds_count\{[^}]*method="[^"]*\/(Reserve|Settle)(Many)?"[^}]*\} (\d+)/,
+    );
+    if (m) calls += Number(m[3]);
+  }
+  return calls;
+}
+
 async function completedCount(state) {
   return (await state.http.get(`/api/v1/workflows/${state.workflow.id}/executions?limit=1&status=completed`)).body
     .total;
@@ -91,6 +109,7 @@ async function measureHookRuns(ctx, state, label) {
   const idlePerMs = pids.map((pid, i) => (cpuMs(pid) - idleFrom[i]) / (Date.now() - idleStarted));
   const before = await completedCount(state);
   const cpuBefore = pids.map(cpuMs);
+  const callsBefore = await creditCalls(ctx);
   const started = Date.now();
   const figures = await ctx.measure(load);
   let running = Infinity;
@@ -107,6 +126,7 @@ async function measureHookRuns(ctx, state, label) {
   }
   const elapsedMs = Date.now() - started;
   const seconds = elapsedMs / 1000;
+  const calls = (await creditCalls(ctx)) - callsBefore;
   const cpuUsed = pids.map((pid, i) => Math.max(0, cpuMs(pid) - cpuBefore[i] - idlePerMs[i] * elapsedMs));
   counts.completed -= before;
   // Per completed execution, from the first hook to the last completion (the drain's polling is
@@ -121,7 +141,7 @@ async function measureHookRuns(ctx, state, label) {
         label: `${label}: executions completed/s`,
         rps: Math.round(counts.completed / seconds),
         errors: counts.failed + (running > 0 ? running : 0),
-        note: `${counts.completed} completed in ${seconds.toFixed(1)} s (load ${ctx.duration} s + drain); avg execution ${stats.avg_duration}; ${cpuNote}`,
+        note: `${counts.completed} completed in ${seconds.toFixed(1)} s (load ${ctx.duration} s + drain); avg execution ${stats.avg_duration}; ${cpuNote}; identity credit calls per execution ${(calls / Math.max(1, counts.completed)).toFixed(2)}`,
       },
     ],
   };

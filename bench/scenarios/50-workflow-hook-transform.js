@@ -1,6 +1,18 @@
 // @ts-check
 'use strict';
 const { randomBytes } = require('node:crypto');
+const fs = require('node:fs');
+
+/** The processes a hook-triggered execution goes through; their CPU per execution is reported. */
+const PROCESSES = ['gateway', 'workflow', 'identity'];
+const IDLE_SAMPLE_MS = 3_000;
+
+/** CPU milliseconds a process has used so far (utime + stime from /proc, Linux). */
+function cpuMs(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 /** A registered tenant with plenty of credits (a run costs one) and an API client for it. */
 async function workflowTenant(ctx) {
@@ -40,6 +52,24 @@ async function createActiveWorkflow(http, body) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The credit calls identity has answered so far (Reserve, Settle and their batch forms), from its
+ * metrics: calls per execution do not depend on how loaded the machine is, CPU per execution does.
+ */
+async function creditCalls(ctx) {
+  const port = ctx.platform.service('identity').ready?.metrics_port;
+  if (!port) return NaN;
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  let calls = 0;
+  for (const line of text.split('\n')) {
+    const m = line.match(
+      /^grpc_server_handling_seconds_count\{[^}]*method="[^"]*\/(Reserve|Settle)(Many)?"[^}]*\} (\d+)/,
+    );
+    if (m) calls += Number(m[3]);
+  }
+  return calls;
+}
+
 async function completedCount(state) {
   return (await state.http.get(`/api/v1/workflows/${state.workflow.id}/executions?limit=1&status=completed`)).body
     .total;
@@ -69,7 +99,17 @@ async function measureHookRuns(ctx, state, label) {
   // Warm-up, not measured: 3 s of the same load (JIT, connection pools), then until it drained.
   await ctx.autocannon({ connections: ctx.connections, duration: 3, ...load });
   await drained(state);
+  const pids = PROCESSES.map((name) => ctx.platform.service(name).pid);
+  // What the processes use at idle (pollers, timers, Kafka), measured just before the load and
+  // taken out of the figure per execution: on a loaded machine the rate can be low enough for
+  // the background to look like a cost per execution.
+  const idleFrom = pids.map(cpuMs);
+  const idleStarted = Date.now();
+  await sleep(IDLE_SAMPLE_MS);
+  const idlePerMs = pids.map((pid, i) => (cpuMs(pid) - idleFrom[i]) / (Date.now() - idleStarted));
   const before = await completedCount(state);
+  const cpuBefore = pids.map(cpuMs);
+  const callsBefore = await creditCalls(ctx);
   const started = Date.now();
   const figures = await ctx.measure(load);
   let running = Infinity;
@@ -84,8 +124,15 @@ async function measureHookRuns(ctx, state, label) {
     counts = { completed: c.body.total, failed: f.body.total };
     if (running > 0) await sleep(100);
   }
-  const seconds = (Date.now() - started) / 1000;
+  const elapsedMs = Date.now() - started;
+  const seconds = elapsedMs / 1000;
+  const calls = (await creditCalls(ctx)) - callsBefore;
+  const cpuUsed = pids.map((pid, i) => Math.max(0, cpuMs(pid) - cpuBefore[i] - idlePerMs[i] * elapsedMs));
   counts.completed -= before;
+  // Per completed execution, from the first hook to the last completion (the drain's polling is
+  // in it), less the idle use over that time.
+  const perExecution = cpuUsed.map((ms) => (counts.completed > 0 ? ms / counts.completed : 0));
+  const cpuNote = `CPU ms per execution above idle: ${PROCESSES.map((name, i) => `${name} ${perExecution[i].toFixed(2)}`).join(', ')}`;
   const stats = (await state.http.get(`/api/v1/workflows/${state.workflow.id}`)).body.statistics;
   return {
     rows: [
@@ -94,7 +141,7 @@ async function measureHookRuns(ctx, state, label) {
         label: `${label}: executions completed/s`,
         rps: Math.round(counts.completed / seconds),
         errors: counts.failed + (running > 0 ? running : 0),
-        note: `${counts.completed} completed in ${seconds.toFixed(1)} s (load ${ctx.duration} s + drain); avg execution ${stats.avg_duration}`,
+        note: `${counts.completed} completed in ${seconds.toFixed(1)} s (load ${ctx.duration} s + drain); avg execution ${stats.avg_duration}; ${cpuNote}; identity credit calls per execution ${(calls / Math.max(1, counts.completed)).toFixed(2)}`,
       },
     ],
   };

@@ -91,7 +91,7 @@ async function main(): Promise<void> {
       },
     },
   };
-  runtime.server.add(identityV1.IdentityServiceDefinition, identityService(deps));
+  runtime.server.add(identityV1.IdentityServiceDefinition, identityService(deps, runtime.logger));
 
   let sweeping = false;
   const sweepTimer = setInterval(() => {

@@ -2,14 +2,15 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import mongoose from 'mongoose';
 import { identityV1 } from '@agentplatform/contracts';
-import { DomainError, createGrpcClient, openChannel, type Channel } from '@agentplatform/service-kit';
+import { DomainError, createGrpcClient, fromCallError, openChannel, type Channel } from '@agentplatform/service-kit';
 import { startPlatform, type Platform } from '@agentplatform/testing';
 
 /**
- * Crashes identity (SIGKILL) at random moments while chats reserve and settle (or release) and
- * the owner buys credits, every call retried with its operation id until it is answered, the way
- * agent-memory, workflow and a client retrying a purchase do. Afterwards the ledger must be a
- * clean chain whose sum is the balance, with each operation once and each reservation closed once.
+ * Crashes identity (SIGKILL) at random moments while chats reserve and settle (or release), half
+ * of them through ReserveMany/SettleMany, and the owner buys credits, every call retried with its
+ * operation id until it is answered, the way agent-memory, workflow and a client retrying a
+ * purchase do. Afterwards the ledger must be a clean chain whose sum is the balance, with each
+ * operation once and each reservation closed once.
  *
  * CREDITS_FAULT_ROUNDS repeats it (each round a new tenant) and CREDITS_FAULT_REPORT names a file
  * that gets one line per finished round; scripts/credits-fault-loop.js sets both.
@@ -73,6 +74,19 @@ describe('identity credits under crashes', () => {
     }
   }
 
+  /** One item through ReserveMany (the workflow service's path): its answer, or its error thrown. */
+  async function reserveInBatch(item: identityV1.ReserveRequest): Promise<identityV1.ReserveResponse> {
+    const [answer] = (await identity.reserveMany({ items: [item] })).outcomes;
+    if (answer?.outcome?.$case === 'reserved') return answer.outcome.value;
+    throw answer?.outcome?.$case === 'error' ? fromCallError(answer.outcome.value) : new Error('no outcome');
+  }
+
+  async function settleInBatch(item: identityV1.SettleRequest): Promise<identityV1.SettleResponse> {
+    const [answer] = (await identity.settleMany({ items: [item] })).outcomes;
+    if (answer?.outcome?.$case === 'settled') return answer.outcome.value;
+    throw answer?.outcome?.$case === 'error' ? fromCallError(answer.outcome.value) : new Error('no outcome');
+  }
+
   /** Kills identity after a random time up, restarts it, until `done`; answers the number of kills. */
   async function crashLoop(done: () => boolean): Promise<number> {
     const service = platform.service('identity');
@@ -116,7 +130,10 @@ describe('identity credits under crashes', () => {
         }
         const operationId = `chat:${n}`;
         const reserved = 1 + randomInt(5);
-        await untilAnswered(() => identity.reserve({ tenantId, operationId, amount: reserved, description: 'chat' }));
+        // Every other operation goes through the batch calls, as a workflow run's credit does.
+        const batched = n % 2 === 1;
+        const reservation = { tenantId, operationId, amount: reserved, description: 'chat' };
+        await untilAnswered(() => (batched ? reserveInBatch(reservation) : identity.reserve(reservation)));
         if (n % 10 === 0) {
           // The chat failed: its reservation goes back whole.
           const released = await untilAnswered(() => identity.release({ tenantId, operationId, description: '' }));
@@ -124,9 +141,8 @@ describe('identity credits under crashes', () => {
           return;
         }
         const used = 1 + randomInt(reserved);
-        const settled = await untilAnswered(() =>
-          identity.settle({ tenantId, operationId, used, description: 'chat settled' }),
-        );
+        const settlement = { tenantId, operationId, used, description: 'chat settled' };
+        const settled = await untilAnswered(() => (batched ? settleInBatch(settlement) : identity.settle(settlement)));
         expect(settled).toMatchObject({ charged: used, returned: reserved - used, released: false });
         expected -= used;
       };

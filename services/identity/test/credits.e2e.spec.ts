@@ -132,6 +132,71 @@ describe('identity credits over gRPC', () => {
     expect((await identity.getBalance({ tenantId })).balance).toBe(0);
   });
 
+  it('answers each item of ReserveMany and SettleMany as its own call would, charging each once', async () => {
+    const tenantId = await newTenant();
+    const other = await newTenant();
+    await identity.charge({ tenantId, amount: 997, idempotencyKey: 'drain', description: '' });
+    const reserve = (operationId: string, tenant = tenantId) => ({
+      tenantId: tenant,
+      operationId,
+      amount: 1,
+      description: 'workflow run',
+    });
+    // Three credits left: run:1 twice (one reservation), run:2, run:3, then run:4 is refused;
+    // another tenant's item and one without a tenant are answered on their own.
+    const { outcomes } = await identity.reserveMany({
+      items: [
+        reserve('run:1'),
+        reserve('run:1'),
+        reserve('run:2'),
+        reserve('run:x', other),
+        reserve('run:3'),
+        reserve('run:4'),
+        reserve('run:5', ''),
+      ],
+    });
+    expect(outcomes.map((o) => o.outcome?.$case)).toEqual([
+      'reserved',
+      'reserved',
+      'reserved',
+      'reserved',
+      'reserved',
+      'error',
+      'error',
+    ]);
+    const [first, twin] = outcomes.map((o) => (o.outcome?.$case === 'reserved' ? o.outcome.value : undefined));
+    expect(twin!.entryId).toBe(first!.entryId);
+    expect(outcomes[5].outcome).toMatchObject({ $case: 'error', value: { code: 'insufficient_credits' } });
+    expect(outcomes[6].outcome).toMatchObject({ $case: 'error', value: { code: 'validation_error' } });
+    expect((await identity.getBalance({ tenantId })).balance).toBe(0);
+    expect((await identity.getBalance({ tenantId: other })).balance).toBe(999);
+
+    const settle = (operationId: string) => ({ tenantId, operationId, used: 1, description: 'run started' });
+    const settled = await identity.settleMany({ items: ['run:1', 'run:2', 'run:3', 'run:4'].map(settle) });
+    expect(settled.outcomes.map((o) => o.outcome?.$case)).toEqual(['settled', 'settled', 'settled', 'error']);
+    expect(settled.outcomes[0].outcome).toMatchObject({ $case: 'settled', value: { charged: 1, returned: 0 } });
+    expect(settled.outcomes[3].outcome).toMatchObject({ $case: 'error', value: { code: 'not_found' } });
+    // A repeat (a retried settle) answers the same and charges nothing more.
+    const again = await identity.settleMany({ items: ['run:1', 'run:2'].map(settle) });
+    expect(again.outcomes).toEqual(settled.outcomes.slice(0, 2));
+    expect((await identity.getBalance({ tenantId })).balance).toBe(0);
+    const ledger = await identity.getCredits({ tenantId, limit: 20 });
+    expect(ledger.entries.filter((e) => e.type === 'settle')).toHaveLength(3);
+  });
+
+  it('refuses a ReserveMany of more than 256 items as a whole', async () => {
+    const tenantId = await newTenant();
+    const items = Array.from({ length: 257 }, (_, i) => ({
+      tenantId,
+      operationId: `run:${i}`,
+      amount: 1,
+      description: '',
+    }));
+    const error = await failure(identity.reserveMany({ items }));
+    expect(error.code).toBe('validation_error');
+    expect((await identity.getBalance({ tenantId })).balance).toBe(1000);
+  });
+
   it('refunds idempotently', async () => {
     const tenantId = await newTenant();
     await identity.charge({ tenantId, amount: 10, idempotencyKey: 'c1', description: '' });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { identityV1 } from '@agentplatform/contracts';
-import { ValidationError } from '@agentplatform/service-kit';
+import { ValidationError, toCallError, type Logger } from '@agentplatform/service-kit';
 import type { ApiKey } from '../persistence/api-key.repository.js';
 import type { LedgerEntry } from '../persistence/credit.repository.js';
 import type { User } from '../persistence/user.repository.js';
@@ -74,8 +74,46 @@ function tenant(tenantId: string): string {
   return tenantId;
 }
 
-/** Maps the proto messages to the use cases and back; no rules live here. */
-export function identityService(deps: UseCaseDeps): identityV1.IdentityServiceImplementation {
+/** Items one ReserveMany or SettleMany call may carry. */
+const MAX_ITEMS_PER_CALL = 256;
+
+function checkBatch(items: unknown[]): void {
+  if (items.length > MAX_ITEMS_PER_CALL)
+    throw ValidationError.field('items', `must be at most ${MAX_ITEMS_PER_CALL} per call`);
+}
+
+/**
+ * Maps the proto messages to the use cases and back; no rules live here. The logger records the
+ * unexpected errors of batch items (a failed single call is logged by the server middleware).
+ */
+export function identityService(deps: UseCaseDeps, logger: Logger): identityV1.IdentityServiceImplementation {
+  const reserve = async (req: identityV1.ReserveRequest): Promise<identityV1.ReserveResponse> => {
+    const made = await reserveCredits(deps, {
+      tenantId: tenant(req.tenantId),
+      operationId: req.operationId,
+      amount: req.amount,
+      description: req.description,
+    });
+    return {
+      balance: made.entry.balanceAfter,
+      entryId: made.entry.id,
+      reserved: made.reserved,
+      expiresAt: made.expiresAt?.toISOString() ?? '',
+    };
+  };
+  const settle = async (req: identityV1.SettleRequest): Promise<identityV1.SettleResponse> =>
+    settled(
+      await settleCredits(deps, {
+        tenantId: tenant(req.tenantId),
+        operationId: req.operationId,
+        used: req.used,
+        description: req.description,
+      }),
+    );
+  /** Each item on its own, all at once (the credit writer batches a tenant's entries); errors per item. */
+  const failed = (method: string) => (error: unknown) => ({
+    outcome: { $case: 'error' as const, value: toCallError(error, logger, method) },
+  });
   return {
     async register(req) {
       const result = await registerUser(deps, {
@@ -145,29 +183,27 @@ export function identityService(deps: UseCaseDeps): identityV1.IdentityServiceIm
       });
       return { balance: made.balanceAfter, entryId: made.id };
     },
-    async reserve(req) {
-      const made = await reserveCredits(deps, {
-        tenantId: tenant(req.tenantId),
-        operationId: req.operationId,
-        amount: req.amount,
-        description: req.description,
-      });
-      return {
-        balance: made.entry.balanceAfter,
-        entryId: made.entry.id,
-        reserved: made.reserved,
-        expiresAt: made.expiresAt?.toISOString() ?? '',
-      };
-    },
-    async settle(req) {
-      return settled(
-        await settleCredits(deps, {
-          tenantId: tenant(req.tenantId),
-          operationId: req.operationId,
-          used: req.used,
-          description: req.description,
-        }),
+    reserve: (req) => reserve(req),
+    settle: (req) => settle(req),
+    async reserveMany(req) {
+      checkBatch(req.items);
+      const method = '/agentplatform.identity.v1.IdentityService/ReserveMany';
+      const outcomes = await Promise.all(
+        req.items.map((item) =>
+          reserve(item).then((value) => ({ outcome: { $case: 'reserved' as const, value } }), failed(method)),
+        ),
       );
+      return { outcomes };
+    },
+    async settleMany(req) {
+      checkBatch(req.items);
+      const method = '/agentplatform.identity.v1.IdentityService/SettleMany';
+      const outcomes = await Promise.all(
+        req.items.map((item) =>
+          settle(item).then((value) => ({ outcome: { $case: 'settled' as const, value } }), failed(method)),
+        ),
+      );
+      return { outcomes };
     },
     async release(req) {
       return settled(

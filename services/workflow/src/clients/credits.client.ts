@@ -1,4 +1,14 @@
-import { retry, type CreditsClient, type Logger } from '@agentplatform/service-kit';
+import { identityV1 } from '@agentplatform/contracts';
+import {
+  DomainError,
+  GroupCommit,
+  createGrpcClient,
+  fromCallError,
+  retry,
+  type Channel,
+  type Logger,
+  type Metrics,
+} from '@agentplatform/service-kit';
 
 /** A workflow run costs one credit (DESIGN.md section 5); its agent nodes' chats are charged by agent-memory. */
 export const RUN_COST = 1;
@@ -15,6 +25,70 @@ export interface CreditLedger {
   releaseRun(tenantId: string, executionId: string): Promise<void>;
 }
 
+export type ReserveItem = identityV1.ReserveRequest;
+export type SettleItem = identityV1.SettleRequest;
+
+/**
+ * Identity's credit calls as runs use them: reserves and settles of many runs per call, answered
+ * per item (undefined, or the error that item's single call would have thrown). A whole call that
+ * fails throws.
+ */
+export interface RunCredits {
+  reserveMany(items: ReserveItem[]): Promise<Array<Error | undefined>>;
+  settleMany(items: SettleItem[]): Promise<Array<Error | undefined>>;
+  release(item: identityV1.ReleaseRequest): Promise<void>;
+}
+
+/** RunCredits over identity's gRPC API (ReserveMany, SettleMany, Release), on a channel the caller owns. */
+export function identityRunCredits(channel: Channel, options: { deadlineMs: number; metrics: Metrics }): RunCredits {
+  const client = createGrpcClient(identityV1.IdentityServiceDefinition, channel, options);
+  const outcomes = (answers: Array<{ outcome?: { $case: string; value: unknown } }>, expected: number) => {
+    if (answers.length !== expected) throw new Error(`identity answered ${answers.length} of ${expected} items`);
+    return answers.map(({ outcome }) =>
+      outcome?.$case === 'error'
+        ? fromCallError(outcome.value as identityV1.CallError)
+        : outcome
+          ? undefined
+          : new Error('identity answered an item without an outcome'),
+    );
+  };
+  // During a rolling upgrade an identity replica may not know the batch calls yet: gRPC answers
+  // UNIMPLEMENTED ("The server does not implement the method ..."), which arrives as an
+  // internal_error. Its items then go one call each, answered the same way.
+  const oneByOne = <T>(items: T[], single: (item: T) => Promise<unknown>) =>
+    Promise.all(
+      items.map((item) =>
+        single(item).then(
+          () => undefined,
+          (error: Error) => error,
+        ),
+      ),
+    );
+  const olderIdentity = (error: unknown) =>
+    error instanceof DomainError && error.code === 'internal_error' && error.message.includes('does not implement');
+  return {
+    async reserveMany(items) {
+      try {
+        return outcomes((await client.reserveMany({ items })).outcomes, items.length);
+      } catch (error) {
+        if (!olderIdentity(error)) throw error;
+        return oneByOne(items, (item) => client.reserve(item));
+      }
+    },
+    async settleMany(items) {
+      try {
+        return outcomes((await client.settleMany({ items })).outcomes, items.length);
+      } catch (error) {
+        if (!olderIdentity(error)) throw error;
+        return oneByOne(items, (item) => client.settle(item));
+      }
+    },
+    async release(item) {
+      await client.release(item);
+    },
+  };
+}
+
 function runOperation(executionId: string): string {
   return `run:${executionId}`;
 }
@@ -23,22 +97,25 @@ function runOperation(executionId: string): string {
  * Runs' credits through identity: each run reserves its credit under its execution id before it
  * is stored, so a retried start never charges twice and a run that never starts (or whose
  * process dies before it is stored) is charged nothing: identity releases a reservation that is
- * not settled before it expires. Each run has its own ledger entries; identity writes a tenant's
- * concurrent entries in one batch.
+ * not settled before it expires. Each run has its own ledger entries. A tenant's reserves (and
+ * settles) that arrive while one call for it is in flight go out together in the next call: one
+ * round trip for many runs, which identity writes as one batch. A tenant's batch waits only for
+ * its own entries, never for another tenant's. A grouped call carries the request id (and trace
+ * context) of the run whose call opened the group.
  */
-export function runCreditLedger(credits: CreditsClient, logger: Logger): CreditLedger {
+export function runCreditLedger(identity: RunCredits, logger: Logger): CreditLedger {
+  const reserves = new GroupCommit<ReserveItem, void>((_tenant, items) => identity.reserveMany(items));
+  const settles = new GroupCommit<SettleItem, void>((_tenant, items) => identity.settleMany(items));
+
   const settle = async (tenantId: string, executionId: string): Promise<void> => {
+    const item: SettleItem = {
+      tenantId,
+      operationId: runOperation(executionId),
+      used: RUN_COST,
+      description: `workflow run ${executionId} started`,
+    };
     try {
-      await retry(
-        () =>
-          credits.settle({
-            tenantId,
-            operationId: runOperation(executionId),
-            used: RUN_COST,
-            description: `workflow run ${executionId} started`,
-          }),
-        SETTLE_RETRY,
-      );
+      await retry(() => settles.submit(tenantId, item), SETTLE_RETRY);
     } catch (error) {
       logger.error({ err: error, execution_id: executionId }, 'could not settle a run credit; its reservation expires');
     }
@@ -46,7 +123,7 @@ export function runCreditLedger(credits: CreditsClient, logger: Logger): CreditL
 
   return {
     async reserveRun(tenantId, executionId, workflowId) {
-      await credits.reserve({
+      await reserves.submit(tenantId, {
         tenantId,
         operationId: runOperation(executionId),
         amount: RUN_COST,
@@ -57,7 +134,7 @@ export function runCreditLedger(credits: CreditsClient, logger: Logger): CreditL
       void settle(tenantId, executionId);
     },
     async releaseRun(tenantId, executionId) {
-      await credits.release({
+      await identity.release({
         tenantId,
         operationId: runOperation(executionId),
         description: `workflow run ${executionId} not started`,

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import workerThreads from 'node:worker_threads';
 import { createLogger } from '@agentplatform/service-kit';
 import type { WorkflowNode } from '../domain/workflow.types.js';
 import { ExpressionBudgetExceeded, ExpressionSandbox, SandboxExpressionError } from './expression-sandbox.js';
@@ -42,6 +43,28 @@ describe('ExpressionSandbox', () => {
       new AbortController().signal,
     );
     expect(output).toMatchObject({ branch: 'rules[0]', goto: 'a' });
+  });
+
+  it('starts its threads with the first job, not at boot, and the first job gets its whole budget', async () => {
+    const RealWorker = workerThreads.Worker;
+    const spawned = jest
+      .spyOn(workerThreads, 'Worker')
+      .mockImplementation((...args: ConstructorParameters<typeof RealWorker>) => new RealWorker(...args));
+    try {
+      open(2, 50);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // An idle replica (no expression past the static bound yet) holds no isolate for them.
+      expect(spawned).not.toHaveBeenCalled();
+      // Start-up (seconds on a loaded machine) is not taken from the 50 ms budget of the job.
+      const output = await sandbox.compute(
+        { tenantId: 't1', node: condition('[1, 2, 3].all(x, x > 0)'), scope },
+        new AbortController().signal,
+      );
+      expect(output).toMatchObject({ goto: 'a' });
+      expect(spawned).toHaveBeenCalledTimes(2);
+    } finally {
+      spawned.mockRestore();
+    }
   });
 
   it('reports an expression that cannot be evaluated', async () => {

@@ -104,7 +104,15 @@ export class ExpressionSandbox implements ExpressionRunner {
   constructor(private readonly options: SandboxOptions) {
     this.workerFile = options.workerFile ?? path.join(__dirname, 'expression-worker.js');
     this.parseAllowanceMs = Math.max(2_000, options.budgetMs * 20);
-    for (let i = 0; i < options.threads; i++) this.threads.push(this.spawn());
+  }
+
+  /**
+   * The threads start with the first job, not at boot: each holds a V8 isolate with the CEL
+   * evaluator (about 10 MB), which a replica that never evaluates a non-trivial expression
+   * need not pay for. The first job waits for a thread to be ready; its budget starts then.
+   */
+  private startThreads(): void {
+    for (let i = 0; i < this.options.threads; i++) this.threads.push(this.spawn());
   }
 
   compute(
@@ -114,6 +122,7 @@ export class ExpressionSandbox implements ExpressionRunner {
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(new Error('the expression sandbox is closed'));
       if (signal.aborted) return reject(signal.reason);
+      if (this.threads.length === 0) this.startThreads();
       const job: Job = { id: this.nextId++, ...request, signal, resolve, reject, onAbort: () => this.abort(job) };
       signal.addEventListener('abort', job.onAbort, { once: true });
       const queue = this.waiting.get(job.tenantId);

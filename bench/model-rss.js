@@ -117,6 +117,7 @@ const CONFIGS = {
   off: { model: 'off', env: MALLOC },
   default: { env: MALLOC },
   'glibc malloc defaults': { env: {} },
+  'malloc: mmap above 1 MB': { env: { ...MALLOC, MALLOC_MMAP_THRESHOLD_: '1048576' } },
   'one call per batch of 16': { backgroundCall: 16, env: MALLOC },
   'no weight prepacking': { session: { extra: { session: { ...NO_SPIN, disable_prepacking: '1' } } }, env: MALLOC },
   'basic graph optimisation': { session: { graphOptimizationLevel: 'basic' }, env: MALLOC },

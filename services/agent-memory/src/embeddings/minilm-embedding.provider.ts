@@ -16,12 +16,12 @@ export interface MiniLmOptions {
   backgroundCall?: number;
   /** ONNX Runtime session options over the defaults (for measurements: bench/model-rss.js). */
   session?: Record<string, unknown>;
-  /** The worker's V8 limits over WORKER_LIMITS (for measurements). */
+  /**
+   * The worker's V8 limits (measurements: capping its young generation at 2 MB changed the RSS by
+   * less than 1 MB, so the service sets none).
+   */
   resourceLimits?: ResourceLimits;
 }
-
-/** The worker's V8 heap limits. */
-const WORKER_LIMITS: ResourceLimits = {};
 
 /**
  * The offline sentence-embedding model (all-MiniLM-L6-v2, int8 ONNX, 384 dimensions), fetched by
@@ -45,7 +45,7 @@ export class MiniLmEmbeddingProvider implements EmbeddingProvider {
     const started = Date.now();
     this.worker = new Worker(path.join(__dirname, 'minilm.worker.js'), {
       workerData: { dir, maxTokens: MAX_TOKENS, session: options.session } satisfies WorkerInit,
-      resourceLimits: { ...WORKER_LIMITS, ...options.resourceLimits },
+      resourceLimits: options.resourceLimits,
     });
     this.calls = new ModelCalls(
       (id, texts) => this.worker.postMessage({ id, texts } satisfies WorkerRequest),

@@ -8,7 +8,8 @@
  * - throughput of background batches of 16 short sentences (sentences/s, and CPU per sentence);
  * - a query's latency alone, and while background batches keep the worker busy (the priority
  *   lane: a query waits at most for the batch in progress).
- * MODEL_DIR overrides the model folder (default: where `node deploy/local/model.js fetch` puts it);
+ * Each runs with glibc's malloc set as deploy/ sets it for agent-memory, except 'glibc malloc
+ * defaults'. MODEL_DIR overrides the model folder (default: where `node deploy/local/model.js fetch` puts it);
  * CONFIGS=default,off runs only the configurations named (see CONFIGS).
  */
 const { spawnSync } = require('node:child_process');
@@ -105,23 +106,32 @@ async function child() {
 
 const NO_SPIN = { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } };
 
-/** The configurations compared (CONFIGS=name,name picks some): the service's default first. */
+/** glibc's malloc as deploy/ runs agent-memory (docs/operations.md, "Memory of agent-memory"). */
+const MALLOC = { MALLOC_TRIM_THRESHOLD_: '131072' };
+
+/**
+ * The configurations compared (CONFIGS=name,name picks some): the service's default first. `env`
+ * is the child's environment over this process's (without MALLOC_* unless named).
+ */
 const CONFIGS = {
-  off: { model: 'off' },
-  default: {},
-  'one call per batch of 16': { backgroundCall: 16 },
-  'no weight prepacking': { session: { extra: { session: { ...NO_SPIN, disable_prepacking: '1' } } } },
-  'basic graph optimisation': { session: { graphOptimizationLevel: 'basic' } },
-  'no graph optimisation': { session: { graphOptimizationLevel: 'disabled' } },
-  'all graph optimisations': { session: { graphOptimizationLevel: 'all' } },
+  off: { model: 'off', env: MALLOC },
+  default: { env: MALLOC },
+  'glibc malloc defaults': { env: {} },
+  'malloc: mmap above 1 MB': { env: { ...MALLOC, MALLOC_MMAP_THRESHOLD_: '1048576' } },
+  'one call per batch of 16': { backgroundCall: 16, env: MALLOC },
+  'no weight prepacking': { session: { extra: { session: { ...NO_SPIN, disable_prepacking: '1' } } }, env: MALLOC },
+  'basic graph optimisation': { session: { graphOptimizationLevel: 'basic' }, env: MALLOC },
+  'no graph optimisation': { session: { graphOptimizationLevel: 'disabled' }, env: MALLOC },
+  'all graph optimisations': { session: { graphOptimizationLevel: 'all' }, env: MALLOC },
 };
 
 function main() {
   const wanted = process.env.CONFIGS ? process.env.CONFIGS.split(',') : Object.keys(CONFIGS);
   for (const name of wanted) {
-    const { model = 'on', ...options } = CONFIGS[name];
+    const { model = 'on', env = {}, ...options } = CONFIGS[name];
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MALLOC_')));
     const run = spawnSync(process.execPath, [__filename, '--child'], {
-      env: { ...process.env, MODEL: model, OPTIONS: JSON.stringify(options) },
+      env: { ...inherited, ...env, MODEL: model, OPTIONS: JSON.stringify(options) },
       encoding: 'utf8',
     });
     if (run.status !== 0) throw new Error(`${name}: ${run.stderr}`);

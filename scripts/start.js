@@ -17,7 +17,14 @@ require('./ensure-install').ensureInstalled();
 
 const SERVICES = [
   { name: 'identity', port: 50051, metrics: 9461, addrVar: 'IDENTITY_GRPC_ADDR' },
-  { name: 'agent-memory', port: 50052, metrics: 9462, addrVar: 'AGENT_MEMORY_GRPC_ADDR' },
+  {
+    name: 'agent-memory',
+    port: 50052,
+    metrics: 9462,
+    addrVar: 'AGENT_MEMORY_GRPC_ADDR',
+    // As deploy/ runs it: glibc gives the embedding model's freed memory back (docs/operations.md).
+    env: { MALLOC_TRIM_THRESHOLD_: '131072' },
+  },
   { name: 'workflow', port: 50053, metrics: 9463, addrVar: 'WORKFLOW_GRPC_ADDR' },
   { name: 'webhook', port: 50054, metrics: 9464, addrVar: 'WEBHOOK_GRPC_ADDR' },
 ];
@@ -121,6 +128,7 @@ async function main() {
           GRPC_HOST: '127.0.0.1',
           GRPC_PORT: String(service.port),
           METRICS_PORT: String(service.metrics),
+          ...('env' in service ? service.env : {}),
         },
         path.join(DATA, 'logs', `${service.name}.log`),
         printer(service.name),

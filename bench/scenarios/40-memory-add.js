@@ -234,6 +234,7 @@ module.exports = {
   cpuSeconds,
   standInPid,
   databaseOps,
+  itemsWithoutVector,
   setup: (ctx) => agentWithMemories(ctx, 0, 'add'),
   async run(ctx, state) {
     // CPU per add (gateway, agent-memory, the MongoDB stand-in, this process's load generator) and

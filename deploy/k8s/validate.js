@@ -61,8 +61,8 @@ const ENV_ALLOW_UNSET = new Set([
  * does not depend on who runs the check.
  */
 const COMPOSE_REQUIRED_PLACEHOLDERS = { DATA_ENCRYPTION_KEY: 'validate:placeholder' };
-/** Variables a deployment may set that no config.ts reads (read by Node.js itself). */
-const ENV_RUNTIME = new Set(['NODE_OPTIONS', 'NODE_ENV', 'TZ']);
+/** Variables a deployment may set that no config.ts reads (read by Node.js itself, or glibc's malloc). */
+const ENV_RUNTIME = new Set(['NODE_OPTIONS', 'NODE_ENV', 'TZ', 'MALLOC_TRIM_THRESHOLD_']);
 
 // ---------------------------------------------------------------------------------------------
 // Tools and schemas (fetched once)

@@ -17,9 +17,15 @@ export interface PlatformOptions {
   kafkaBrokers?: string[];
 }
 
+/**
+ * As deploy/ runs agent-memory: glibc returns freed memory of the embedding model's thread to the
+ * system (docs/operations.md, "Memory of agent-memory").
+ */
+const AGENT_MEMORY_ENV = { MALLOC_TRIM_THRESHOLD_: '131072' };
+
 const BACKENDS = [
   { name: 'identity', database: 'identity', addrVar: 'IDENTITY_GRPC_ADDR' },
-  { name: 'agent-memory', database: 'agent_memory', addrVar: 'AGENT_MEMORY_GRPC_ADDR' },
+  { name: 'agent-memory', database: 'agent_memory', addrVar: 'AGENT_MEMORY_GRPC_ADDR', env: AGENT_MEMORY_ENV },
   { name: 'workflow', database: 'workflow', addrVar: 'WORKFLOW_GRPC_ADDR' },
   { name: 'webhook', database: 'webhook', addrVar: 'WEBHOOK_GRPC_ADDR' },
 ] as const;
@@ -120,6 +126,7 @@ export class Platform {
             ...addresses,
             GRPC_PORT: String(ports.get(backend.name)),
             MONGODB_DATABASE: this.database(backend.name),
+            ...('env' in backend ? backend.env : {}),
             ...this.options.serviceEnv?.[backend.name],
           },
           path.join(this.logDir, `${backend.name}.log`),

@@ -54,15 +54,16 @@ export async function searchMemory(
   }
   if (issues.length > 0) throw new ValidationError(issues);
 
+  // The query's vector (a model call of milliseconds when it is not cached) is asked for first, so
+  // it is computed while the agent's version is read and its index loaded, not after. It never
+  // rejects (a failed embedding is an empty vector: lexical search).
+  const vector = deps.queryEmbeddings.vector(text);
   const version = input.memoryVersion ?? (await deps.agents.memoryVersion(tenantId, input.agentId));
   if (version === undefined) throw new NotFoundError('Agent');
-  const [index, vector] = await Promise.all([
-    deps.index.get(tenantId, input.agentId, version),
-    deps.queryEmbeddings.vector(text),
-  ]);
+  const index = await deps.index.get(tenantId, input.agentId, version);
   return index.search({
     text,
-    vector,
+    vector: await vector,
     memoryType,
     filters,
     topK,

@@ -1,0 +1,67 @@
+import { ModelCalls } from './model-calls.js';
+
+/** A model that records each call's texts and answers only when told to (one call at a time). */
+function fakeModel(backgroundCall?: number) {
+  const calls: Array<{ id: number; texts: string[] }> = [];
+  const queue = new ModelCalls((id, texts) => calls.push({ id, texts }), backgroundCall);
+  /** Answers the call in progress with one vector per text (its length is the text's). */
+  const answer = () => {
+    const call = calls[calls.length - 1];
+    queue.settle(
+      call.id,
+      call.texts.map((text) => Float32Array.from([text.length])),
+    );
+  };
+  return { queue, calls, answer };
+}
+
+const texts = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+
+describe('model calls', () => {
+  it('cuts a background batch into short calls, and a query goes before the rest of it', async () => {
+    const { queue, calls, answer } = fakeModel(4);
+    queue.start();
+    const batch = queue.enqueue(texts('b', 10), true);
+    expect(calls[0].texts).toEqual(['b0', 'b1', 'b2', 'b3']);
+    // A query arriving mid-batch waits only for the short call in progress.
+    const query = queue.enqueue(['query', 'other'], false);
+    expect(calls).toHaveLength(1);
+    answer();
+    expect(calls[1].texts).toEqual(['query', 'other']);
+    answer();
+    await expect(query).resolves.toEqual([Float32Array.from([5]), Float32Array.from([5])]);
+    expect(calls[2].texts).toEqual(['b4', 'b5', 'b6', 'b7']);
+    answer();
+    expect(calls[3].texts).toEqual(['b8', 'b9']);
+    answer();
+    // Every text's vector, in the batch's order.
+    const vectors = await batch;
+    expect(vectors.map((v) => v[0])).toEqual(texts('b', 10).map((t) => t.length));
+    expect(calls).toHaveLength(4);
+  });
+
+  it('waits for start, and fails queued, running and later jobs alike', async () => {
+    const { queue, calls } = fakeModel();
+    const waiting = queue.enqueue(['a'], true);
+    expect(calls).toHaveLength(0);
+    queue.start();
+    expect(calls).toHaveLength(1);
+    const queued = queue.enqueue(['b'], false);
+    queue.fail(new Error('worker exited'));
+    await expect(waiting).rejects.toThrow('worker exited');
+    await expect(queued).rejects.toThrow('worker exited');
+    await expect(queue.enqueue(['c'], false)).rejects.toThrow('worker exited');
+  });
+
+  it('fails only the job whose call failed, and goes on with the next', async () => {
+    const { queue, calls, answer } = fakeModel();
+    queue.start();
+    const bad = queue.enqueue(['x'], true);
+    const good = queue.enqueue(['y'], true);
+    queue.settle(calls[0].id, new Error('embedding failed: bad input'));
+    await expect(bad).rejects.toThrow('bad input');
+    expect(calls[1].texts).toEqual(['y']);
+    answer();
+    await expect(good).resolves.toHaveLength(1);
+  });
+});

@@ -31,7 +31,7 @@ describe('run credits against an identity replica without the batch calls', () =
       },
       async settle(req: identityV1.SettleRequest): Promise<identityV1.SettleResponse> {
         settled.push(req.operationId);
-        return { balance: 9, charged: req.used, returned: 0 };
+        return { balance: 9, charged: req.used, returned: 0, released: false };
       },
     });
     const port = await server.listen('127.0.0.1:0');

@@ -92,15 +92,13 @@ describe('plan quotas', () => {
     expectQuotaError(await create(99), 'webhooks', 10);
   });
 
-  it('memories per agent stop at 10,000 under parallel adds', async () => {
-    const { user, http } = await newTenant(platform);
-    const agent = (await http.post('/api/v1/agents', agentBody('full'))).body;
-    // 9,999 memories written straight into the service's database stand for a long history.
+  /** Writes `count` semantic memories of an agent straight into agent-memory's database. */
+  async function seedMemories(tenantId: string, agentId: string, count: number): Promise<void> {
     const now = new Date();
-    const docs = Array.from({ length: 9_999 }, (_, i) => ({
-      _id: `mem_seed_${agent.id}_${i}`,
-      tenant_id: user.tenantId,
-      agent_id: agent.id,
+    const docs = Array.from({ length: count }, (_, i) => ({
+      _id: `mem_seed_${agentId}_${i}`,
+      tenant_id: tenantId,
+      agent_id: agentId,
       memory_type: 'semantic',
       content: `seeded memory ${i}`,
       metadata: {},
@@ -112,6 +110,13 @@ describe('plan quotas', () => {
       .db(platform.database('agent-memory'))
       .collection('memories')
       .insertMany(docs as never[]);
+  }
+
+  it('memories per agent stop at 10,000 under parallel adds', async () => {
+    const { user, http } = await newTenant(platform);
+    const agent = (await http.post('/api/v1/agents', agentBody('full'))).body;
+    // 9,999 memories written straight into the service's database stand for a long history.
+    await seedMemories(user.tenantId, agent.id, 9_999);
 
     const add = (i: number) => http.post('/api/v1/memory', { agent_id: agent.id, content: `new memory ${i}` });
     const statuses = await fill(add, 0, 20);
@@ -125,22 +130,7 @@ describe('plan quotas', () => {
     const agent = (
       await http.post('/api/v1/agents', { ...agentBody('talker'), memory_types: ['semantic', 'episodic'] })
     ).body;
-    const now = new Date();
-    const docs = Array.from({ length: 9_998 }, (_, i) => ({
-      _id: `mem_seed_${agent.id}_${i}`,
-      tenant_id: user.tenantId,
-      agent_id: agent.id,
-      memory_type: 'semantic',
-      content: `seeded memory ${i}`,
-      metadata: {},
-      merged_from: [],
-      created_at: now,
-      updated_at: now,
-    }));
-    await mongo
-      .db(platform.database('agent-memory'))
-      .collection('memories')
-      .insertMany(docs as never[]);
+    await seedMemories(user.tenantId, agent.id, 9_998);
     const add = (i: number) => http.post('/api/v1/memory', { agent_id: agent.id, content: `new memory ${i}` });
     expect((await add(0)).status).toBe(201); // 9,999 of 10,000
 

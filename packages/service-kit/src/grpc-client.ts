@@ -1,16 +1,10 @@
 import { ChannelCredentials } from '@grpc/grpc-js';
 import { createChannel, createClientFactory, type Channel, type Client, type CompatServiceDefinition } from 'nice-grpc';
 import { ClientError, Metadata, Status, type CallOptions, type ClientMiddlewareCall } from 'nice-grpc-common';
-import { deadlineMiddleware } from 'nice-grpc-client-middleware-deadline';
-import {
-  BadRequest,
-  ErrorInfo,
-  RetryInfo,
-  RichClientError,
-  errorDetailsClientMiddleware,
-} from 'nice-grpc-error-details';
+import { BadRequest, ErrorInfo, RetryInfo, RichClientError, type ErrorDetails } from 'nice-grpc-error-details';
 import { REQUEST_ID_METADATA_KEY, currentRequestId } from './context.js';
 import { DomainError, errorCodeForGrpcStatus, isErrorCode, type FieldIssue } from './errors.js';
+import { DETAILS_TRAILER, decodeStatusDetails } from './grpc-error-details.js';
 import { tracingClientMiddleware } from './grpc-tracing.js';
 import type { Metrics } from './metrics.js';
 import { tracingEnabled } from './tracing.js';
@@ -46,30 +40,101 @@ export function createGrpcClient<D extends CompatServiceDefinition>(
   channel: Channel,
   options: GrpcClientOptions,
 ): Client<D, { deadline?: Date | number }> {
-  async function* propagate<Req, Res>(call: ClientMiddlewareCall<Req, Res>, callOptions: CallOptions) {
-    const metadata = Metadata(callOptions.metadata);
-    const requestId = currentRequestId();
-    if (requestId && !metadata.has(REQUEST_ID_METADATA_KEY)) metadata.set(REQUEST_ID_METADATA_KEY, requestId);
-    const end = options.metrics?.grpcClientDuration.startTimer({ method: call.method.path });
-    let code = Status.OK;
-    try {
-      return yield* call.next(call.request, { ...callOptions, metadata });
-    } catch (error) {
-      code = error instanceof ClientError ? error.code : Status.UNKNOWN;
-      throw fromClientError(error);
-    } finally {
-      end?.({ code: Status[code] });
-    }
-  }
-
-  // Client middleware added later wraps what was added before: the rich error details must be
-  // decoded (innermost) before `propagate` converts the error, and `propagate` must also see the
-  // DEADLINE_EXCEEDED the deadline middleware raises (else it reaches the gateway as a 500).
-  // Outermost, and only when tracing is on: the span covers the whole call, retries of nothing.
-  const factory = createClientFactory().use(errorDetailsClientMiddleware).use(deadlineMiddleware).use(propagate);
+  const factory = createClientFactory().use(platformCall(options.metrics));
+  // Outermost, and only when tracing is on: the span covers the whole call.
   return (tracingEnabled() ? factory.use(tracingClientMiddleware) : factory).create(definition, channel, {
     '*': { deadline: options.deadlineMs },
   } as never);
+}
+
+/**
+ * The platform's client concerns in one middleware (each nested async-generator layer costs
+ * promise churn on every call; these were three: nice-grpc's deadline and error-details
+ * middleware and our own), in this order:
+ * - the current request id into the call's metadata;
+ * - the deadline: the call is aborted when it passes, and fails with DEADLINE_EXCEEDED (what
+ *   nice-grpc-client-middleware-deadline does, whose `deadline` option this keeps);
+ * - the rich error details of the trailer decoded (what errorDetailsClientMiddleware does), then
+ *   the error converted into the DomainError the remote side threw (`fromClientError`);
+ * - the call's duration metric, by method and status code.
+ */
+function platformCall(metrics: Metrics | undefined) {
+  return async function* platform<Req, Res>(
+    call: ClientMiddlewareCall<Req, Res, { deadline?: Date | number }>,
+    callOptions: CallOptions & { deadline?: Date | number },
+  ) {
+    const { deadline, signal: callerSignal, onTrailer, ...rest } = callOptions;
+    const metadata = Metadata(rest.metadata);
+    const requestId = currentRequestId();
+    if (requestId && !metadata.has(REQUEST_ID_METADATA_KEY)) metadata.set(REQUEST_ID_METADATA_KEY, requestId);
+
+    let signal = callerSignal;
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    let abort: (() => void) | undefined;
+    if (deadline != null && !callerSignal?.aborted) {
+      const controller = new AbortController();
+      abort = () => controller.abort();
+      callerSignal?.addEventListener('abort', abort);
+      const offset = deadline instanceof Date ? deadline.getTime() - Date.now() : deadline;
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, offset);
+      signal = controller.signal;
+    }
+
+    let details: ErrorDetails[] | undefined;
+    const end = metrics?.grpcClientDuration.startTimer({ method: call.method.path });
+    let code = Status.OK;
+    try {
+      const inner = call.next(call.request, {
+        ...rest,
+        metadata,
+        signal,
+        onTrailer(trailer) {
+          const encoded = trailer.get(DETAILS_TRAILER);
+          if (encoded != null) details = decodeStatusDetails(encoded);
+          onTrailer?.(trailer);
+        },
+      });
+      if (call.responseStream || call.requestStream) return yield* inner;
+      return await unaryResult(inner);
+    } catch (error) {
+      let failure = error;
+      if (timedOut) failure = new ClientError(call.method.path, Status.DEADLINE_EXCEEDED, 'Deadline exceeded');
+      else if (details && error instanceof ClientError) {
+        failure = new RichClientError(error.path, error.code, error.details, details);
+      }
+      code = failure instanceof ClientError ? failure.code : Status.UNKNOWN;
+      throw fromClientError(failure);
+    } finally {
+      clearTimeout(timer);
+      if (abort) callerSignal?.removeEventListener('abort', abort);
+      end?.({ code: Status[code] });
+    }
+  };
+}
+
+/**
+ * The answer of a unary call, started without a stack trace: grpc-js captures `new Error()` at
+ * the start of every unary call (makeUnaryRequest, synchronously inside the first `next()`) to
+ * give a failed call's error the caller's stack, about 2% of the gateway's CPU. nice-grpc turns
+ * that error into a ClientError of its own, and the platform into a DomainError, so the stack
+ * was never seen; the limit is back before anything else runs.
+ */
+async function unaryResult<T, R>(generator: AsyncGenerator<T, R | void, undefined>): Promise<R | void> {
+  const limit = Error.stackTraceLimit;
+  let first: Promise<IteratorResult<T, R | void>>;
+  Error.stackTraceLimit = 0;
+  try {
+    first = generator.next();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  const step = await first;
+  if (!step.done) throw new Error('A unary call yielded a message instead of returning one');
+  return step.value;
 }
 
 /** About the channel's longest reconnect backoff: a restarted backend is reachable again by then. */

@@ -29,13 +29,18 @@ describe('errors and request ids across real gRPC', () => {
   let thrown: () => unknown;
   let delayMs = 0;
   let seenRequestId: string | undefined;
+  let seenAfterWait: string | undefined;
+  const seenPairs: Array<[string | undefined, string | undefined]> = [];
 
   beforeAll(async () => {
     ({ server } = createGrpcServer({ logger: createLogger('test', 'silent'), metrics: new Metrics('test') }));
     server.add(TestDefinition, {
       async fail() {
-        seenRequestId = currentRequestId();
+        const before = currentRequestId();
+        seenRequestId = before;
         if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+        seenAfterWait = currentRequestId();
+        seenPairs.push([before, seenAfterWait]);
         throw thrown();
       },
     });
@@ -86,6 +91,44 @@ describe('errors and request ids across real gRPC', () => {
     thrown = () => new DomainError('not_found', 'Agent not found');
     await runWithContext({ requestId: 'req-abc' }, callFailing);
     expect(seenRequestId).toBe('req-abc');
+    expect(seenAfterWait).toBe('req-abc');
+  });
+
+  it('keeps each call’s request id in the handler across its awaits when calls overlap', async () => {
+    thrown = () => new DomainError('not_found', 'Agent not found');
+    delayMs = 30;
+    seenPairs.length = 0;
+    try {
+      const ids = ['req-1', 'req-2', 'req-3'];
+      await Promise.all(ids.map((requestId) => runWithContext({ requestId }, callFailing)));
+      expect(seenPairs).toHaveLength(3);
+      for (const [before, after] of seenPairs) expect(after).toBe(before);
+      expect(seenPairs.map(([before]) => before).sort()).toEqual(ids);
+    } finally {
+      delayMs = 0;
+    }
+  });
+
+  it('still lets the caller cancel a call that has a deadline, and leaves stack traces as they were', async () => {
+    thrown = () => new DomainError('not_found', 'too late');
+    delayMs = 500;
+    const limit = Error.stackTraceLimit;
+    try {
+      const controller = new AbortController();
+      const pending = client.fail({ service: '' }, { signal: controller.signal }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(Error.stackTraceLimit).toBe(limit);
+      setTimeout(() => controller.abort(), 50);
+      const started = Date.now();
+      const error = await pending;
+      expect(Date.now() - started).toBeLessThan(450);
+      expect(error).toMatchObject({ name: 'AbortError' });
+      expect(new Error('after').stack).toMatch(/grpc-errors\.spec/);
+    } finally {
+      delayMs = 0;
+    }
   });
 
   it('answers a database it cannot reach as service_unavailable, never internal_error', async () => {

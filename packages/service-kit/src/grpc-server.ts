@@ -1,17 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type CallContext, type Server, type ServerMiddlewareCall } from 'nice-grpc';
 import { ServerError, Status } from 'nice-grpc-common';
-import {
-  BadRequest,
-  ErrorInfo,
-  RetryInfo,
-  RichServerError,
-  errorDetailsServerMiddleware,
-  type ErrorDetails,
-} from 'nice-grpc-error-details';
+import { BadRequest, ErrorInfo, RetryInfo, RichServerError, type ErrorDetails } from 'nice-grpc-error-details';
 import { HealthDefinition, HealthServiceImpl, HealthState } from 'nice-grpc-server-health';
 import { REQUEST_ID_METADATA_KEY, runWithContext } from './context.js';
 import { DomainError, ERROR_CODES } from './errors.js';
+import { DETAILS_TRAILER, encodeStatusDetails } from './grpc-error-details.js';
 import { tracingServerMiddleware } from './grpc-tracing.js';
 import { newId } from './ids.js';
 import type { Logger } from './logger.js';
@@ -92,18 +86,26 @@ export function createGrpcServer({ logger, metrics }: GrpcServerOptions): { serv
   /**
    * One middleware for the platform's concerns (each nested async-generator layer costs promise
    * churn on every call): the request id from metadata into the async context, the duration
-   * metric, and domain errors mapped to gRPC errors with rich details.
+   * metric, and domain errors mapped to gRPC errors whose rich details travel in the
+   * `grpc-status-details-bin` trailer (what nice-grpc-error-details' server middleware does).
    */
   async function* platform<Req, Res>(call: ServerMiddlewareCall<Req, Res>, ctx: CallContext) {
     const requestId = ctx.metadata.get(REQUEST_ID_METADATA_KEY) ?? randomUUID();
     const end = metrics.grpcServerDuration.startTimer({ method: call.method.path });
     let code: Status = Status.OK;
     try {
-      return yield* runWithContextGenerator({ requestId }, () => call.next(call.request, ctx));
+      const context = { requestId };
+      // A unary handler answers with its return value: it runs to the end inside one context, with
+      // no generator layer between it and this one.
+      if (!call.responseStream) return await runWithContext(context, () => onlyResult(call.next(call.request, ctx)));
+      return yield* runWithContextGenerator(context, () => call.next(call.request, ctx));
     } catch (error) {
       const mapped = ctx.signal.aborted ? error : toServerError(error, logger, call.method.path);
       code = mapped instanceof ServerError ? mapped.code : Status.UNKNOWN;
       if (code === Status.INTERNAL) metrics.errors.inc({ kind: 'grpc' });
+      if (mapped instanceof RichServerError) {
+        ctx.trailer.set(DETAILS_TRAILER, encodeStatusDetails(mapped.code, mapped.details, mapped.extra));
+      }
       throw mapped;
     } finally {
       end({ code: Status[code] });
@@ -115,12 +117,22 @@ export function createGrpcServer({ logger, metrics }: GrpcServerOptions): { serv
     'grpc.keepalive_permit_without_calls': 1,
     // Channelz keeps per-call statistics for a debugging service nothing here serves.
     'grpc.enable_channelz': 0,
-  }).use(errorDetailsServerMiddleware);
+  });
   // The span layer only when tracing is on: off, a call pays nothing for it.
   const server = (tracingEnabled() ? base.use(tracingServerMiddleware) : base).use(platform);
   const health = HealthState();
   server.add(HealthDefinition, HealthServiceImpl(health));
   return { server, health };
+}
+
+/**
+ * The return value of a unary call's handler chain, run to its end from here: called inside a
+ * context, its body starts (and, following its promises, resumes) in that context.
+ */
+async function onlyResult<T, R>(generator: AsyncGenerator<T, R | void, undefined>): Promise<R | void> {
+  const step = await generator.next();
+  if (!step.done) throw new Error('A unary call yielded a message instead of returning one');
+  return step.value;
 }
 
 /**

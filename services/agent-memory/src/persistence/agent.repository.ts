@@ -1,4 +1,3 @@
-import { findPage } from '@agentplatform/service-kit';
 import type { ClientSession, Collection, Connection, Model } from 'mongoose';
 import type { Agent, AgentConfig, AgentStatus, AgentType, MemoryType } from '../domain/agent.js';
 import { agentModel, type AgentDoc } from './agent.schema.js';
@@ -32,7 +31,7 @@ export class AgentRepository {
   private readonly model: Model<AgentDoc>;
   /**
    * The driver's collection, for the reads on every request (an add's or a chat's agent, the
-   * list): a mongoose query builds, casts and wraps each one, which cost about as much CPU as the
+   * list and its count): a mongoose query builds, casts and wraps each one, which cost about as much CPU as the
    * driver's own round trip here. The documents are plain either way (these reads were `lean`).
    */
   private readonly collection: Collection<AgentDoc>;
@@ -96,11 +95,11 @@ export class AgentRepository {
     const query: Record<string, unknown> = { tenant_id: tenantId };
     if (filter.type) query.type = filter.type;
     if (filter.status) query.status = filter.status;
-    const { docs, total } = await findPage(this.model, query, {
-      sort: { _id: -1 },
-      skip: (page - 1) * perPage,
-      limit: perPage,
-    });
+    const skip = (page - 1) * perPage;
+    const docs = await this.collection.find(query, { sort: { _id: -1 }, skip, limit: perPage }).toArray();
+    // A page that is not full ends the list (findPage's rule): no count is needed for its total.
+    const ends = docs.length < perPage && (docs.length > 0 || skip === 0);
+    const total = ends ? skip + docs.length : await this.collection.countDocuments(query);
     return { agents: docs.map(toAgent), total };
   }
 

@@ -4,8 +4,18 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider, type IdGenerator } from '@opentelemetry/sdk-trace';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type IdGenerator,
+  type Sampler,
+} from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { TracesSampler } from './tracing.js';
 
 /**
  * Trace and span ids cut from a pool of random hex: one `randomFillSync` and one hex conversion per
@@ -47,16 +57,40 @@ export class PooledIdGenerator implements IdGenerator {
 export const EXPORT_BATCH = { maxExportBatchSize: 512, maxQueueSize: 8192, scheduledDelayMillis: 5000 } as const;
 
 /**
+ * The sampler OTEL_TRACES_SAMPLER names, as the SDK's specification defines them. The
+ * `parentbased_` ones follow the caller's decision (the `traceparent`'s sampled flag) and apply
+ * their own only to a trace's root, so a trace is never cut in the middle: a gateway sampling
+ * 10% of requests leaves identity recording exactly the calls of those 10%.
+ */
+export function samplerFor(name: TracesSampler, ratio: number): Sampler {
+  const root = (kind: string): Sampler =>
+    kind === 'always_off'
+      ? new AlwaysOffSampler()
+      : kind === 'traceidratio'
+        ? new TraceIdRatioBasedSampler(ratio)
+        : new AlwaysOnSampler();
+  return name.startsWith('parentbased_')
+    ? new ParentBasedSampler({ root: root(name.slice('parentbased_'.length)) })
+    : root(name);
+}
+
+/**
  * The OpenTelemetry SDK, loaded only when tracing is on (tracing.ts imports this file lazily): a
  * process without an endpoint never pays its memory or start-up time.
  */
-export function registerTracerProvider(options: { url: string; serviceName: string }): {
+export function registerTracerProvider(options: {
+  url: string;
+  serviceName: string;
+  sampler: TracesSampler;
+  ratio: number;
+}): {
   tracer: Tracer;
   shutdown: () => Promise<void>;
 } {
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName }),
     idGenerator: new PooledIdGenerator(),
+    sampler: samplerFor(options.sampler, options.ratio),
     spanProcessors: [
       new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: options.url }), ...EXPORT_BATCH }),
     ],

@@ -64,6 +64,19 @@ export const tracingEnvShape = {
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   /** The `service.name` of the process's spans; default: the service's own name. */
   OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  /** Which traces are recorded (the SDK's standard names); default: every request's. */
+  OTEL_TRACES_SAMPLER: z
+    .enum([
+      'always_on',
+      'always_off',
+      'traceidratio',
+      'parentbased_always_on',
+      'parentbased_always_off',
+      'parentbased_traceidratio',
+    ])
+    .default('parentbased_always_on'),
+  /** The ratio of the `traceidratio` samplers, 0 to 1. */
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
 };
 
 /** Variables every gRPC service reads. */
@@ -80,6 +93,8 @@ export function serviceEnvShape(defaults: { grpcPort: number; database: string; 
     EXIT_WITH_PARENT: env.bool(false),
     OTEL_EXPORTER_OTLP_ENDPOINT: tracingEnvShape.OTEL_EXPORTER_OTLP_ENDPOINT,
     OTEL_SERVICE_NAME: tracingEnvShape.OTEL_SERVICE_NAME,
+    OTEL_TRACES_SAMPLER: tracingEnvShape.OTEL_TRACES_SAMPLER,
+    OTEL_TRACES_SAMPLER_ARG: tracingEnvShape.OTEL_TRACES_SAMPLER_ARG,
   };
 }
 

@@ -1,22 +1,99 @@
+import { randomFillSync } from 'node:crypto';
 import { context, propagation, trace, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type IdGenerator,
+  type Sampler,
+} from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { TracesSampler } from './tracing.js';
+
+/**
+ * Trace and span ids cut from a pool of random hex: one `randomFillSync` and one hex conversion per
+ * 4 KiB (a few hundred ids) instead of the SDK's default, which builds every id from `Math.random`
+ * into a fresh buffer and converts it on its own. Ids stay random (from the CSPRNG, better than
+ * `Math.random`) and say nothing about the platform. An all-zero id is invalid in W3C trace
+ * context; the chance of one is 2^-64 per span id and is not worth a test.
+ */
+export class PooledIdGenerator implements IdGenerator {
+  private readonly bytes = Buffer.allocUnsafe(4096);
+  private hex = '';
+  private position = 0;
+
+  generateTraceId(): string {
+    return this.take(32);
+  }
+
+  generateSpanId(): string {
+    return this.take(16);
+  }
+
+  private take(length: number): string {
+    if (this.position + length > this.hex.length) {
+      this.hex = randomFillSync(this.bytes).toString('hex');
+      this.position = 0;
+    }
+    const id = this.hex.slice(this.position, this.position + length);
+    this.position += length;
+    return id;
+  }
+}
+
+/**
+ * Export batches: up to 512 spans per request to the collector (the SDK's default: larger ones
+ * made the gateway spend more in serialization and garbage collection, not less), sent as soon
+ * as that many are waiting or 5 s after the first. The queue holds 8,192 spans (the default
+ * 2,048), about a second of a busy gateway's spans, so a collector slow for a moment costs none.
+ */
+export const EXPORT_BATCH = { maxExportBatchSize: 512, maxQueueSize: 8192, scheduledDelayMillis: 5000 } as const;
+
+/**
+ * The sampler OTEL_TRACES_SAMPLER names, as the SDK's specification defines them. The
+ * `parentbased_` ones follow the caller's decision (the `traceparent`'s sampled flag) and apply
+ * their own only to a trace's root, so a trace is never cut in the middle: a gateway sampling
+ * 10% of requests leaves identity recording exactly the calls of those 10%.
+ */
+export function samplerFor(name: TracesSampler, ratio: number): Sampler {
+  const root = (kind: string): Sampler =>
+    kind === 'always_off'
+      ? new AlwaysOffSampler()
+      : kind === 'traceidratio'
+        ? new TraceIdRatioBasedSampler(ratio)
+        : new AlwaysOnSampler();
+  return name.startsWith('parentbased_')
+    ? new ParentBasedSampler({ root: root(name.slice('parentbased_'.length)) })
+    : root(name);
+}
 
 /**
  * The OpenTelemetry SDK, loaded only when tracing is on (tracing.ts imports this file lazily): a
  * process without an endpoint never pays its memory or start-up time.
  */
-export function registerTracerProvider(options: { url: string; serviceName: string }): {
+export function registerTracerProvider(options: {
+  url: string;
+  serviceName: string;
+  sampler: TracesSampler;
+  ratio: number;
+}): {
   tracer: Tracer;
   shutdown: () => Promise<void>;
 } {
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName }),
-    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: options.url }) })],
+    idGenerator: new PooledIdGenerator(),
+    sampler: samplerFor(options.sampler, options.ratio),
+    spanProcessors: [
+      new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: options.url }), ...EXPORT_BATCH }),
+    ],
   });
   trace.setGlobalTracerProvider(provider);
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());

@@ -19,7 +19,19 @@ export { SpanKind, type Span } from '@opentelemetry/api';
 export interface TracingConfig {
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
   OTEL_SERVICE_NAME?: string;
+  /** The SDK's standard sampler names (config.ts); default `parentbased_always_on`, every request. */
+  OTEL_TRACES_SAMPLER?: TracesSampler;
+  /** The ratio of the `traceidratio` samplers (default 1). */
+  OTEL_TRACES_SAMPLER_ARG?: number;
 }
+
+export type TracesSampler =
+  | 'always_on'
+  | 'always_off'
+  | 'traceidratio'
+  | 'parentbased_always_on'
+  | 'parentbased_always_off'
+  | 'parentbased_traceidratio';
 
 /** The W3C trace context header, in HTTP requests, gRPC metadata and Kafka message headers. */
 export const TRACEPARENT = 'traceparent';
@@ -37,7 +49,7 @@ export function tracingEnabled(): boolean {
 
 /**
  * Registers the global tracer provider, context manager and W3C propagator when an endpoint is
- * configured, exporting in batches over OTLP/HTTP (JSON). Without one nothing is registered (the
+ * configured, exporting in batches over OTLP/HTTP (protobuf). Without one nothing is registered (the
  * SDK is not even loaded) and the OpenTelemetry API stays its no-op. Returns the function that
  * flushes and stops it.
  */
@@ -50,9 +62,17 @@ export async function startTracing(
   if (!endpoint || tracer) return undefined;
   const name = config.OTEL_SERVICE_NAME ?? serviceName;
   const { registerTracerProvider } = await import('./tracing-sdk.js');
-  const provider = registerTracerProvider({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces`, serviceName: name });
+  const sampler = config.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on';
+  const ratio = config.OTEL_TRACES_SAMPLER_ARG ?? 1;
+  const provider = registerTracerProvider({
+    url: `${endpoint.replace(/\/+$/, '')}/v1/traces`,
+    serviceName: name,
+    sampler,
+    ratio,
+  });
   tracer = provider.tracer;
-  logger?.info({ endpoint, service_name: name }, 'tracing on (OTLP/HTTP)');
+  const sampling = sampler.endsWith('traceidratio') ? { sampler, sampler_arg: ratio } : { sampler };
+  logger?.info({ endpoint, service_name: name, ...sampling }, 'tracing on (OTLP/HTTP protobuf)');
   return async () => {
     await provider.shutdown().catch((error: unknown) => logger?.warn({ err: error }, 'cannot flush spans'));
   };

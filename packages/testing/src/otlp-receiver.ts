@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { spansOfProtobuf } from './otlp-protobuf.js';
 import { waitFor } from './wait.js';
 
-/** One span as the services exported it (OTLP/HTTP JSON), with the service that recorded it. */
+/** One span as the services exported it (OTLP/HTTP), with the service that recorded it. */
 export interface ReceivedSpan {
   service: string;
   traceId: string;
@@ -29,10 +30,39 @@ function attributesOf(list: OtlpAttribute[] = []): Record<string, string | numbe
   return Object.fromEntries(list.map((a) => [a.key, valueOf(a.value)]));
 }
 
+/** The spans of an OTLP/HTTP JSON export. */
+function spansOfJson(buf: Buffer): ReceivedSpan[] {
+  const body = JSON.parse(buf.toString('utf8')) as {
+    resourceSpans?: Array<{
+      resource?: { attributes?: OtlpAttribute[] };
+      scopeSpans?: Array<{ spans?: any[] }>;
+    }>;
+  };
+  const spans: ReceivedSpan[] = [];
+  for (const resourceSpans of body.resourceSpans ?? []) {
+    const service = String(attributesOf(resourceSpans.resource?.attributes)['service.name'] ?? '');
+    for (const scope of resourceSpans.scopeSpans ?? []) {
+      for (const span of scope.spans ?? []) {
+        spans.push({
+          service,
+          traceId: span.traceId,
+          spanId: span.spanId,
+          parentSpanId: span.parentSpanId || undefined,
+          name: span.name,
+          kind: span.kind,
+          attributes: attributesOf(span.attributes),
+          status: span.status ?? {},
+        });
+      }
+    }
+  }
+  return spans;
+}
+
 /**
  * A real OTLP/HTTP trace receiver on a free port: the services' exporters post to
- * `<url>/v1/traces` (JSON, as @opentelemetry/exporter-trace-otlp-http sends it) and tests read the
- * spans back. Point OTEL_EXPORTER_OTLP_ENDPOINT at `url`.
+ * `<url>/v1/traces` (protobuf, as @opentelemetry/exporter-trace-otlp-proto sends it; JSON is read
+ * too) and tests read the spans back. Point OTEL_EXPORTER_OTLP_ENDPOINT at `url`.
  */
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
@@ -57,34 +87,20 @@ export class OtlpReceiver {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/traces' || !req.headers['content-type']?.includes('json')) {
+      const type = req.headers['content-type'] ?? '';
+      if (req.method !== 'POST' || req.url !== '/v1/traces' || !/protobuf|json/.test(type)) {
         res.writeHead(415).end();
         return;
       }
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        resourceSpans?: Array<{
-          resource?: { attributes?: OtlpAttribute[] };
-          scopeSpans?: Array<{ spans?: any[] }>;
-        }>;
-      };
-      for (const resourceSpans of body.resourceSpans ?? []) {
-        const service = String(attributesOf(resourceSpans.resource?.attributes)['service.name'] ?? '');
-        for (const scope of resourceSpans.scopeSpans ?? []) {
-          for (const span of scope.spans ?? []) {
-            this.spans.push({
-              service,
-              traceId: span.traceId,
-              spanId: span.spanId,
-              parentSpanId: span.parentSpanId || undefined,
-              name: span.name,
-              kind: span.kind,
-              attributes: attributesOf(span.attributes),
-              status: span.status ?? {},
-            });
-          }
-        }
+      const body = Buffer.concat(chunks);
+      if (type.includes('protobuf')) {
+        this.spans.push(...spansOfProtobuf(body));
+        // An empty ExportTraceServiceResponse: every span accepted.
+        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      } else {
+        this.spans.push(...spansOfJson(body));
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   }
 

@@ -1,8 +1,8 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { Consumer, Kafka } from 'kafkajs';
+import type { Consumer, ConsumerRunConfig, Kafka } from 'kafkajs';
 import { SpanKind, contextFromTraceparent, runWithContext, traced, type Logger } from '@agentplatform/service-kit';
 import { parseEnvelope } from './envelope.js';
-import { CONSUMER_GROUP_TIMING, partitionForKey } from './kafka.js';
+import { CONSUMER_GROUP_TIMING, partitionForKey, restartAfterFatalCrash, type CrashRestarts } from './kafka.js';
 import { EVENT_HEADERS, type ReceivedEnvelope } from './event-types.js';
 
 interface ProcessedEvent {
@@ -56,6 +56,7 @@ export class BatchConsumer {
   private readonly consumer: Consumer;
   /** This member's partitions of the topic and the topic's partition count, once it has joined. */
   private assignment?: { partitions: ReadonlySet<number>; count: number };
+  private readonly restarts: CrashRestarts;
 
   constructor(private readonly options: BatchConsumerOptions) {
     this.consumer = options.kafka.consumer({
@@ -70,6 +71,7 @@ export class BatchConsumer {
       allowAutoTopicCreation: false,
       retry: { ...CONSUMER_GROUP_TIMING.retry },
     });
+    this.restarts = restartAfterFatalCrash(this.consumer, options.logger);
   }
 
   /**
@@ -113,7 +115,7 @@ export class BatchConsumer {
     this.trackAssignment();
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: this.options.topic, fromBeginning: true });
-    await this.consumer.run({
+    const runConfig: ConsumerRunConfig = {
       autoCommit: true,
       partitionsConsumedConcurrently: this.options.partitionsConcurrently ?? 1,
       eachBatchAutoResolve: false,
@@ -142,10 +144,13 @@ export class BatchConsumer {
         }
         await commitOffsetsIfNecessary();
       },
-    });
+    };
+    this.restarts.runWith(runConfig);
+    await this.consumer.run(runConfig);
   }
 
   async stop(): Promise<void> {
+    this.restarts.stop();
     await this.consumer.disconnect();
   }
 }

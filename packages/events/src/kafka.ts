@@ -1,4 +1,12 @@
-import { Kafka, logLevel, Partitioners, type LogEntry, type Admin } from 'kafkajs';
+import {
+  Kafka,
+  logLevel,
+  Partitioners,
+  type Admin,
+  type Consumer,
+  type ConsumerRunConfig,
+  type LogEntry,
+} from 'kafkajs';
 import type { Logger } from '@agentplatform/service-kit';
 import { fixKafkajsIdleLoop } from './kafkajs-idle-fix.js';
 
@@ -56,6 +64,49 @@ export const CONSUMER_GROUP_TIMING = {
   heartbeatInterval: 1_000,
   retry: { initialRetryTime: 300, maxRetryTime: 1_000, retries: Number.MAX_SAFE_INTEGER },
 } as const;
+
+export interface CrashRestarts {
+  /** The run configuration to start the consumer again with (the one last given to `run`). */
+  runWith(config: ConsumerRunConfig): void;
+  /** The consumer is being stopped on purpose: no restart from now on. */
+  stop(): void;
+}
+
+/**
+ * kafkajs gives up for good on an error it deems not retriable, even when the cause is a broker
+ * that is away: "Failed to find group coordinator" during a broker outage leaves the consumer
+ * stopped (its CRASH event says `restart: false`) and, without this, nothing is consumed again
+ * until the process restarts. This starts such a consumer again, every second until it runs,
+ * until `stop()`.
+ */
+export function restartAfterFatalCrash(consumer: Consumer, logger: Logger): CrashRestarts {
+  let config: ConsumerRunConfig | undefined;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const attempt = async () => {
+    if (stopped) return;
+    try {
+      await consumer.connect();
+      await consumer.run(config);
+    } catch (error) {
+      logger.warn({ err: error }, 'restarting the kafka consumer failed; trying again');
+      timer = setTimeout(() => void attempt(), CONSUMER_GROUP_TIMING.retry.maxRetryTime);
+    }
+  };
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    if (payload.restart || stopped || !config) return;
+    logger.warn({ err: payload.error }, 'kafka consumer stopped on an error kafkajs does not retry; restarting it');
+    clearTimeout(timer);
+    timer = setTimeout(() => void attempt(), CONSUMER_GROUP_TIMING.retry.initialRetryTime);
+  });
+  return {
+    runWith: (runConfig) => (config = runConfig),
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
 
 /** Creates the topic if it is missing; a topic that exists is left as it is. */
 export async function ensureTopic(kafka: Kafka, topic: string, partitions: number): Promise<void> {

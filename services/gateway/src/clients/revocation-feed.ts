@@ -1,9 +1,11 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Consumer, Kafka } from 'kafkajs';
+import type { Consumer, ConsumerRunConfig, Kafka } from 'kafkajs';
 import {
   CONSUMER_GROUP_TIMING,
   accessTopicOf,
+  restartAfterFatalCrash,
+  type CrashRestarts,
   ensureTopicInBackground,
   parseAccessEvent,
   type AccessEvent,
@@ -28,6 +30,7 @@ export interface RevocationListener {
 export class RevocationFeed {
   readonly groupId = `gateway-access-${hostname()}-${randomBytes(4).toString('hex')}`;
   private readonly consumer: Consumer;
+  private readonly restarts: CrashRestarts;
   private stopped = false;
   private joined = false;
 
@@ -45,6 +48,7 @@ export class RevocationFeed {
       allowAutoTopicCreation: false,
       retry: { ...CONSUMER_GROUP_TIMING.retry },
     });
+    this.restarts = restartAfterFatalCrash(this.consumer, logger);
     const { GROUP_JOIN, FETCH, REBALANCING, CRASH, DISCONNECT, STOP } = this.consumer.events;
     this.consumer.on(GROUP_JOIN, () => {
       this.joined = true;
@@ -71,14 +75,16 @@ export class RevocationFeed {
       if (this.stopped) return;
       await this.consumer.connect();
       await this.consumer.subscribe({ topic, fromBeginning: false });
-      await this.consumer.run({
+      const runConfig: ConsumerRunConfig = {
         eachMessage: async ({ message }) => {
           const event = parseAccessEvent(message.value);
           if (!event) return;
           this.logger.debug({ type: event.type, event_id: event.id }, 'access revoked');
           this.listener.revoke(event);
         },
-      });
+      };
+      this.restarts.runWith(runConfig);
+      await this.consumer.run(runConfig);
       this.logger.info({ topic, group: this.groupId }, 'consuming access events');
     };
     begin().catch((error) => {
@@ -89,6 +95,7 @@ export class RevocationFeed {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.restarts.stop();
     await this.consumer.disconnect();
   }
 }

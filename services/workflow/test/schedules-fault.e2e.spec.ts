@@ -1,5 +1,5 @@
 import { newId } from '@agentplatform/service-kit';
-import { newTenant, waitFor, type Http } from '@agentplatform/testing';
+import { suiteFixture, waitFor } from '@agentplatform/testing';
 import {
   claimsSettled,
   createActive,
@@ -7,8 +7,6 @@ import {
   scheduleWorkflow,
   sleep,
   startTwoReplicas,
-  stopTwoReplicas,
-  type TwoReplicas,
 } from './schedules.support';
 
 jest.setTimeout(180_000);
@@ -19,36 +17,27 @@ jest.setTimeout(180_000);
  * and exactly one execution: none lost, none doubled.
  */
 describe('schedules survive a killed replica', () => {
-  let setup: TwoReplicas;
-  let http: Http;
-  let tenantId: string;
-
-  beforeAll(async () => {
-    // Short leases, so the dead replica's claims and executions move within seconds.
-    setup = await startTwoReplicas({
-      SCHEDULER_CLAIM_LEASE_MS: '2000',
-      EXECUTION_LEASE_MS: '2000',
-      EXECUTION_POLL_INTERVAL_MS: '200',
-    });
-    const tenant = await newTenant(setup.platform);
-    http = tenant.http;
-    tenantId = tenant.user.tenantId;
-  }, 240_000);
-
-  afterAll(async () => {
-    await stopTwoReplicas(setup ?? {});
-  });
+  // Short leases, so the dead replica's claims and executions move within seconds.
+  const setup = suiteFixture(
+    () =>
+      startTwoReplicas({
+        SCHEDULER_CLAIM_LEASE_MS: '2000',
+        EXECUTION_LEASE_MS: '2000',
+        EXECUTION_POLL_INTERVAL_MS: '200',
+      }),
+    240_000,
+  );
 
   it('runs each tick once across the kill window', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 4; i++) ids.push(await createActive(http, scheduleWorkflow('* * * * * *')));
+    for (let i = 0; i < 4; i++) ids.push(await createActive(setup.http, scheduleWorkflow('* * * * * *')));
     await sleep(4_000);
     const killedAt = Date.now();
     await setup.second.kill();
     await sleep(8_000);
     const pausedAt: number[] = [];
     for (const id of ids) {
-      expect((await http.post(`/api/v1/workflows/${id}/pause`, {})).status).toBe(200);
+      expect((await setup.http.post(`/api/v1/workflows/${id}/pause`, {})).status).toBe(200);
       pausedAt.push(Date.now());
     }
 
@@ -71,20 +60,20 @@ describe('schedules survive a killed replica', () => {
         expect(c).toBe(claims[claims.length - 1]);
       }
       const started = claims.filter((c) => c.state === 'started').map((c) => c.execution_id);
-      const executions = await executionsOf(http, id);
+      const executions = await executionsOf(setup.http, id);
       expect(executions.map((e) => e.execution_id).sort()).toEqual(started.sort());
       for (const e of executions) expect(e.trigger).toBe('schedule');
     }
   });
 
   it('takes over a claim a dead replica left unstarted, and starts its execution once', async () => {
-    const id = await createActive(http, scheduleWorkflow('0 0 1 1 *'));
+    const id = await createActive(setup.http, scheduleWorkflow('0 0 1 1 *'));
     const claims = setup.mongo.db(setup.platform.database('workflow')).collection('schedule_claims');
     const now = Date.now();
     // What a replica killed between its claim and its run leaves behind: a claim in `starting`.
     const stale = (tick: number, executionId: string) => ({
       _id: `${id}@${tick}` as never,
-      tenant_id: tenantId,
+      tenant_id: setup.tenantId,
       workflow_id: id,
       tick_at: new Date(tick),
       execution_id: executionId,
@@ -104,9 +93,9 @@ describe('schedules survive a killed replica', () => {
       { timeoutMs: 30_000, what: 'the stale claim to be taken over' },
     );
     expect(taken.owner).not.toBe('a-dead-replica');
-    const executions = await executionsOf(http, id);
+    const executions = await executionsOf(setup.http, id);
     expect(executions.map((e) => e.execution_id)).toEqual([lost]);
-    const run = await http.get(`/api/v1/workflows/${id}/executions/${lost}`);
+    const run = await setup.http.get(`/api/v1/workflows/${id}/executions/${lost}`);
     expect(run.body).toMatchObject({ trigger: 'schedule', input: { source: 'clock' } });
 
     // A claim whose execution was stored before the replica died is settled without a second run.
@@ -115,6 +104,6 @@ describe('schedules survive a killed replica', () => {
       timeoutMs: 30_000,
       what: 'the second stale claim to settle',
     });
-    expect((await executionsOf(http, id)).map((e) => e.execution_id)).toEqual([lost]);
+    expect((await executionsOf(setup.http, id)).map((e) => e.execution_id)).toEqual([lost]);
   });
 });

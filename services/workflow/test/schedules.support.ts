@@ -7,29 +7,40 @@ export interface TwoReplicas {
   platform: Platform;
   second: ServiceProcess;
   mongo: MongoClient;
+  /** A tenant registered for the suite, and its caller. */
+  http: Http;
+  tenantId: string;
+  stop(): Promise<void>;
 }
 
+/** Starts the platform, the second replica and a tenant; whatever started is stopped on failure. */
 export async function startTwoReplicas(workflowEnv: NodeJS.ProcessEnv = {}): Promise<TwoReplicas> {
-  const platform = await startPlatform({
-    services: ['identity', 'workflow'],
-    // Registration hashes a password: on a loaded machine it can take longer than the default 5 s.
-    serviceEnv: { workflow: workflowEnv, gateway: { GRPC_DEADLINE_MS: '20000' } },
-  });
-  const env = (platform.service('workflow') as unknown as { env: NodeJS.ProcessEnv }).env;
-  const second = new ServiceProcess(
-    'workflow',
-    { ...env, GRPC_PORT: '0' },
-    path.join(platform.logDir, 'workflow-2.log'),
-  );
-  await second.start();
-  const mongo = await MongoClient.connect(platform.mongoUri);
-  return { platform, second, mongo };
-}
-
-export async function stopTwoReplicas(setup: Partial<TwoReplicas>): Promise<void> {
-  await setup.mongo?.close();
-  await setup.second?.stop();
-  await setup.platform?.stop();
+  const started: Partial<TwoReplicas> = {};
+  const stop = async () => {
+    await started.mongo?.close();
+    await started.second?.stop();
+    await started.platform?.stop();
+  };
+  try {
+    const platform = (started.platform = await startPlatform({
+      services: ['identity', 'workflow'],
+      // Registration hashes a password: on a loaded machine it can take longer than the default 5 s.
+      serviceEnv: { workflow: workflowEnv, gateway: { GRPC_DEADLINE_MS: '20000' } },
+    }));
+    const env = (platform.service('workflow') as unknown as { env: NodeJS.ProcessEnv }).env;
+    const second = (started.second = new ServiceProcess(
+      'workflow',
+      { ...env, GRPC_PORT: '0' },
+      path.join(platform.logDir, 'workflow-2.log'),
+    ));
+    await second.start();
+    const mongo = (started.mongo = await MongoClient.connect(platform.mongoUri));
+    const tenant = await newTenant(platform);
+    return { platform, second, mongo, http: tenant.http, tenantId: tenant.user.tenantId, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
 
 /** A new tenant on `plan` (set in identity before the tenant's first authenticated request). */

@@ -70,7 +70,7 @@ function pending(provider: string): Record<string, unknown> {
 }
 
 /** The stored document of an item: the schema's fields exactly (no vector field until it has one). */
-function toDoc(item: MemoryItem): MemoryDoc {
+function memoryDocument(item: MemoryItem): MemoryDoc {
   return {
     _id: item.id,
     tenant_id: item.tenantId,
@@ -97,7 +97,7 @@ export class MemoryRepository {
   }
 
   async insert(item: MemoryItem, session?: ClientSession): Promise<void> {
-    await this.model.create([toDoc(item)], { session });
+    await this.model.create([memoryDocument(item)], { session });
   }
 
   /**
@@ -106,7 +106,7 @@ export class MemoryRepository {
    * the schema's fields exactly, written without mongoose's per-document casting.
    */
   async insertMany(items: MemoryItem[]): Promise<Array<undefined | Error>> {
-    const docs = items.map(toDoc);
+    const docs = items.map(memoryDocument);
     return insertEach(this.model.collection as unknown as Collection<MemoryDoc>, docs);
   }
 

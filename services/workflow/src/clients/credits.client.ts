@@ -55,34 +55,40 @@ export function identityRunCredits(channel: Channel, options: { deadlineMs: numb
   // During a rolling upgrade an identity replica may not know the batch calls yet: gRPC answers
   // UNIMPLEMENTED ("The server does not implement the method ..."), which arrives as an
   // internal_error. Its items then go one call each, answered the same way.
-  const oneByOne = <T>(items: T[], single: (item: T) => Promise<unknown>) =>
-    Promise.all(
-      items.map((item) =>
-        single(item).then(
-          () => undefined,
-          (error: Error) => error,
-        ),
-      ),
-    );
   const olderIdentity = (error: unknown) =>
     error instanceof DomainError && error.code === 'internal_error' && error.message.includes('does not implement');
+  const batchOrEach = async <T>(
+    items: T[],
+    batch: () => Promise<{ outcomes: Array<{ outcome?: { $case: string; value: unknown } }> }>,
+    single: (item: T) => Promise<unknown>,
+  ): Promise<Array<Error | undefined>> => {
+    try {
+      return outcomes((await batch()).outcomes, items.length);
+    } catch (error) {
+      if (!olderIdentity(error)) throw error;
+      return Promise.all(
+        items.map((item) =>
+          single(item).then(
+            () => undefined,
+            (failed: Error) => failed,
+          ),
+        ),
+      );
+    }
+  };
   return {
-    async reserveMany(items) {
-      try {
-        return outcomes((await client.reserveMany({ items })).outcomes, items.length);
-      } catch (error) {
-        if (!olderIdentity(error)) throw error;
-        return oneByOne(items, (item) => client.reserve(item));
-      }
-    },
-    async settleMany(items) {
-      try {
-        return outcomes((await client.settleMany({ items })).outcomes, items.length);
-      } catch (error) {
-        if (!olderIdentity(error)) throw error;
-        return oneByOne(items, (item) => client.settle(item));
-      }
-    },
+    reserveMany: (items) =>
+      batchOrEach(
+        items,
+        () => client.reserveMany({ items }),
+        (item) => client.reserve(item),
+      ),
+    settleMany: (items) =>
+      batchOrEach(
+        items,
+        () => client.settleMany({ items }),
+        (item) => client.settle(item),
+      ),
     async release(item) {
       await client.release(item);
     },

@@ -1,9 +1,9 @@
 import { createEvent, type EventEnvelope } from '@agentplatform/events';
 import type { ClientSession } from 'mongoose';
-import type { Execution, ExecutionStatus, NodeExecution } from '../domain/execution.types.js';
+import type { Execution, ExecutionStatus, InFlightNode, NodeExecution } from '../domain/execution.types.js';
 import { lineage } from '../domain/execution.types.js';
 import type { JsonObject } from '../domain/workflow.types.js';
-import type { ExecutionChanges } from '../persistence/execution.repository.js';
+import { NO_LEASE, type ExecutionChanges } from '../persistence/execution.repository.js';
 import type { CheckpointStore, EventOutbox } from './ports.js';
 import { Abandoned } from './run.js';
 
@@ -12,7 +12,7 @@ export interface RunEnd {
   status: Extract<ExecutionStatus, 'completed' | 'failed'>;
   output: JsonObject;
   error?: string;
-  failed_node_id?: string;
+  failedNodeId?: string;
 }
 
 /**
@@ -20,7 +20,7 @@ export interface RunEnd {
  * replica (`owner`) still holding the lease of a running execution: a write that no longer
  * applies ends the run (Abandoned) without writing anything else.
  *
- * - `progress` after a node with side effects or a wait, and a marker (`in_flight`) before it;
+ * - `progress` after a node with side effects or a wait, and a marker (`inFlight`) before it;
  *   the first write carries workflow.execution.started.
  * - `finish` last: status, results, output, the end events; the lease is given up.
  * - A run-first execution (`stored: false`) exists only in memory until it finishes: its one
@@ -38,27 +38,25 @@ export class Checkpointer {
     options: { stored: boolean } = { stored: true },
   ) {
     this.stored = options.stored;
-    this.startedEventPending = !execution.started_event;
+    this.startedEventPending = !execution.startedEvent;
   }
 
   /** Writes the results so far (with the started event the first time). */
-  async progress(
-    results: NodeExecution[],
-    changes: Pick<ExecutionChanges, 'in_flight'> = {},
-    unset: Array<'in_flight'> = [],
-  ): Promise<void> {
+  async progress(results: NodeExecution[], inFlight: InFlightNode | 'clear'): Promise<void> {
     const events = this.startedEventPending ? [this.startedEvent()] : [];
-    await this.write({ ...changes, node_executions: results, started_event: true }, unset, events);
+    const changes: ExecutionChanges = { nodeExecutions: results, startedEvent: true };
+    if (inFlight !== 'clear') changes.inFlight = inFlight;
+    await this.write(changes, { clearInFlight: inFlight === 'clear' }, events);
     this.startedEventPending = false;
   }
 
   /** The last write: status, results, output, the end events; the lease is given up. */
   async finish(results: NodeExecution[], end: RunEnd): Promise<void> {
     const completedAt = new Date();
-    const durationMs = Math.max(0, completedAt.getTime() - this.execution.started_at.getTime());
+    const durationMs = Math.max(0, completedAt.getTime() - this.execution.startedAt.getTime());
     const events: EventEnvelope[] = this.startedEventPending ? [this.startedEvent()] : [];
     const base = {
-      workflow_id: this.execution.workflow_id,
+      workflow_id: this.execution.workflowId,
       execution_id: this.execution.id,
       trigger: this.execution.trigger,
       duration_ms: durationMs,
@@ -66,52 +64,55 @@ export class Checkpointer {
     };
     events.push(
       end.status === 'completed'
-        ? createEvent('workflow.execution.completed', this.execution.tenant_id, { ...base, output: end.output })
-        : createEvent('workflow.execution.failed', this.execution.tenant_id, {
+        ? createEvent('workflow.execution.completed', this.execution.tenantId, { ...base, output: end.output })
+        : createEvent('workflow.execution.failed', this.execution.tenantId, {
             ...base,
             error: end.error ?? 'failed',
-            ...(end.failed_node_id ? { failed_node_id: end.failed_node_id } : {}),
+            ...(end.failedNodeId ? { failed_node_id: end.failedNodeId } : {}),
           }),
     );
     const changes: ExecutionChanges = {
       status: end.status,
-      node_executions: results,
+      nodeExecutions: results,
       output: end.output,
-      completed_at: completedAt,
-      duration_ms: durationMs,
-      started_event: true,
-      lease_owner: null,
+      completedAt,
+      durationMs,
+      startedEvent: true,
     };
     if (end.error) changes.error = end.error;
-    if (end.failed_node_id) changes.failed_node_id = end.failed_node_id;
-    await this.write(changes, ['in_flight'], events);
+    if (end.failedNodeId) changes.failedNodeId = end.failedNodeId;
+    await this.write(changes, { clearInFlight: true, releaseLease: true }, events);
   }
 
   private startedEvent(): EventEnvelope {
-    return createEvent('workflow.execution.started', this.execution.tenant_id, {
-      workflow_id: this.execution.workflow_id,
+    return createEvent('workflow.execution.started', this.execution.tenantId, {
+      workflow_id: this.execution.workflowId,
       execution_id: this.execution.id,
       trigger: this.execution.trigger,
       ...lineage(this.execution),
     });
   }
 
-  private async write(changes: ExecutionChanges, unset: Array<'in_flight'>, events: EventEnvelope[]): Promise<void> {
+  private async write(
+    changes: ExecutionChanges,
+    options: { clearInFlight: boolean; releaseLease?: boolean },
+    events: EventEnvelope[],
+  ): Promise<void> {
     const ok = await this.deps.outbox.run(async (session) => {
       const written = this.stored
-        ? await this.deps.store.save(this.execution, this.deps.owner, changes, unset, session)
+        ? await this.deps.store.save(this.execution, this.deps.owner, changes, options, session)
         : await this.insertFinished(changes, session);
       return { result: written, events: written ? events : [] };
     });
     if (!ok) throw new Abandoned('execution is no longer ours');
     Object.assign(this.execution, changes);
-    for (const key of unset) delete this.execution[key];
+    if (options.clearInFlight) delete this.execution.inFlight;
   }
 
   /** The single write of a run-first execution: the whole finished document. */
   private async insertFinished(changes: ExecutionChanges, session?: ClientSession): Promise<boolean> {
-    const { in_flight: _inFlight, ...execution } = this.execution;
-    await this.deps.store.insert({ ...execution, ...changes, lease_owner: null, lease_until: new Date(0) }, session);
+    const { inFlight: _inFlight, ...execution } = this.execution;
+    await this.deps.store.insert({ ...execution, ...changes }, NO_LEASE, session);
     this.stored = true;
     return true;
   }

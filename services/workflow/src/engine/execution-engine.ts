@@ -1,5 +1,6 @@
 import type { Logger } from '@agentplatform/service-kit';
 import type { Execution } from '../domain/execution.types.js';
+import { NO_LEASE } from '../persistence/execution.repository.js';
 import { isFinished } from '../domain/execution.types.js';
 import { Checkpointer } from './checkpointer.js';
 import { LeaseKeeper, type LeaseOptions } from './lease-keeper.js';
@@ -41,7 +42,7 @@ export class ExecutionEngine {
       { leases: deps.executions, logger: deps.logger, options: deps.options },
       {
         run: (run) => this.stepper(run).drive(),
-        giveUp: (execution, reason) => this.stepper(detachedRun(execution)).fail(reason, execution.in_flight?.node_id),
+        giveUp: (execution, reason) => this.stepper(detachedRun(execution)).fail(reason, execution.inFlight?.nodeId),
       },
     );
   }
@@ -80,9 +81,10 @@ export class ExecutionEngine {
       return execution;
     }
     const runHere = this.leases.hasRoom;
-    execution.lease_owner = runHere ? this.owner : null;
-    execution.lease_until = runHere ? this.leases.leaseUntil() : new Date(0);
-    await this.deps.executions.insert(execution);
+    await this.deps.executions.insert(
+      execution,
+      runHere ? { owner: this.owner, until: this.leases.leaseUntil() } : NO_LEASE,
+    );
     if (runHere) this.leases.launch(execution);
     else this.leases.queued();
     return execution;

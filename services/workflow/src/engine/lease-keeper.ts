@@ -132,9 +132,9 @@ export class LeaseKeeper {
         const now = new Date();
         const claimed = await this.deps.leases.claimExpired(this.owner, now, this.leaseUntil(now.getTime()));
         if (!claimed) break;
-        const { claims, ...execution } = claimed;
+        const { claims, execution } = claimed;
         this.deps.logger.info(
-          { execution_id: execution.id, claims, in_flight: execution.in_flight?.node_id },
+          { execution_id: execution.id, claims, in_flight: execution.inFlight?.nodeId },
           'took over execution',
         );
         if (claims > MAX_CLAIMS) {

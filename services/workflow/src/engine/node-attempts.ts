@@ -17,8 +17,8 @@ export interface AttemptContext {
 }
 
 /** The error of a run that reached its deadline. */
-export function durationExceeded(execution: Pick<Execution, 'deadline_at' | 'started_at'>): string {
-  const ms = execution.deadline_at.getTime() - execution.started_at.getTime();
+export function durationExceeded(execution: Pick<Execution, 'deadlineAt' | 'startedAt'>): string {
+  const ms = execution.deadlineAt.getTime() - execution.startedAt.getTime();
   return `execution exceeded its maximum duration of ${ms} ms`;
 }
 
@@ -63,7 +63,7 @@ export async function attemptNode(
   let attempts = 0;
   for (let attempt = 1; attempt <= retry.max_attempts; attempt++) {
     attempts = attempt;
-    const remaining = execution.deadline_at.getTime() - Date.now();
+    const remaining = execution.deadlineAt.getTime() - Date.now();
     if (remaining <= 0) {
       lastError = new NodeError(durationExceeded(execution), false);
       break;
@@ -77,7 +77,7 @@ export async function attemptNode(
     try {
       const output = await runNode(
         {
-          tenantId: execution.tenant_id,
+          tenantId: execution.tenantId,
           execution: { id: execution.id, depth: execution.depth ?? 0 },
           attempt,
           node,
@@ -89,10 +89,10 @@ export async function attemptNode(
         context.runners,
       );
       return {
-        node_id: node.id,
+        nodeId: node.id,
         status: 'completed',
-        started_at: startedAt,
-        duration_ms: Date.now() - startedAt.getTime(),
+        startedAt,
+        durationMs: Date.now() - startedAt.getTime(),
         output,
         attempts,
       };
@@ -116,10 +116,10 @@ export async function attemptNode(
     await backoff(retry.backoff_ms * 2 ** (attempt - 1), signal);
   }
   return {
-    node_id: node.id,
+    nodeId: node.id,
     status: 'failed',
-    started_at: startedAt,
-    duration_ms: Date.now() - startedAt.getTime(),
+    startedAt,
+    durationMs: Date.now() - startedAt.getTime(),
     ...(lastError?.output ? { output: lastError.output } : {}),
     error: lastError?.message ?? 'failed',
     attempts,

@@ -37,7 +37,7 @@ export class Stepper {
   ) {
     this.execution = run.execution;
     this.plan = planGraph(this.execution.graph);
-    for (const result of this.execution.node_executions) this.record(result);
+    for (const result of this.execution.nodeExecutions) this.record(result);
   }
 
   private get signal(): AbortSignal {
@@ -51,9 +51,9 @@ export class Stepper {
       'workflow execution',
       {
         attributes: {
-          'agentplatform.workflow.id': execution.workflow_id,
+          'agentplatform.workflow.id': execution.workflowId,
           'agentplatform.execution.id': execution.id,
-          'agentplatform.tenant.id': execution.tenant_id,
+          'agentplatform.tenant.id': execution.tenantId,
         },
       },
       () => this.driveNodes(),
@@ -65,36 +65,35 @@ export class Stepper {
     for (const node of this.plan.order) {
       if (this.results.has(node.id)) continue;
       if (this.signal.aborted) throw new Abandoned('aborted');
-      if (Date.now() >= execution.deadline_at.getTime()) {
-        return this.finish({ status: 'failed', error: durationExceeded(execution), failed_node_id: node.id });
+      if (Date.now() >= execution.deadlineAt.getTime()) {
+        return this.finish({ status: 'failed', error: durationExceeded(execution), failedNodeId: node.id });
       }
       const predecessors = this.plan.predecessors.get(node.id) ?? [];
       const active = predecessors.filter((p) => this.takesBranch(p, node.id));
       if (predecessors.length > 0 && active.length === 0) {
-        this.record({ node_id: node.id, status: 'skipped', duration_ms: 0, attempts: 0 });
+        this.record({ nodeId: node.id, status: 'skipped', durationMs: 0, attempts: 0 });
         continue;
       }
-      const interrupted = execution.in_flight?.node_id === node.id ? execution.in_flight : undefined;
+      const interrupted = execution.inFlight?.nodeId === node.id ? execution.inFlight : undefined;
       if (interrupted && !isSafeToRepeat(node)) {
         this.record({
-          node_id: node.id,
+          nodeId: node.id,
           status: 'failed',
-          started_at: interrupted.started_at,
-          duration_ms: 0,
+          startedAt: interrupted.startedAt,
+          durationMs: 0,
           attempts: 1,
           error: 'interrupted by a service restart; not safe to repeat',
         });
         return this.finish({
           status: 'failed',
           error: `node '${node.id}' was interrupted by a service restart and is not safe to repeat`,
-          failed_node_id: node.id,
+          failedNodeId: node.id,
         });
       }
       const previous = this.inputFor(active);
       const pure = isPure(node);
-      const startedAt = interrupted?.started_at ?? new Date();
-      if (!pure)
-        await this.checkpoints.progress(this.resultList(), { in_flight: { node_id: node.id, started_at: startedAt } });
+      const startedAt = interrupted?.startedAt ?? new Date();
+      if (!pure) await this.checkpoints.progress(this.resultList(), { nodeId: node.id, startedAt });
 
       const scope = { input: execution.input, nodes: Object.fromEntries(this.outputs), previous };
       const context = { execution, signal: this.signal, ...this.deps };
@@ -102,7 +101,7 @@ export class Stepper {
         `workflow node ${node.type}`,
         { attributes: { 'agentplatform.node.id': node.id, 'agentplatform.node.type': node.type } },
         async (span) => {
-          const outcome = await attemptNode(context, node, scope, startedAt, interrupted?.started_at);
+          const outcome = await attemptNode(context, node, scope, startedAt, interrupted?.startedAt);
           span?.setAttribute('agentplatform.node.attempts', outcome.attempts);
           if (outcome.status === 'failed') failSpan(span, new Error(outcome.error ?? 'failed'));
           return outcome;
@@ -113,17 +112,17 @@ export class Stepper {
         return this.finish({
           status: 'failed',
           error: `node '${node.id}' failed: ${result.error ?? 'unknown error'}`,
-          failed_node_id: node.id,
+          failedNodeId: node.id,
         });
       }
-      if (!pure) await this.checkpoints.progress(this.resultList(), {}, ['in_flight']);
+      if (!pure) await this.checkpoints.progress(this.resultList(), 'clear');
     }
     await this.finish({ status: 'completed' });
   }
 
   /** Ends the run as failed without running anything more (it was taken over too often). */
   fail(error: string, failedNodeId?: string): Promise<void> {
-    return this.finish({ status: 'failed', error, failed_node_id: failedNodeId });
+    return this.finish({ status: 'failed', error, failedNodeId: failedNodeId });
   }
 
   /** Ends the run; its output is the latest completed node's unless the end names one. */
@@ -165,9 +164,9 @@ export class Stepper {
   }
 
   private record(result: NodeExecution): void {
-    this.results.set(result.node_id, result);
-    this.finished.push(result.node_id);
-    if (result.status === 'completed') this.outputs.set(result.node_id, result.output ?? {});
+    this.results.set(result.nodeId, result);
+    this.finished.push(result.nodeId);
+    if (result.status === 'completed') this.outputs.set(result.nodeId, result.output ?? {});
   }
 
   private lastOutput(): JsonObject {

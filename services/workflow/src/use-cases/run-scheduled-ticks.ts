@@ -51,7 +51,7 @@ export async function runScheduledTicks(
   const moves: Array<{ id: string; from: Date; to: Date | null }> = [];
   const wanted: Array<{ claim: ScheduleClaim; workflow: Workflow }> = [];
   for (const workflow of due) {
-    const from = workflow.next_run_at!;
+    const from = workflow.nextRunAt!;
     const schedule = workflow.status === 'active' ? scheduleOf(workflow.nodes) : undefined;
     if (!schedule) {
       moves.push({ id: workflow.id, from, to: null });
@@ -61,7 +61,7 @@ export async function runScheduledTicks(
     moves.push({ id: workflow.id, from, to: decision.next });
     if (decision.skipped > 0) {
       deps.logger.info(
-        { workflow_id: workflow.id, tenant_id: workflow.tenant_id, skipped: decision.skipped, from },
+        { workflow_id: workflow.id, tenant_id: workflow.tenantId, skipped: decision.skipped, from },
         'skipped schedule ticks missed while no replica ran',
       );
     }
@@ -70,7 +70,7 @@ export async function runScheduledTicks(
       workflow,
       claim: {
         id: claimId(workflow.id, decision.run),
-        tenant_id: workflow.tenant_id,
+        tenant_id: workflow.tenantId,
         workflow_id: workflow.id,
         tick_at: decision.run,
         execution_id: newId('exe'),
@@ -140,7 +140,7 @@ async function startOne(deps: SchedulerDeps, claim: ScheduleClaim, workflow: Wor
     const reason = error instanceof DomainError ? error.code : 'internal_error';
     const retry = !FINAL_REFUSALS.has(reason);
     deps.logger.warn(
-      { err: error, workflow_id: workflow.id, tenant_id: workflow.tenant_id, tick_at: claim.tick_at, reason },
+      { err: error, workflow_id: workflow.id, tenant_id: workflow.tenantId, tick_at: claim.tick_at, reason },
       retry ? 'a scheduled run could not start yet; its claim is retried' : 'a scheduled run could not start',
     );
     return retry ? 'retry' : reason;

@@ -2,28 +2,14 @@ import { InMemoryOutbox } from '@agentplatform/testing';
 import { createGuardedAgent, createLogger } from '@agentplatform/service-kit';
 import type { Execution } from '../domain/execution.types.js';
 import type { WorkflowNode } from '../domain/workflow.types.js';
-import { InMemoryExecutions } from '../testing/in-memory.js';
-import { ExpressionError } from '../domain/expressions.js';
-import { computeNode } from '../domain/node-expressions.js';
+import { InMemoryExecutions, inlineExpressions, newExecution } from '../testing/in-memory.js';
 import { ExecutionEngine } from './execution-engine.js';
-import { ExpressionBudgetExceeded, SandboxExpressionError, type ExpressionRunner } from './expression-sandbox.js';
+import { ExpressionBudgetExceeded, type ExpressionRunner } from './expression-sandbox.js';
 
 /**
  * The engine composed of its parts, against the in-memory fakes of its ports (the real ones are
  * exercised by the e2e specs): time limits, and the events each outcome stores.
  */
-/** CEL in this thread, without a budget (the sandbox itself is tested in expression-sandbox.spec.ts). */
-const inlineExpressions: ExpressionRunner = {
-  async compute({ node, scope }) {
-    try {
-      return computeNode(node, scope);
-    } catch (error) {
-      if (error instanceof ExpressionError) throw new SandboxExpressionError(error.message);
-      throw error;
-    }
-  },
-};
-
 function setup(options: { defaultNodeTimeoutMs?: number; expressions?: ExpressionRunner } = {}) {
   const executions = new InMemoryExecutions();
   const outbox = new InMemoryOutbox();
@@ -49,20 +35,11 @@ function setup(options: { defaultNodeTimeoutMs?: number; expressions?: Expressio
 
 function execution(nodes: WorkflowNode[], maxDurationMs = 60_000): Execution {
   const now = new Date();
-  return {
-    id: `exe_${Math.random().toString(36).slice(2)}`,
+  return newExecution(nodes, {
     tenantId: 'ten_1',
-    workflowId: 'wf_1',
-    workflowVersion: 1,
-    status: 'running',
-    trigger: 'manual',
-    input: { n: 1 },
-    graph: { nodes, edges: nodes.slice(1).map((n, i) => ({ source: nodes[i]!.id, target: n.id })) },
-    nodeExecutions: [],
     startedAt: now,
     deadlineAt: new Date(now.getTime() + maxDurationMs),
-    startedEvent: false,
-  };
+  });
 }
 
 describe('ExecutionEngine', () => {

@@ -1,10 +1,13 @@
 import { InMemoryOutbox, InMemoryQuotaCounter } from '@agentplatform/testing';
-import { createLogger, InsufficientCreditsError } from '@agentplatform/service-kit';
-import type { AgentDirectory } from '../clients/agents.client.js';
+import { createLogger, InsufficientCreditsError, NotFoundError } from '@agentplatform/service-kit';
+import type { AgentDirectory, ChatReply } from '../clients/agents.client.js';
 import type { CreditLedger } from '../clients/credits.client.js';
 import type { StatusCounts } from '../domain/statistics.js';
 import type { Execution, ExecutionStatus } from '../domain/execution.types.js';
-import type { Workflow, WorkflowStatus } from '../domain/workflow.types.js';
+import type { Workflow, WorkflowNode, WorkflowStatus } from '../domain/workflow.types.js';
+import { ExpressionError } from '../domain/expressions.js';
+import { computeNode } from '../domain/node-expressions.js';
+import { SandboxExpressionError, type ExpressionRunner } from '../engine/expression-sandbox.js';
 import type { ExecutionEngine } from '../engine/execution-engine.js';
 import {
   NO_LEASE,
@@ -219,15 +222,67 @@ export class InMemoryExecutions implements ExecutionStore {
   }
 }
 
-/** Agents that exist, per tenant. */
-export class InMemoryAgents implements Pick<AgentDirectory, 'agentExists'> {
+/** Agents that exist, per tenant; their chats answer from a script and are recorded. */
+export class InMemoryAgents implements AgentDirectory {
   private readonly agents = new Set<string>();
+  /** What the next chats answer, in order (an Error is thrown); an empty script echoes the message. */
+  readonly script: Array<Partial<ChatReply> | Error> = [];
+  readonly chats: Array<{ agentId: string; message: string }> = [];
   add(tenantId: string, agentId: string): void {
     this.agents.add(`${tenantId}/${agentId}`);
   }
   async agentExists(tenantId: string, agentId: string): Promise<boolean> {
     return this.agents.has(`${tenantId}/${agentId}`);
   }
+  async chat(request: { tenantId: string; agentId: string; message: string }): Promise<ChatReply> {
+    this.chats.push({ agentId: request.agentId, message: request.message });
+    if (!this.agents.has(`${request.tenantId}/${request.agentId}`)) throw new NotFoundError('Agent');
+    const next = this.script.shift();
+    if (next instanceof Error) throw next;
+    return {
+      message_id: `msg_${this.chats.length}`,
+      session_id: 'ses_1',
+      content: request.message,
+      role: 'assistant',
+      model: 'fake',
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      created_at: new Date(0).toISOString(),
+      steps: [],
+      ...next,
+    };
+  }
+}
+
+/** CEL evaluated in this thread, without a budget: the engine's ExpressionRunner port in specs. */
+export const inlineExpressions: ExpressionRunner = {
+  async compute({ node, scope }) {
+    try {
+      return computeNode(node, scope);
+    } catch (error) {
+      if (error instanceof ExpressionError) throw new SandboxExpressionError(error.message);
+      throw error;
+    }
+  },
+};
+
+/** A running execution of `nodes` chained in order, as startExecution stores it. */
+export function newExecution(nodes: WorkflowNode[], changes: Partial<Execution> = {}): Execution {
+  const now = new Date();
+  return {
+    id: `exe_${Math.random().toString(36).slice(2)}`,
+    tenantId: 't1',
+    workflowId: 'wf_1',
+    workflowVersion: 1,
+    status: 'running',
+    trigger: 'manual',
+    input: { n: 1 },
+    graph: { nodes, edges: nodes.slice(1).map((n, i) => ({ source: nodes[i]!.id, target: n.id })) },
+    nodeExecutions: [],
+    startedAt: now,
+    deadlineAt: new Date(now.getTime() + 60_000),
+    startedEvent: false,
+    ...changes,
+  };
 }
 
 /** A credit balance per tenant with reservations by execution, as identity keeps them. */

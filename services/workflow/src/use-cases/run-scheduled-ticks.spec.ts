@@ -36,9 +36,9 @@ function world(options: { noCredits?: boolean; identityDownOnce?: boolean } = {}
         for (const id of ids) Object.assign(claims.get(id)!, { state, error });
       },
       async takeOverStale(owner: string, staleBefore: Date, now: Date) {
-        const stale = [...claims.values()].find((c) => c.state === 'starting' && c.claimed_at < staleBefore);
+        const stale = [...claims.values()].find((c) => c.state === 'starting' && c.claimedAt < staleBefore);
         if (!stale) return undefined;
-        Object.assign(stale, { owner, claimed_at: now });
+        Object.assign(stale, { owner, claimedAt: now });
         return { ...stale };
       },
     },
@@ -99,7 +99,7 @@ describe('runScheduledTicks', () => {
     }
     const runs = [...w.executions.values()];
     expect(runs).toHaveLength(6);
-    expect(new Set([...w.claims.values()].map((c) => c.execution_id)).size).toBe(6);
+    expect(new Set([...w.claims.values()].map((c) => c.executionId)).size).toBe(6);
     expect(runs.every((r) => r.trigger === 'schedule' && r.input.from === r.workflowId)).toBe(true);
     expect(w.workflows.get('wf_a')!.nextRunAt).toEqual(at('2026-01-01T00:00:08Z'));
   });
@@ -141,14 +141,14 @@ describe('runScheduledTicks', () => {
     w.add('wf_a', '0 0 1 1 *', at('2027-01-01T00:00:00Z'));
     const claim = (id: string, execution: string): ScheduleClaim => ({
       id,
-      tenant_id: 'ten_1',
-      workflow_id: 'wf_a',
-      tick_at: at('2026-01-01T00:00:00Z'),
-      execution_id: execution,
+      tenantId: 'ten_1',
+      workflowId: 'wf_a',
+      tickAt: at('2026-01-01T00:00:00Z'),
+      executionId: execution,
       state: 'starting',
       owner: 'dead',
-      claimed_at: at('2026-01-01T00:00:00Z'),
-      expires_at: at('2026-01-02T00:00:00Z'),
+      claimedAt: at('2026-01-01T00:00:00Z'),
+      expiresAt: at('2026-01-02T00:00:00Z'),
     });
     await w.deps.claims.claim([claim('c1', 'exe_1'), claim('c2', 'exe_1')]);
     expect(await recoverStaleClaims(w.deps, 'r1', at('2026-01-01T00:01:00Z'), 10_000)).toBe(2);

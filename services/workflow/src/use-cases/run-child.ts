@@ -33,7 +33,7 @@ const WAIT_SLICE_MS = 5_000;
 
 function outcome(execution: Execution): ChildOutcome {
   return {
-    execution_id: execution.id,
+    executionId: execution.id,
     status: execution.status === 'running' ? 'failed' : execution.status,
     ...(execution.output ? { output: execution.output } : {}),
     ...(execution.error ? { error: execution.error } : {}),

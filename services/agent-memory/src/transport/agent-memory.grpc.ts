@@ -2,7 +2,7 @@ import { agentMemoryV1 } from '@agentplatform/contracts';
 import type { Agent, AgentInput } from '../domain/agent.js';
 import type { ChatMessage, Session, ToolStep, Usage } from '../domain/chat.js';
 import { publicGrant } from '../domain/tools.js';
-import type { MemoryItem, ScoredMemory } from '../domain/memory.js';
+import { memorySummary, type MemoryItem, type ScoredMemory } from '../domain/memory.js';
 import { chatWithAgent, type ChatOutcome } from '../use-cases/chat-with-agent.js';
 import { consolidateMemory } from '../use-cases/consolidate-memory.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
@@ -90,11 +90,7 @@ function toMessage(message: ChatMessage, sessionKey: string): agentMemoryV1.Chat
 
 function toMemory(item: MemoryItem): agentMemoryV1.MemoryItem {
   return {
-    id: item.id,
-    agentId: item.agentId,
-    memoryType: item.memoryType,
-    content: item.content,
-    metadata: item.metadata,
+    ...memorySummary(item),
     createdAt: iso(item.createdAt),
     updatedAt: iso(item.updatedAt),
     mergedFrom: item.mergedFrom.map((m) => m.id),
@@ -104,15 +100,7 @@ function toMemory(item: MemoryItem): agentMemoryV1.MemoryItem {
 }
 
 function toResult({ item, score }: ScoredMemory): agentMemoryV1.SearchResult {
-  return {
-    id: item.id,
-    content: item.content,
-    score: Math.round(score * 1e6) / 1e6,
-    metadata: item.metadata,
-    memoryType: item.memoryType,
-    agentId: item.agentId,
-    createdAt: iso(item.createdAt),
-  };
+  return { ...memorySummary(item), createdAt: iso(item.createdAt), score: Math.round(score * 1e6) / 1e6 };
 }
 
 /**

@@ -4838,7 +4838,18 @@ export interface operations {
               created_at: string;
               delivered_at: string | null;
               event_id: string;
-              event_type: string;
+              /** @enum {string} */
+              event_type:
+                | 'agent.message.created'
+                | 'agent.message.completed'
+                | 'agent.created'
+                | 'agent.updated'
+                | 'workflow.execution.started'
+                | 'workflow.execution.completed'
+                | 'workflow.execution.failed'
+                | 'memory.consolidated'
+                | 'billing.credits.low'
+                | 'billing.purchase.completed';
               id: string;
               last_error: string | null;
               next_attempt_at: string | null;
@@ -4949,7 +4960,18 @@ export interface operations {
             created_at: string;
             delivered_at: string | null;
             event_id: string;
-            event_type: string;
+            /** @enum {string} */
+            event_type:
+              | 'agent.message.created'
+              | 'agent.message.completed'
+              | 'agent.created'
+              | 'agent.updated'
+              | 'workflow.execution.started'
+              | 'workflow.execution.completed'
+              | 'workflow.execution.failed'
+              | 'memory.consolidated'
+              | 'billing.credits.low'
+              | 'billing.purchase.completed';
             id: string;
             last_error: string | null;
             next_attempt_at: string | null;
@@ -5046,7 +5068,18 @@ export interface operations {
             created_at: string;
             delivered_at: string | null;
             event_id: string;
-            event_type: string;
+            /** @enum {string} */
+            event_type:
+              | 'agent.message.created'
+              | 'agent.message.completed'
+              | 'agent.created'
+              | 'agent.updated'
+              | 'workflow.execution.started'
+              | 'workflow.execution.completed'
+              | 'workflow.execution.failed'
+              | 'memory.consolidated'
+              | 'billing.credits.low'
+              | 'billing.purchase.completed';
             id: string;
             last_error: string | null;
             next_attempt_at: string | null;
@@ -5379,7 +5412,7 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description One of the event types of SPEC.md section 6 */
+          /** @description One of the event types (docs/api-guide.md, "Events and webhooks") */
           event_type: string;
         };
       };

@@ -97,18 +97,8 @@ export type DeliveryList = ResponseBody<'getWebhooksWebhookIdDeliveries'>;
 export type DeliveryDetail = ResponseBody<'getWebhooksWebhookIdDeliveriesDeliveryId'>;
 export type RecoverResult = ResponseBody<'postWebhooksWebhookIdRecover'>;
 
-/** The event types a platform of this version publishes; receivers should accept others too. */
-export type EventType =
-  | 'agent.message.created'
-  | 'agent.message.completed'
-  | 'agent.created'
-  | 'agent.updated'
-  | 'workflow.execution.started'
-  | 'workflow.execution.completed'
-  | 'workflow.execution.failed'
-  | 'memory.consolidated'
-  | 'billing.credits.low'
-  | 'billing.purchase.completed';
+/** The event types a platform of this version publishes (the deliveries' `event_type`); receivers should accept others too. */
+export type EventType = Delivery['event_type'];
 
 /** The JSON envelope a webhook receives (no HTTP route answers it, so it is written here). */
 export interface WebhookEvent<D = Record<string, unknown>> {

@@ -56,6 +56,8 @@ export type ToolStep = ChatMessage['steps'][number];
 
 export type AddMemoryRequest = RequestBody<'postMemory'>;
 export type MemoryItem = ResponseBody<'postMemory'>;
+export type AddMemoryBatchRequest = RequestBody<'postMemoryBatch'>;
+export type MemoryBatchResult = ResponseBody<'postMemoryBatch'>;
 export type SearchMemoryRequest = RequestBody<'postMemorySearch'>;
 export type MemorySearchResponse = ResponseBody<'postMemorySearch'>;
 export type MemorySearchResult = MemorySearchResponse['results'][number];

@@ -7,7 +7,14 @@ import { chatWithAgent, type ChatOutcome } from '../use-cases/chat-with-agent.js
 import { consolidateMemory } from '../use-cases/consolidate-memory.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../use-cases/manage-agents.js';
-import { addMemory, deleteMemory, getMemory, listMemories, updateMemory } from '../use-cases/manage-memories.js';
+import {
+  addMemories,
+  addMemory,
+  deleteMemory,
+  getMemory,
+  listMemories,
+  updateMemory,
+} from '../use-cases/manage-memories.js';
 import { listMessages, listSessions } from '../use-cases/read-sessions.js';
 import { searchMemory } from '../use-cases/search-memory.js';
 
@@ -258,6 +265,19 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
           plan: req.plan,
         }),
       );
+    },
+    async addMemories(req) {
+      const items = await addMemories(deps, {
+        tenantId: req.tenantId,
+        agentId: req.agentId,
+        items: req.items.map((item) => ({
+          memoryType: item.memoryType,
+          content: item.content,
+          metadata: item.metadata,
+        })),
+        plan: req.plan,
+      });
+      return { items: items.map(toMemory) };
     },
     async getMemory(req) {
       return toMemory(await getMemory(deps, { tenantId: req.tenantId, memoryId: req.memoryId }));

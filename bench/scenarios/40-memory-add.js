@@ -70,7 +70,15 @@ async function latencies({ total, concurrency, request }) {
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   times.sort((a, b) => a - b);
   const pct = (p) => Math.round(times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))] * 10) / 10;
-  return { rps: Math.round(total / seconds), p50: pct(50), p95: pct(95), p99: pct(99), requests: total, errors };
+  return {
+    rps: Math.round(total / seconds),
+    p50: pct(50),
+    p95: pct(95),
+    p99: pct(99),
+    requests: total,
+    errors,
+    seconds,
+  };
 }
 
 /**
@@ -221,6 +229,74 @@ function searchScenario(count) {
   };
 }
 
+/**
+ * Runs adds through the gateway and measures them: `memories` in requests of `perRequest` (1 for
+ * POST /memory, more for POST /memory/batch), `concurrency` at a time. Answers the request figures
+ * and a note with memories/s, CPU per memory (gateway, agent-memory, the MongoDB stand-in, this
+ * process's load generator), database operations and version bumps per memory, and the time until
+ * the last vector is stored: on a shared machine req/s follow the CPU share the processes get,
+ * CPU per memory does not.
+ */
+async function measuredAdds(ctx, state, { memories, perRequest, concurrency, request }) {
+  const os = require('node:os');
+  const pids = ['gateway', 'agent-memory'].map((name) => ctx.platform.service(name).pid);
+  const standIn = standInPid(ctx.platform.mongoUri);
+  const own = () => {
+    const usage = process.cpuUsage();
+    return (usage.user + usage.system) / 1e6;
+  };
+  const cpu = () => [
+    ...pids.map((pid) => cpuSeconds(pid)),
+    cpuSeconds(pids[1], true),
+    standIn ? cpuSeconds(standIn) : 0,
+    own(),
+  ];
+  // The model loads in agent-memory's worker after the process is up (seconds of CPU), and an
+  // earlier scenario's backlog may still drain: wait until its threads other than the main one are
+  // quiet, so that the figures are the adds'.
+  const settleStarted = Date.now();
+  for (;;) {
+    const others = () => cpuSeconds(pids[1]) - cpuSeconds(pids[1], true);
+    const before = others();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    if (others() - before < 0.05 || Date.now() - settleStarted > 120_000) break;
+  }
+  const cpuBefore = cpu();
+  const opsBefore = await databaseOps(ctx);
+  const versionBefore = await memoryVersion(ctx, state.agentId);
+  const loadBefore = os.loadavg()[0];
+  const total = Math.ceil(memories / perRequest);
+  const figures = await latencies({ total, concurrency, request });
+  const cpuMs = cpu().map((s, i) => ((s - cpuBefore[i]) * 1000) / memories);
+  const loadAfter = os.loadavg()[0];
+  const opsAfter = await databaseOps(ctx);
+  const bumps = (await memoryVersion(ctx, state.agentId)) - versionBefore;
+  // The adds' vectors follow asynchronously: none may be lost, and how long the last one takes
+  // after the last add is the bound docs/agents-and-memory.md states.
+  const loadEnded = Date.now();
+  let waiting = await itemsWithoutVector(ctx, state.agentId);
+  while (waiting > 0 && Date.now() - loadEnded < 600_000) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    waiting = await itemsWithoutVector(ctx, state.agentId);
+  }
+  const drained =
+    waiting === 0
+      ? `every vector stored ${((Date.now() - loadEnded) / 1000).toFixed(1)} s after the last add`
+      : `${waiting} adds still without a vector 10 minutes after the last add`;
+  const ops = opsBefore && opsAfter ? ((opsAfter - opsBefore) / memories).toFixed(2) : 'n/a';
+  const perSecond = Math.round(memories / figures.seconds);
+  const note =
+    `${perSecond} memories/s (${perRequest} per request); CPU per memory during the adds: gateway ` +
+    `${cpuMs[0].toFixed(2)} ms, agent-memory ${cpuMs[1].toFixed(2)} ms (its main thread ${cpuMs[2].toFixed(2)} ms, ` +
+    `the rest its other threads: the embedding model's worker, V8's and libuv's helpers), MongoDB stand-in ` +
+    `${standIn ? `${cpuMs[3].toFixed(2)} ms` : 'n/a'}, load generator ${cpuMs[4].toFixed(2)} ms; all ` +
+    `${cpuMs.reduce((sum, ms, i) => (i === 2 ? sum : sum + ms), 0).toFixed(2)} ms; ${drained}; database operations ` +
+    `per memory (all services, embedding backlog included): ${ops}; memory_version bumps per memory (one per ` +
+    `group of adds or batch, plus one per stored backlog batch): ${(bumps / memories).toFixed(3)}; load average ` +
+    `${loadBefore.toFixed(1)} -> ${loadAfter.toFixed(1)}`;
+  return { figures, perSecond, note };
+}
+
 module.exports = {
   id: 'memory-add',
   title: 'POST /api/v1/memory (add with local embedding), concurrency 16',
@@ -235,38 +311,12 @@ module.exports = {
   standInPid,
   databaseOps,
   itemsWithoutVector,
+  measuredAdds,
   setup: (ctx) => agentWithMemories(ctx, 0, 'add'),
   async run(ctx, state) {
-    // CPU per add (gateway, agent-memory, the MongoDB stand-in, this process's load generator) and
-    // database operations per add: on a shared machine req/s follow the CPU share the processes
-    // get, these do not.
-    const pids = ['gateway', 'agent-memory'].map((name) => ctx.platform.service(name).pid);
-    const standIn = standInPid(ctx.platform.mongoUri);
-    const own = () => {
-      const usage = process.cpuUsage();
-      return (usage.user + usage.system) / 1e6;
-    };
-    const cpu = () => [
-      ...pids.map((pid) => cpuSeconds(pid)),
-      cpuSeconds(pids[1], true),
-      standIn ? cpuSeconds(standIn) : 0,
-      own(),
-    ];
-    // The model loads in agent-memory's worker after the process is up (seconds of CPU): wait
-    // until its threads other than the main one are quiet, so that the figures are the adds'.
-    const settleStarted = Date.now();
-    for (;;) {
-      const others = () => cpuSeconds(pids[1]) - cpuSeconds(pids[1], true);
-      const before = others();
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      if (others() - before < 0.05 || Date.now() - settleStarted > 120_000) break;
-    }
-    const cpuBefore = cpu();
-    const opsBefore = await databaseOps(ctx);
-    const versionBefore = await memoryVersion(ctx, state.agentId);
-    const total = 3_000;
-    const figures = await latencies({
-      total,
+    const { figures, note } = await measuredAdds(ctx, state, {
+      memories: 3_000,
+      perRequest: 1,
       concurrency: 16,
       request: (i) =>
         post(ctx, state.accessToken, '/memory', {
@@ -275,29 +325,6 @@ module.exports = {
           metadata: { n: i % 10 },
         }),
     });
-    const cpuMs = cpu().map((seconds, i) => ((seconds - cpuBefore[i]) * 1000) / total);
-    const opsAfter = await databaseOps(ctx);
-    const bumps = (await memoryVersion(ctx, state.agentId)) - versionBefore;
-    // The adds' vectors follow asynchronously: none may be lost, and how long the last one takes
-    // after the last add is the bound docs/agents-and-memory.md states.
-    const loadEnded = Date.now();
-    let waiting = await itemsWithoutVector(ctx, state.agentId);
-    while (waiting > 0 && Date.now() - loadEnded < 600_000) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      waiting = await itemsWithoutVector(ctx, state.agentId);
-    }
-    const drained =
-      waiting === 0
-        ? `every vector stored ${((Date.now() - loadEnded) / 1000).toFixed(1)} s after the last add`
-        : `${waiting} adds still without a vector 10 minutes after the last add`;
-    const ops = opsBefore && opsAfter ? ((opsAfter - opsBefore) / total).toFixed(2) : 'n/a';
-    const note =
-      `adds per second in req/s; CPU per add during the adds: gateway ${cpuMs[0].toFixed(2)} ms, agent-memory ` +
-      `${cpuMs[1].toFixed(2)} ms (its main thread ${cpuMs[2].toFixed(2)} ms, the rest its other threads: the ` +
-      `embedding model's worker, V8's and libuv's helpers), MongoDB stand-in ${standIn ? `${cpuMs[3].toFixed(2)} ms` : 'n/a'}, load generator ` +
-      `${cpuMs[4].toFixed(2)} ms; ${drained}; database operations per add (all services, embedding backlog ` +
-      `included): ${ops}; memory_version bumps per add (one per group of adds, plus one per stored backlog ` +
-      `batch): ${(bumps / total).toFixed(3)}`;
     ctx.log(note);
     return { rows: [{ label: 'memory add', ...figures, note }] };
   },

@@ -22,7 +22,9 @@
  *   node deploy/k8s/validate.js               validate the real manifests
  *   node deploy/k8s/validate.js --self-check  ...then break copies of them and prove each breakage fails
  *   node deploy/k8s/validate.js --write-docs  regenerate the variable table in docs/operations.md
- *                                             (reads defaults from the built dist/ config modules)
+ *                                             (reads defaults from the built dist/ config modules;
+ *                                             a default under the checkout reads `<repo>/...`, and a
+ *                                             variable already in the table keeps its Meaning)
  */
 const { spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
@@ -480,7 +482,8 @@ function composeVariables(tools, composeFile) {
 
 /**
  * Meanings for variables whose config.ts line carries no comment, and for shared names whose
- * comment in one service would mislead for another. Code comments win otherwise.
+ * comment in one service would mislead for another; the code comment otherwise. Both only seed a
+ * new row: once a variable is in the table, its Meaning is edited there and regenerating keeps it.
  */
 const NOTES = {
   DATA_ENCRYPTION_KEY:
@@ -582,8 +585,38 @@ function defaultOf(schema) {
   return '';
 }
 
+/**
+ * The Meaning cell of each variable already in the table (`\|` stays escaped, as written).
+ * @param {string} table
+ * @returns {Map<string, string>}
+ */
+function documentedMeanings(table) {
+  const meanings = new Map();
+  for (const line of table.split('\n')) {
+    const m = /^\|\s*`([A-Z][A-Z0-9_]+)`\s*\|[^|]*\|(?:[^|\\]|\\.)*\|\s*((?:[^|\\]|\\.)*?)\s*\|$/.exec(line);
+    if (m) meanings.set(m[1], m[2]);
+  }
+  return meanings;
+}
+
+/**
+ * A default as the docs show it: a path inside this checkout (the embedding model's folder,
+ * found from the built module's location) as `<repo>/...`, so that the table reads the same
+ * from every clone. @param {string} value
+ */
+function repoRelative(value) {
+  return value === REPO || value.startsWith(REPO + path.sep)
+    ? `<repo>/${path.relative(REPO, value).split(path.sep).join('/')}`.replace(/\/$/, '')
+    : value;
+}
+
 function writeDocs(docsFile) {
   const code = codeVariables();
+  const text = fs.readFileSync(docsFile, 'utf8');
+  const start = text.indexOf(TABLE_START);
+  const end = text.indexOf(TABLE_END);
+  if (start < 0 || end < start) throw new Error('variable table markers missing in docs/operations.md');
+  const documented = documentedMeanings(text.slice(start, end));
   const rows = new Map();
   for (const [service, vars] of code) {
     const shape = configShapeOf(service);
@@ -594,8 +627,11 @@ function writeDocs(docsFile) {
     for (const name of vars) {
       const row = rows.get(name) ?? { services: [], defaults: new Map(), note: '' };
       row.services.push(service);
-      row.defaults.set(service, defaultOf(shape[name]));
-      if (!row.note) row.note = NOTES[name] ?? texts.map((t) => commentBefore(t, name)).find(Boolean) ?? '';
+      row.defaults.set(service, repoRelative(defaultOf(shape[name])));
+      if (!row.note) {
+        const note = NOTES[name] ?? texts.map((t) => commentBefore(t, name)).find(Boolean) ?? '';
+        row.note = documented.get(name) ?? note.replaceAll('|', '\\|');
+      }
       rows.set(name, row);
     }
   }
@@ -605,12 +641,8 @@ function writeDocs(docsFile) {
     const distinct = new Set(row.defaults.values());
     const def =
       distinct.size === 1 ? fmt([...distinct][0]) : [...row.defaults].map(([s, d]) => `${s}: ${fmt(d)}`).join('<br>');
-    lines.push(`| \`${name}\` | ${row.services.join(', ')} | ${def} | ${row.note.replaceAll('|', '\\|')} |`);
+    lines.push(`| \`${name}\` | ${row.services.join(', ')} | ${def} | ${row.note} |`);
   }
-  const text = fs.readFileSync(docsFile, 'utf8');
-  const start = text.indexOf(TABLE_START);
-  const end = text.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error('variable table markers missing in docs/operations.md');
   fs.writeFileSync(docsFile, `${text.slice(0, start + TABLE_START.length)}\n${lines.join('\n')}\n${text.slice(end)}`);
   process.stdout.write(`wrote ${rows.size} variables to ${path.relative(REPO, docsFile)}\n`);
 }

@@ -4,6 +4,7 @@ import { SpanKind, contextFromTraceparent, runWithContext, traced, type Logger }
 import { parseEnvelope } from './envelope.js';
 import { CONSUMER_GROUP_TIMING, partitionForKey, restartAfterFatalCrash, type CrashRestarts } from './kafka.js';
 import { EVENT_HEADERS, type ReceivedEnvelope } from './event-types.js';
+import { GroupMemberHandover } from './member-handover.js';
 
 interface ProcessedEvent {
   _id: string;
@@ -45,6 +46,11 @@ export interface BatchConsumerOptions {
   sliceSize?: number;
   /** Partitions whose batches are handled at the same time (kafkajs' partitionsConsumedConcurrently). */
   partitionsConcurrently?: number;
+  /**
+   * The service's database, where members record themselves so that a process restarted on the
+   * same host takes over its dead predecessor's partitions at once (GroupMemberHandover).
+   */
+  members?: Connection;
 }
 
 /**
@@ -57,6 +63,7 @@ export class BatchConsumer {
   /** This member's partitions of the topic and the topic's partition count, once it has joined. */
   private assignment?: { partitions: ReadonlySet<number>; count: number };
   private readonly restarts: CrashRestarts;
+  private readonly handover?: GroupMemberHandover;
 
   constructor(private readonly options: BatchConsumerOptions) {
     this.consumer = options.kafka.consumer({
@@ -72,6 +79,13 @@ export class BatchConsumer {
       retry: { ...CONSUMER_GROUP_TIMING.retry },
     });
     this.restarts = restartAfterFatalCrash(this.consumer, options.logger);
+    if (options.members)
+      this.handover = new GroupMemberHandover({
+        kafka: options.kafka,
+        connection: options.members,
+        groupId: options.groupId,
+        logger: options.logger,
+      });
   }
 
   /**
@@ -146,12 +160,14 @@ export class BatchConsumer {
       },
     };
     this.restarts.runWith(runConfig);
+    await this.handover?.watch(this.consumer);
     await this.consumer.run(runConfig);
   }
 
   async stop(): Promise<void> {
     this.restarts.stop();
     await this.consumer.disconnect();
+    await this.handover?.forget();
   }
 }
 

@@ -81,6 +81,7 @@ export function startBatchConsumer(
     handleBatch,
     sliceSize: config.concurrency,
     partitionsConcurrently: config.partitionsConcurrently,
+    members: runtime.mongo,
   });
   let stopped = false;
   const begin = async (): Promise<void> => {

@@ -320,6 +320,23 @@ export interface paths {
     patch: operations['patchMemoryMemoryId'];
     trace?: never;
   };
+  '/memory/batch': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Add 1 to 100 memory items to an agent at once, all or none (each counts toward the memories quota) */
+    post: operations['postMemoryBatch'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/memory/consolidate': {
     parameters: {
       query?: never;
@@ -3999,6 +4016,181 @@ export interface operations {
       };
     };
   };
+  postMemoryBatch: {
+    parameters: {
+      query?: {
+        /** @description The tenant to act on (default: the caller's tenant) */
+        tenant_id?: string;
+      };
+      header?: {
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "agent_id": "agt_paste_an_agent_id",
+         *       "items": [
+         *         {
+         *           "memory_type": "episodic",
+         *           "content": "Alice: I finally booked the trip to Lisbon for May.",
+         *           "metadata": {
+         *             "session": 3,
+         *             "date": "2026-04-02"
+         *           }
+         *         },
+         *         {
+         *           "memory_type": "episodic",
+         *           "content": "Bob: Nice! Are you taking the train or flying?",
+         *           "metadata": {
+         *             "session": 3,
+         *             "date": "2026-04-02"
+         *           }
+         *         },
+         *         {
+         *           "content": "Refunds take 5 to 7 business days.",
+         *           "metadata": {
+         *             "source": "faq"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': {
+          agent_id: string;
+          /** @description 1 to 100 items, stored all or none; each as the body of POST /memory without agent_id */
+          items: {
+            content: string;
+            /**
+             * @description Default: semantic; must be enabled in the agent’s memory_types
+             * @enum {string}
+             */
+            memory_type?: 'semantic' | 'episodic' | 'procedural';
+            /** @description Free-form JSON object (e.g. source, category) */
+            metadata?: {
+              [key: string]: unknown;
+            };
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The stored items, in the order of the request */
+            items: {
+              agent_id: string;
+              content: string;
+              created_at: string;
+              embedding: {
+                dimension: number;
+                provider: string;
+              };
+              id: string;
+              /** @enum {string} */
+              memory_type: 'semantic' | 'episodic' | 'procedural';
+              /** @description Ids of the items consolidation merged into this one */
+              merged_from: string[];
+              /** @description Free-form JSON object (e.g. source, category) */
+              metadata: {
+                [key: string]: unknown;
+              };
+              updated_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request (validation_error) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, invalid or expired token or key (unauthorized) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Insufficient permissions or a plan quota reached (forbidden, quota_exceeded) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (not_found) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Idempotency-Key reused with another body, or its first request still running (conflict) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Body over 1 MiB (payload_too_large) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Content-Type (unsupported_media_type) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   postMemoryConsolidate: {
     parameters: {
       query?: {
@@ -4838,7 +5030,18 @@ export interface operations {
               created_at: string;
               delivered_at: string | null;
               event_id: string;
-              event_type: string;
+              /** @enum {string} */
+              event_type:
+                | 'agent.message.created'
+                | 'agent.message.completed'
+                | 'agent.created'
+                | 'agent.updated'
+                | 'workflow.execution.started'
+                | 'workflow.execution.completed'
+                | 'workflow.execution.failed'
+                | 'memory.consolidated'
+                | 'billing.credits.low'
+                | 'billing.purchase.completed';
               id: string;
               last_error: string | null;
               next_attempt_at: string | null;
@@ -4949,7 +5152,18 @@ export interface operations {
             created_at: string;
             delivered_at: string | null;
             event_id: string;
-            event_type: string;
+            /** @enum {string} */
+            event_type:
+              | 'agent.message.created'
+              | 'agent.message.completed'
+              | 'agent.created'
+              | 'agent.updated'
+              | 'workflow.execution.started'
+              | 'workflow.execution.completed'
+              | 'workflow.execution.failed'
+              | 'memory.consolidated'
+              | 'billing.credits.low'
+              | 'billing.purchase.completed';
             id: string;
             last_error: string | null;
             next_attempt_at: string | null;
@@ -5046,7 +5260,18 @@ export interface operations {
             created_at: string;
             delivered_at: string | null;
             event_id: string;
-            event_type: string;
+            /** @enum {string} */
+            event_type:
+              | 'agent.message.created'
+              | 'agent.message.completed'
+              | 'agent.created'
+              | 'agent.updated'
+              | 'workflow.execution.started'
+              | 'workflow.execution.completed'
+              | 'workflow.execution.failed'
+              | 'memory.consolidated'
+              | 'billing.credits.low'
+              | 'billing.purchase.completed';
             id: string;
             last_error: string | null;
             next_attempt_at: string | null;
@@ -5379,7 +5604,7 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description One of the event types of SPEC.md section 6 */
+          /** @description One of the event types (docs/api-guide.md, "Events and webhooks") */
           event_type: string;
         };
       };

@@ -148,6 +148,9 @@ export class AgentPlatformClient {
   readonly memory = {
     add: (body: T.AddMemoryRequest, options?: CallOptions) =>
       this.request<T.MemoryItem>('POST', '/memory', { json: body, options }),
+    /** 1 to 100 items for one agent, stored all or none; answers them in the request's order. */
+    addBatch: (body: T.AddMemoryBatchRequest, options?: CallOptions) =>
+      this.request<T.MemoryBatchResult>('POST', '/memory/batch', { json: body, options }),
     search: (body: T.SearchMemoryRequest, options?: CallOptions) =>
       this.request<T.MemorySearchResponse>('POST', '/memory/search', { json: body, options }),
     consolidate: (body: T.ConsolidateMemoryRequest, options?: CallOptions) =>

@@ -56,6 +56,8 @@ export type ToolStep = ChatMessage['steps'][number];
 
 export type AddMemoryRequest = RequestBody<'postMemory'>;
 export type MemoryItem = ResponseBody<'postMemory'>;
+export type AddMemoryBatchRequest = RequestBody<'postMemoryBatch'>;
+export type MemoryBatchResult = ResponseBody<'postMemoryBatch'>;
 export type SearchMemoryRequest = RequestBody<'postMemorySearch'>;
 export type MemorySearchResponse = ResponseBody<'postMemorySearch'>;
 export type MemorySearchResult = MemorySearchResponse['results'][number];
@@ -97,18 +99,8 @@ export type DeliveryList = ResponseBody<'getWebhooksWebhookIdDeliveries'>;
 export type DeliveryDetail = ResponseBody<'getWebhooksWebhookIdDeliveriesDeliveryId'>;
 export type RecoverResult = ResponseBody<'postWebhooksWebhookIdRecover'>;
 
-/** The event types a platform of this version publishes; receivers should accept others too. */
-export type EventType =
-  | 'agent.message.created'
-  | 'agent.message.completed'
-  | 'agent.created'
-  | 'agent.updated'
-  | 'workflow.execution.started'
-  | 'workflow.execution.completed'
-  | 'workflow.execution.failed'
-  | 'memory.consolidated'
-  | 'billing.credits.low'
-  | 'billing.purchase.completed';
+/** The event types a platform of this version publishes (the deliveries' `event_type`); receivers should accept others too. */
+export type EventType = Delivery['event_type'];
 
 /** The JSON envelope a webhook receives (no HTTP route answers it, so it is written here). */
 export interface WebhookEvent<D = Record<string, unknown>> {

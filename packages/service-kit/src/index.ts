@@ -23,3 +23,4 @@ export * from './retry.js';
 export * from './credits-client.js';
 export * from './paging.js';
 export * from './lazy.js';
+export * from './lazy-undici.js';

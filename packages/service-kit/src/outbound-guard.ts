@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import type { Agent, buildConnector } from 'undici';
+import type { Agent, Dispatcher, buildConnector } from 'undici';
 import { undici } from './lazy-undici.js';
 
 /**
@@ -133,17 +133,31 @@ export function guardedConnector(options: {
   };
 }
 
-/** An undici dispatcher whose every connection goes through the guard. */
+/**
+ * An undici dispatcher whose every connection goes through the guard. The agent (and undici with
+ * it, about 12 MB) is made on the first request: a replica whose workflows or agents never call
+ * out does not hold it (docs/performance.md, idle memory). Only `dispatch`, `close` and `destroy`
+ * are offered, which is what undici's `request` and `fetch` use with a `dispatcher` option.
+ */
 export function createGuardedAgent(options: {
   allowPrivate: boolean;
   connectTimeoutMs?: number;
   connections?: number;
-}): Agent {
-  return new (undici().Agent)({
-    connections: options.connections ?? 128,
-    connect: guardedConnector({
-      allowPrivate: options.allowPrivate,
-      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
-    }),
-  });
+}): Dispatcher {
+  let agent: Agent | undefined;
+  const made = () =>
+    (agent ??= new (undici().Agent)({
+      connections: options.connections ?? 128,
+      connect: guardedConnector({
+        allowPrivate: options.allowPrivate,
+        connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      }),
+    }));
+  const lazyAgent: Pick<Dispatcher, 'dispatch' | 'close' | 'destroy'> = {
+    dispatch: (dispatchOptions, handler) => made().dispatch(dispatchOptions, handler),
+    // Nothing to close before the first request (and nothing loaded for it).
+    close: (async () => agent?.close()) as Dispatcher['close'],
+    destroy: (async (error?: Error | null) => agent?.destroy(error ?? null)) as Dispatcher['destroy'],
+  };
+  return lazyAgent as Dispatcher;
 }

@@ -108,6 +108,11 @@ export class Receiver {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  /** `close()` by the name `suiteFixture` stops a value with: `suiteFixture(() => Receiver.start())`. */
+  stop(): Promise<void> {
+    return this.close();
+  }
+
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -1,5 +1,5 @@
 import { EventTap } from './event-tap.js';
-import { newTenant, type Http } from './fixtures.js';
+import { newTenant, type Http, type RegisteredUser } from './fixtures.js';
 import { startPlatform, type Platform, type PlatformOptions } from './platform.js';
 
 /** A started platform, one signed-up tenant calling it, and a tap on the events topic. */
@@ -8,6 +8,8 @@ export interface TenantPlatform {
   tap: EventTap;
   http: Http;
   tenantId: string;
+  /** The tenant's owner (its access token is the one `http` sends). */
+  user: RegisteredUser;
   stop(): Promise<void>;
 }
 
@@ -25,7 +27,7 @@ export async function startTenantPlatform(options: PlatformOptions, tapLabel: st
   try {
     tap = await EventTap.start(platform, tapLabel);
     const tenant = await newTenant(platform);
-    return { platform, tap, http: tenant.http, tenantId: tenant.user.tenantId, stop };
+    return { platform, tap, http: tenant.http, tenantId: tenant.user.tenantId, user: tenant.user, stop };
   } catch (error) {
     await stop();
     throw error;

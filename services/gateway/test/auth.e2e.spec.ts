@@ -7,24 +7,19 @@ import {
   login,
   registerUser,
   startPlatform,
+  suiteFixture,
   uniqueEmail,
   waitFor,
-  type Platform,
   type RegisteredUser,
 } from '@agentplatform/testing';
 
 /** Register, login, refresh, me and API keys through the gateway, with identity as a real process. */
 describe('authentication and keys', () => {
-  let platform: Platform;
+  const platform = suiteFixture(() => startPlatform({ services: ['identity'] }));
   let alice: RegisteredUser;
 
   beforeAll(async () => {
-    platform = await startPlatform({ services: ['identity'] });
     alice = await registerUser(platform.url, { full_name: 'Alice Doe', company: 'Acme' });
-  });
-
-  afterAll(async () => {
-    await platform?.stop();
   });
 
   describe('register', () => {

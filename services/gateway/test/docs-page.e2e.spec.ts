@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
-import { registerUser, request, startPlatform, type Platform } from '@agentplatform/testing';
+import { registerUser, request, startPlatform, suiteFixture } from '@agentplatform/testing';
 
 /** Debian's Chromium; CI installs it (.ci/run). Playwright's own browser download cannot work here. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -15,15 +15,7 @@ if (!haveChromium) {
  * token, and "Try it out" runs every operation's example with no 5xx and no console error.
  */
 describe('the /docs page', () => {
-  let platform: Platform;
-
-  beforeAll(async () => {
-    platform = await startPlatform();
-  });
-
-  afterAll(async () => {
-    await platform?.stop();
-  });
+  const platform = suiteFixture(() => startPlatform());
 
   it('answers the bare addresses with where to go', async () => {
     for (const at of ['/', '/api/v1', '/v1']) {

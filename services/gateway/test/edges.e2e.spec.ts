@@ -1,32 +1,16 @@
 import http from 'node:http';
-import {
-  api,
-  createApiKey,
-  EventTap,
-  registerUser,
-  startPlatform,
-  waitFor,
-  type Platform,
-  type RegisteredUser,
-} from '@agentplatform/testing';
+import { api, createApiKey, registerUser, startTenantPlatform, suiteFixture, waitFor } from '@agentplatform/testing';
 
 /** Error edges, both error shapes, billing with its events, Idempotency-Key and the OpenAPI document. */
 describe('gateway edges, billing and idempotency', () => {
-  let platform: Platform;
-  let owner: RegisteredUser;
-  let tap: EventTap;
-
-  beforeAll(async () => {
-    platform = await startPlatform({ services: ['identity'] });
-    owner = await registerUser(platform.url);
-    tap = await EventTap.start(platform, 'edges');
-  });
+  /** The platform, a tap on its events and a first tenant, whose owner most tests act as. */
+  const suite = suiteFixture(() => startTenantPlatform({ services: ['identity'] }, 'edges'));
 
   function rawRequest(method: string, path: string): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
       const req = http.request(
-        new URL(path, platform.url),
-        { method, headers: { authorization: `Bearer ${owner.accessToken}` } },
+        new URL(path, suite.platform.url),
+        { method, headers: { authorization: `Bearer ${suite.user.accessToken}` } },
         (res) => {
           let body = '';
           res.setEncoding('utf8');
@@ -39,11 +23,6 @@ describe('gateway edges, billing and idempotency', () => {
     });
   }
 
-  afterAll(async () => {
-    await tap?.stop();
-    await platform?.stop();
-  });
-
   describe('errors and edges', () => {
     it('answers a method no route serves (TRACE included) with 405, not 500', async () => {
       // fetch refuses to send TRACE, so node:http sends them all.
@@ -55,7 +34,7 @@ describe('gateway edges, billing and idempotency', () => {
     });
 
     it('refuses a NUL character in a JSON key, in bodies, queries and hooks, naming the field', async () => {
-      const http = api(platform.url, owner.accessToken);
+      const http = suite.http;
       const memory = await http.post('/api/v1/memory', {
         agent_id: 'agt_x',
         content: 'x',
@@ -65,13 +44,13 @@ describe('gateway edges, billing and idempotency', () => {
       expect(memory.body.details).toEqual([
         { field: 'metadata.ok.bad\\u0000key', message: 'must not contain a NUL character' },
       ]);
-      const hook = await api(platform.url).post(`/hooks/hk_${'0'.repeat(32)}?%00=1`, { a: 1 });
+      const hook = await api(suite.platform.url).post(`/hooks/hk_${'0'.repeat(32)}?%00=1`, { a: 1 });
       expect(hook.status).toBe(400);
       expect(hook.body.details[0].field).toBe('query.\\u0000');
     });
 
     it('refuses integers beyond int32 at the edge, naming the field', async () => {
-      const http = api(platform.url, owner.accessToken);
+      const http = suite.http;
       const page = await http.get('/api/v1/agents?page=2147483648');
       expect(page.status).toBe(400);
       expect(page.body.details.map((d: { field: string }) => d.field)).toEqual(['query.page']);
@@ -88,7 +67,7 @@ describe('gateway edges, billing and idempotency', () => {
     });
 
     it('answers malformed JSON with 400, not 500', async () => {
-      const res = await api(platform.url, owner.accessToken).post('/api/v1/auth/api-keys', undefined, {
+      const res = await suite.http.post('/api/v1/auth/api-keys', undefined, {
         raw: '{"name": "x", "scopes": [',
         headers: { 'content-type': 'application/json' },
       });
@@ -101,7 +80,7 @@ describe('gateway edges, billing and idempotency', () => {
     });
 
     it('answers a body over 1 MiB with 413', async () => {
-      const res = await api(platform.url, owner.accessToken).post('/api/v1/auth/api-keys', {
+      const res = await suite.http.post('/api/v1/auth/api-keys', {
         name: 'x'.repeat(1024 * 1024 + 10),
         scopes: ['agents:read'],
       });
@@ -110,7 +89,7 @@ describe('gateway edges, billing and idempotency', () => {
     });
 
     it('answers a wrong content type with 415', async () => {
-      const res = await api(platform.url, owner.accessToken).post('/api/v1/auth/api-keys', undefined, {
+      const res = await suite.http.post('/api/v1/auth/api-keys', undefined, {
         raw: 'name=x&scopes=agents:read',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       });
@@ -119,10 +98,10 @@ describe('gateway edges, billing and idempotency', () => {
     });
 
     it('answers an unknown route with a JSON 404 in both shapes', async () => {
-      const flat = await api(platform.url, owner.accessToken).get('/api/v1/no/such/route');
+      const flat = await suite.http.get('/api/v1/no/such/route');
       expect(flat.status).toBe(404);
       expect(flat.body).toEqual({ error: 'not_found', message: 'Route not found' });
-      const envelope = await api(platform.url, owner.accessToken).get('/v1/no/such/route');
+      const envelope = await suite.http.get('/v1/no/such/route');
       expect(envelope.body).toEqual({
         success: false,
         error: { code: 'not_found', message: 'Route not found', details: [] },
@@ -130,19 +109,19 @@ describe('gateway edges, billing and idempotency', () => {
     });
 
     it('answers REST validation errors with 400 (422 is for the auth endpoints)', async () => {
-      const res = await api(platform.url, owner.accessToken).post('/api/v1/billing/purchases', { credits: 'lots' });
+      const res = await suite.http.post('/api/v1/billing/purchases', { credits: 'lots' });
       expect(res.status).toBe(400);
       expect(res.body.details).toEqual([{ field: 'credits', message: expect.any(String) }]);
-      const query = await api(platform.url, owner.accessToken).get('/api/v1/billing/credits?limit=1000');
+      const query = await suite.http.get('/api/v1/billing/credits?limit=1000');
       expect(query.status).toBe(400);
       expect(query.body.details[0].field).toBe('query.limit');
     });
 
     it('wraps successes and errors in the envelope under /v1', async () => {
-      const ok = await api(platform.url, owner.accessToken).get('/v1/billing/credits');
+      const ok = await suite.http.get('/v1/billing/credits');
       expect(ok.status).toBe(200);
       expect(ok.body).toEqual({ success: true, data: expect.objectContaining({ balance: expect.any(Number) }) });
-      const denied = await api(platform.url).get('/v1/billing/credits');
+      const denied = await api(suite.platform.url).get('/v1/billing/credits');
       expect(denied.status).toBe(401);
       expect(denied.body).toEqual({
         success: false,
@@ -153,8 +132,8 @@ describe('gateway edges, billing and idempotency', () => {
 
   describe('billing', () => {
     it('shows the balance and the welcome grant', async () => {
-      const user = await registerUser(platform.url);
-      const res = await api(platform.url, user.accessToken).get('/api/v1/billing/credits');
+      const user = await registerUser(suite.platform.url);
+      const res = await api(suite.platform.url, user.accessToken).get('/api/v1/billing/credits');
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         balance: 1000,
@@ -173,8 +152,8 @@ describe('gateway edges, billing and idempotency', () => {
     });
 
     it('lets the owner purchase credits and fires billing.purchase.completed', async () => {
-      const user = await registerUser(platform.url);
-      const res = await api(platform.url, user.accessToken).post('/api/v1/billing/purchases', { credits: 500 });
+      const user = await registerUser(suite.platform.url);
+      const res = await api(suite.platform.url, user.accessToken).post('/api/v1/billing/purchases', { credits: 500 });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         id: expect.stringMatching(/^led_/),
@@ -182,27 +161,30 @@ describe('gateway edges, billing and idempotency', () => {
         balance: 1500,
         created_at: expect.any(String),
       });
-      const credits = await api(platform.url, user.accessToken).get('/api/v1/billing/credits');
+      const credits = await api(suite.platform.url, user.accessToken).get('/api/v1/billing/credits');
       expect(credits.body.balance).toBe(1500);
       expect(credits.body.ledger[0]).toMatchObject({ type: 'purchase', amount: 500, balance_after: 1500 });
-      const event = await waitFor(() => tap.find('billing.purchase.completed', (e) => e.tenant_id === user.tenantId), {
-        timeoutMs: 30_000,
-        what: 'billing.purchase.completed',
-      });
+      const event = await waitFor(
+        () => suite.tap.find('billing.purchase.completed', (e) => e.tenant_id === user.tenantId),
+        {
+          timeoutMs: 30_000,
+          what: 'billing.purchase.completed',
+        },
+      );
       expect(event.data).toEqual({ purchase_id: res.body.id, credits: 500, balance: 1500 });
     });
 
     it('refuses purchases with an API key', async () => {
-      const key = await createApiKey(platform.url, owner.accessToken, ['billing:read']);
-      const res = await api(platform.url, key.key).post('/api/v1/billing/purchases', { credits: 10 });
+      const key = await createApiKey(suite.platform.url, suite.user.accessToken, ['billing:read']);
+      const res = await api(suite.platform.url, key.key).post('/api/v1/billing/purchases', { credits: 10 });
       expect(res.status).toBe(403);
     });
   });
 
   describe('Idempotency-Key', () => {
     it('replays the first response for a retry and refuses a different body with 409', async () => {
-      const user = await registerUser(platform.url);
-      const client = api(platform.url, user.accessToken);
+      const user = await registerUser(suite.platform.url);
+      const client = api(suite.platform.url, user.accessToken);
       const headers = { 'idempotency-key': 'purchase-0001' };
       const first = await client.post('/api/v1/billing/purchases', { credits: 100 }, { headers });
       expect(first.status).toBe(201);
@@ -221,12 +203,12 @@ describe('gateway edges, billing and idempotency', () => {
     });
 
     it('scopes keys per tenant and answers a concurrent duplicate with 409 or the replay', async () => {
-      const a = await registerUser(platform.url);
-      const b = await registerUser(platform.url);
+      const a = await registerUser(suite.platform.url);
+      const b = await registerUser(suite.platform.url);
       const headers = { 'idempotency-key': 'shared-key' };
       const [ra, rb] = await Promise.all([
-        api(platform.url, a.accessToken).post('/api/v1/billing/purchases', { credits: 1 }, { headers }),
-        api(platform.url, b.accessToken).post('/api/v1/billing/purchases', { credits: 1 }, { headers }),
+        api(suite.platform.url, a.accessToken).post('/api/v1/billing/purchases', { credits: 1 }, { headers }),
+        api(suite.platform.url, b.accessToken).post('/api/v1/billing/purchases', { credits: 1 }, { headers }),
       ]);
       expect([ra.status, rb.status]).toEqual([201, 201]);
       expect(ra.body.id).not.toBe(rb.body.id);
@@ -234,26 +216,26 @@ describe('gateway edges, billing and idempotency', () => {
       const same = { 'idempotency-key': 'race-key' };
       const results = await Promise.all(
         Array.from({ length: 4 }, () =>
-          api(platform.url, a.accessToken).post('/api/v1/billing/purchases', { credits: 7 }, { headers: same }),
+          api(suite.platform.url, a.accessToken).post('/api/v1/billing/purchases', { credits: 7 }, { headers: same }),
         ),
       );
       const created = results.filter((r) => r.status === 201);
       expect(created.length).toBeGreaterThanOrEqual(1);
       expect(new Set(created.map((r) => r.body.id)).size).toBe(1);
       for (const r of results.filter((x) => x.status !== 201)) expect(r.status).toBe(409);
-      expect((await api(platform.url, a.accessToken).get('/api/v1/billing/credits')).body.balance).toBe(1008);
+      expect((await api(suite.platform.url, a.accessToken).get('/api/v1/billing/credits')).body.balance).toBe(1008);
     });
 
     it('does not store a failed request, so it can be retried', async () => {
-      const user = await registerUser(platform.url);
+      const user = await registerUser(suite.platform.url);
       const headers = { 'idempotency-key': 'fix-and-retry' };
-      const bad = await api(platform.url, user.accessToken).post(
+      const bad = await api(suite.platform.url, user.accessToken).post(
         '/api/v1/auth/api-keys',
         { name: 'k', scopes: ['nope'] },
         { headers },
       );
       expect(bad.status).toBe(422);
-      const bad2 = await api(platform.url, user.accessToken).post(
+      const bad2 = await api(suite.platform.url, user.accessToken).post(
         '/api/v1/auth/api-keys',
         { name: 'k', scopes: ['agents:read'] },
         { headers },
@@ -264,7 +246,7 @@ describe('gateway edges, billing and idempotency', () => {
 
   describe('OpenAPI', () => {
     it('serves an OpenAPI 3.1 document generated from the routes', async () => {
-      const res = await api(platform.url).get('/api/v1/openapi.json');
+      const res = await api(suite.platform.url).get('/api/v1/openapi.json');
       expect(res.status).toBe(200);
       expect(res.body.openapi).toBe('3.1.0');
       const register = res.body.paths['/auth/register'].post;
@@ -284,12 +266,12 @@ describe('gateway edges, billing and idempotency', () => {
     });
 
     it('serves the docs page and its assets locally', async () => {
-      const page = await api(platform.url).get('/docs');
+      const page = await api(suite.platform.url).get('/docs');
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toContain('text/html');
       expect(page.text).toContain('/docs/swagger-ui-bundle.js');
       expect(page.text).not.toMatch(/https?:\/\//);
-      const bundle = await fetch(`${platform.url}/docs/swagger-ui-bundle.js`);
+      const bundle = await fetch(`${suite.platform.url}/docs/swagger-ui-bundle.js`);
       expect(bundle.status).toBe(200);
       expect(bundle.headers.get('content-type')).toContain('javascript');
       expect((await bundle.text()).length).toBeGreaterThan(100_000);
@@ -298,22 +280,22 @@ describe('gateway edges, billing and idempotency', () => {
 
   describe('backend down', () => {
     it('answers 503 when identity is down, without a stack trace, and recovers', async () => {
-      const identity = platform.service('identity');
+      const identity = suite.platform.service('identity');
       await identity.stop();
       try {
-        const res = await api(platform.url).post('/api/v1/auth/register', {
+        const res = await api(suite.platform.url).post('/api/v1/auth/register', {
           email: 'down@example.com',
           password: 'password-123',
         });
         expect(res.status).toBe(503);
         expect(res.body.error).toBe('service_unavailable');
         expect(res.text).not.toMatch(/\bat .+\.js:\d+/);
-        const me = await api(platform.url, `apk_${'y'.repeat(40)}`).get('/api/v1/auth/me');
+        const me = await api(suite.platform.url, `apk_${'y'.repeat(40)}`).get('/api/v1/auth/me');
         expect(me.status).toBe(503);
       } finally {
         await identity.start();
       }
-      await waitFor(async () => (await api(platform.url, owner.accessToken).get('/api/v1/auth/me')).status === 200, {
+      await waitFor(async () => (await suite.http.get('/api/v1/auth/me')).status === 200, {
         timeoutMs: 20_000,
         what: 'identity back',
       });

@@ -1,15 +1,7 @@
-import { api, startPlatform, waitFor, type Platform } from '@agentplatform/testing';
+import { api, startPlatform, suiteFixture, waitFor } from '@agentplatform/testing';
 
 describe('gateway health and edges', () => {
-  let platform: Platform;
-
-  beforeAll(async () => {
-    platform = await startPlatform();
-  });
-
-  afterAll(async () => {
-    await platform?.stop();
-  });
+  const platform = suiteFixture(() => startPlatform());
 
   it('reports the process up on /healthz', async () => {
     const res = await api(platform.url).get('/healthz');

@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import { newTenant, Receiver, startPlatform, type Platform } from '@agentplatform/testing';
+import { newTenant, Receiver, startPlatform, suiteFixture } from '@agentplatform/testing';
 
 const agentBody = (name: string) => ({ name, type: 'assistant' });
 const workflowBody = (name: string) => ({
@@ -14,20 +14,16 @@ const workflowBody = (name: string) => ({
  * that the free plan's 60 requests a minute are not what the test runs into.
  */
 describe('plan quotas', () => {
-  let platform: Platform;
-  let receiver: Receiver;
+  const platform = suiteFixture(() => startPlatform({ env: { DEFAULT_PLAN: 'free' } }));
+  const receiver = suiteFixture(() => Receiver.start());
   let mongo: MongoClient;
 
   beforeAll(async () => {
-    platform = await startPlatform({ env: { DEFAULT_PLAN: 'free' } });
-    receiver = await Receiver.start();
     mongo = await MongoClient.connect(platform.mongoUri);
   });
 
   afterAll(async () => {
     await mongo?.close();
-    await receiver?.close();
-    await platform?.stop();
   });
 
   /** Creates `before` one by one, then `parallel` at once; answers the statuses of the parallel ones. */

@@ -10,8 +10,8 @@ import {
   registerUser,
   REPO_ROOT,
   startPlatform,
+  suiteFixture,
   waitFor,
-  type Platform,
   type RegisteredUser,
 } from '@agentplatform/testing';
 
@@ -23,22 +23,18 @@ type MongoClient = InstanceType<typeof mongoose.mongo.MongoClient>;
  * with the driver, byte for byte.
  */
 describe('secrets at rest and per-caller idempotency', () => {
-  let platform: Platform;
-  let receiver: Receiver;
+  const platform = suiteFixture(() => startPlatform({ services: ['identity', 'webhook'] }));
+  const receiver = suiteFixture(() => Receiver.start());
   let user: RegisteredUser;
   let mongo: MongoClient;
 
   beforeAll(async () => {
-    platform = await startPlatform({ services: ['identity', 'webhook'] });
-    receiver = await Receiver.start();
     user = await registerUser(platform.url);
     mongo = await new mongoose.mongo.MongoClient(platform.mongoUri).connect();
   });
 
   afterAll(async () => {
     await mongo?.close();
-    await receiver?.close();
-    await platform?.stop();
   });
 
   const gatewayDb = () => mongo.db(platform.gatewayDatabase);

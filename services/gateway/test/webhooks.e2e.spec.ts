@@ -8,16 +8,22 @@ import {
   Receiver,
   registerUser,
   startPlatform,
+  suiteFixture,
   waitFor,
-  type Platform,
   type RegisteredUser,
 } from '@agentplatform/testing';
 
 /** The webhook API through the gateway, driven with the public SDK. */
 describe('webhooks API', () => {
   const logger = createLogger('gateway-webhooks-test', 'silent');
-  let platform: Platform;
-  let receiver: Receiver;
+  const platform = suiteFixture(() =>
+    startPlatform({
+      services: ['identity', 'webhook'],
+      env: { DEFAULT_PLAN: 'enterprise' },
+      serviceEnv: { webhook: { WEBHOOK_RETRY_SCHEDULE_MS: '0,200,200,200,200', WEBHOOK_POLL_INTERVAL_MS: '100' } },
+    }),
+  );
+  const receiver = suiteFixture(() => Receiver.start());
   let user: RegisteredUser;
   let sdk: AgentPlatformClient;
   let connection: Connection;
@@ -25,12 +31,6 @@ describe('webhooks API', () => {
   let relay: OutboxRelay;
 
   beforeAll(async () => {
-    platform = await startPlatform({
-      services: ['identity', 'webhook'],
-      env: { DEFAULT_PLAN: 'enterprise' },
-      serviceEnv: { webhook: { WEBHOOK_RETRY_SCHEDULE_MS: '0,200,200,200,200', WEBHOOK_POLL_INTERVAL_MS: '100' } },
-    });
-    receiver = await Receiver.start();
     user = await registerUser(platform.url);
     sdk = new AgentPlatformClient({ baseUrl: platform.url, token: user.accessToken });
     connection = await mongoose
@@ -50,8 +50,6 @@ describe('webhooks API', () => {
   afterAll(async () => {
     await relay?.stop();
     await connection?.close();
-    await receiver?.close();
-    await platform?.stop();
   });
 
   it('creates a webhook (201, signing secret once), lists and gets it without the secret', async () => {

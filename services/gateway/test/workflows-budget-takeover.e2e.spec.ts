@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Receiver, ServiceProcess, startPlatform, type Platform } from '@agentplatform/testing';
+import { Receiver, ServiceProcess, startPlatform, suiteFixture } from '@agentplatform/testing';
 import { byNode, finished, newTenant, type Http } from './workflows.support';
 
 const LIST = `[${Array.from({ length: 300 }, (_, i) => i).join(',')}]`;
@@ -17,17 +17,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Real gateway, identity and workflow processes, Kafka and the MongoDB stand-in.
  */
 describe('an execution that failed its expression budget after a lease takeover', () => {
-  let platform: Platform;
+  const platform = suiteFixture(() =>
+    startPlatform({
+      services: ['identity', 'workflow'],
+      serviceEnv: { workflow: { EXECUTION_LEASE_MS: String(LEASE_MS), EXECUTION_POLL_INTERVAL_MS: '100' } },
+    }),
+  );
+  const receiver = suiteFixture(() => Receiver.start());
   let http: Http;
-  let receiver: Receiver;
   let second: ServiceProcess | undefined;
 
   beforeAll(async () => {
-    platform = await startPlatform({
-      services: ['identity', 'workflow'],
-      serviceEnv: { workflow: { EXECUTION_LEASE_MS: String(LEASE_MS), EXECUTION_POLL_INTERVAL_MS: '100' } },
-    });
-    receiver = await Receiver.start();
     http = (await newTenant(platform)).http;
     const env = (platform.service('workflow') as unknown as { env: NodeJS.ProcessEnv }).env;
     second = new ServiceProcess('workflow', { ...env, GRPC_PORT: '0' }, path.join(platform.logDir, 'workflow-2.log'));
@@ -36,8 +36,6 @@ describe('an execution that failed its expression budget after a lease takeover'
 
   afterAll(async () => {
     await second?.stop();
-    await receiver?.close();
-    await platform?.stop();
   });
 
   it('stays failed: neither the other replica nor the restarted one runs it again', async () => {

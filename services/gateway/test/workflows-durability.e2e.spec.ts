@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { workflowV1 } from '@agentplatform/contracts';
 import { createGrpcClient, openChannel, type Channel } from '@agentplatform/service-kit';
-import { Receiver, ServiceProcess, startPlatform, waitFor, type Platform } from '@agentplatform/testing';
+import { Receiver, ServiceProcess, startPlatform, suiteFixture, waitFor } from '@agentplatform/testing';
 import { byNode, finished, newTenant, type Http } from './workflows.support';
 
 /**
@@ -10,26 +10,21 @@ import { byNode, finished, newTenant, type Http } from './workflows.support';
  * its last finished node, or fails when the interrupted node is not safe to repeat.
  */
 describe('workflow executions survive a crash', () => {
-  let platform: Platform;
-  let http: Http;
-  let tenantId: string;
-  let receiver: Receiver;
-
-  beforeAll(async () => {
-    platform = await startPlatform({
+  const platform = suiteFixture(() =>
+    startPlatform({
       services: ['identity', 'workflow'],
       // Short leases so a dead replica's work moves within seconds.
       serviceEnv: { workflow: { EXECUTION_LEASE_MS: '2000', EXECUTION_POLL_INTERVAL_MS: '200' } },
-    });
-    receiver = await Receiver.start();
+    }),
+  );
+  const receiver = suiteFixture(() => Receiver.start());
+  let http: Http;
+  let tenantId: string;
+
+  beforeAll(async () => {
     const tenant = await newTenant(platform);
     http = tenant.http;
     tenantId = tenant.user.tenantId;
-  });
-
-  afterAll(async () => {
-    await receiver?.close();
-    await platform?.stop();
   });
 
   async function create(body: Record<string, unknown>): Promise<string> {

@@ -1,4 +1,4 @@
-import { api, startPlatform, type Platform } from '@agentplatform/testing';
+import { api, startPlatform, suiteFixture } from '@agentplatform/testing';
 import { byNode, finished, hookIdOf, newTenant, type Http } from './workflows.support';
 
 /**
@@ -17,18 +17,13 @@ function percentile(values: number[], p: number): number {
 }
 
 describe('workflow safety between tenants', () => {
-  let platform: Platform;
+  const platform = suiteFixture(() => startPlatform({ services: ['identity', 'workflow'] }));
   let noisy: Http;
   let quiet: Http;
 
   beforeAll(async () => {
-    platform = await startPlatform({ services: ['identity', 'workflow'] });
     noisy = (await newTenant(platform)).http;
     quiet = (await newTenant(platform)).http;
-  });
-
-  afterAll(async () => {
-    await platform?.stop();
   });
 
   async function create(http: Http, body: Record<string, unknown>): Promise<any> {

@@ -3,7 +3,7 @@ import { appendFileSync } from 'node:fs';
 import mongoose from 'mongoose';
 import { identityV1 } from '@agentplatform/contracts';
 import { DomainError, createGrpcClient, fromCallError, openChannel, type Channel } from '@agentplatform/service-kit';
-import { startPlatform, type Platform } from '@agentplatform/testing';
+import { startPlatform, suiteFixture } from '@agentplatform/testing';
 
 /**
  * Crashes identity (SIGKILL) at random moments while chats reserve and settle (or release), half
@@ -35,7 +35,7 @@ type Client = ReturnType<typeof createGrpcClient<typeof identityV1.IdentityServi
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('identity credits under crashes', () => {
-  let platform: Platform;
+  const platform = suiteFixture(() => startPlatform({ services: ['identity'] }));
   let channel: Channel;
   let identity: Client;
   let db: mongoose.Connection;
@@ -49,7 +49,6 @@ describe('identity credits under crashes', () => {
   }
 
   beforeAll(async () => {
-    platform = await startPlatform({ services: ['identity'] });
     connect();
     db = await mongoose.createConnection(platform.mongoUri, { dbName: platform.database('identity') }).asPromise();
   });
@@ -57,7 +56,6 @@ describe('identity credits under crashes', () => {
   afterAll(async () => {
     await db?.close();
     channel?.close();
-    await platform?.stop();
   });
 
   /** Calls until answered; a domain error other than unavailable is an answer (and fails the test). */

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { identityV1 } from '@agentplatform/contracts';
 import { DomainError, createGrpcClient, openChannel, type Channel } from '@agentplatform/service-kit';
-import { EventTap, startPlatform, waitFor, type Platform } from '@agentplatform/testing';
+import { EventTap, startPlatform, suiteFixture, waitFor } from '@agentplatform/testing';
 
 /** The credit ledger over gRPC, as agent-memory and workflow use it (contracts-cross: Charge/Refund/GetBalance). */
 describe('identity credits over gRPC', () => {
-  let platform: Platform;
+  const platform = suiteFixture(() => startPlatform({ services: ['identity'] }));
+  const tap = suiteFixture(() => EventTap.start(platform, 'credits'));
   let channel: Channel;
   let identity: ReturnType<typeof createGrpcClient<typeof identityV1.IdentityServiceDefinition>>;
-  let tap: EventTap;
 
   async function newAccount(): Promise<{ tenantId: string; userId: string }> {
     const answer = await identity.register({
@@ -33,17 +33,13 @@ describe('identity credits over gRPC', () => {
     return error as DomainError;
   }
 
-  beforeAll(async () => {
-    platform = await startPlatform({ services: ['identity'] });
+  beforeAll(() => {
     channel = openChannel(`127.0.0.1:${platform.service('identity').ready!.grpc_port}`);
     identity = createGrpcClient(identityV1.IdentityServiceDefinition, channel, { deadlineMs: 5_000 });
-    tap = await EventTap.start(platform, 'credits');
   });
 
-  afterAll(async () => {
-    await tap?.stop();
+  afterAll(() => {
     channel?.close();
-    await platform?.stop();
   });
 
   it('starts a tenant with 1,000 welcome credits', async () => {
@@ -261,20 +257,20 @@ describe('identity credits over gRPC', () => {
   });
 
   describe('with a reservation expiry of one second', () => {
-    let short: Platform;
-    let shortChannel: Channel;
-
-    beforeAll(async () => {
-      short = await startPlatform({
+    const short = suiteFixture(() =>
+      startPlatform({
         services: ['identity'],
         serviceEnv: { identity: { CREDIT_HOLD_TTL_SECONDS: '1', CREDIT_SWEEP_INTERVAL_SECONDS: '1' } },
-      });
+      }),
+    );
+    let shortChannel: Channel;
+
+    beforeAll(() => {
       shortChannel = openChannel(`127.0.0.1:${short.service('identity').ready!.grpc_port}`);
     });
 
-    afterAll(async () => {
+    afterAll(() => {
       shortChannel?.close();
-      await short?.stop();
     });
 
     it('releases a reservation its holder never settles', async () => {

@@ -1,28 +1,13 @@
-import mongoose, { type Connection } from 'mongoose';
-import { randomBytes } from 'node:crypto';
+import { suiteFixture } from '@agentplatform/testing';
 import { HOOK_ID, newHookId } from '../src/domain/hook-id';
-import { WorkflowRepository } from '../src/persistence/workflow.repository';
+import { startWorkflowStore } from './store.support';
 
 /**
  * Secret hook ids against the real MongoDB-compatible server: the start-up migration gives each
  * older workflow exactly one id even when several replicas run it at once, and lookups use it.
  */
 describe('hook ids', () => {
-  let connection: Connection;
-  let workflows: WorkflowRepository;
-
-  beforeAll(async () => {
-    connection = await mongoose
-      .createConnection(process.env.MONGODB_URI!, { dbName: `workflow_hooks_${randomBytes(4).toString('hex')}` })
-      .asPromise();
-    workflows = new WorkflowRepository(connection);
-    await workflows.init();
-  });
-
-  afterAll(async () => {
-    await connection?.dropDatabase();
-    await connection?.close();
-  });
+  const store = suiteFixture(() => startWorkflowStore('hooks'));
 
   it('generates hk_ and 32 base62 characters, all different', () => {
     const ids = new Set(Array.from({ length: 1_000 }, newHookId));
@@ -31,6 +16,7 @@ describe('hook ids', () => {
   });
 
   it('gives every older workflow one hook id, idempotently, with replicas migrating together', async () => {
+    const { workflows } = store;
     const now = new Date();
     const legacy = Array.from({ length: 20 }, (_, i) => ({
       _id: `wf_legacy${i}`,
@@ -59,6 +45,7 @@ describe('hook ids', () => {
   });
 
   it('rotates: the old id finds nothing, the new one finds the workflow, another tenant changes nothing', async () => {
+    const { workflows } = store;
     const now = new Date();
     const hookId = newHookId();
     await workflows.insert({

@@ -1,28 +1,14 @@
-import mongoose, { type Connection } from 'mongoose';
-import { randomBytes } from 'node:crypto';
+import { suiteFixture } from '@agentplatform/testing';
 import type { Execution } from '../src/domain/execution.types';
-import { ExecutionRepository, NO_LEASE } from '../src/persistence/execution.repository';
+import { NO_LEASE } from '../src/persistence/execution.repository';
 import { pruneExecutions } from '../src/use-cases/prune-executions';
+import { startWorkflowStore } from './store.support';
 
 /** Retention against the real MongoDB-compatible server: only finished executions past the period go. */
 describe('execution retention', () => {
-  let connection: Connection;
-  let executions: ExecutionRepository;
+  const store = suiteFixture(() => startWorkflowStore('retention'));
   const DAY = 86_400_000;
   const now = new Date('2026-06-30T12:00:00Z');
-
-  beforeAll(async () => {
-    connection = await mongoose
-      .createConnection(process.env.MONGODB_URI!, { dbName: `workflow_retention_${randomBytes(4).toString('hex')}` })
-      .asPromise();
-    executions = new ExecutionRepository(connection);
-    await executions.init();
-  });
-
-  afterAll(async () => {
-    await connection?.dropDatabase();
-    await connection?.close();
-  });
 
   function execution(
     id: string,
@@ -49,6 +35,7 @@ describe('execution retention', () => {
   }
 
   it('deletes finished executions older than the retention period and keeps the rest', async () => {
+    const { connection, executions } = store;
     await executions.insert(execution('exe_old_completed', 'completed', 31), NO_LEASE);
     await executions.insert(execution('exe_old_failed', 'failed', 45), NO_LEASE);
     await executions.insert(execution('exe_old_cancelled', 'cancelled', 40), NO_LEASE);

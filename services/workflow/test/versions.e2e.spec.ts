@@ -1,7 +1,5 @@
-import mongoose, { type Connection } from 'mongoose';
-import { randomBytes } from 'node:crypto';
-import { ExecutionRepository } from '../src/persistence/execution.repository';
-import { WorkflowRepository } from '../src/persistence/workflow.repository';
+import { suiteFixture } from '@agentplatform/testing';
+import { startWorkflowStore } from './store.support';
 
 /**
  * Versions against the real MongoDB-compatible server: documents stored before versions read as
@@ -9,25 +7,10 @@ import { WorkflowRepository } from '../src/persistence/workflow.repository';
  * applies nothing.
  */
 describe('workflow versions in storage', () => {
-  let connection: Connection;
-  let workflows: WorkflowRepository;
-  let executions: ExecutionRepository;
-
-  beforeAll(async () => {
-    connection = await mongoose
-      .createConnection(process.env.MONGODB_URI!, { dbName: `workflow_versions_${randomBytes(4).toString('hex')}` })
-      .asPromise();
-    workflows = new WorkflowRepository(connection);
-    executions = new ExecutionRepository(connection);
-    await Promise.all([workflows.init(), executions.init()]);
-  });
-
-  afterAll(async () => {
-    await connection?.dropDatabase();
-    await connection?.close();
-  });
+  const store = suiteFixture(() => startWorkflowStore('versions'));
 
   it('reads older workflows and executions as version 1 and bumps conditionally', async () => {
+    const { workflows, executions } = store;
     const now = new Date();
     await workflows.model.collection.insertOne({
       _id: 'wf_old',

@@ -19,6 +19,8 @@ export const LIMITS = {
   maxTokens: 32_768,
   message: 32_000,
   memoryContent: 20_000,
+  /** Items of one batch add (`POST /memory/batch`, `AddMemories`). */
+  memoryBatch: 100,
 } as const;
 
 export interface AgentConfig {

@@ -27,7 +27,26 @@ export interface MemoryItem {
   updatedAt: Date;
 }
 
+/** What search indexes, ranks and answers with: a memory without its tenant, vector and history. */
+export type MemorySummary = Pick<MemoryItem, 'id' | 'agentId' | 'memoryType' | 'content' | 'metadata' | 'createdAt'>;
+
+/**
+ * The summary of a memory, field by field: the search index, the memory answer and the search
+ * result all start from it, and a wider value passed in (a stored item, an indexed document)
+ * carries none of its other fields along.
+ */
+export function memorySummary(item: MemorySummary): MemorySummary {
+  return {
+    id: item.id,
+    agentId: item.agentId,
+    memoryType: item.memoryType,
+    content: item.content,
+    metadata: item.metadata,
+    createdAt: item.createdAt,
+  };
+}
+
 export interface ScoredMemory {
-  item: Pick<MemoryItem, 'id' | 'agentId' | 'memoryType' | 'content' | 'metadata' | 'createdAt'>;
+  item: MemorySummary;
   score: number;
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '@agentplatform/service-kit';
-import type { MemoryItem } from '../domain/memory.js';
+import { memorySummary, type MemoryItem } from '../domain/memory.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import type { MemoryRepository } from '../persistence/memory.repository.js';
 import { MemoryIndex, type IndexableMemory } from './memory-index.js';
@@ -17,12 +17,7 @@ const MAX_PENDING = 256;
 /** Empty when the item has no vector of `provider` yet: it is searchable lexically until then. */
 export function indexable(item: MemoryItem, provider: string): IndexableMemory {
   return {
-    id: item.id,
-    agentId: item.agentId,
-    memoryType: item.memoryType,
-    content: item.content,
-    metadata: item.metadata,
-    createdAt: item.createdAt,
+    ...memorySummary(item),
     vector: item.embedding?.provider === provider ? item.embedding.vector : NO_VECTOR,
   };
 }

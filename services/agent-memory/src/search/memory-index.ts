@@ -1,6 +1,6 @@
 import type { MemoryType } from '../domain/agent.js';
 import { matchesFilters, type FilterClause } from '../domain/memory-filter.js';
-import type { MemoryItem, ScoredMemory } from '../domain/memory.js';
+import type { MemorySummary, ScoredMemory } from '../domain/memory.js';
 import { terms } from '../domain/text.js';
 
 /** BM25 parameters (the usual Okapi defaults). */
@@ -12,10 +12,7 @@ const B = 0.75;
  */
 const CONTEXT_WEIGHT = 1;
 
-export type IndexableMemory = Pick<
-  MemoryItem,
-  'id' | 'agentId' | 'memoryType' | 'content' | 'metadata' | 'createdAt'
-> & {
+export type IndexableMemory = MemorySummary & {
   vector: Float32Array;
 };
 

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LRUCache } from 'lru-cache';
-import { fetch as undiciFetch, type Dispatcher } from 'undici';
-import { lazy, type Logger } from '@agentplatform/service-kit';
+import type { Dispatcher } from 'undici';
+import { lazy, undici, type Logger } from '@agentplatform/service-kit';
 import { TOOL_NAME, type McpGrant } from '../domain/tools.js';
 import { ToolError, type Tool } from './tool.js';
 
@@ -71,7 +71,7 @@ export class McpTurn {
       const transport = new Transport(new URL(grant.server_url), {
         requestInit: { headers },
         fetch: ((url: string | URL, init?: RequestInit) =>
-          undiciFetch(url, { ...(init as object), dispatcher } as never)) as never,
+          undici().fetch(url, { ...(init as object), dispatcher } as never)) as never,
       });
       const c = new Client(CLIENT_INFO);
       client = c.connect(transport, { timeout: timeoutMs }).then(() => c);

@@ -2,12 +2,19 @@ import { agentMemoryV1 } from '@agentplatform/contracts';
 import type { Agent, AgentInput } from '../domain/agent.js';
 import type { ChatMessage, Session, ToolStep, Usage } from '../domain/chat.js';
 import { publicGrant } from '../domain/tools.js';
-import type { MemoryItem, ScoredMemory } from '../domain/memory.js';
+import { memorySummary, type MemoryItem, type ScoredMemory } from '../domain/memory.js';
 import { chatWithAgent, type ChatOutcome } from '../use-cases/chat-with-agent.js';
 import { consolidateMemory } from '../use-cases/consolidate-memory.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../use-cases/manage-agents.js';
-import { addMemory, deleteMemory, getMemory, listMemories, updateMemory } from '../use-cases/manage-memories.js';
+import {
+  addMemories,
+  addMemory,
+  deleteMemory,
+  getMemory,
+  listMemories,
+  updateMemory,
+} from '../use-cases/manage-memories.js';
 import { listMessages, listSessions } from '../use-cases/read-sessions.js';
 import { searchMemory } from '../use-cases/search-memory.js';
 
@@ -90,11 +97,7 @@ function toMessage(message: ChatMessage, sessionKey: string): agentMemoryV1.Chat
 
 function toMemory(item: MemoryItem): agentMemoryV1.MemoryItem {
   return {
-    id: item.id,
-    agentId: item.agentId,
-    memoryType: item.memoryType,
-    content: item.content,
-    metadata: item.metadata,
+    ...memorySummary(item),
     createdAt: iso(item.createdAt),
     updatedAt: iso(item.updatedAt),
     mergedFrom: item.mergedFrom.map((m) => m.id),
@@ -104,15 +107,7 @@ function toMemory(item: MemoryItem): agentMemoryV1.MemoryItem {
 }
 
 function toResult({ item, score }: ScoredMemory): agentMemoryV1.SearchResult {
-  return {
-    id: item.id,
-    content: item.content,
-    score: Math.round(score * 1e6) / 1e6,
-    metadata: item.metadata,
-    memoryType: item.memoryType,
-    agentId: item.agentId,
-    createdAt: iso(item.createdAt),
-  };
+  return { ...memorySummary(item), createdAt: iso(item.createdAt), score: Math.round(score * 1e6) / 1e6 };
 }
 
 /**
@@ -270,6 +265,19 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
           plan: req.plan,
         }),
       );
+    },
+    async addMemories(req) {
+      const items = await addMemories(deps, {
+        tenantId: req.tenantId,
+        agentId: req.agentId,
+        items: req.items.map((item) => ({
+          memoryType: item.memoryType,
+          content: item.content,
+          metadata: item.metadata,
+        })),
+        plan: req.plan,
+      });
+      return { items: items.map(toMemory) };
     },
     async getMemory(req) {
       return toMemory(await getMemory(deps, { tenantId: req.tenantId, memoryId: req.memoryId }));

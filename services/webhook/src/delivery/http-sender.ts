@@ -1,5 +1,5 @@
-import { Agent, type Dispatcher } from 'undici';
-import { guardedConnector } from '@agentplatform/service-kit';
+import type { Agent, Dispatcher } from 'undici';
+import { guardedConnector, undici } from '@agentplatform/service-kit';
 import type { AttemptResult } from '../domain/types.js';
 
 /** Bytes of a response body kept in the attempt log. */
@@ -45,17 +45,24 @@ function describeError(error: unknown): string {
  * thousands of requests a second; the handler keeps only what the attempt log needs.
  */
 export class HttpSender {
-  private readonly agent: Agent;
+  /**
+   * Made on the first send: undici holds about 12 MB, which a replica that has nothing to deliver
+   * does not need (docs/performance.md, idle memory).
+   */
+  private agent?: Agent;
   private readonly urls = new Map<string, { origin: string; path: string }>();
 
-  constructor(private readonly options: SenderOptions) {
-    this.agent = new Agent({
+  constructor(private readonly options: SenderOptions) {}
+
+  private dispatcher(): Agent {
+    const options = this.options;
+    return (this.agent ??= new (undici().Agent)({
       connect: guardedConnector({ allowPrivate: options.allowPrivate, connectTimeoutMs: options.timeoutMs }),
       connections: options.connectionsPerOrigin,
       keepAliveTimeout: 30_000,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
-    });
+    }));
   }
 
   send(request: SendRequest): Promise<AttemptResult> {
@@ -139,7 +146,7 @@ export class HttpSender {
         onResponseEnd: () => finish(),
         onResponseError: (_ctrl, error) => finish(describeError(error)),
       };
-      this.agent.dispatch(
+      this.dispatcher().dispatch(
         {
           origin: target.origin,
           path: target.path,
@@ -164,6 +171,6 @@ export class HttpSender {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await this.agent?.close();
   }
 }

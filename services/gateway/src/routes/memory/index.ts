@@ -5,11 +5,13 @@ import { defineRoute, requireScope, type Caller, type Route } from '../../http/r
 import { pageJson } from '../../http/paging.js';
 import type { RouteDeps } from '../deps.js';
 import {
+  addMemoryBatchBody,
   addMemoryBody,
   consolidateBody,
   consolidateResponse,
   deleteResponse,
   listMemoryQuery,
+  memoryBatchResponse,
   memoryListResponse,
   memoryParams,
   memoryResponse,
@@ -46,6 +48,21 @@ export async function addMemory(memory: AgentMemory, caller: Caller, body: z.inf
       plan: caller.plan ?? '',
     }),
   );
+}
+
+/** `POST /memory/batch`: one gRPC call for the whole batch. */
+export async function addMemoryBatch(memory: AgentMemory, caller: Caller, body: z.infer<typeof addMemoryBatchBody>) {
+  const out = await memory.addMemories({
+    tenantId: caller.tenantId,
+    agentId: body.agent_id,
+    items: body.items.map((item) => ({
+      memoryType: item.memory_type,
+      content: item.content,
+      metadata: item.metadata ?? {},
+    })),
+    plan: caller.plan ?? '',
+  });
+  return { items: out.items.map(memoryJson) };
 }
 
 /** `POST /memory/search`, and the MCP tool `search_memory`. */
@@ -92,6 +109,34 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       status: 201,
       response: memoryResponse,
       handler: ({ body, caller }) => addMemory(memory, caller!, body),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/memory/batch',
+      summary: 'Add 1 to 100 memory items to an agent at once, all or none (each counts toward the memories quota)',
+      tag: 'memory',
+      access: requireScope('memory:write'),
+      idempotent: true,
+      body: addMemoryBatchBody,
+      example: {
+        agent_id: 'agt_paste_an_agent_id',
+        items: [
+          {
+            memory_type: 'episodic',
+            content: 'Alice: I finally booked the trip to Lisbon for May.',
+            metadata: { session: 3, date: '2026-04-02' },
+          },
+          {
+            memory_type: 'episodic',
+            content: 'Bob: Nice! Are you taking the train or flying?',
+            metadata: { session: 3, date: '2026-04-02' },
+          },
+          { content: 'Refunds take 5 to 7 business days.', metadata: { source: 'faq' } },
+        ],
+      },
+      status: 201,
+      response: memoryBatchResponse,
+      handler: ({ body, caller }) => addMemoryBatch(memory, caller!, body),
     }),
     defineRoute({
       method: 'post',

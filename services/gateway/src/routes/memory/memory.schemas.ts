@@ -14,6 +14,20 @@ export const addMemoryBody = z.object({
   metadata: metadata.optional(),
 });
 
+/** Items of one `POST /memory/batch` (agent-memory's LIMITS.memoryBatch checks the same). */
+export const MEMORY_BATCH_MAX_ITEMS = 100;
+
+export const addMemoryBatchBody = z.object({
+  agent_id: z.string().min(1),
+  items: z
+    .array(addMemoryBody.omit({ agent_id: true }))
+    .min(1)
+    .max(MEMORY_BATCH_MAX_ITEMS)
+    .describe(
+      `1 to ${MEMORY_BATCH_MAX_ITEMS} items, stored all or none; each as the body of POST /memory without agent_id`,
+    ),
+});
+
 export const updateMemoryBody = z.object({
   content: z.string().min(1).max(20_000).optional(),
   memory_type: z.enum(MEMORY_TYPES).optional(),
@@ -62,6 +76,10 @@ export const memoryResponse = z.object({
   embedding: z.object({ provider: z.string(), dimension: z.number().int() }),
   created_at: z.string(),
   updated_at: z.string(),
+});
+
+export const memoryBatchResponse = z.object({
+  items: z.array(memoryResponse).describe('The stored items, in the order of the request'),
 });
 
 export const memoryListResponse = z.object({

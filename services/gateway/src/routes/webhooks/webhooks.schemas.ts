@@ -1,3 +1,4 @@
+import { EVENT_TYPES } from '@agentplatform/events';
 import { z } from 'zod';
 import { limitParam, pageParams } from '../../http/paging.js';
 
@@ -40,7 +41,7 @@ export const rotateSecretBody = z.object({
 });
 
 export const testWebhookBody = z.object({
-  event_type: z.string().describe('One of the event types of SPEC.md section 6'),
+  event_type: z.string().describe('One of the event types (docs/api-guide.md, "Events and webhooks")'),
 });
 
 export const listDeliveriesQuery = z.object({
@@ -94,7 +95,7 @@ export const deliveryResponse = z.object({
   id: z.string(),
   webhook_id: z.string(),
   event_id: z.string(),
-  event_type: z.string(),
+  event_type: z.enum(EVENT_TYPES),
   status: z.enum(['pending', 'delivered', 'failed']),
   response_status: z.number().int().nullable(),
   response_time_ms: z.number().int().nullable(),

@@ -1,5 +1,6 @@
 import { identityV1 } from '@agentplatform/contracts';
-import { createGrpcClient, openChannel, type Channel } from './grpc-client.js';
+import { DomainError } from './errors.js';
+import { createGrpcClient, fromCallError, openChannel, type Channel } from './grpc-client.js';
 import type { Metrics } from './metrics.js';
 import type { ServiceRuntime } from './service.js';
 
@@ -9,6 +10,20 @@ export interface Settlement {
   released: boolean;
 }
 
+export interface ReserveInput {
+  tenantId: string;
+  operationId: string;
+  amount: number;
+  description: string;
+}
+
+export interface SettleInput {
+  tenantId: string;
+  operationId: string;
+  used: number;
+  description: string;
+}
+
 /**
  * Identity's credit ledger as the other services use it (DESIGN.md section 5). Every call is
  * idempotent by its operation id (or idempotency key): a repeat never reserves, charges or gives
@@ -16,13 +31,66 @@ export interface Settlement {
  */
 export interface CreditsClient {
   /** Holds an amount; InsufficientCreditsError (402) when the balance cannot cover it. */
-  reserve(input: { tenantId: string; operationId: string; amount: number; description: string }): Promise<void>;
+  reserve(input: ReserveInput): Promise<void>;
   /** Charges what the work used out of its reservation and gives back the rest. */
-  settle(input: { tenantId: string; operationId: string; used: number; description: string }): Promise<Settlement>;
+  settle(input: SettleInput): Promise<Settlement>;
   /** Gives the whole reservation back (the work failed or never started). */
   release(input: { tenantId: string; operationId: string; description: string }): Promise<void>;
   /** A known cost without a reservation. */
   charge(input: { tenantId: string; amount: number; idempotencyKey: string; description: string }): Promise<void>;
+  /**
+   * Reserves of many operations in one call, answered per item: undefined, or the error that
+   * item's own `reserve` would have thrown. A call that fails as a whole throws.
+   */
+  reserveMany(items: ReserveInput[]): Promise<Array<Error | undefined>>;
+  /** Settles of many operations in one call, answered per item like `reserveMany`. */
+  settleMany(items: SettleInput[]): Promise<Array<Error | undefined>>;
+}
+
+type Outcome = { outcome?: { $case: string; value: unknown } };
+
+/** One answer per item: undefined, or the item's error as its single call would have thrown it. */
+function outcomes(answers: Outcome[], expected: number): Array<Error | undefined> {
+  if (answers.length !== expected) throw new Error(`identity answered ${answers.length} of ${expected} items`);
+  return answers.map(({ outcome }) =>
+    outcome?.$case === 'error'
+      ? fromCallError(outcome.value as identityV1.CallError)
+      : outcome
+        ? undefined
+        : new Error('identity answered an item without an outcome'),
+  );
+}
+
+/**
+ * During a rolling upgrade an identity replica may not know the batch calls yet: gRPC answers
+ * UNIMPLEMENTED ("The server does not implement the method ..."), which arrives as an
+ * internal_error.
+ */
+function olderIdentity(error: unknown): boolean {
+  return (
+    error instanceof DomainError && error.code === 'internal_error' && error.message.includes('does not implement')
+  );
+}
+
+/** A batch call; against an identity without it, its items go one call each, answered the same way. */
+async function batchOrEach<T>(
+  items: T[],
+  batch: () => Promise<{ outcomes: Outcome[] }>,
+  single: (item: T) => Promise<unknown>,
+): Promise<Array<Error | undefined>> {
+  try {
+    return outcomes((await batch()).outcomes, items.length);
+  } catch (error) {
+    if (!olderIdentity(error)) throw error;
+    return Promise.all(
+      items.map((item) =>
+        single(item).then(
+          () => undefined,
+          (failed: Error) => failed,
+        ),
+      ),
+    );
+  }
 }
 
 /** The credits client over identity's gRPC API, on a channel the caller owns. */
@@ -45,6 +113,18 @@ export function identityCreditsClient(
     async charge(input) {
       await client.charge(input);
     },
+    reserveMany: (items) =>
+      batchOrEach(
+        items,
+        () => client.reserveMany({ items }),
+        (item) => client.reserve(item),
+      ),
+    settleMany: (items) =>
+      batchOrEach(
+        items,
+        () => client.settleMany({ items }),
+        (item) => client.settle(item),
+      ),
   };
 }
 

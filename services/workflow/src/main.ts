@@ -1,8 +1,15 @@
 import { workflowV1 } from '@agentplatform/contracts';
 import { startOutbox } from '@agentplatform/events';
-import { bootService, createGuardedAgent, openChannel, QuotaCounter, serve } from '@agentplatform/service-kit';
+import {
+  bootService,
+  connectIdentityCredits,
+  createGuardedAgent,
+  openChannel,
+  QuotaCounter,
+  serve,
+} from '@agentplatform/service-kit';
 import { grpcAgentDirectory } from './clients/agents.client.js';
-import { identityRunCredits, runCreditLedger } from './clients/credits.client.js';
+import { runCreditLedger } from './clients/credits.client.js';
 import { loadServiceConfig } from './config.js';
 import { newHookId } from './domain/hook-id.js';
 import { ExecutionEngine } from './engine/execution-engine.js';
@@ -33,12 +40,7 @@ async function main(): Promise<void> {
   const agentMemoryChannel = openChannel(config.AGENT_MEMORY_GRPC_ADDR);
   runtime.lifecycle.onShutdown('agent-memory client', () => agentMemoryChannel.close());
   const agents = grpcAgentDirectory(agentMemoryChannel, config.GRPC_DEADLINE_MS, runtime.metrics);
-  const identityChannel = openChannel(config.IDENTITY_GRPC_ADDR);
-  runtime.lifecycle.onShutdown('identity client', () => identityChannel.close());
-  const credits = runCreditLedger(
-    identityRunCredits(identityChannel, { deadlineMs: config.GRPC_DEADLINE_MS, metrics: runtime.metrics }),
-    runtime.logger,
-  );
+  const credits = runCreditLedger(connectIdentityCredits(runtime, config), runtime.logger);
   const http = createGuardedAgent({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
   runtime.lifecycle.onShutdown('http client', () => http.close());
 

@@ -50,22 +50,22 @@ describe('hook ids', () => {
     const hookId = newHookId();
     await workflows.insert({
       id: 'wf_rotating',
-      tenant_id: 'ten_1',
-      hook_id: hookId,
+      tenantId: 'ten_1',
+      hookId: hookId,
       name: 'rotating',
       description: '',
       status: 'active',
       version: 1,
       nodes: [],
       edges: [],
-      created_at: now,
-      updated_at: now,
+      createdAt: now,
+      updatedAt: now,
     });
     expect(await workflows.rotateHook('ten_2', 'wf_rotating', newHookId(), now)).toBeUndefined();
     expect((await workflows.getForHook(hookId))?.id).toBe('wf_rotating');
     const next = newHookId();
     const rotated = await workflows.rotateHook('ten_1', 'wf_rotating', next, now);
-    expect(rotated?.hook_id).toBe(next);
+    expect(rotated?.hookId).toBe(next);
     expect(await workflows.getForHook(hookId)).toBeUndefined();
     expect((await workflows.getForHook(next))?.id).toBe('wf_rotating');
   });

@@ -1,5 +1,6 @@
 import { suiteFixture } from '@agentplatform/testing';
 import type { Execution } from '../src/domain/execution.types';
+import { NO_LEASE } from '../src/persistence/execution.repository';
 import { pruneExecutions } from '../src/use-cases/prune-executions';
 import { startWorkflowStore } from './store.support';
 
@@ -18,28 +19,28 @@ describe('execution retention', () => {
     const started = new Date(now.getTime() - ageDays * DAY);
     return {
       id,
-      tenant_id: 'ten_1',
-      workflow_id: 'wf_1',
-      workflow_version: 1,
+      tenantId: 'ten_1',
+      workflowId: 'wf_1',
+      workflowVersion: 1,
       status,
       trigger: 'manual',
       input: {},
       graph: { nodes: [], edges: [] },
-      node_executions: [],
-      started_at: started,
-      deadline_at: new Date(started.getTime() + 60_000),
-      started_event: true,
-      ...(finished ? { completed_at: new Date(started.getTime() + 1_000), duration_ms: 1_000 } : {}),
+      nodeExecutions: [],
+      startedAt: started,
+      deadlineAt: new Date(started.getTime() + 60_000),
+      startedEvent: true,
+      ...(finished ? { completedAt: new Date(started.getTime() + 1_000), durationMs: 1_000 } : {}),
     };
   }
 
   it('deletes finished executions older than the retention period and keeps the rest', async () => {
     const { connection, executions } = store;
-    await executions.insert(execution('exe_old_completed', 'completed', 31));
-    await executions.insert(execution('exe_old_failed', 'failed', 45));
-    await executions.insert(execution('exe_old_cancelled', 'cancelled', 40));
-    await executions.insert(execution('exe_recent', 'completed', 29));
-    await executions.insert(execution('exe_old_running', 'running', 60));
+    await executions.insert(execution('exe_old_completed', 'completed', 31), NO_LEASE);
+    await executions.insert(execution('exe_old_failed', 'failed', 45), NO_LEASE);
+    await executions.insert(execution('exe_old_cancelled', 'cancelled', 40), NO_LEASE);
+    await executions.insert(execution('exe_recent', 'completed', 29), NO_LEASE);
+    await executions.insert(execution('exe_old_running', 'running', 60), NO_LEASE);
 
     const deleted = await pruneExecutions({ executions }, { retentionDays: 30, now });
     expect(deleted).toBe(3);

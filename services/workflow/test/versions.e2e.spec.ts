@@ -28,7 +28,7 @@ describe('workflow versions in storage', () => {
     const bumped = await workflows.update(
       'ten_1',
       'wf_old',
-      { name: 'new', version: 2, updated_at: now },
+      { name: 'new', version: 2, updatedAt: now },
       { version: 1 },
     );
     expect(bumped).toMatchObject({ name: 'new', version: 2 });
@@ -36,13 +36,13 @@ describe('workflow versions in storage', () => {
     const stale = await workflows.update(
       'ten_1',
       'wf_old',
-      { name: 'lost', version: 2, updated_at: now },
+      { name: 'lost', version: 2, updatedAt: now },
       { version: 1 },
     );
     expect(stale).toBeUndefined();
     expect((await workflows.get('ten_1', 'wf_old'))?.name).toBe('new');
     // Another tenant's workflow is not found, whatever the version.
-    expect(await workflows.update('ten_2', 'wf_old', { name: 'x', updated_at: now }, { version: 2 })).toBeUndefined();
+    expect(await workflows.update('ten_2', 'wf_old', { name: 'x', updatedAt: now }, { version: 2 })).toBeUndefined();
 
     await executions.model.collection.insertOne({
       _id: 'exe_old',
@@ -58,7 +58,7 @@ describe('workflow versions in storage', () => {
       started_event: true,
       claims: 0,
     } as never);
-    expect((await executions.getById('ten_1', 'exe_old'))?.workflow_version).toBe(1);
+    expect((await executions.getById('ten_1', 'exe_old'))?.workflowVersion).toBe(1);
     expect(await executions.getById('ten_2', 'exe_old')).toBeUndefined();
   });
 });

@@ -1,5 +1,11 @@
-import { DomainError, InsufficientCreditsError, createLogger } from '@agentplatform/service-kit';
-import { runCreditLedger, type ReserveItem, type RunCredits, type SettleItem } from './credits.client.js';
+import {
+  DomainError,
+  InsufficientCreditsError,
+  createLogger,
+  type ReserveInput,
+  type SettleInput,
+} from '@agentplatform/service-kit';
+import { runCreditLedger, type RunCredits } from './credits.client.js';
 
 /**
  * A fake of identity's batch credit calls with a balance per tenant: answers each item as
@@ -10,8 +16,8 @@ class FakeIdentity implements RunCredits {
   readonly balances = new Map<string, number>();
   readonly held = new Set<string>();
   readonly settled = new Set<string>();
-  readonly reserveCalls: ReserveItem[][] = [];
-  readonly settleCalls: SettleItem[][] = [];
+  readonly reserveCalls: ReserveInput[][] = [];
+  readonly settleCalls: SettleInput[][] = [];
   /** Settles of these operations fail (identity unavailable for them) this many more times. */
   readonly failSettles = new Map<string, number>();
   private gate?: Promise<void>;
@@ -27,7 +33,7 @@ class FakeIdentity implements RunCredits {
     this.gate = undefined;
   }
 
-  async reserveMany(items: ReserveItem[]): Promise<Array<Error | undefined>> {
+  async reserveMany(items: ReserveInput[]): Promise<Array<Error | undefined>> {
     this.reserveCalls.push(items);
     await this.gate;
     return items.map((item) => {
@@ -40,7 +46,7 @@ class FakeIdentity implements RunCredits {
     });
   }
 
-  async settleMany(items: SettleItem[]): Promise<Array<Error | undefined>> {
+  async settleMany(items: SettleInput[]): Promise<Array<Error | undefined>> {
     this.settleCalls.push(items);
     await this.gate;
     return items.map((item) => {

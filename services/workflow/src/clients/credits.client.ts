@@ -1,13 +1,10 @@
-import { identityV1 } from '@agentplatform/contracts';
 import {
-  DomainError,
   GroupCommit,
-  createGrpcClient,
-  fromCallError,
   retry,
-  type Channel,
+  type CreditsClient,
   type Logger,
-  type Metrics,
+  type ReserveInput,
+  type SettleInput,
 } from '@agentplatform/service-kit';
 
 /** A workflow run costs one credit (DESIGN.md section 5); its agent nodes' chats are charged by agent-memory. */
@@ -25,75 +22,8 @@ export interface CreditLedger {
   releaseRun(tenantId: string, executionId: string): Promise<void>;
 }
 
-export type ReserveItem = identityV1.ReserveRequest;
-export type SettleItem = identityV1.SettleRequest;
-
-/**
- * Identity's credit calls as runs use them: reserves and settles of many runs per call, answered
- * per item (undefined, or the error that item's single call would have thrown). A whole call that
- * fails throws.
- */
-export interface RunCredits {
-  reserveMany(items: ReserveItem[]): Promise<Array<Error | undefined>>;
-  settleMany(items: SettleItem[]): Promise<Array<Error | undefined>>;
-  release(item: identityV1.ReleaseRequest): Promise<void>;
-}
-
-/** RunCredits over identity's gRPC API (ReserveMany, SettleMany, Release), on a channel the caller owns. */
-export function identityRunCredits(channel: Channel, options: { deadlineMs: number; metrics: Metrics }): RunCredits {
-  const client = createGrpcClient(identityV1.IdentityServiceDefinition, channel, options);
-  const outcomes = (answers: Array<{ outcome?: { $case: string; value: unknown } }>, expected: number) => {
-    if (answers.length !== expected) throw new Error(`identity answered ${answers.length} of ${expected} items`);
-    return answers.map(({ outcome }) =>
-      outcome?.$case === 'error'
-        ? fromCallError(outcome.value as identityV1.CallError)
-        : outcome
-          ? undefined
-          : new Error('identity answered an item without an outcome'),
-    );
-  };
-  // During a rolling upgrade an identity replica may not know the batch calls yet: gRPC answers
-  // UNIMPLEMENTED ("The server does not implement the method ..."), which arrives as an
-  // internal_error. Its items then go one call each, answered the same way.
-  const olderIdentity = (error: unknown) =>
-    error instanceof DomainError && error.code === 'internal_error' && error.message.includes('does not implement');
-  const batchOrEach = async <T>(
-    items: T[],
-    batch: () => Promise<{ outcomes: Array<{ outcome?: { $case: string; value: unknown } }> }>,
-    single: (item: T) => Promise<unknown>,
-  ): Promise<Array<Error | undefined>> => {
-    try {
-      return outcomes((await batch()).outcomes, items.length);
-    } catch (error) {
-      if (!olderIdentity(error)) throw error;
-      return Promise.all(
-        items.map((item) =>
-          single(item).then(
-            () => undefined,
-            (failed: Error) => failed,
-          ),
-        ),
-      );
-    }
-  };
-  return {
-    reserveMany: (items) =>
-      batchOrEach(
-        items,
-        () => client.reserveMany({ items }),
-        (item) => client.reserve(item),
-      ),
-    settleMany: (items) =>
-      batchOrEach(
-        items,
-        () => client.settleMany({ items }),
-        (item) => client.settle(item),
-      ),
-    async release(item) {
-      await client.release(item);
-    },
-  };
-}
+/** The batch calls of service-kit's credits client that the ledger groups runs into. */
+export type RunCredits = Pick<CreditsClient, 'reserveMany' | 'settleMany' | 'release'>;
 
 function runOperation(executionId: string): string {
   return `run:${executionId}`;
@@ -110,11 +40,11 @@ function runOperation(executionId: string): string {
  * context) of the run whose call opened the group.
  */
 export function runCreditLedger(identity: RunCredits, logger: Logger): CreditLedger {
-  const reserves = new GroupCommit<ReserveItem, void>((_tenant, items) => identity.reserveMany(items));
-  const settles = new GroupCommit<SettleItem, void>((_tenant, items) => identity.settleMany(items));
+  const reserves = new GroupCommit<ReserveInput, void>((_tenant, items) => identity.reserveMany(items));
+  const settles = new GroupCommit<SettleInput, void>((_tenant, items) => identity.settleMany(items));
 
   const settle = async (tenantId: string, executionId: string): Promise<void> => {
-    const item: SettleItem = {
+    const item: SettleInput = {
       tenantId,
       operationId: runOperation(executionId),
       used: RUN_COST,

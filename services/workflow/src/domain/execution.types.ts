@@ -6,10 +6,10 @@ export type NodeStatus = 'completed' | 'failed' | 'skipped';
 export type ExecutionTrigger = 'manual' | 'webhook' | 'schedule';
 
 export interface NodeExecution {
-  node_id: string;
+  nodeId: string;
   status: NodeStatus;
-  started_at?: Date;
-  duration_ms: number;
+  startedAt?: Date;
+  durationMs: number;
   output?: JsonObject;
   error?: string;
   attempts: number;
@@ -21,42 +21,44 @@ export interface NodeExecution {
  * crash knows what was interrupted (and how much of a delay is left).
  */
 export interface InFlightNode {
-  node_id: string;
-  started_at: Date;
+  nodeId: string;
+  startedAt: Date;
 }
 
+/**
+ * One run of a workflow. Who runs it (the lease) is the engine's and the repository's business
+ * and not part of the execution.
+ */
 export interface Execution {
   id: string;
-  tenant_id: string;
-  workflow_id: string;
+  tenantId: string;
+  workflowId: string;
   status: ExecutionStatus;
   trigger: ExecutionTrigger;
   input: JsonObject;
   /** The workflow's version whose graph this execution runs (1 for executions stored before versions). */
-  workflow_version: number;
+  workflowVersion: number;
   /** Set on a child run of a workflow or foreach node: the execution and node that started it. */
-  parent_execution_id?: string;
-  parent_node_id?: string;
+  parentExecutionId?: string;
+  parentNodeId?: string;
   /** How deep in a composition this run is: 0 for a top-level run, its parent's depth + 1 for a child. */
   depth?: number;
   /** The failed or cancelled execution this one retries (it reuses that one's completed nodes). */
-  retry_of?: string;
+  retryOf?: string;
   /** The graph as it was when the execution started: later edits never change a running execution. */
   graph: { nodes: WorkflowNode[]; edges: WorkflowEdge[] };
-  node_executions: NodeExecution[];
-  in_flight?: InFlightNode;
+  nodeExecutions: NodeExecution[];
+  inFlight?: InFlightNode;
   output?: JsonObject;
   error?: string;
-  failed_node_id?: string;
-  started_at: Date;
-  completed_at?: Date;
-  duration_ms?: number;
+  failedNodeId?: string;
+  startedAt: Date;
+  completedAt?: Date;
+  durationMs?: number;
   /** The run must end by then (EXECUTION_MAX_DURATION_MS after the start). */
-  deadline_at: Date;
+  deadlineAt: Date;
   /** Whether workflow.execution.started is in the outbox already (it rides on the first write after the insert). */
-  started_event: boolean;
-  lease_owner?: string | null;
-  lease_until?: Date;
+  startedEvent: boolean;
 }
 
 export function isFinished(status: ExecutionStatus): boolean {
@@ -64,12 +66,12 @@ export function isFinished(status: ExecutionStatus): boolean {
 }
 
 /** What the execution events say of where a run comes from: the run it retries, the run that started it. */
-export function lineage(execution: Pick<Execution, 'retry_of' | 'parent_execution_id'>): {
+export function lineage(execution: Pick<Execution, 'retryOf' | 'parentExecutionId'>): {
   retry_of?: string;
   parent_execution_id?: string;
 } {
   return {
-    ...(execution.retry_of ? { retry_of: execution.retry_of } : {}),
-    ...(execution.parent_execution_id ? { parent_execution_id: execution.parent_execution_id } : {}),
+    ...(execution.retryOf ? { retry_of: execution.retryOf } : {}),
+    ...(execution.parentExecutionId ? { parent_execution_id: execution.parentExecutionId } : {}),
   };
 }

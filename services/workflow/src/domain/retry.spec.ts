@@ -17,21 +17,21 @@ const graph: WorkflowGraph = {
 };
 
 const done = (id: string): NodeExecution => ({
-  node_id: id,
+  nodeId: id,
   status: 'completed',
-  duration_ms: 1,
+  durationMs: 1,
   attempts: 1,
   output: {},
 });
 const results: NodeExecution[] = [
   done('a'),
   done('b'),
-  { node_id: 'c', status: 'failed', duration_ms: 1, attempts: 1, error: 'no such key' },
+  { nodeId: 'c', status: 'failed', durationMs: 1, attempts: 1, error: 'no such key' },
 ];
 
 describe('reusableResults', () => {
   it('reuses every completed node on the same graph, not the failed one', () => {
-    expect(reusableResults({ graph, node_executions: results }, graph).map((r) => r.node_id)).toEqual(['a', 'b']);
+    expect(reusableResults({ graph, nodeExecutions: results }, graph).map((r) => r.nodeId)).toEqual(['a', 'b']);
   });
 
   it('runs an edited node and everything after it again', () => {
@@ -39,7 +39,7 @@ describe('reusableResults', () => {
       ...graph,
       nodes: graph.nodes.map((n) => (n.id === 'b' ? { ...n, config: { fields: { y: '3' } } } : n)),
     };
-    expect(reusableResults({ graph, node_executions: results }, edited).map((r) => r.node_id)).toEqual(['a']);
+    expect(reusableResults({ graph, nodeExecutions: results }, edited).map((r) => r.nodeId)).toEqual(['a']);
   });
 
   it('does not reuse a node whose incoming links changed', () => {
@@ -47,6 +47,6 @@ describe('reusableResults', () => {
       nodes: [...graph.nodes, { id: 'e', type: 'transform', config: {} }],
       edges: [{ source: 'e', target: 'b' }, ...graph.edges.filter((e) => e.target !== 'b')],
     };
-    expect(reusableResults({ graph, node_executions: results }, rewired).map((r) => r.node_id)).toEqual(['a']);
+    expect(reusableResults({ graph, nodeExecutions: results }, rewired).map((r) => r.nodeId)).toEqual(['a']);
   });
 });

@@ -11,11 +11,11 @@ import type { WorkflowGraph, WorkflowNode } from './workflow.types.js';
  * and the run resumes at the node that failed.
  */
 export function reusableResults(
-  previous: { graph: WorkflowGraph; node_executions: NodeExecution[] },
+  previous: { graph: WorkflowGraph; nodeExecutions: NodeExecution[] },
   graph: WorkflowGraph,
 ): NodeExecution[] {
   const before = new Map<string, WorkflowNode>(previous.graph.nodes.map((n) => [n.id, n]));
-  const results = new Map(previous.node_executions.map((r) => [r.node_id, r]));
+  const results = new Map(previous.nodeExecutions.map((r) => [r.nodeId, r]));
   const plan = planGraph(graph);
   const oldPredecessors = planGraph(previous.graph).predecessors;
   const reused = new Set<string>();
@@ -37,5 +37,5 @@ export function reusableResults(
       same.add(node.id);
     }
   }
-  return previous.node_executions.filter((r) => reused.has(r.node_id));
+  return previous.nodeExecutions.filter((r) => reused.has(r.nodeId));
 }

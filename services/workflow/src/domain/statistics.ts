@@ -6,19 +6,19 @@ export interface StatusCounts {
   completed: number;
   failed: number;
   cancelled: number;
-  finished_duration_ms: number;
+  finishedDurationMs: number;
 }
 
 /**
- * success_rate is completed / (completed + failed): a cancellation is the caller's decision, not an
- * outcome of the workflow, so it counts in total_runs but not in the rate or the mean duration.
+ * The success rate is completed / (completed + failed): a cancellation is the caller's decision, not an
+ * outcome of the workflow, so it counts in the total but not in the rate or the mean duration.
  */
 export function statisticsFrom(counts: StatusCounts): WorkflowStatistics {
   const finished = counts.completed + counts.failed;
   return {
-    total_runs: counts.running + counts.completed + counts.failed + counts.cancelled,
-    success_rate: finished === 0 ? 0 : Math.round((counts.completed / finished) * 10_000) / 10_000,
-    avg_duration_ms: finished === 0 ? 0 : counts.finished_duration_ms / finished,
+    totalRuns: counts.running + counts.completed + counts.failed + counts.cancelled,
+    successRate: finished === 0 ? 0 : Math.round((counts.completed / finished) * 10_000) / 10_000,
+    avgDurationMs: finished === 0 ? 0 : counts.finishedDurationMs / finished,
   };
 }
 

@@ -33,24 +33,24 @@ export interface WorkflowGraph {
 
 export interface Workflow extends WorkflowGraph {
   id: string;
-  tenant_id: string;
+  tenantId: string;
   /** The secret that addresses the workflow's inbound hook (domain/hook-id.ts). */
-  hook_id: string;
+  hookId: string;
   name: string;
   description: string;
   status: WorkflowStatus;
   /** The next schedule tick while the workflow is active and has a schedule node; null otherwise. */
-  next_run_at?: Date | null;
+  nextRunAt?: Date | null;
   /** Bumped by every change of nodes, edges, name or description; 1 on create (and for older workflows). */
   version: number;
-  created_at: Date;
-  updated_at: Date;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
 export interface WorkflowStatistics {
-  total_runs: number;
-  success_rate: number;
-  avg_duration_ms: number;
+  totalRuns: number;
+  successRate: number;
+  avgDurationMs: number;
 }
 
 export type TriggerType = 'webhook' | 'manual' | 'schedule';
@@ -62,9 +62,9 @@ export function triggerType(graph: WorkflowGraph): TriggerType {
 }
 
 /** `<hook_id>` plus `/<path>` when the webhook node sets a path: what follows HOOKS_URL. */
-export function webhookPath(workflow: Pick<Workflow, 'hook_id' | 'nodes'>): string {
+export function webhookPath(workflow: Pick<Workflow, 'hookId' | 'nodes'>): string {
   const path = hookPathOf(workflow);
-  return path ? `${workflow.hook_id}/${path}` : workflow.hook_id;
+  return path ? `${workflow.hookId}/${path}` : workflow.hookId;
 }
 
 /** The webhook node's path without surrounding slashes ("" when none). */

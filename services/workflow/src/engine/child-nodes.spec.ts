@@ -17,8 +17,8 @@ function children(behaviour: (request: ChildRequest) => Promise<JsonObject | Err
       try {
         const result = await behaviour(request);
         return result instanceof Error
-          ? { execution_id: `exe_${request.index}`, status: 'failed', error: result.message }
-          : { execution_id: `exe_${request.index}`, status: 'completed', output: result };
+          ? { executionId: `exe_${request.index}`, status: 'failed', error: result.message }
+          : { executionId: `exe_${request.index}`, status: 'completed', output: result };
       } finally {
         inFlight--;
       }

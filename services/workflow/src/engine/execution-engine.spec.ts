@@ -1,67 +1,20 @@
-import type { Outbox } from '@agentplatform/events';
+import { InMemoryOutbox } from '@agentplatform/testing';
 import { createGuardedAgent, createLogger } from '@agentplatform/service-kit';
 import type { Execution } from '../domain/execution.types.js';
 import type { WorkflowNode } from '../domain/workflow.types.js';
-import type { ExecutionChanges, ExecutionRepository } from '../persistence/execution.repository.js';
-import { ExpressionError } from '../domain/expressions.js';
-import { computeNode } from '../domain/node-expressions.js';
+import { InMemoryExecutions, inlineExpressions, newExecution } from '../testing/in-memory.js';
 import { ExecutionEngine } from './execution-engine.js';
-import { ExpressionBudgetExceeded, SandboxExpressionError, type ExpressionRunner } from './expression-sandbox.js';
+import { ExpressionBudgetExceeded, type ExpressionRunner } from './expression-sandbox.js';
 
 /**
- * The engine against an in-memory stand-in for its repository and outbox (the real ones are
+ * The engine composed of its parts, against the in-memory fakes of its ports (the real ones are
  * exercised by the e2e specs): time limits, and the events each outcome stores.
  */
-class MemoryExecutions {
-  readonly docs = new Map<string, Execution>();
-  async insert(execution: Execution) {
-    this.docs.set(execution.id, structuredClone(execution));
-  }
-  async get(_t: string, _w: string, id: string) {
-    return structuredClone(this.docs.get(id));
-  }
-  async save(execution: Pick<Execution, 'id'>, owner: string, changes: ExecutionChanges, unset: string[] = []) {
-    const doc = this.docs.get(execution.id);
-    if (!doc || doc.lease_owner !== owner) return false;
-    Object.assign(doc, structuredClone(changes));
-    for (const key of unset) delete (doc as unknown as Record<string, unknown>)[key];
-    return true;
-  }
-  async renewLeases(owner: string, ids: string[]) {
-    return new Set(ids.filter((id) => this.docs.get(id)?.lease_owner === owner));
-  }
-  async claimExpired() {
-    return undefined;
-  }
-  async releaseLeases() {
-    return undefined;
-  }
-}
-
-/** CEL in this thread, without a budget (the sandbox itself is tested in expression-sandbox.spec.ts). */
-const inlineExpressions: ExpressionRunner = {
-  async compute({ node, scope }) {
-    try {
-      return computeNode(node, scope);
-    } catch (error) {
-      if (error instanceof ExpressionError) throw new SandboxExpressionError(error.message);
-      throw error;
-    }
-  },
-};
-
 function setup(options: { defaultNodeTimeoutMs?: number; expressions?: ExpressionRunner } = {}) {
-  const executions = new MemoryExecutions();
-  const events: string[] = [];
-  const outbox = {
-    async run<T>(work: () => Promise<{ result: T; events: Array<{ type: string }> }>) {
-      const outcome = await work();
-      events.push(...outcome.events.map((e) => e.type));
-      return outcome.result;
-    },
-  } as unknown as Outbox;
+  const executions = new InMemoryExecutions();
+  const outbox = new InMemoryOutbox();
   const engine = new ExecutionEngine({
-    executions: executions as unknown as ExecutionRepository,
+    executions,
     outbox,
     runners: {
       agents: {} as never,
@@ -77,40 +30,32 @@ function setup(options: { defaultNodeTimeoutMs?: number; expressions?: Expressio
       stopGraceMs: 10,
     },
   });
-  return { engine, executions, events };
+  return { engine, executions, outbox };
 }
 
 function execution(nodes: WorkflowNode[], maxDurationMs = 60_000): Execution {
   const now = new Date();
-  return {
-    id: `exe_${Math.random().toString(36).slice(2)}`,
-    tenant_id: 'ten_1',
-    workflow_id: 'wf_1',
-    workflow_version: 1,
-    status: 'running',
-    trigger: 'manual',
-    input: { n: 1 },
-    graph: { nodes, edges: nodes.slice(1).map((n, i) => ({ source: nodes[i]!.id, target: n.id })) },
-    node_executions: [],
-    started_at: now,
-    deadline_at: new Date(now.getTime() + maxDurationMs),
-    started_event: false,
-  };
+  return newExecution(nodes, {
+    tenantId: 'ten_1',
+    startedAt: now,
+    deadlineAt: new Date(now.getTime() + maxDurationMs),
+  });
 }
 
 describe('ExecutionEngine', () => {
   it('runs pure nodes with one final write carrying the started and completed events', async () => {
-    const { engine, executions, events } = setup();
+    const { engine, executions, outbox } = setup();
     const run = execution([{ id: 't', type: 'transform', config: { fields: { m: 'input.n + 1' } } }]);
     await engine.submit(run);
     const done = await engine.waitFor('ten_1', 'wf_1', run.id, 2_000);
-    expect(done).toMatchObject({ status: 'completed', output: { m: 2 }, lease_owner: null });
-    expect(events).toEqual(['workflow.execution.started', 'workflow.execution.completed']);
-    expect(executions.docs.get(run.id)?.node_executions.map((n) => n.status)).toEqual(['completed']);
+    expect(done).toMatchObject({ status: 'completed', output: { m: 2 } });
+    expect(executions.ownerOf(run.id)).toBeNull();
+    expect(outbox.types()).toEqual(['workflow.execution.started', 'workflow.execution.completed']);
+    expect(executions.byId.get(run.id)?.nodeExecutions.map((n) => n.status)).toEqual(['completed']);
   });
 
   it('fails an execution that outlives its maximum duration', async () => {
-    const { engine, events } = setup();
+    const { engine, outbox } = setup();
     const run = execution(
       [
         { id: 'wait', type: 'delay', config: { ms: 2_000 } },
@@ -122,27 +67,26 @@ describe('ExecutionEngine', () => {
     const done = await engine.waitFor('ten_1', 'wf_1', run.id, 3_000);
     expect(done).toMatchObject({
       status: 'failed',
-      failed_node_id: 'wait',
+      failedNodeId: 'wait',
       error: expect.stringMatching(/maximum duration of 300 ms/),
     });
-    expect(done?.node_executions.find((n) => n.node_id === 'after')).toBeUndefined();
-    expect(events).toEqual(['workflow.execution.started', 'workflow.execution.failed']);
+    expect(done?.nodeExecutions.find((n) => n.nodeId === 'after')).toBeUndefined();
+    expect(outbox.types()).toEqual(['workflow.execution.started', 'workflow.execution.failed']);
   });
 
   it('abandons in-flight work when the execution is cancelled elsewhere', async () => {
-    const { engine, executions, events } = setup();
+    const { engine, executions, outbox } = setup();
     const run = execution([{ id: 'wait', type: 'delay', config: { ms: 5_000 } }]);
     await engine.submit(run);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const doc = executions.docs.get(run.id)!;
-    Object.assign(doc, { status: 'cancelled', lease_owner: null });
+    await executions.cancel('ten_1', 'wf_1', run.id, new Date());
     const started = Date.now();
     engine.abandon(run.id);
     await engine.waitFor('ten_1', 'wf_1', run.id, 1_000);
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(engine.activeCount).toBe(0);
-    expect(executions.docs.get(run.id)?.status).toBe('cancelled');
-    expect(events).not.toContain('workflow.execution.completed');
+    expect(executions.byId.get(run.id)?.status).toBe('cancelled');
+    expect(outbox.types()).not.toContain('workflow.execution.completed');
   });
 
   it('bounds a pure node by its timeout_ms while its expressions are evaluated', async () => {
@@ -158,7 +102,7 @@ describe('ExecutionEngine', () => {
     const started = Date.now();
     await engine.submit(run);
     const done = await engine.waitFor('ten_1', 'wf_1', run.id, 3_000);
-    expect(done).toMatchObject({ status: 'failed', failed_node_id: 'check' });
+    expect(done).toMatchObject({ status: 'failed', failedNodeId: 'check' });
     expect(done?.error).toMatch(/timed out after 100 ms/);
     expect(Date.now() - started).toBeLessThan(2_000);
   });
@@ -182,11 +126,11 @@ describe('ExecutionEngine', () => {
     ]);
     await engine.submit(run);
     const done = await engine.waitFor('ten_1', 'wf_1', run.id, 3_000);
-    expect(done).toMatchObject({ status: 'failed', failed_node_id: 'check' });
+    expect(done).toMatchObject({ status: 'failed', failedNodeId: 'check' });
     expect(done?.error).toMatch(
       /expression_budget_exceeded: expression 'L.all\(x, true\)' ran over its budget of 50 ms/,
     );
-    expect(done?.node_executions[0]?.output).toEqual({
+    expect(done?.nodeExecutions[0]?.output).toEqual({
       error: { code: 'expression_budget_exceeded', expression: 'L.all(x, true)', budget_ms: 50, resource: 'time' },
     });
     expect(calls).toBe(1);

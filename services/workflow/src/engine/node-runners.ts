@@ -29,7 +29,7 @@ export class NodeTimeout extends Error {
 
 /** A child run of a workflow or foreach node, as far as the parent needs it. */
 export interface ChildOutcome {
-  execution_id: string;
+  executionId: string;
   status: 'completed' | 'failed' | 'cancelled';
   output?: JsonObject;
   error?: string;
@@ -246,9 +246,9 @@ async function runWorkflow(input: NodeRunInput, deps: NodeRunnerDeps): Promise<J
   const child = await runner.run(childRequest(input, depth, 0, rendered));
   if (child.status !== 'completed') {
     throw new NodeError(
-      `workflow '${String(input.node.config.workflow_id)}' (execution ${child.execution_id}) ${child.status}: ${child.error ?? 'no error given'}`,
+      `workflow '${String(input.node.config.workflow_id)}' (execution ${child.executionId}) ${child.status}: ${child.error ?? 'no error given'}`,
       true,
-      { execution_id: child.execution_id, status: child.status, error: child.error ?? null },
+      { execution_id: child.executionId, status: child.status, error: child.error ?? null },
     );
   }
   return child.output ?? {};
@@ -275,7 +275,7 @@ async function runForeach(input: NodeRunInput, deps: NodeRunnerDeps): Promise<Js
       try {
         const child = await runner.run(childRequest(input, depth, index, { item: items[index]!, index }));
         if (child.status === 'completed') results[index] = child.output ?? {};
-        else failed.push({ index, execution_id: child.execution_id, error: `${child.status}: ${child.error ?? ''}` });
+        else failed.push({ index, execution_id: child.executionId, error: `${child.status}: ${child.error ?? ''}` });
       } catch (error) {
         if (input.signal.aborted) return;
         failed.push({ index, execution_id: null, error: error instanceof Error ? error.message : String(error) });

@@ -1,37 +1,134 @@
 import { GroupCommit, findPage, insertEach } from '@agentplatform/service-kit';
 import type { ClientSession, Collection, Connection, Model } from 'mongoose';
-import type { Execution, ExecutionStatus } from '../domain/execution.types.js';
+import type { Execution, ExecutionStatus, NodeExecution } from '../domain/execution.types.js';
 import type { StatusCounts } from '../domain/statistics.js';
-import { executionModel, type ExecutionDocument } from './execution.schema.js';
+import { executionModel, type ExecutionDocument, type NodeExecutionDocument } from './execution.schema.js';
+
+/** The object without its undefined fields: a document stores no key for a field it does not have. */
+function defined<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as Array<keyof T>) if (value[key] === undefined) delete value[key];
+  return value;
+}
+
+function toNodeExecution(doc: NodeExecutionDocument): NodeExecution {
+  return defined({
+    nodeId: doc.node_id,
+    status: doc.status,
+    startedAt: doc.started_at,
+    durationMs: doc.duration_ms,
+    output: doc.output,
+    error: doc.error,
+    attempts: doc.attempts,
+  });
+}
+
+function toNodeExecutionDoc(result: NodeExecution): NodeExecutionDocument {
+  return defined({
+    node_id: result.nodeId,
+    status: result.status,
+    started_at: result.startedAt,
+    duration_ms: result.durationMs,
+    output: result.output,
+    error: result.error,
+    attempts: result.attempts,
+  });
+}
 
 function toExecution(doc: ExecutionDocument): Execution {
-  const { _id, claims: _claims, ...rest } = doc;
-  return {
-    id: _id,
-    ...rest,
-    node_executions: rest.node_executions ?? [],
+  return defined({
+    id: doc._id,
+    tenantId: doc.tenant_id,
+    workflowId: doc.workflow_id,
+    status: doc.status,
+    trigger: doc.trigger,
+    input: doc.input,
     // Executions stored before versions ran the only version there was.
-    workflow_version: rest.workflow_version ?? 1,
-  };
+    workflowVersion: doc.workflow_version ?? 1,
+    parentExecutionId: doc.parent_execution_id,
+    parentNodeId: doc.parent_node_id,
+    depth: doc.depth,
+    retryOf: doc.retry_of,
+    graph: doc.graph,
+    nodeExecutions: (doc.node_executions ?? []).map(toNodeExecution),
+    inFlight: doc.in_flight ? { nodeId: doc.in_flight.node_id, startedAt: doc.in_flight.started_at } : undefined,
+    output: doc.output,
+    error: doc.error,
+    failedNodeId: doc.failed_node_id,
+    startedAt: doc.started_at,
+    completedAt: doc.completed_at,
+    durationMs: doc.duration_ms,
+    deadlineAt: doc.deadline_at,
+    startedEvent: doc.started_event ?? false,
+  });
+}
+
+/** The stored fields of what an execution's write changes. */
+function changesDoc(changes: ExecutionChanges): Partial<ExecutionDocument> {
+  return defined({
+    status: changes.status,
+    node_executions: changes.nodeExecutions?.map(toNodeExecutionDoc),
+    in_flight: changes.inFlight && { node_id: changes.inFlight.nodeId, started_at: changes.inFlight.startedAt },
+    output: changes.output,
+    error: changes.error,
+    failed_node_id: changes.failedNodeId,
+    completed_at: changes.completedAt,
+    duration_ms: changes.durationMs,
+    started_event: changes.startedEvent,
+  });
+}
+
+function toExecutionDoc(execution: Execution, lease: Lease): ExecutionDocument {
+  const { inFlight, nodeExecutions, ...rest } = execution;
+  return defined({
+    _id: rest.id,
+    tenant_id: rest.tenantId,
+    workflow_id: rest.workflowId,
+    trigger: rest.trigger,
+    input: rest.input,
+    workflow_version: rest.workflowVersion,
+    parent_execution_id: rest.parentExecutionId,
+    parent_node_id: rest.parentNodeId,
+    depth: rest.depth,
+    retry_of: rest.retryOf,
+    graph: rest.graph,
+    started_at: rest.startedAt,
+    deadline_at: rest.deadlineAt,
+    ...changesDoc({ ...rest, nodeExecutions, inFlight }),
+    status: rest.status,
+    started_event: rest.startedEvent,
+    lease_owner: lease.owner,
+    lease_until: lease.until,
+    claims: 0,
+  });
 }
 
 /** What a summary list leaves out (the per-node results, input and graph can be large). */
 const SUMMARY_PROJECTION = { graph: 0, node_executions: 0, input: 0, output: 0 } as const;
 
+/** What a run's write may change. */
 export type ExecutionChanges = Partial<
   Pick<
     Execution,
     | 'status'
-    | 'node_executions'
-    | 'in_flight'
+    | 'nodeExecutions'
+    | 'inFlight'
     | 'output'
     | 'error'
-    | 'failed_node_id'
-    | 'completed_at'
-    | 'duration_ms'
-    | 'started_event'
+    | 'failedNodeId'
+    | 'completedAt'
+    | 'durationMs'
+    | 'startedEvent'
   >
-> & { lease_owner?: null };
+>;
+
+/** Which replica runs an execution (`owner`, null for none) and until when, unless it renews. */
+export interface Lease {
+  owner: string | null;
+  until: Date;
+}
+
+/** The lease of an execution that is not run anywhere: any replica's poller may take it. */
+export const NO_LEASE: Lease = { owner: null, until: new Date(0) };
 
 /**
  * Executions. Queries from the API are scoped by tenant; the engine's lease operations address one
@@ -59,9 +156,8 @@ export class ExecutionRepository {
    * Stores a new execution. Outside a transaction, the inserts that arrive while one is in flight
    * go out together as one insertMany (a group commit: under load, one round trip for many runs).
    */
-  async insert(execution: Execution, session?: ClientSession): Promise<void> {
-    const { id, ...rest } = execution;
-    const doc = { _id: id, ...rest, claims: 0 } as ExecutionDocument;
+  async insert(execution: Execution, lease: Lease, session?: ClientSession): Promise<void> {
+    const doc = toExecutionDoc(execution, lease);
     if (session) await this.collection.insertOne(doc, { session });
     else await this.inserts.submit('', doc);
   }
@@ -115,17 +211,20 @@ export class ExecutionRepository {
 
   /**
    * Writes an owned execution's progress. Matches only while this replica still holds the lease:
-   * a cancelled, deleted or taken-over execution reports false.
+   * a cancelled, deleted or taken-over execution reports false. `clearInFlight` removes the
+   * in-flight marker; `releaseLease` gives the lease up (the execution ended).
    */
   async save(
     execution: Pick<Execution, 'id'>,
     owner: string,
     changes: ExecutionChanges,
-    unset: Array<'in_flight'> = [],
+    options: { clearInFlight?: boolean; releaseLease?: boolean } = {},
     session?: ClientSession,
   ): Promise<boolean> {
-    const update: Record<string, unknown> = { $set: changes };
-    if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((k) => [k, '']));
+    const set: Partial<ExecutionDocument> = changesDoc(changes);
+    if (options.releaseLease) set.lease_owner = null;
+    const update: Record<string, unknown> = { $set: set };
+    if (options.clearInFlight) update.$unset = { in_flight: '' };
     // lease_owner is cleared when an execution ends or is cancelled, so owning it implies running.
     const result = await this.collection.updateOne({ _id: execution.id, lease_owner: owner }, update, { session });
     return result.matchedCount > 0;
@@ -145,13 +244,17 @@ export class ExecutionRepository {
   }
 
   /** Takes over one running execution whose lease has expired (a crashed replica's, or one left queued). */
-  async claimExpired(owner: string, now: Date, until: Date): Promise<(Execution & { claims: number }) | undefined> {
+  async claimExpired(
+    owner: string,
+    now: Date,
+    until: Date,
+  ): Promise<{ execution: Execution; claims: number } | undefined> {
     const doc = await this.collection.findOneAndUpdate(
       { status: 'running', lease_until: { $lt: now } },
       { $set: { lease_owner: owner, lease_until: until }, $inc: { claims: 1 } },
       { sort: { lease_until: 1 }, returnDocument: 'after' },
     );
-    return doc ? { ...toExecution(doc), claims: doc.claims } : undefined;
+    return doc ? { execution: toExecution(doc), claims: doc.claims } : undefined;
   }
 
   /** Gives up executions this replica runs (shutdown), so another replica can take them at once. */
@@ -201,10 +304,10 @@ export class ExecutionRepository {
         { $group: { _id: '$status', count: { $sum: 1 }, duration: { $sum: '$duration_ms' } } },
       ])
       .toArray();
-    const counts: StatusCounts = { running: 0, completed: 0, failed: 0, cancelled: 0, finished_duration_ms: 0 };
+    const counts: StatusCounts = { running: 0, completed: 0, failed: 0, cancelled: 0, finishedDurationMs: 0 };
     for (const row of rows) {
       if (row._id in counts) counts[row._id as ExecutionStatus] = row.count;
-      if (row._id === 'completed' || row._id === 'failed') counts.finished_duration_ms += row.duration ?? 0;
+      if (row._id === 'completed' || row._id === 'failed') counts.finishedDurationMs += row.duration ?? 0;
     }
     return counts;
   }

@@ -1,7 +1,49 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { Execution } from '../domain/execution.types.js';
+import type { ExecutionStatus, ExecutionTrigger, NodeStatus } from '../domain/execution.types.js';
+import type { JsonObject, WorkflowEdge, WorkflowNode } from '../domain/workflow.types.js';
 
-export type ExecutionDocument = Omit<Execution, 'id'> & { _id: string; claims: number };
+/** A node's result as stored (execution.repository.ts maps it to the domain's NodeExecution). */
+export interface NodeExecutionDocument {
+  node_id: string;
+  status: NodeStatus;
+  started_at?: Date;
+  duration_ms: number;
+  output?: JsonObject;
+  error?: string;
+  attempts: number;
+}
+
+/** An execution as stored: the domain's fields in snake_case, and the engine's lease. */
+export interface ExecutionDocument {
+  _id: string;
+  tenant_id: string;
+  workflow_id: string;
+  status: ExecutionStatus;
+  trigger: ExecutionTrigger;
+  input: JsonObject;
+  /** Missing on executions stored before versions. */
+  workflow_version?: number;
+  parent_execution_id?: string;
+  parent_node_id?: string;
+  depth?: number;
+  retry_of?: string;
+  graph: { nodes: WorkflowNode[]; edges: WorkflowEdge[] };
+  node_executions?: NodeExecutionDocument[];
+  in_flight?: { node_id: string; started_at: Date };
+  output?: JsonObject;
+  error?: string;
+  failed_node_id?: string;
+  started_at: Date;
+  completed_at?: Date;
+  duration_ms?: number;
+  deadline_at: Date;
+  started_event: boolean;
+  /** The replica that runs the execution; null while none does (queued, finished, handed back). */
+  lease_owner?: string | null;
+  lease_until?: Date;
+  /** How often a replica took the execution over after its lease expired. */
+  claims: number;
+}
 
 // Typed loosely: the nested JSON fields make mongoose's type inference recurse without end.
 const executionSchema = new Schema(

@@ -1,8 +1,39 @@
 import { insertEach, isDuplicateKeyError } from '@agentplatform/service-kit';
 import type { Collection, Connection, Model } from 'mongoose';
-import { claimModel, type ClaimDocument, type ClaimState, type ScheduleClaim } from './schedule-claim.schema.js';
+import type { ClaimState, ScheduleClaim } from '../domain/schedule-claim.types.js';
+import { claimModel, type ClaimDocument } from './schedule-claim.schema.js';
 
-export type { ClaimState, ScheduleClaim } from './schedule-claim.schema.js';
+export type { ClaimState, ScheduleClaim } from '../domain/schedule-claim.types.js';
+
+function toClaim(doc: ClaimDocument): ScheduleClaim {
+  return {
+    id: doc._id,
+    tenantId: doc.tenant_id,
+    workflowId: doc.workflow_id,
+    tickAt: doc.tick_at,
+    executionId: doc.execution_id,
+    state: doc.state,
+    owner: doc.owner,
+    claimedAt: doc.claimed_at,
+    ...(doc.error !== undefined ? { error: doc.error } : {}),
+    expiresAt: doc.expires_at,
+  };
+}
+
+function toClaimDoc(claim: ScheduleClaim): ClaimDocument {
+  return {
+    _id: claim.id,
+    tenant_id: claim.tenantId,
+    workflow_id: claim.workflowId,
+    tick_at: claim.tickAt,
+    execution_id: claim.executionId,
+    state: claim.state,
+    owner: claim.owner,
+    claimed_at: claim.claimedAt,
+    ...(claim.error !== undefined ? { error: claim.error } : {}),
+    expires_at: claim.expiresAt,
+  };
+}
 
 export function claimId(workflowId: string, tickAt: Date): string {
   return `${workflowId}@${tickAt.getTime()}`;
@@ -24,10 +55,7 @@ export class ScheduleClaimRepository {
   /** Inserts the claims in one round trip; answers, per claim, whether this call won it. */
   async claim(claims: ScheduleClaim[]): Promise<boolean[]> {
     if (claims.length === 0) return [];
-    const results = await insertEach(
-      this.collection,
-      claims.map(({ id, ...rest }) => ({ _id: id, ...rest })),
-    );
+    const results = await insertEach(this.collection, claims.map(toClaimDoc));
     return results.map((error) => {
       if (error === undefined) return true;
       if (isDuplicateKeyError(error)) return false;
@@ -63,8 +91,7 @@ export class ScheduleClaimRepository {
         { $set: { owner, claimed_at: now } },
       );
       if (result.modifiedCount === 1) {
-        const { _id, ...rest } = candidate;
-        return { id: _id, ...rest, owner, claimed_at: now };
+        return toClaim({ ...candidate, owner, claimed_at: now });
       }
     }
     return undefined;
@@ -72,9 +99,7 @@ export class ScheduleClaimRepository {
 
   async get(id: string): Promise<ScheduleClaim | undefined> {
     const doc = await this.collection.findOne({ _id: id } as never);
-    if (!doc) return undefined;
-    const { _id, ...rest } = doc;
-    return { id: _id, ...rest };
+    return doc ? toClaim(doc) : undefined;
   }
 
   async deleteExpired(now: Date): Promise<number> {

@@ -1,21 +1,9 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { ClaimState } from '../domain/schedule-claim.types.js';
 
-/**
- * One schedule tick of one workflow, claimed by the replica that runs it. The `_id` is
- * `<workflow_id>@<tick ms>`, so the unique `_id` index makes a second claim of the same tick a
- * duplicate key: whoever inserts first runs the tick, everyone else leaves it.
- *
- * - `starting`: claimed; the execution (`execution_id`, chosen at claim time) is being started.
- *   A claim left here longer than the claim lease belongs to a replica that died: another replica
- *   takes it over and starts the same execution id, which the engine stores at most once.
- * - `started`: the execution exists.
- * - `cancelled`: the workflow was paused or deleted before its run started.
- * - `failed`: the run could not start (`error`, e.g. insufficient credits).
- */
-export type ClaimState = 'starting' | 'started' | 'cancelled' | 'failed';
-
-export interface ScheduleClaim {
-  id: string;
+/** A schedule claim as stored (schedule-claim.repository.ts maps it to the domain's ScheduleClaim). */
+export interface ClaimDocument {
+  _id: string;
   tenant_id: string;
   workflow_id: string;
   tick_at: Date;
@@ -24,11 +12,8 @@ export interface ScheduleClaim {
   owner: string;
   claimed_at: Date;
   error?: string;
-  /** Deleted after this (a TTL index where the server has them; the retention job everywhere). */
   expires_at: Date;
 }
-
-export type ClaimDocument = Omit<ScheduleClaim, 'id'> & { _id: string };
 
 const claimSchema = new Schema(
   {

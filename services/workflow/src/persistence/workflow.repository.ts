@@ -4,17 +4,51 @@ import type { Workflow, WorkflowStatus } from '../domain/workflow.types.js';
 import { workflowModel, type WorkflowDocument } from './workflow.schema.js';
 
 function toWorkflow(doc: WorkflowDocument): Workflow {
-  const { _id, ...rest } = doc;
   return {
-    id: _id,
-    ...rest,
-    description: rest.description ?? '',
-    nodes: rest.nodes ?? [],
-    edges: rest.edges ?? [],
-    next_run_at: rest.next_run_at ?? null,
+    id: doc._id,
+    tenantId: doc.tenant_id,
+    hookId: doc.hook_id,
+    name: doc.name,
+    description: doc.description ?? '',
+    status: doc.status,
+    nodes: doc.nodes ?? [],
+    edges: doc.edges ?? [],
+    nextRunAt: doc.next_run_at ?? null,
     // Workflows stored before versions read as version 1.
-    version: rest.version ?? 1,
+    version: doc.version ?? 1,
+    createdAt: doc.created_at,
+    updatedAt: doc.updated_at,
   };
+}
+
+function toWorkflowDoc(workflow: Workflow): WorkflowDocument {
+  return {
+    _id: workflow.id,
+    tenant_id: workflow.tenantId,
+    hook_id: workflow.hookId,
+    name: workflow.name,
+    description: workflow.description,
+    status: workflow.status,
+    version: workflow.version,
+    nodes: workflow.nodes,
+    edges: workflow.edges,
+    next_run_at: workflow.nextRunAt ?? null,
+    created_at: workflow.createdAt,
+    updated_at: workflow.updatedAt,
+  };
+}
+
+/** What an update may change. */
+export type WorkflowChanges = Partial<
+  Pick<Workflow, 'name' | 'description' | 'nodes' | 'edges' | 'status' | 'nextRunAt' | 'version'>
+> & { updatedAt: Date };
+
+/** The stored fields of an update (only those it changes). */
+function changesDoc(changes: WorkflowChanges): Partial<WorkflowDocument> {
+  const { nextRunAt, updatedAt, ...same } = changes;
+  const set: Partial<WorkflowDocument> = { ...same, updated_at: updatedAt };
+  if (nextRunAt !== undefined) set.next_run_at = nextRunAt;
+  return set;
 }
 
 /** Workflows; every query is scoped by tenant except the public hook lookup, which has only the id. */
@@ -40,8 +74,7 @@ export class WorkflowRepository {
   }
 
   async insert(workflow: Workflow): Promise<void> {
-    const { id, ...rest } = workflow;
-    await this.model.collection.insertOne({ _id: id, ...rest } as never);
+    await this.model.collection.insertOne(toWorkflowDoc(workflow) as never);
   }
 
   /** By id alone (the cheapest lookup everywhere), then scoped: another tenant's workflow is not found. */
@@ -109,11 +142,7 @@ export class WorkflowRepository {
   async update(
     tenantId: string,
     id: string,
-    changes: Partial<
-      Pick<Workflow, 'name' | 'description' | 'nodes' | 'edges' | 'status' | 'next_run_at' | 'version'>
-    > & {
-      updated_at: Date;
-    },
+    changes: WorkflowChanges,
     /**
      * Applies the write only while the workflow still has this status (a pause or resume in
      * between wins) and is still at this version (undefined when it moved on).
@@ -124,7 +153,9 @@ export class WorkflowRepository {
     if (conditions.status) filter.status = conditions.status;
     if (conditions.version !== undefined) filter.version = conditions.version;
     const write = (query: Record<string, unknown>) =>
-      this.model.findOneAndUpdate(query, { $set: changes }, { returnDocument: 'after' }).lean<WorkflowDocument>();
+      this.model
+        .findOneAndUpdate(query, { $set: changesDoc(changes) }, { returnDocument: 'after' })
+        .lean<WorkflowDocument>();
     let doc = await write(filter);
     // A workflow stored before versions has none and reads as version 1: only then (or when the
     // version moved on, a conflict anyway) is the write tried again with that alternative.
@@ -143,10 +174,10 @@ export class WorkflowRepository {
     tenantId: string,
     id: string,
     from: { status: WorkflowStatus; version: number },
-    change: { status: WorkflowStatus; next_run_at: Date | null },
+    change: { status: WorkflowStatus; nextRunAt: Date | null },
     now: Date,
   ): Promise<Workflow | undefined> {
-    return this.update(tenantId, id, { ...change, updated_at: now }, from);
+    return this.update(tenantId, id, { ...change, updatedAt: now }, from);
   }
 
   /** Workflows whose next tick has come, oldest tick first (across tenants: the scheduler's poll). */

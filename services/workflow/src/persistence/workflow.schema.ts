@@ -1,7 +1,23 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { Workflow } from '../domain/workflow.types.js';
+import type { WorkflowEdge, WorkflowNode, WorkflowStatus } from '../domain/workflow.types.js';
 
-export type WorkflowDocument = Omit<Workflow, 'id'> & { _id: string };
+/** A workflow as stored (workflow.repository.ts maps it to the domain's Workflow). */
+export interface WorkflowDocument {
+  _id: string;
+  tenant_id: string;
+  /** Missing on workflows stored before hook ids until WorkflowRepository.migrateHookIds. */
+  hook_id: string;
+  name: string;
+  description?: string;
+  status: WorkflowStatus;
+  /** Missing on workflows stored before versions. */
+  version?: number;
+  nodes?: WorkflowNode[];
+  edges?: WorkflowEdge[];
+  next_run_at?: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
 
 const workflowSchema = new Schema<WorkflowDocument>(
   {

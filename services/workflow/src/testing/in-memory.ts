@@ -1,13 +1,21 @@
 import { InMemoryOutbox, InMemoryQuotaCounter } from '@agentplatform/testing';
-import { createLogger, InsufficientCreditsError } from '@agentplatform/service-kit';
-import type { AgentDirectory } from '../clients/agents.client.js';
+import { createLogger, InsufficientCreditsError, NotFoundError } from '@agentplatform/service-kit';
+import type { AgentDirectory, ChatReply } from '../clients/agents.client.js';
 import type { CreditLedger } from '../clients/credits.client.js';
 import type { StatusCounts } from '../domain/statistics.js';
 import type { Execution, ExecutionStatus } from '../domain/execution.types.js';
-import type { Workflow, WorkflowStatus } from '../domain/workflow.types.js';
+import type { Workflow, WorkflowNode, WorkflowStatus } from '../domain/workflow.types.js';
+import { ExpressionError } from '../domain/expressions.js';
+import { computeNode } from '../domain/node-expressions.js';
+import { SandboxExpressionError, type ExpressionRunner } from '../engine/expression-sandbox.js';
 import type { ExecutionEngine } from '../engine/execution-engine.js';
-import type { ExecutionRepository } from '../persistence/execution.repository.js';
-import type { WorkflowRepository } from '../persistence/workflow.repository.js';
+import {
+  NO_LEASE,
+  type ExecutionChanges,
+  type ExecutionRepository,
+  type Lease,
+} from '../persistence/execution.repository.js';
+import type { WorkflowChanges, WorkflowRepository } from '../persistence/workflow.repository.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 
 /** The workflow store in memory, tenant-scoped like the mongoose repository. */
@@ -18,30 +26,30 @@ export class InMemoryWorkflows implements Pick<
   readonly byId = new Map<string, Workflow>();
 
   async count(tenantId: string): Promise<number> {
-    return [...this.byId.values()].filter((w) => w.tenant_id === tenantId).length;
+    return [...this.byId.values()].filter((w) => w.tenantId === tenantId).length;
   }
   async insert(workflow: Workflow): Promise<void> {
     this.byId.set(workflow.id, structuredClone(workflow));
   }
   async get(tenantId: string, id: string): Promise<Workflow | undefined> {
     const found = this.byId.get(id);
-    return found?.tenant_id === tenantId ? structuredClone(found) : undefined;
+    return found?.tenantId === tenantId ? structuredClone(found) : undefined;
   }
   async getForHook(hookId: string): Promise<Workflow | undefined> {
-    const found = [...this.byId.values()].find((w) => w.hook_id === hookId);
+    const found = [...this.byId.values()].find((w) => w.hookId === hookId);
     return found && structuredClone(found);
   }
   async rotateHook(tenantId: string, id: string, hookId: string, now: Date): Promise<Workflow | undefined> {
     const found = this.byId.get(id);
-    if (found?.tenant_id !== tenantId) return undefined;
-    const updated = { ...found, hook_id: hookId, updated_at: now };
+    if (found?.tenantId !== tenantId) return undefined;
+    const updated = { ...found, hookId, updatedAt: now };
     this.byId.set(id, updated);
     return structuredClone(updated);
   }
   async list(tenantId: string, options: { skip: number; limit: number; status?: string }) {
     const all = [...this.byId.values()]
-      .filter((w) => w.tenant_id === tenantId && (!options.status || w.status === options.status))
-      .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || b.id.localeCompare(a.id));
+      .filter((w) => w.tenantId === tenantId && (!options.status || w.status === options.status))
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id.localeCompare(a.id));
     return {
       items: all.slice(options.skip, options.skip + options.limit).map((w) => structuredClone(w)),
       total: all.length,
@@ -50,13 +58,11 @@ export class InMemoryWorkflows implements Pick<
   async update(
     tenantId: string,
     id: string,
-    changes: Partial<
-      Pick<Workflow, 'name' | 'description' | 'nodes' | 'edges' | 'status' | 'next_run_at' | 'version'>
-    > & { updated_at: Date },
+    changes: WorkflowChanges,
     conditions: { status?: WorkflowStatus; version?: number } = {},
   ): Promise<Workflow | undefined> {
     const found = this.byId.get(id);
-    if (found?.tenant_id !== tenantId) return undefined;
+    if (found?.tenantId !== tenantId) return undefined;
     if (conditions.status && found.status !== conditions.status) return undefined;
     if (conditions.version !== undefined && (found.version ?? 1) !== conditions.version) return undefined;
     const updated = { ...found, ...changes };
@@ -64,64 +70,127 @@ export class InMemoryWorkflows implements Pick<
     return structuredClone(updated);
   }
   setStatus: WorkflowRepository['setStatus'] = (tenantId, id, from, change, now) =>
-    this.update(tenantId, id, { ...change, updated_at: now }, from);
+    this.update(tenantId, id, { ...change, updatedAt: now }, from);
   async delete(tenantId: string, id: string): Promise<boolean> {
-    if (this.byId.get(id)?.tenant_id !== tenantId) return false;
+    if (this.byId.get(id)?.tenantId !== tenantId) return false;
     return this.byId.delete(id);
   }
 }
 
 type ExecutionStore = Pick<
   ExecutionRepository,
-  'insert' | 'get' | 'list' | 'cancel' | 'statusCounts' | 'lastRunAt' | 'deleteForWorkflow' | 'pruneFinishedBefore'
+  | 'insert'
+  | 'get'
+  | 'getById'
+  | 'list'
+  | 'cancel'
+  | 'statusCounts'
+  | 'lastRunAt'
+  | 'deleteForWorkflow'
+  | 'pruneFinishedBefore'
+  | 'save'
+  | 'renewLeases'
+  | 'claimExpired'
+  | 'releaseLeases'
 >;
 
-/** The execution store in memory: the reads and writes the use cases make (leasing is the engine's). */
+/** Who runs a stored execution, as the repository keeps it beside the execution. */
+interface StoredLease extends Lease {
+  claims: number;
+}
+
+/**
+ * The execution store in memory: the reads and writes of the use cases, and the engine's ports
+ * (engine/ports.ts) with the repository's lease rules: a write applies only while its owner holds
+ * the lease of a running execution; an ended or cancelled execution has no owner.
+ */
 export class InMemoryExecutions implements ExecutionStore {
   readonly byId = new Map<string, Execution>();
+  readonly leases = new Map<string, StoredLease>();
+  /** Every write the engine made, in order. */
+  readonly writes: Array<{ id: string; kind: 'insert' | 'save'; changes?: ExecutionChanges }> = [];
 
-  async insert(execution: Execution): Promise<void> {
+  async insert(execution: Execution, lease: Lease = NO_LEASE): Promise<void> {
     this.byId.set(execution.id, structuredClone(execution));
+    this.leases.set(execution.id, { ...lease, claims: 0 });
+    this.writes.push({ id: execution.id, kind: 'insert' });
   }
   async get(tenantId: string, workflowId: string, id: string): Promise<Execution | undefined> {
     const found = this.byId.get(id);
-    return found?.tenant_id === tenantId && found.workflow_id === workflowId ? structuredClone(found) : undefined;
+    return found?.tenantId === tenantId && found.workflowId === workflowId ? structuredClone(found) : undefined;
+  }
+  async getById(tenantId: string, id: string): Promise<Execution | undefined> {
+    const found = this.byId.get(id);
+    return found?.tenantId === tenantId ? structuredClone(found) : undefined;
   }
   async list(tenantId: string, workflowId: string, options: { limit: number; status?: ExecutionStatus }) {
     const all = this.of(tenantId, workflowId)
       .filter((e) => !options.status || e.status === options.status)
-      .sort((a, b) => b.started_at.getTime() - a.started_at.getTime());
+      .sort((a, b) => b.startedAt.getTime() - a.startedAt.getTime());
     return { items: all.slice(0, options.limit).map((e) => structuredClone(e)), total: all.length };
   }
   async cancel(tenantId: string, workflowId: string, id: string, now: Date): Promise<Execution | undefined> {
     const found = this.byId.get(id);
-    if (found?.tenant_id !== tenantId || found.workflow_id !== workflowId || found.status !== 'running')
-      return undefined;
+    if (found?.tenantId !== tenantId || found.workflowId !== workflowId || found.status !== 'running') return undefined;
+    const { inFlight: _inFlight, ...rest } = found;
     const cancelled: Execution = {
-      ...found,
+      ...rest,
       status: 'cancelled',
       error: 'execution cancelled',
-      completed_at: now,
-      duration_ms: Math.max(0, now.getTime() - found.started_at.getTime()),
-      lease_owner: null,
+      completedAt: now,
+      durationMs: Math.max(0, now.getTime() - found.startedAt.getTime()),
     };
     this.byId.set(id, cancelled);
+    this.release(id);
     return structuredClone(cancelled);
   }
+  async save(
+    execution: Pick<Execution, 'id'>,
+    owner: string,
+    changes: ExecutionChanges,
+    options: { clearInFlight?: boolean; releaseLease?: boolean } = {},
+  ): Promise<boolean> {
+    const found = this.byId.get(execution.id);
+    if (!found || this.leases.get(execution.id)?.owner !== owner) return false;
+    Object.assign(found, structuredClone(changes));
+    if (options.clearInFlight) delete found.inFlight;
+    if (options.releaseLease) this.release(execution.id);
+    this.writes.push({ id: execution.id, kind: 'save', changes: structuredClone(changes) });
+    return true;
+  }
+  async renewLeases(owner: string, ids: string[], until: Date): Promise<Set<string>> {
+    const owned = ids.filter((id) => this.leases.get(id)?.owner === owner && this.byId.get(id)?.status === 'running');
+    for (const id of owned) this.leases.get(id)!.until = until;
+    return new Set(owned);
+  }
+  async claimExpired(owner: string, now: Date, until: Date) {
+    const expired = [...this.leases.entries()]
+      .filter(([id, lease]) => this.byId.get(id)?.status === 'running' && lease.until < now)
+      .sort(([, a], [, b]) => a.until.getTime() - b.until.getTime())[0];
+    if (!expired) return undefined;
+    const [id, lease] = expired;
+    Object.assign(lease, { owner, until, claims: lease.claims + 1 });
+    return { execution: structuredClone(this.byId.get(id)!), claims: lease.claims };
+  }
+  async releaseLeases(owner: string, ids: string[]): Promise<void> {
+    for (const id of ids) {
+      if (this.leases.get(id)?.owner === owner && this.byId.get(id)?.status === 'running') this.release(id);
+    }
+  }
   async statusCounts(tenantId: string, workflowId: string): Promise<StatusCounts> {
-    const counts: StatusCounts = { running: 0, completed: 0, failed: 0, cancelled: 0, finished_duration_ms: 0 };
+    const counts: StatusCounts = { running: 0, completed: 0, failed: 0, cancelled: 0, finishedDurationMs: 0 };
     for (const e of this.of(tenantId, workflowId)) {
       counts[e.status] += 1;
-      if (e.status === 'completed' || e.status === 'failed') counts.finished_duration_ms += e.duration_ms ?? 0;
+      if (e.status === 'completed' || e.status === 'failed') counts.finishedDurationMs += e.durationMs ?? 0;
     }
     return counts;
   }
   async lastRunAt(tenantId: string, workflowIds: string[]): Promise<Map<string, Date>> {
     const last = new Map<string, Date>();
     for (const e of this.byId.values()) {
-      if (e.tenant_id !== tenantId || !workflowIds.includes(e.workflow_id)) continue;
-      const seen = last.get(e.workflow_id);
-      if (!seen || seen < e.started_at) last.set(e.workflow_id, e.started_at);
+      if (e.tenantId !== tenantId || !workflowIds.includes(e.workflowId)) continue;
+      const seen = last.get(e.workflowId);
+      if (!seen || seen < e.startedAt) last.set(e.workflowId, e.startedAt);
     }
     return last;
   }
@@ -131,24 +200,89 @@ export class InMemoryExecutions implements ExecutionStore {
   async pruneFinishedBefore(cutoff: Date): Promise<number> {
     let pruned = 0;
     for (const e of [...this.byId.values()]) {
-      if (e.status !== 'running' && e.completed_at && e.completed_at < cutoff) pruned += Number(this.byId.delete(e.id));
+      if (e.status !== 'running' && e.completedAt && e.completedAt < cutoff) pruned += Number(this.byId.delete(e.id));
     }
     return pruned;
   }
+  /** The replica that runs an execution (null: none). */
+  ownerOf(id: string): string | null | undefined {
+    return this.leases.get(id)?.owner;
+  }
+  /** Lets an execution's lease run out, as when the replica that ran it died. */
+  expire(id: string): void {
+    const lease = this.leases.get(id);
+    if (lease) lease.until = new Date(0);
+  }
+  private release(id: string): void {
+    const lease = this.leases.get(id);
+    if (lease) Object.assign(lease, NO_LEASE);
+  }
   private of(tenantId: string, workflowId: string): Execution[] {
-    return [...this.byId.values()].filter((e) => e.tenant_id === tenantId && e.workflow_id === workflowId);
+    return [...this.byId.values()].filter((e) => e.tenantId === tenantId && e.workflowId === workflowId);
   }
 }
 
-/** Agents that exist, per tenant. */
-export class InMemoryAgents implements Pick<AgentDirectory, 'agentExists'> {
+/** Agents that exist, per tenant; their chats answer from a script and are recorded. */
+export class InMemoryAgents implements AgentDirectory {
   private readonly agents = new Set<string>();
+  /** What the next chats answer, in order (an Error is thrown); an empty script echoes the message. */
+  readonly script: Array<Partial<ChatReply> | Error> = [];
+  readonly chats: Array<{ agentId: string; message: string }> = [];
   add(tenantId: string, agentId: string): void {
     this.agents.add(`${tenantId}/${agentId}`);
   }
   async agentExists(tenantId: string, agentId: string): Promise<boolean> {
     return this.agents.has(`${tenantId}/${agentId}`);
   }
+  async chat(request: { tenantId: string; agentId: string; message: string }): Promise<ChatReply> {
+    this.chats.push({ agentId: request.agentId, message: request.message });
+    if (!this.agents.has(`${request.tenantId}/${request.agentId}`)) throw new NotFoundError('Agent');
+    const next = this.script.shift();
+    if (next instanceof Error) throw next;
+    return {
+      message_id: `msg_${this.chats.length}`,
+      session_id: 'ses_1',
+      content: request.message,
+      role: 'assistant',
+      model: 'fake',
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      created_at: new Date(0).toISOString(),
+      steps: [],
+      ...next,
+    };
+  }
+}
+
+/** CEL evaluated in this thread, without a budget: the engine's ExpressionRunner port in specs. */
+export const inlineExpressions: ExpressionRunner = {
+  async compute({ node, scope }) {
+    try {
+      return computeNode(node, scope);
+    } catch (error) {
+      if (error instanceof ExpressionError) throw new SandboxExpressionError(error.message);
+      throw error;
+    }
+  },
+};
+
+/** A running execution of `nodes` chained in order, as startExecution stores it. */
+export function newExecution(nodes: WorkflowNode[], changes: Partial<Execution> = {}): Execution {
+  const now = new Date();
+  return {
+    id: `exe_${Math.random().toString(36).slice(2)}`,
+    tenantId: 't1',
+    workflowId: 'wf_1',
+    workflowVersion: 1,
+    status: 'running',
+    trigger: 'manual',
+    input: { n: 1 },
+    graph: { nodes, edges: nodes.slice(1).map((n, i) => ({ source: nodes[i]!.id, target: n.id })) },
+    nodeExecutions: [],
+    startedAt: now,
+    deadlineAt: new Date(now.getTime() + 60_000),
+    startedEvent: false,
+    ...changes,
+  };
 }
 
 /** A credit balance per tenant with reservations by execution, as identity keeps them. */
@@ -186,7 +320,7 @@ export class FakeEngine implements Pick<ExecutionEngine, 'submit' | 'waitFor' | 
   async submit(execution: Execution): Promise<Execution> {
     if (this.failWith) throw this.failWith;
     const stored: Execution = this.finishWith
-      ? { ...execution, status: this.finishWith, completed_at: new Date(), duration_ms: 5 }
+      ? { ...execution, status: this.finishWith, completedAt: new Date(), durationMs: 5 }
       : execution;
     await this.executions.insert(stored);
     return stored;

@@ -66,7 +66,7 @@ function workflowToProto(
 ): workflowV1.Workflow {
   return {
     id: w.id,
-    tenantId: w.tenant_id,
+    tenantId: w.tenantId,
     name: w.name,
     description: w.description,
     status: w.status,
@@ -76,25 +76,25 @@ function workflowToProto(
     webhookPath: webhookPath(w),
     statistics: extra.statistics
       ? {
-          totalRuns: extra.statistics.total_runs,
-          successRate: extra.statistics.success_rate,
-          avgDurationMs: extra.statistics.avg_duration_ms,
+          totalRuns: extra.statistics.totalRuns,
+          successRate: extra.statistics.successRate,
+          avgDurationMs: extra.statistics.avgDurationMs,
         }
       : undefined,
     lastRunAt: extra.lastRunAt?.toISOString(),
-    nextRunAt: w.next_run_at ? w.next_run_at.toISOString() : undefined,
-    createdAt: w.created_at.toISOString(),
-    updatedAt: w.updated_at.toISOString(),
+    nextRunAt: w.nextRunAt ? w.nextRunAt.toISOString() : undefined,
+    createdAt: w.createdAt.toISOString(),
+    updatedAt: w.updatedAt.toISOString(),
     version: w.version,
   };
 }
 
 function nodeExecutionToProto(n: NodeExecution): workflowV1.NodeExecution {
   return {
-    nodeId: n.node_id,
+    nodeId: n.nodeId,
     status: n.status,
-    startedAt: n.started_at ? new Date(n.started_at).toISOString() : undefined,
-    durationMs: n.duration_ms,
+    startedAt: n.startedAt ? new Date(n.startedAt).toISOString() : undefined,
+    durationMs: n.durationMs,
     output: n.output,
     error: n.error,
     attempts: n.attempts,
@@ -104,22 +104,22 @@ function nodeExecutionToProto(n: NodeExecution): workflowV1.NodeExecution {
 function executionToProto(e: Execution): workflowV1.Execution {
   return {
     executionId: e.id,
-    workflowId: e.workflow_id,
-    tenantId: e.tenant_id,
+    workflowId: e.workflowId,
+    tenantId: e.tenantId,
     status: e.status,
     trigger: e.trigger,
-    startedAt: e.started_at.toISOString(),
-    completedAt: e.completed_at?.toISOString(),
-    durationMs: e.duration_ms,
-    nodeExecutions: (e.node_executions ?? []).map(nodeExecutionToProto),
+    startedAt: e.startedAt.toISOString(),
+    completedAt: e.completedAt?.toISOString(),
+    durationMs: e.durationMs,
+    nodeExecutions: (e.nodeExecutions ?? []).map(nodeExecutionToProto),
     output: e.output,
     error: e.error,
-    failedNodeId: e.failed_node_id,
+    failedNodeId: e.failedNodeId,
     input: e.input,
-    workflowVersion: e.workflow_version,
-    parentExecutionId: e.parent_execution_id,
-    parentNodeId: e.parent_node_id,
-    retryOf: e.retry_of,
+    workflowVersion: e.workflowVersion,
+    parentExecutionId: e.parentExecutionId,
+    parentNodeId: e.parentNodeId,
+    retryOf: e.retryOf,
   };
 }
 
@@ -133,7 +133,7 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
     });
     return {
       executionId: execution.id,
-      workflowId: execution.workflow_id,
+      workflowId: execution.workflowId,
       responseMode,
       execution: responseMode === 'last_node' ? executionToProto(execution) : undefined,
     };

@@ -9,7 +9,7 @@ function setup(status: Execution['status']) {
   const session = { id: 'session-1' };
   const sessions: unknown[] = [];
   const stored: string[] = [];
-  let doc = { id: 'exe_1', tenant_id: 't1', workflow_id: 'wf_1', status, trigger: 'manual', started_event: true };
+  let doc = { id: 'exe_1', tenantId: 't1', workflowId: 'wf_1', status, trigger: 'manual', startedEvent: true };
   const executions = {
     async cancel(_t: string, _w: string, _id: string, _now: Date, s?: unknown) {
       sessions.push(s);

@@ -31,19 +31,19 @@ export async function cancelExecution(
       session,
     );
     if (!execution) return { result: undefined, events: [] };
-    const base = { workflow_id: execution.workflow_id, execution_id: execution.id, trigger: execution.trigger };
+    const base = { workflow_id: execution.workflowId, execution_id: execution.id, trigger: execution.trigger };
     const events = [
-      ...(execution.started_event
+      ...(execution.startedEvent
         ? []
         : [
-            createEvent('workflow.execution.started', execution.tenant_id, {
+            createEvent('workflow.execution.started', execution.tenantId, {
               ...base,
               ...lineage(execution),
             }),
           ]),
-      createEvent('workflow.execution.failed', execution.tenant_id, {
+      createEvent('workflow.execution.failed', execution.tenantId, {
         ...base,
-        duration_ms: execution.duration_ms ?? 0,
+        duration_ms: execution.durationMs ?? 0,
         error: 'execution cancelled',
         ...lineage(execution),
       }),
@@ -68,10 +68,10 @@ async function cancelChildren(
   deps: Pick<UseCaseDeps, 'executions' | 'engine' | 'outbox'>,
   parent: Execution,
 ): Promise<void> {
-  const children = await deps.executions.runningChildren(parent.tenant_id, parent.id);
+  const children = await deps.executions.runningChildren(parent.tenantId, parent.id);
   await Promise.all(
     children.map((child) =>
-      cancelExecution(deps, { tenantId: child.tenant_id, workflowId: child.workflow_id, executionId: child.id }).catch(
+      cancelExecution(deps, { tenantId: child.tenantId, workflowId: child.workflowId, executionId: child.id }).catch(
         // It ended on its own meanwhile.
         (error: unknown) => {
           if (!(error instanceof ConflictError)) throw error;

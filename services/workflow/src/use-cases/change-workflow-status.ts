@@ -15,7 +15,7 @@ export async function changeWorkflowStatus(
   input: { tenantId: string; workflowId: string; action: 'pause' | 'resume' },
 ): Promise<Workflow> {
   const status = input.action === 'pause' ? 'paused' : 'active';
-  // Conditional on the status and version read, so next_run_at always matches the graph and status
+  // Conditional on the status and version read, so nextRunAt always matches the graph and status
   // it is written with; a concurrent change makes the loop read again.
   for (let attempt = 0; attempt < 5; attempt++) {
     const current = await deps.workflows.get(input.tenantId, input.workflowId);
@@ -27,7 +27,7 @@ export async function changeWorkflowStatus(
       input.tenantId,
       input.workflowId,
       { status: current.status, version: current.version },
-      { status, next_run_at: schedule ? nextTick(schedule, now) : null },
+      { status, nextRunAt: schedule ? nextTick(schedule, now) : null },
       now,
     );
     if (!changed) continue;

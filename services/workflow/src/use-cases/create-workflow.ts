@@ -27,17 +27,17 @@ export async function createWorkflow(
   const now = new Date();
   const workflow: Workflow = {
     id: newId('wf'),
-    tenant_id: input.tenantId,
-    hook_id: newHookId(),
+    tenantId: input.tenantId,
+    hookId: newHookId(),
     name: input.name.trim(),
     description: input.description,
     status: 'draft',
-    next_run_at: null,
+    nextRunAt: null,
     version: 1,
     nodes: input.nodes,
     edges: input.edges,
-    created_at: now,
-    updated_at: now,
+    createdAt: now,
+    updatedAt: now,
   };
   const release = await deps.quotas.acquire(input.tenantId, 'workflows', input.plan, () =>
     deps.workflows.count(input.tenantId),

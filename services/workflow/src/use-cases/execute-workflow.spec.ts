@@ -95,7 +95,7 @@ describe('running workflows against in-memory repositories', () => {
     fakes.engine.finishWith = undefined;
     const running = await run({ async: true });
     const later = new Date(Date.now() + 8 * 24 * 60 * 60 * 1000);
-    fakes.executions.byId.set(recent.id, { ...fakes.executions.byId.get(recent.id)!, completed_at: later });
+    fakes.executions.byId.set(recent.id, { ...fakes.executions.byId.get(recent.id)!, completedAt: later });
     await expect(pruneExecutions(deps, { retentionDays: 7, now: later })).resolves.toBe(1);
     expect([...fakes.executions.byId.keys()].sort()).toEqual([recent.id, running.id].sort());
     expect(fakes.executions.byId.has(old.id)).toBe(false);
@@ -106,7 +106,7 @@ describe('triggerHook', () => {
   async function hooked() {
     const ctx = await setup([hook, transform]);
     await changeWorkflowStatus(ctx.deps, { tenantId: 't1', workflowId: ctx.workflow.id, action: 'resume' });
-    const trigger = (hookId = ctx.workflow.hook_id, path = '/orders/') =>
+    const trigger = (hookId = ctx.workflow.hookId, path = '/orders/') =>
       triggerHook(ctx.deps, { hookId, path, input: { a: 2 } });
     return { ...ctx, trigger };
   }
@@ -120,13 +120,13 @@ describe('triggerHook', () => {
 
   it('is not found for a draft or paused workflow, another path, a malformed or rotated id', async () => {
     const { deps, fakes, workflow, trigger } = await hooked();
-    await expect(trigger(workflow.hook_id, 'other')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(trigger(workflow.hookId, 'other')).rejects.toMatchObject({ code: 'not_found' });
     await expect(trigger('hk_short')).rejects.toMatchObject({ code: 'not_found' });
     await rotateHook(deps, { tenantId: 't1', workflowId: workflow.id });
-    await expect(trigger(workflow.hook_id)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(trigger(workflow.hookId)).rejects.toMatchObject({ code: 'not_found' });
     const rotated = (await deps.workflows.get('t1', workflow.id))!;
     await changeWorkflowStatus(deps, { tenantId: 't1', workflowId: workflow.id, action: 'pause' });
-    await expect(trigger(rotated.hook_id)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(trigger(rotated.hookId)).rejects.toMatchObject({ code: 'not_found' });
     expect(fakes.executions.byId.size).toBe(0);
     expect(fakes.credits.balances.get('t1')).toBe(10);
   });

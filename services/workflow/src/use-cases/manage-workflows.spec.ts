@@ -20,11 +20,11 @@ describe('workflow use cases against in-memory repositories', () => {
   it('creates a draft with a trimmed name and a hook id, and stores it for the tenant only', async () => {
     const { deps, create } = setup();
     const workflow = await create('t1', { name: '  flow  ' });
-    expect(workflow).toMatchObject({ tenant_id: 't1', name: 'flow', status: 'draft' });
-    expect(workflow.hook_id).toMatch(/^hk_[0-9A-Za-z]{32}$/);
+    expect(workflow).toMatchObject({ tenantId: 't1', name: 'flow', status: 'draft' });
+    expect(workflow.hookId).toMatch(/^hk_[0-9A-Za-z]{32}$/);
     await expect(getWorkflow(deps, { tenantId: 't1', workflowId: workflow.id })).resolves.toMatchObject({
       workflow: { id: workflow.id },
-      statistics: { total_runs: 0, success_rate: 0 },
+      statistics: { totalRuns: 0, successRate: 0 },
     });
     await expect(getWorkflow(deps, { tenantId: 't2', workflowId: workflow.id })).rejects.toMatchObject({
       code: 'not_found',
@@ -123,17 +123,17 @@ describe('workflow use cases against in-memory repositories', () => {
     const { id } = await create('t1');
     await fakes.executions.insert({
       id: 'exe_1',
-      tenant_id: 't1',
-      workflow_id: id,
-      workflow_version: 1,
+      tenantId: 't1',
+      workflowId: id,
+      workflowVersion: 1,
       status: 'completed',
       trigger: 'manual',
       input: {},
       graph,
-      node_executions: [],
-      started_at: new Date(),
-      deadline_at: new Date(),
-      started_event: true,
+      nodeExecutions: [],
+      startedAt: new Date(),
+      deadlineAt: new Date(),
+      startedEvent: true,
     });
     await expect(deleteWorkflow(deps, { tenantId: 't2', workflowId: id })).rejects.toMatchObject({
       code: 'not_found',
@@ -149,7 +149,7 @@ describe('workflow use cases against in-memory repositories', () => {
     const { deps, create } = setup();
     const workflow = await create('t1');
     const rotated = await rotateHook(deps, { tenantId: 't1', workflowId: workflow.id });
-    expect(rotated.hook_id).not.toBe(workflow.hook_id);
+    expect(rotated.hookId).not.toBe(workflow.hookId);
     await expect(rotateHook(deps, { tenantId: 't2', workflowId: workflow.id })).rejects.toMatchObject({
       code: 'not_found',
     });

@@ -13,7 +13,7 @@ export interface RetryExecutionInput {
 
 /**
  * Retries a failed or cancelled execution from where it stopped (DESIGN.md section 7): a new run
- * (trigger manual, `retry_of` the old one, a credit like any run) with the same input, which starts
+ * (trigger manual, `retryOf` the old one, a credit like any run) with the same input, which starts
  * from the old run's completed nodes (domain/retry.ts) and runs the rest. Answers it running.
  */
 export async function retryExecution(deps: UseCaseDeps, input: RetryExecutionInput): Promise<Execution> {
@@ -22,7 +22,7 @@ export async function retryExecution(deps: UseCaseDeps, input: RetryExecutionInp
   if (previous.status !== 'failed' && previous.status !== 'cancelled') {
     throw new ConflictError(`Only a failed or cancelled execution can be retried; this one is ${previous.status}`);
   }
-  const workflow = await deps.workflows.get(input.tenantId, previous.workflow_id);
+  const workflow = await deps.workflows.get(input.tenantId, previous.workflowId);
   if (!workflow) throw new NotFoundError('Workflow');
   if (workflow.status === 'paused') throw new ConflictError('Workflow is paused; resume it to retry its executions');
   const current = input.version === 'current';
@@ -34,9 +34,9 @@ export async function retryExecution(deps: UseCaseDeps, input: RetryExecutionInp
     runFirst: false,
     seed: {
       graph,
-      workflow_version: current ? workflow.version : previous.workflow_version,
-      node_executions: reusableResults(previous, graph),
-      retry_of: previous.id,
+      workflowVersion: current ? workflow.version : previous.workflowVersion,
+      nodeExecutions: reusableResults(previous, graph),
+      retryOf: previous.id,
       ...(previous.depth ? { depth: previous.depth } : {}),
     },
   });

@@ -33,7 +33,7 @@ const WAIT_SLICE_MS = 5_000;
 
 function outcome(execution: Execution): ChildOutcome {
   return {
-    execution_id: execution.id,
+    executionId: execution.id,
     status: execution.status === 'running' ? 'failed' : execution.status,
     ...(execution.output ? { output: execution.output } : {}),
     ...(execution.error ? { error: execution.error } : {}),
@@ -76,8 +76,8 @@ export function childRunner(deps: () => UseCaseDeps): ChildRunner {
         runFirst: true,
         seed: {
           id,
-          parent_execution_id: request.parentExecutionId,
-          parent_node_id: request.parentNodeId,
+          parentExecutionId: request.parentExecutionId,
+          parentNodeId: request.parentNodeId,
           depth: request.depth,
         },
       });
@@ -104,8 +104,8 @@ export function childRunner(deps: () => UseCaseDeps): ChildRunner {
       if (parent?.status !== 'cancelled') return;
     }
     await cancelExecution(d, {
-      tenantId: child.tenant_id,
-      workflowId: child.workflow_id,
+      tenantId: child.tenantId,
+      workflowId: child.workflowId,
       executionId: child.id,
     }).catch((error: unknown) => {
       d.logger.warn({ err: error, execution_id: child.id }, 'could not cancel a child execution');
@@ -129,7 +129,7 @@ export function childRunner(deps: () => UseCaseDeps): ChildRunner {
             throw request.signal.reason;
           }
           const current = await Promise.race([
-            d.engine.waitFor(child.tenant_id, child.workflow_id, child.id, WAIT_SLICE_MS),
+            d.engine.waitFor(child.tenantId, child.workflowId, child.id, WAIT_SLICE_MS),
             stop.promise.then(() => child),
           ]);
           if (request.signal.aborted) continue;

@@ -13,12 +13,12 @@ function world(options: { noCredits?: boolean; identityDownOnce?: boolean } = {}
   const deps = {
     workflows: {
       async due(now: Date) {
-        return [...workflows.values()].filter((w) => w.next_run_at && w.next_run_at <= now).map((w) => ({ ...w }));
+        return [...workflows.values()].filter((w) => w.nextRunAt && w.nextRunAt <= now).map((w) => ({ ...w }));
       },
       async advance(moves: Array<{ id: string; from: Date; to: Date | null }>) {
         for (const m of moves) {
           const w = workflows.get(m.id);
-          if (w?.next_run_at?.getTime() === m.from.getTime()) w.next_run_at = m.to;
+          if (w?.nextRunAt?.getTime() === m.from.getTime()) w.nextRunAt = m.to;
         }
       },
       async statuses(ids: string[]) {
@@ -36,9 +36,9 @@ function world(options: { noCredits?: boolean; identityDownOnce?: boolean } = {}
         for (const id of ids) Object.assign(claims.get(id)!, { state, error });
       },
       async takeOverStale(owner: string, staleBefore: Date, now: Date) {
-        const stale = [...claims.values()].find((c) => c.state === 'starting' && c.claimed_at < staleBefore);
+        const stale = [...claims.values()].find((c) => c.state === 'starting' && c.claimedAt < staleBefore);
         if (!stale) return undefined;
-        Object.assign(stale, { owner, claimed_at: now });
+        Object.assign(stale, { owner, claimedAt: now });
         return { ...stale };
       },
     },
@@ -71,17 +71,17 @@ function world(options: { noCredits?: boolean; identityDownOnce?: boolean } = {}
   const add = (id: string, cron: string, next: Date, status: Workflow['status'] = 'active') =>
     workflows.set(id, {
       id,
-      tenant_id: 'ten_1',
-      hook_id: 'hk_x',
+      tenantId: 'ten_1',
+      hookId: 'hk_x',
       name: id,
       description: '',
       status,
       version: 1,
       nodes: [{ id: 'tick', type: 'schedule', config: { cron, input: { from: id } } }],
       edges: [],
-      next_run_at: next,
-      created_at: next,
-      updated_at: next,
+      nextRunAt: next,
+      createdAt: next,
+      updatedAt: next,
     });
   return { deps, workflows, claims, executions, add };
 }
@@ -99,9 +99,9 @@ describe('runScheduledTicks', () => {
     }
     const runs = [...w.executions.values()];
     expect(runs).toHaveLength(6);
-    expect(new Set([...w.claims.values()].map((c) => c.execution_id)).size).toBe(6);
-    expect(runs.every((r) => r.trigger === 'schedule' && r.input.from === r.workflow_id)).toBe(true);
-    expect(w.workflows.get('wf_a')!.next_run_at).toEqual(at('2026-01-01T00:00:08Z'));
+    expect(new Set([...w.claims.values()].map((c) => c.executionId)).size).toBe(6);
+    expect(runs.every((r) => r.trigger === 'schedule' && r.input.from === r.workflowId)).toBe(true);
+    expect(w.workflows.get('wf_a')!.nextRunAt).toEqual(at('2026-01-01T00:00:08Z'));
   });
 
   it('cancels a claimed tick when the workflow was paused before the run started', async () => {
@@ -125,14 +125,14 @@ describe('runScheduledTicks', () => {
     expect([...w.claims.values()]).toEqual([
       expect.objectContaining({ state: 'failed', error: 'insufficient_credits' }),
     ]);
-    expect(w.workflows.get('wf_a')!.next_run_at).toEqual(at('2026-01-01T00:00:04Z'));
+    expect(w.workflows.get('wf_a')!.nextRunAt).toEqual(at('2026-01-01T00:00:04Z'));
   });
 
   it('clears next_run_at of a due workflow that is no longer active or scheduled', async () => {
     const w = world();
     w.add('wf_a', '*/2 * * * * *', at('2026-01-01T00:00:02Z'), 'paused');
     await runScheduledTicks(w.deps, 'r1', at('2026-01-01T00:00:02.100Z'), 100);
-    expect(w.workflows.get('wf_a')!.next_run_at).toBeNull();
+    expect(w.workflows.get('wf_a')!.nextRunAt).toBeNull();
     expect(w.claims.size).toBe(0);
   });
 
@@ -141,14 +141,14 @@ describe('runScheduledTicks', () => {
     w.add('wf_a', '0 0 1 1 *', at('2027-01-01T00:00:00Z'));
     const claim = (id: string, execution: string): ScheduleClaim => ({
       id,
-      tenant_id: 'ten_1',
-      workflow_id: 'wf_a',
-      tick_at: at('2026-01-01T00:00:00Z'),
-      execution_id: execution,
+      tenantId: 'ten_1',
+      workflowId: 'wf_a',
+      tickAt: at('2026-01-01T00:00:00Z'),
+      executionId: execution,
       state: 'starting',
       owner: 'dead',
-      claimed_at: at('2026-01-01T00:00:00Z'),
-      expires_at: at('2026-01-02T00:00:00Z'),
+      claimedAt: at('2026-01-01T00:00:00Z'),
+      expiresAt: at('2026-01-02T00:00:00Z'),
     });
     await w.deps.claims.claim([claim('c1', 'exe_1'), claim('c2', 'exe_1')]);
     expect(await recoverStaleClaims(w.deps, 'r1', at('2026-01-01T00:01:00Z'), 10_000)).toBe(2);

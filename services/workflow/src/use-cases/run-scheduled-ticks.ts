@@ -51,7 +51,7 @@ export async function runScheduledTicks(
   const moves: Array<{ id: string; from: Date; to: Date | null }> = [];
   const wanted: Array<{ claim: ScheduleClaim; workflow: Workflow }> = [];
   for (const workflow of due) {
-    const from = workflow.next_run_at!;
+    const from = workflow.nextRunAt!;
     const schedule = workflow.status === 'active' ? scheduleOf(workflow.nodes) : undefined;
     if (!schedule) {
       moves.push({ id: workflow.id, from, to: null });
@@ -61,7 +61,7 @@ export async function runScheduledTicks(
     moves.push({ id: workflow.id, from, to: decision.next });
     if (decision.skipped > 0) {
       deps.logger.info(
-        { workflow_id: workflow.id, tenant_id: workflow.tenant_id, skipped: decision.skipped, from },
+        { workflow_id: workflow.id, tenant_id: workflow.tenantId, skipped: decision.skipped, from },
         'skipped schedule ticks missed while no replica ran',
       );
     }
@@ -70,14 +70,14 @@ export async function runScheduledTicks(
       workflow,
       claim: {
         id: claimId(workflow.id, decision.run),
-        tenant_id: workflow.tenant_id,
-        workflow_id: workflow.id,
-        tick_at: decision.run,
-        execution_id: newId('exe'),
+        tenantId: workflow.tenantId,
+        workflowId: workflow.id,
+        tickAt: decision.run,
+        executionId: newId('exe'),
         state: 'starting',
         owner,
-        claimed_at: now,
-        expires_at: new Date(now.getTime() + CLAIM_TTL_MS),
+        claimedAt: now,
+        expiresAt: new Date(now.getTime() + CLAIM_TTL_MS),
       },
     });
   }
@@ -131,7 +131,7 @@ async function startOne(deps: SchedulerDeps, claim: ScheduleClaim, workflow: Wor
       trigger: 'schedule',
       input: schedule?.input ?? {},
       runFirst: true,
-      seed: { id: claim.execution_id },
+      seed: { id: claim.executionId },
     });
     return 'started';
   } catch (error) {
@@ -140,7 +140,7 @@ async function startOne(deps: SchedulerDeps, claim: ScheduleClaim, workflow: Wor
     const reason = error instanceof DomainError ? error.code : 'internal_error';
     const retry = !FINAL_REFUSALS.has(reason);
     deps.logger.warn(
-      { err: error, workflow_id: workflow.id, tenant_id: workflow.tenant_id, tick_at: claim.tick_at, reason },
+      { err: error, workflow_id: workflow.id, tenant_id: workflow.tenantId, tick_at: claim.tickAt, reason },
       retry ? 'a scheduled run could not start yet; its claim is retried' : 'a scheduled run could not start',
     );
     return retry ? 'retry' : reason;
@@ -163,16 +163,16 @@ export async function recoverStaleClaims(
     const claim = await deps.claims.takeOverStale(owner, new Date(now.getTime() - leaseMs), new Date());
     if (!claim) return recovered;
     recovered++;
-    if ((await deps.executions.existing([claim.execution_id])).size > 0) {
+    if ((await deps.executions.existing([claim.executionId])).size > 0) {
       await deps.claims.settle([claim.id], 'started');
       continue;
     }
-    const workflow = await deps.workflows.get(claim.tenant_id, claim.workflow_id);
+    const workflow = await deps.workflows.get(claim.tenantId, claim.workflowId);
     if (!workflow || workflow.status !== 'active') {
       await deps.claims.settle([claim.id], 'cancelled');
       continue;
     }
-    if (now.getTime() - claim.tick_at.getTime() > MAX_START_DELAY_MS) {
+    if (now.getTime() - claim.tickAt.getTime() > MAX_START_DELAY_MS) {
       await deps.claims.settle([claim.id], 'failed', 'not started in time');
       continue;
     }

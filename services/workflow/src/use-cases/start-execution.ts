@@ -11,14 +11,7 @@ import type { UseCaseDeps } from './deps.js';
 export type ExecutionSeed = Partial<
   Pick<
     Execution,
-    | 'id'
-    | 'graph'
-    | 'workflow_version'
-    | 'node_executions'
-    | 'parent_execution_id'
-    | 'parent_node_id'
-    | 'depth'
-    | 'retry_of'
+    'id' | 'graph' | 'workflowVersion' | 'nodeExecutions' | 'parentExecutionId' | 'parentNodeId' | 'depth' | 'retryOf'
   >
 >;
 
@@ -47,22 +40,22 @@ export async function startExecution(
   // A child run, or a scheduled tick (its id is chosen when it is claimed, so a replica that takes
   // over a dead one's claim starts the same execution, stored and charged at most once).
   const id = seed.id ?? newId('exe');
-  await deps.credits.reserveRun(workflow.tenant_id, id, workflow.id);
+  await deps.credits.reserveRun(workflow.tenantId, id, workflow.id);
   const now = new Date();
   const execution: Execution = {
     id,
-    tenant_id: workflow.tenant_id,
-    workflow_id: workflow.id,
+    tenantId: workflow.tenantId,
+    workflowId: workflow.id,
     status: 'running',
     trigger,
     input,
     ...seed,
     graph: seed.graph ?? { nodes: workflow.nodes, edges: workflow.edges },
-    workflow_version: seed.workflow_version ?? workflow.version,
-    node_executions: seed.node_executions ?? [],
-    started_at: now,
-    deadline_at: new Date(now.getTime() + deps.settings.maxExecutionDurationMs),
-    started_event: false,
+    workflowVersion: seed.workflowVersion ?? workflow.version,
+    nodeExecutions: seed.nodeExecutions ?? [],
+    startedAt: now,
+    deadlineAt: new Date(now.getTime() + deps.settings.maxExecutionDurationMs),
+    startedEvent: false,
   };
   let started: Execution;
   try {
@@ -70,7 +63,7 @@ export async function startExecution(
   } catch (error) {
     // The id is taken: the same run was started already (and holds the credit).
     if (isDuplicateKeyError(error)) throw error;
-    await deps.credits.releaseRun(workflow.tenant_id, id).catch((releaseError) => {
+    await deps.credits.releaseRun(workflow.tenantId, id).catch((releaseError) => {
       deps.logger.warn(
         { err: releaseError, execution_id: id },
         'could not release the credit of a run that did not start; its reservation expires',
@@ -78,6 +71,6 @@ export async function startExecution(
     });
     throw error;
   }
-  deps.credits.settleRun(workflow.tenant_id, id);
+  deps.credits.settleRun(workflow.tenantId, id);
   return started;
 }

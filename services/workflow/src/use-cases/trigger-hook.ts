@@ -30,6 +30,6 @@ export async function triggerHook(
   const execution = await startExecution(deps, { workflow, trigger: 'webhook', input: input.input, runFirst: true });
   const responseMode = hookResponseMode(workflow);
   if (responseMode === 'immediate' || isFinished(execution.status)) return { execution, responseMode };
-  const finished = await deps.engine.waitFor(workflow.tenant_id, workflow.id, execution.id, MAX_WAIT_MS);
+  const finished = await deps.engine.waitFor(workflow.tenantId, workflow.id, execution.id, MAX_WAIT_MS);
   return { execution: finished ?? execution, responseMode };
 }

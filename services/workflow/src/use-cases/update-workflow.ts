@@ -57,9 +57,9 @@ export async function updateWorkflow(
         ...changes,
         ...scheduleChange(current, graph),
         ...(changed ? { version: current.version + 1 } : {}),
-        updated_at: new Date(),
+        updatedAt: new Date(),
       },
-      // The status too: next_run_at is computed from it, and a pause in between must win.
+      // The status too: nextRunAt is computed from it, and a pause in between must win.
       { version: current.version, status: current.status },
     );
     if (updated) return updated;
@@ -70,12 +70,12 @@ export async function updateWorkflow(
 
 /**
  * An active workflow whose schedule changes starts over from the new schedule's next tick; one
- * whose schedule stays keeps its next_run_at (so a due tick is not lost to an edit of its name).
+ * whose schedule stays keeps its nextRunAt (so a due tick is not lost to an edit of its name).
  */
-function scheduleChange(current: Workflow, graph: WorkflowGraph): Partial<Pick<Workflow, 'next_run_at'>> {
+function scheduleChange(current: Workflow, graph: WorkflowGraph): Partial<Pick<Workflow, 'nextRunAt'>> {
   if (current.status !== 'active') return {};
   const before = scheduleOf(current.nodes);
   const after = scheduleOf(graph.nodes);
   if (before?.cron === after?.cron && before?.timezone === after?.timezone) return {};
-  return { next_run_at: after ? nextTick(after, new Date()) : null };
+  return { nextRunAt: after ? nextTick(after, new Date()) : null };
 }

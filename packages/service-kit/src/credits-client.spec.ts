@@ -1,23 +1,22 @@
 import { identityV1 } from '@agentplatform/contracts';
-import {
-  InsufficientCreditsError,
-  Metrics,
-  createGrpcServer,
-  createLogger,
-  openChannel,
-} from '@agentplatform/service-kit';
-import { identityRunCredits } from './credits.client.js';
+import { identityCreditsClient, type CreditsClient } from './credits-client.js';
+import { InsufficientCreditsError } from './errors.js';
+import { openChannel } from './grpc-client.js';
+import { createGrpcServer } from './grpc-server.js';
+import { createLogger } from './logger.js';
+import { Metrics } from './metrics.js';
 
 /**
  * An identity replica from before the batch calls, over real gRPC: ReserveMany and SettleMany
  * answer UNIMPLEMENTED, as a server without them does. A workflow replica rolled out first must
  * still charge its runs, one call per item, each answered as the batch would answer it.
  */
-describe('run credits against an identity replica without the batch calls', () => {
+describe('batch credit calls against an identity replica without them', () => {
   const { server } = createGrpcServer({ logger: createLogger('test', 'silent'), metrics: new Metrics('test') });
   const reserved: string[] = [];
   const settled: string[] = [];
-  let credits: ReturnType<typeof identityRunCredits>;
+  let credits: CreditsClient;
+  let channel: ReturnType<typeof openChannel>;
 
   beforeAll(async () => {
     // Identity's service with only the single calls: gRPC answers UNIMPLEMENTED for the others.
@@ -35,10 +34,17 @@ describe('run credits against an identity replica without the batch calls', () =
       },
     });
     const port = await server.listen('127.0.0.1:0');
-    credits = identityRunCredits(openChannel(`127.0.0.1:${port}`), { deadlineMs: 2_000, metrics: new Metrics('t') });
+    channel = openChannel(`127.0.0.1:${port}`);
+    credits = identityCreditsClient(channel, {
+      deadlineMs: 2_000,
+      metrics: new Metrics('t'),
+    });
   });
 
-  afterAll(() => server.forceShutdown());
+  afterAll(() => {
+    channel.close();
+    server.forceShutdown();
+  });
 
   it('reserves and settles item by item, each refusal kept to its own item', async () => {
     const item = (tenantId: string, operationId: string) => ({ tenantId, operationId, amount: 1, description: 'run' });

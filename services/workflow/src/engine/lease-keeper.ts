@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '@agentplatform/service-kit';
+import type { Execution } from '../domain/execution.types.js';
+import type { LeaseStore } from './ports.js';
+import { Abandoned, within, type Run } from './run.js';
+
+export interface LeaseOptions {
+  leaseMs: number;
+  pollIntervalMs: number;
+  maxConcurrent: number;
+  /** How long a graceful stop lets running executions finish before handing them back. */
+  stopGraceMs: number;
+}
+
+/** What the keeper does with an execution it holds: run it, or give it up as failed. */
+export interface LeaseHolder {
+  /** Runs the execution to its end (or until its signal aborts). */
+  run(run: Run): Promise<void>;
+  /** Ends an execution that was taken over too often, without running it. */
+  giveUp(execution: Execution, reason: string): Promise<void>;
+}
+
+/** An execution taken over this many times (each time its replica died) is failed, not retried forever. */
+export const MAX_CLAIMS = 5;
+
+/**
+ * The leases of this replica (its `owner` id): which executions it runs, at most `maxConcurrent`.
+ *
+ * - Leases of all running executions are renewed with one write per interval (a third of the
+ *   lease); a run whose execution is no longer ours (cancelled, deleted, taken over) is aborted.
+ * - The poller takes over executions whose lease expired (a crashed replica's) or that were queued
+ *   because a replica was at capacity; a freed slot looks again at once when one was queued.
+ * - A graceful stop lets running executions finish for `stopGraceMs`, then hands the rest back.
+ */
+export class LeaseKeeper {
+  readonly owner = randomUUID();
+  private readonly runs = new Map<string, Run>();
+  private renewTimer?: NodeJS.Timeout;
+  private pollTimer?: NodeJS.Timeout;
+  private polling = false;
+  private stopped = false;
+  /** Set when an execution was queued for lack of a slot, so a freed slot looks for it at once. */
+  private backlog = false;
+
+  constructor(
+    private readonly deps: { leases: LeaseStore; logger: Logger; options: LeaseOptions },
+    private readonly holder: LeaseHolder,
+  ) {}
+
+  get activeCount(): number {
+    return this.runs.size;
+  }
+
+  /** Whether a new execution may run here now. */
+  get hasRoom(): boolean {
+    return !this.stopped && this.runs.size < this.deps.options.maxConcurrent;
+  }
+
+  /** When a lease taken or renewed now ends. */
+  leaseUntil(now = Date.now()): Date {
+    return new Date(now + this.deps.options.leaseMs);
+  }
+
+  /** The run of an execution held here, if any. */
+  running(executionId: string): Run | undefined {
+    return this.runs.get(executionId);
+  }
+
+  start(): void {
+    const { leaseMs } = this.deps.options;
+    this.renewTimer = setInterval(() => void this.renew(), Math.max(200, Math.floor(leaseMs / 3)));
+    this.renewTimer.unref();
+    this.schedulePoll(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.renewTimer);
+    clearTimeout(this.pollTimer);
+    const running = [...this.runs.values()];
+    if (running.length > 0) {
+      await within(Promise.all(running.map((r) => r.done)), this.deps.options.stopGraceMs);
+    }
+    const left = [...this.runs.keys()];
+    for (const run of this.runs.values()) run.controller.abort(new Abandoned('shutting down'));
+    // Hand the rest back so another replica (or this one after a restart) resumes them at once.
+    await this.deps.leases.releaseLeases(this.owner, left).catch(() => undefined);
+  }
+
+  /** Runs an execution whose lease this replica holds (stored with it, or just claimed). */
+  launch(execution: Execution): void {
+    const controller = new AbortController();
+    const run: Run = { execution, controller, done: Promise.resolve() };
+    this.runs.set(execution.id, run);
+    run.done = this.holder
+      .run(run)
+      .catch((error) => {
+        if (!(error instanceof Abandoned) && !controller.signal.aborted) {
+          this.deps.logger.error({ err: error, execution_id: execution.id }, 'execution run failed unexpectedly');
+        }
+      })
+      .finally(() => {
+        this.runs.delete(execution.id);
+        if (this.backlog && !this.stopped) this.schedulePoll(0);
+      });
+  }
+
+  /** An execution was stored without an owner for lack of room: the next free slot looks for it. */
+  queued(): void {
+    this.backlog = true;
+  }
+
+  /** Aborts the run of an execution held here (it was cancelled). */
+  abandon(executionId: string, reason: string): void {
+    this.runs.get(executionId)?.controller.abort(new Abandoned(reason));
+  }
+
+  private schedulePoll(delayMs: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.pollTimer);
+    this.pollTimer = setTimeout(() => void this.poll(), delayMs);
+    this.pollTimer.unref();
+  }
+
+  /** Takes over executions whose lease expired, while there is room. */
+  private async poll(): Promise<void> {
+    if (this.polling || this.stopped) return;
+    this.polling = true;
+    try {
+      this.backlog = false;
+      while (this.hasRoom) {
+        const now = new Date();
+        const claimed = await this.deps.leases.claimExpired(this.owner, now, this.leaseUntil(now.getTime()));
+        if (!claimed) break;
+        const { claims, execution } = claimed;
+        this.deps.logger.info(
+          { execution_id: execution.id, claims, in_flight: execution.inFlight?.nodeId },
+          'took over execution',
+        );
+        if (claims > MAX_CLAIMS) {
+          await this.holder.giveUp(execution, `execution was interrupted ${claims - 1} times; giving up`);
+          continue;
+        }
+        this.launch(execution);
+      }
+      if (this.runs.size >= this.deps.options.maxConcurrent) this.backlog = true;
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'execution poll failed');
+    } finally {
+      this.polling = false;
+      const jitter = Math.floor(Math.random() * this.deps.options.pollIntervalMs * 0.2);
+      this.schedulePoll(this.deps.options.pollIntervalMs + jitter);
+    }
+  }
+
+  /** Renews this replica's leases; runs whose execution is no longer ours are abandoned. */
+  private async renew(): Promise<void> {
+    if (this.runs.size === 0) return;
+    const ids = [...this.runs.keys()];
+    try {
+      const owned = await this.deps.leases.renewLeases(this.owner, ids, this.leaseUntil());
+      for (const id of ids) {
+        if (!owned.has(id)) this.abandon(id, 'lease lost');
+      }
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'lease renewal failed');
+    }
+  }
+}

@@ -17,9 +17,11 @@ interface Store {
 }
 
 const storage = new AsyncLocalStorage<Store>();
+/** Whether a trace context was ever set: until then (tracing off) there is none to keep. */
+let traced = false;
 
 export function runWithContext<T>(context: RequestContext, fn: () => T): T {
-  return storage.run({ request: context, trace: storage.getStore()?.trace }, fn);
+  return storage.run({ request: context, trace: traced ? storage.getStore()?.trace : undefined }, fn);
 }
 
 export function currentContext(): RequestContext | undefined {
@@ -37,6 +39,7 @@ export function activeTraceContext(): unknown {
 
 /** Runs `fn` with `trace` as the active trace context, the request context unchanged; for tracing-context.ts. */
 export function runWithTraceContext<T>(trace: unknown, fn: () => T): T {
+  traced = true;
   return storage.run({ request: storage.getStore()?.request, trace }, fn);
 }
 

@@ -2,6 +2,7 @@
 'use strict';
 const fs = require('node:fs');
 const http = require('node:http');
+const os = require('node:os');
 const { countSpans } = require('../otlp-spans');
 const { loggedInUser } = require('./10-auth-me-jwt');
 
@@ -85,7 +86,13 @@ module.exports = {
   async setup(ctx) {
     const sink = await startSink();
     const platform = ctx.platform.service('gateway');
-    const traced = platform.replica(`${platform.logFile}.traced`, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url });
+    // BENCH_TRACING_CONTROL=1: the second gateway without tracing too (an A/A run), to see how far
+    // apart two identical gateways measure on this machine.
+    const control = process.env.BENCH_TRACING_CONTROL === '1';
+    const traced = platform.replica(
+      `${platform.logFile}.traced`,
+      control ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url },
+    );
     const ready = await traced.start();
     return { user: await loggedInUser(ctx), sink, traced, tracedReady: ready };
   },
@@ -104,6 +111,8 @@ module.exports = {
     // The warm-up's spans leave within the exporter's delay (5 s): not counted as the load's.
     await new Promise((resolve) => setTimeout(resolve, 6_000));
     const before = state.sink.spans;
+    // The machine's load while the slices run: on a shared machine the figures mean little without it.
+    const loadBefore = os.loadavg()[0];
     const slice = Math.max(3, Math.round(ctx.duration / 2));
     const totals = {
       off: { requests: 0, seconds: 0, cpu: 0, main: 0, p50: [], p99: [], errors: 0 },
@@ -123,6 +132,7 @@ module.exports = {
       total.p99.push(figures.p99);
       total.errors += figures.errors;
     }
+    const loadAfter = os.loadavg()[0];
     // The last batch leaves within the exporter's delay (5 s): wait for it before counting.
     await new Promise((resolve) => setTimeout(resolve, 6_000));
     const spans = state.sink.spans - before;
@@ -153,7 +163,7 @@ module.exports = {
           ...on,
           note:
             `${cpu(on)} (${change(on.cpuMs, off.cpuMs)} than off, main thread ${change(on.mainMs, off.mainMs)}); req/s ${change(on.rps, off.rps)} than off; ` +
-            `${spans} spans exported (${perRequest} per request)`,
+            `${spans} spans exported (${perRequest} per request); load average ${loadBefore.toFixed(1)} to ${loadAfter.toFixed(1)}`,
         },
       ],
     };

@@ -16,6 +16,14 @@ const path = require('node:path');
 const kit = require(path.join(__dirname, '..', 'packages', 'service-kit', 'dist', 'index.js'));
 
 const REQUESTS = Number(process.env.REQUESTS || 20_000);
+/**
+ * SPANS=read (default): the three spans of a read that reaches identity. SPANS=gateway: the one
+ * span of the `auth-me-tracing` scenario, the gateway's request span as its middleware records it
+ * (ROOT=sdk: with the SDK's general span instead of the lean root span). SPANS=none: the same
+ * loop without tracing, the figure to subtract.
+ */
+const SPANS = process.env.SPANS || 'read';
+const ROOT = process.env.ROOT || 'lean';
 const grpc = {
   'rpc.system': 'grpc',
   'rpc.service': 'agentplatform.identity.v1.IdentityService',
@@ -23,7 +31,28 @@ const grpc = {
 };
 const METHOD = '/agentplatform.identity.v1.IdentityService/GetMe';
 
-function oneRequest() {
+/** What services/gateway's request-tracing middleware does for one request. */
+function oneGatewayRequest() {
+  const span =
+    ROOT === 'sdk'
+      ? kit.startSpan('GET', { kind: kit.SpanKind.SERVER })
+      : kit.startRootSpan('GET', kit.SpanKind.SERVER);
+  return kit
+    .runInTraceContext(kit.contextWithSpan(span), async () => undefined)
+    .then(() => {
+      span.updateName('GET /api/v1/auth/me');
+      span.setAttributes({
+        'http.request.method': 'GET',
+        'url.path': '/api/v1/auth/me',
+        'agentplatform.request.id': '0f8fad5b-d9cb-469f-a165-70867728950e',
+        'http.response.status_code': 200,
+        'http.route': '/api/v1/auth/me',
+      });
+      span.end();
+    });
+}
+
+function oneReadRequest() {
   const attributes = { 'http.request.method': 'GET', 'url.path': '/api/v1/auth/me', 'agentplatform.request.id': 'r' };
   return kit.traced('GET', { kind: kit.SpanKind.SERVER, attributes }, async (root) => {
     root.updateName('GET /api/v1/auth/me');
@@ -84,10 +113,15 @@ function mainThreadUs() {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
+const oneRequest = SPANS === 'gateway' ? oneGatewayRequest : SPANS === 'none' ? async () => undefined : oneReadRequest;
+
 async function main() {
   const sink = await startSink();
   const endpoint = sink.url;
-  const stop = await kit.startTracing('span-cost', { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+  const stop =
+    SPANS === 'none'
+      ? async () => undefined
+      : await kit.startTracing('span-cost', { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
   for (let i = 0; i < 2_000; i++) await oneRequest();
   // The warm-up's spans leave with the exporter's next scheduled batch (5 s): not counted.
   await new Promise((resolve) => setTimeout(resolve, 6_000));
@@ -105,7 +139,9 @@ async function main() {
   console.log(
     JSON.stringify({
       requests: REQUESTS,
-      spans_recorded: REQUESTS * 3,
+      spans: SPANS,
+      root: SPANS === 'none' ? undefined : ROOT,
+      spans_recorded: REQUESTS * (SPANS === 'read' ? 3 : SPANS === 'gateway' ? 1 : 0),
       spans_exported: (await sink.exported()) - before,
       cpu_us_per_request: Math.round(perRequest * 10) / 10,
       main_thread_us_per_request: Math.round((mainUsed / REQUESTS) * 10) / 10,

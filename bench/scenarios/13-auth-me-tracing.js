@@ -2,6 +2,7 @@
 'use strict';
 const fs = require('node:fs');
 const http = require('node:http');
+const os = require('node:os');
 const { countSpans } = require('../otlp-spans');
 const { loggedInUser } = require('./10-auth-me-jwt');
 
@@ -68,9 +69,9 @@ async function warmUp(target, metricsPort) {
 }
 
 /**
- * GET /api/v1/auth/me with a JWT through two gateways side by side, one without tracing (the
- * platform's) and one with OTEL_EXPORTER_OTLP_ENDPOINT pointing at the sink, both in front of the
- * same identity. The load alternates between them in short slices (off, on, on, off, off, on), so
+ * GET /api/v1/auth/me with a JWT through two gateways side by side, replicas started the same
+ * way, one without tracing and one with OTEL_EXPORTER_OTLP_ENDPOINT pointing at the sink, both in
+ * front of the same identity. The load alternates between them in short slices (off, on, on, off, off, on), so
  * both see the same machine: on a shared machine the CPU left to a process changes by the
  * minute, and a traced run minutes after the untraced one measured that more than tracing. Each
  * arm's figures add its three slices; the CPU is the gateway process's per request. The read
@@ -85,15 +86,28 @@ module.exports = {
   async setup(ctx) {
     const sink = await startSink();
     const platform = ctx.platform.service('gateway');
-    const traced = platform.replica(`${platform.logFile}.traced`, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url });
-    const ready = await traced.start();
-    return { user: await loggedInUser(ctx), sink, traced, tracedReady: ready };
+    // BENCH_TRACING_CONTROL=1: the second gateway without tracing too (an A/A run), to see how far
+    // apart two identical gateways measure on this machine.
+    const control = process.env.BENCH_TRACING_CONTROL === '1';
+    const traced = platform.replica(
+      `${platform.logFile}.traced`,
+      control ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url },
+    );
+    // The untraced arm is a replica started the same way, not the platform's own gateway: an A/A
+    // run of the platform's gateway against a replica found the replica paying about 12 us more
+    // per request in process.nextTick alone, whatever the cause, which is not tracing's.
+    const plain = platform.replica(`${platform.logFile}.plain`, {});
+    const [ready, plainReady] = await Promise.all([traced.start(), plain.start()]);
+    return { user: await loggedInUser(ctx), sink, traced, tracedReady: ready, plain, plainReady };
   },
   async run(ctx, state) {
     const headers = { authorization: `Bearer ${state.user.accessToken}` };
-    const plain = ctx.platform.service('gateway');
     const arms = {
-      off: { pid: plain.pid, url: `${ctx.url}/api/v1/auth/me`, metrics: plain.ready?.metrics_port },
+      off: {
+        pid: state.plain.pid,
+        url: `http://127.0.0.1:${state.plainReady.http_port}/api/v1/auth/me`,
+        metrics: state.plainReady.metrics_port,
+      },
       on: {
         pid: state.traced.pid,
         url: `http://127.0.0.1:${state.tracedReady.http_port}/api/v1/auth/me`,
@@ -104,6 +118,8 @@ module.exports = {
     // The warm-up's spans leave within the exporter's delay (5 s): not counted as the load's.
     await new Promise((resolve) => setTimeout(resolve, 6_000));
     const before = state.sink.spans;
+    // The machine's load while the slices run: on a shared machine the figures mean little without it.
+    const loadBefore = os.loadavg()[0];
     const slice = Math.max(3, Math.round(ctx.duration / 2));
     const totals = {
       off: { requests: 0, seconds: 0, cpu: 0, main: 0, p50: [], p99: [], errors: 0 },
@@ -123,6 +139,7 @@ module.exports = {
       total.p99.push(figures.p99);
       total.errors += figures.errors;
     }
+    const loadAfter = os.loadavg()[0];
     // The last batch leaves within the exporter's delay (5 s): wait for it before counting.
     await new Promise((resolve) => setTimeout(resolve, 6_000));
     const spans = state.sink.spans - before;
@@ -153,13 +170,14 @@ module.exports = {
           ...on,
           note:
             `${cpu(on)} (${change(on.cpuMs, off.cpuMs)} than off, main thread ${change(on.mainMs, off.mainMs)}); req/s ${change(on.rps, off.rps)} than off; ` +
-            `${spans} spans exported (${perRequest} per request)`,
+            `${spans} spans exported (${perRequest} per request); load average ${loadBefore.toFixed(1)} to ${loadAfter.toFixed(1)}`,
         },
       ],
     };
   },
   async teardown(_ctx, state) {
     await state.traced?.stop();
+    await state.plain?.stop();
     await state.sink?.close();
   },
 };

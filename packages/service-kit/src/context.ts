@@ -5,18 +5,42 @@ export interface RequestContext {
   requestId: string;
 }
 
-const storage = new AsyncLocalStorage<RequestContext>();
+/**
+ * One AsyncLocalStorage for the request context and, when tracing is on, the active
+ * OpenTelemetry context (tracing-context.ts): each store is a cost every promise pays (the
+ * runtime copies each store to every promise it creates), so the tracing context rides in this
+ * one instead of a second. Setting either keeps the other, as two stores would.
+ */
+interface Store {
+  request: RequestContext | undefined;
+  trace: unknown;
+}
+
+const storage = new AsyncLocalStorage<Store>();
+/** Whether a trace context was ever set: until then (tracing off) there is none to keep. */
+let traced = false;
 
 export function runWithContext<T>(context: RequestContext, fn: () => T): T {
-  return storage.run(context, fn);
+  return storage.run({ request: context, trace: traced ? storage.getStore()?.trace : undefined }, fn);
 }
 
 export function currentContext(): RequestContext | undefined {
-  return storage.getStore();
+  return storage.getStore()?.request;
 }
 
 export function currentRequestId(): string | undefined {
-  return storage.getStore()?.requestId;
+  return storage.getStore()?.request?.requestId;
+}
+
+/** The active trace context, for tracing-context.ts only (undefined outside any). */
+export function activeTraceContext(): unknown {
+  return storage.getStore()?.trace;
+}
+
+/** Runs `fn` with `trace` as the active trace context, the request context unchanged; for tracing-context.ts. */
+export function runWithTraceContext<T>(trace: unknown, fn: () => T): T {
+  traced = true;
+  return storage.run({ request: storage.getStore()?.request, trace }, fn);
 }
 
 export const REQUEST_ID_METADATA_KEY = 'x-request-id';

@@ -1,8 +1,9 @@
 import { randomFillSync } from 'node:crypto';
 import { context, propagation, trace, type Tracer } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { W3CTraceContextPropagator, globalErrorHandler } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from '@opentelemetry/otlp-exporter-base/node-http';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
@@ -15,6 +16,8 @@ import {
   type Sampler,
 } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { RequestContextManager } from './tracing-context.js';
+import { EncodedSpans, LeanRootSpans, type EncodedBatch } from './tracing-lean.js';
 import type { TracesSampler } from './tracing.js';
 
 /**
@@ -57,6 +60,37 @@ export class PooledIdGenerator implements IdGenerator {
 export const EXPORT_BATCH = { maxExportBatchSize: 512, maxQueueSize: 8192, scheduledDelayMillis: 5000 } as const;
 
 /**
+ * The lean root spans' batches (tracing-lean.ts): sent every second, or as soon as 256 KiB of
+ * records (about 900 gateway spans) are waiting, on the next turn of the event loop; at most
+ * 4 MiB wait (about 14,000 spans, several seconds of a busy gateway) while a collector is slow.
+ */
+export const LEAN_BATCH = { delayMillis: 1000, batchBytes: 256 * 1024, maxBytes: 4 * 1024 * 1024 } as const;
+
+/**
+ * The SDK's OTLP/HTTP protobuf export (the exporter's own: endpoint, OTEL_EXPORTER_OTLP_* headers,
+ * compression and timeout, retries, concurrency limit) for batches already encoded.
+ */
+function encodedExport(url: string) {
+  const delegate = createOtlpHttpExportDelegate(
+    convertLegacyHttpOptions({ url }, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' }),
+    {
+      serializeRequest: (batch: EncodedBatch) => batch.body,
+      deserializeResponse: (data: Uint8Array) => ProtobufTraceSerializer.deserializeResponse(data),
+    },
+    'otlp_http_span_exporter',
+    { name: 'span', countItems: (batch: EncodedBatch) => batch.count },
+    undefined,
+  );
+  return {
+    send: (batch: EncodedBatch, done: (error?: Error) => void) =>
+      delegate.export(batch, (result) =>
+        done(result.error ?? (result.code === 0 ? undefined : new Error('export failed'))),
+      ),
+    shutdown: () => delegate.shutdown(),
+  };
+}
+
+/**
  * The sampler OTEL_TRACES_SAMPLER names, as the SDK's specification defines them. The
  * `parentbased_` ones follow the caller's decision (the `traceparent`'s sampled flag) and apply
  * their own only to a trace's root, so a trace is never cut in the middle: a gateway sampling
@@ -85,18 +119,29 @@ export function registerTracerProvider(options: {
   ratio: number;
 }): {
   tracer: Tracer;
+  rootSpans: LeanRootSpans;
   shutdown: () => Promise<void>;
 } {
-  const provider = new TracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName }),
-    idGenerator: new PooledIdGenerator(),
-    sampler: samplerFor(options.sampler, options.ratio),
-    spanProcessors: [
-      new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: options.url }), ...EXPORT_BATCH }),
-    ],
-  });
+  const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName });
+  const idGenerator = new PooledIdGenerator();
+  const sampler = samplerFor(options.sampler, options.ratio);
+  const processor = new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: options.url }), ...EXPORT_BATCH });
+  const provider = new TracerProvider({ resource, idGenerator, sampler, spanProcessors: [processor] });
   trace.setGlobalTracerProvider(provider);
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  context.setGlobalContextManager(new RequestContextManager());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  return { tracer: provider.getTracer('agentplatform'), shutdown: () => provider.shutdown() };
+  // The lean root spans: the tracer's resource, scope, sampler and ids, their own batches.
+  const leanExport = encodedExport(options.url);
+  const encoded = new EncodedSpans(resource, SCOPE, leanExport.send, LEAN_BATCH, (error) => globalErrorHandler(error));
+  return {
+    tracer: provider.getTracer(SCOPE.name),
+    rootSpans: new LeanRootSpans(encoded, resource, SCOPE, sampler, idGenerator),
+    shutdown: async () => {
+      await Promise.all([provider.shutdown(), encoded.shutdown()]);
+      await leanExport.shutdown();
+    },
+  };
 }
+
+/** The instrumentation scope of the platform's spans. */
+const SCOPE = { name: 'agentplatform' };

@@ -13,6 +13,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import type { Logger } from './logger.js';
+import type { LeanRootSpans } from './tracing-lean.js';
 
 export { SpanKind, type Span } from '@opentelemetry/api';
 
@@ -41,6 +42,8 @@ export const TRACEPARENT = 'traceparent';
  * endpoint) the hot path pays a boolean test: no span objects, no context switches.
  */
 let tracer: Tracer | undefined;
+/** Root spans recorded without the SDK's general span (tracing-lean.ts); set with `tracer`. */
+let rootSpans: LeanRootSpans | undefined;
 
 /** Whether spans are recorded and exported (OTEL_EXPORTER_OTLP_ENDPOINT is set). */
 export function tracingEnabled(): boolean {
@@ -71,6 +74,7 @@ export async function startTracing(
     ratio,
   });
   tracer = provider.tracer;
+  rootSpans = provider.rootSpans;
   const sampling = sampler.endsWith('traceidratio') ? { sampler, sampler_arg: ratio } : { sampler };
   logger?.info({ endpoint, service_name: name, ...sampling }, 'tracing on (OTLP/HTTP protobuf)');
   return async () => {
@@ -129,6 +133,19 @@ export function startSpan(name: string, options: SpanOptions = {}): Span | undef
     { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, startTime: options.startTime },
     options.parent ?? context.active(),
   );
+}
+
+/**
+ * Starts the root span of a new trace, not made active (ended by the caller); undefined when
+ * tracing is off. Recorded by the lean path (tracing-lean.ts): sampled, batched and exported as
+ * every other span, at a fraction of the SDK span's cost. For the gateway's span of each request.
+ */
+export function startRootSpan(
+  name: string,
+  kind: SpanKind = SpanKind.SERVER,
+  attributes?: Attributes,
+): Span | undefined {
+  return rootSpans?.start(name, kind, attributes);
 }
 
 /** The context in which `span` is the active span (the parent of what runs inside it). */

@@ -1,12 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import {
-  SpanKind,
-  contextWithSpan,
-  failSpan,
-  runInTraceContext,
-  startSpan,
-  type Span,
-} from '@agentplatform/service-kit';
+import { contextWithSpan, failSpan, runInTraceContext, startRootSpan, type Span } from '@agentplatform/service-kit';
 
 /**
  * One server span per request, the root of its trace: everything the request causes (gRPC calls,
@@ -17,11 +10,12 @@ import {
  *
  * Its attributes are set once, when the request ends (the SDK checks each attribute it is given,
  * and those given at the start twice), and it adds no async function of its own to the request:
- * each is a promise more for every async hook to follow.
+ * each is a promise more for every async hook to follow. The span is a lean root span
+ * (service-kit's tracing-lean.ts): one object, exported as the SDK's are.
  */
 export function requestTracing(): Middleware {
   return (ctx, next) => {
-    const span = startSpan(ctx.method, { kind: SpanKind.SERVER });
+    const span = startRootSpan(ctx.method);
     if (!span) return next();
     const path = ctx.path;
     return runInTraceContext(contextWithSpan(span), next).then(

@@ -1,0 +1,562 @@
+import {
+  ROOT_CONTEXT,
+  SpanStatusCode,
+  TraceFlags,
+  trace,
+  type Attributes,
+  type AttributeValue,
+  type Exception,
+  type HrTime,
+  type Link,
+  type Span,
+  type SpanContext,
+  type SpanKind,
+  type SpanStatus,
+  type TimeInput,
+} from '@opentelemetry/api';
+import type { InstrumentationScope } from '@opentelemetry/core';
+import type { Resource } from '@opentelemetry/resources';
+import {
+  SamplingDecision,
+  type IdGenerator,
+  type ReadableSpan,
+  type Sampler,
+  type SpanProcessor,
+  type TimedEvent,
+} from '@opentelemetry/sdk-trace';
+
+const NO_LINKS: Link[] = [];
+const NO_EVENTS: TimedEvent[] = [];
+const UNSET: SpanStatus = { code: SpanStatusCode.UNSET };
+
+/** Milliseconds since the epoch, to the microsecond (what the SDK's spans record). */
+function nowMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+function hrTime(ms: number): HrTime {
+  const seconds = Math.floor(ms / 1000);
+  return [seconds, Math.round((ms - seconds * 1000) * 1e6)];
+}
+
+function timeMs(time: TimeInput | undefined): number {
+  if (time === undefined) return nowMs();
+  if (typeof time === 'number') return time;
+  if (time instanceof Date) return time.getTime();
+  return time[0] * 1000 + time[1] / 1e6;
+}
+
+function isAttributeValue(value: unknown): value is AttributeValue {
+  const type = typeof value;
+  return type === 'string' || type === 'number' || type === 'boolean' || Array.isArray(value);
+}
+
+/**
+ * The root span of a request, recorded with the least work the export needs: the gateway's server
+ * span, one per request when every request is traced. The SDK's span (`Tracer.startSpan`) runs
+ * the attribute checks and limits, span processors' `onStart`, a context lookup and several
+ * objects per span; this one is one object that is both the API's `Span` (what the request's
+ * middleware and its children see) and the SDK's `ReadableSpan` (what the span processor batches
+ * and the OTLP exporter serializes), handed to the same processor at `end()`. It keeps the
+ * platform's own rules: no stack traces in exception events, attributes of the API's types.
+ * A root span only: the trace starts here (the gateway never continues a caller's trace).
+ */
+export class LeanSpan implements Span, ReadableSpan {
+  readonly kind: SpanKind;
+  readonly resource: Resource;
+  readonly instrumentationScope: InstrumentationScope;
+  readonly parentSpanContext = undefined;
+  readonly attributes: Attributes = {};
+  links: Link[] = NO_LINKS;
+  events: TimedEvent[] = NO_EVENTS;
+  status: SpanStatus = UNSET;
+  startTime: HrTime;
+  endTime: HrTime = [0, 0];
+  duration: HrTime = [0, 0];
+  ended = false;
+  readonly droppedAttributesCount = 0;
+  readonly droppedEventsCount = 0;
+  readonly droppedLinksCount = 0;
+  private readonly startMs: number;
+
+  constructor(
+    private readonly recorder: LeanRootSpans,
+    private readonly context: SpanContext,
+    public name: string,
+    kind: SpanKind,
+    attributes: Attributes | undefined,
+  ) {
+    this.kind = kind;
+    this.resource = recorder.resource;
+    this.instrumentationScope = recorder.scope;
+    this.startMs = nowMs();
+    this.startTime = hrTime(this.startMs);
+    if (attributes) this.setAttributes(attributes);
+  }
+
+  spanContext(): SpanContext {
+    return this.context;
+  }
+
+  setAttribute(key: string, value: AttributeValue): this {
+    if (!this.ended && key && isAttributeValue(value)) this.attributes[key] = value;
+    return this;
+  }
+
+  setAttributes(attributes: Attributes): this {
+    for (const key of Object.keys(attributes)) {
+      const value = attributes[key];
+      if (value !== undefined) this.setAttribute(key, value);
+    }
+    return this;
+  }
+
+  addEvent(name: string, attributesOrTime?: Attributes | TimeInput, time?: TimeInput): this {
+    if (this.ended) return this;
+    const timeGiven = typeof attributesOrTime === 'number' || Array.isArray(attributesOrTime);
+    const attributes = timeGiven || attributesOrTime instanceof Date ? undefined : (attributesOrTime as Attributes);
+    const at = timeGiven || attributesOrTime instanceof Date ? (attributesOrTime as TimeInput) : time;
+    if (this.events === NO_EVENTS) this.events = [];
+    this.events.push({ name, time: hrTime(timeMs(at)), attributes, droppedAttributesCount: 0 });
+    return this;
+  }
+
+  addLink(link: Link): this {
+    if (this.ended) return this;
+    if (this.links === NO_LINKS) this.links = [];
+    this.links.push({ context: link.context, attributes: link.attributes ?? {}, droppedAttributesCount: 0 });
+    return this;
+  }
+
+  addLinks(links: Link[]): this {
+    for (const link of links) this.addLink(link);
+    return this;
+  }
+
+  setStatus(status: SpanStatus): this {
+    if (this.ended || this.status.code === SpanStatusCode.OK) return this;
+    // As the SDK: a message only with an error, and OK is final.
+    this.status = status.code === SpanStatusCode.ERROR ? { ...status } : { code: status.code };
+    return this;
+  }
+
+  updateName(name: string): this {
+    if (!this.ended) this.name = name;
+    return this;
+  }
+
+  /** An `exception` event with the error's type and message, never its stack (it may quote inputs). */
+  recordException(exception: Exception, time?: TimeInput): void {
+    const error = typeof exception === 'string' ? { message: exception } : exception;
+    const attributes: Attributes = {};
+    if (error.name) attributes['exception.type'] = error.name;
+    if (error.message) attributes['exception.message'] = error.message;
+    this.addEvent('exception', attributes, time);
+  }
+
+  isRecording(): boolean {
+    return !this.ended;
+  }
+
+  end(endTime?: TimeInput): void {
+    if (this.ended) return;
+    this.ended = true;
+    const endMs = Math.max(timeMs(endTime), this.startMs);
+    this.endTime = hrTime(endMs);
+    this.duration = hrTime(endMs - this.startMs);
+    this.recorder.sink.record(this);
+  }
+}
+
+/** Where an ended lean span goes: its protobuf record (production) or a span processor (tests). */
+export interface LeanSpanSink {
+  record(span: LeanSpan): void;
+}
+
+/** Hands ended lean spans to an SDK span processor, as the SDK's own spans are. */
+export function processorSink(processor: SpanProcessor): LeanSpanSink {
+  return { record: (span) => processor.onEnd(span) };
+}
+
+/**
+ * Starts lean root spans (above) under the provider's sampler, ids and resource, ended into
+ * `sink`: sampled and exported as the SDK's own spans.
+ */
+export class LeanRootSpans {
+  constructor(
+    readonly sink: LeanSpanSink,
+    readonly resource: Resource,
+    readonly scope: InstrumentationScope,
+    private readonly sampler: Sampler,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  start(name: string, kind: SpanKind, attributes?: Attributes): Span {
+    const traceId = this.ids.generateTraceId();
+    const spanId = this.ids.generateSpanId();
+    const sampling = this.sampler.shouldSample(ROOT_CONTEXT, traceId, name, kind, attributes ?? {}, NO_LINKS);
+    const traceFlags = sampling.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE;
+    const context: SpanContext = { traceId, spanId, traceFlags, traceState: sampling.traceState };
+    // Not recorded: a span that only carries its context (children and `traceparent` say "not sampled").
+    if (sampling.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(context);
+    const span = new LeanSpan(this, context, name, kind, attributes);
+    if (sampling.attributes) span.setAttributes(sampling.attributes);
+    return span;
+  }
+}
+
+/** The value of each hex digit by its character code (ids are lowercase hex; others read as 0). */
+const HEX = new Uint8Array(128);
+for (let i = 0; i < 16; i++) {
+  HEX['0123456789abcdef'.charCodeAt(i)] = i;
+  HEX['0123456789ABCDEF'.charCodeAt(i)] = i;
+}
+
+/** The OTLP span flags: the trace flags, and "whether the parent is remote" is known (a root: no). */
+const SPAN_FLAGS_HAS_IS_REMOTE = 0x100;
+
+/**
+ * A protobuf writer for OTLP span records in one growable buffer. Strings are written by the
+ * runtime's UTF-8 encoder and ids from their hex straight into the buffer; a length-delimited
+ * field reserves one byte for its length and moves its body when it needs more (as the SDK's
+ * writer does), so the bytes are the SDK serializer's for the same span.
+ */
+export class SpanWriter {
+  buf = Buffer.allocUnsafe(64 * 1024);
+  pos = 0;
+
+  private ensure(bytes: number): void {
+    if (this.pos + bytes <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + bytes));
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  /** A varint of any integer in int64's range (negative ones in ten bytes, two's complement). */
+  varint(value: number): void {
+    this.ensure(10);
+    const buf = this.buf;
+    if (value >= 0 && value <= 0xffffffff) {
+      let v = value >>> 0;
+      while (v > 0x7f) {
+        buf[this.pos++] = (v & 0x7f) | 0x80;
+        v >>>= 7;
+      }
+      buf[this.pos++] = v;
+      return;
+    }
+    const high = Math.floor(value / 0x100000000);
+    let lo = (value - high * 0x100000000) >>> 0;
+    let hi = high >>> 0;
+    while (hi > 0 || lo > 0x7f) {
+      buf[this.pos++] = (lo & 0x7f) | 0x80;
+      lo = ((lo >>> 7) | (hi << 25)) >>> 0;
+      hi >>>= 7;
+    }
+    buf[this.pos++] = lo;
+  }
+
+  tag(field: number, wire: number): void {
+    this.varint(field * 8 + wire);
+  }
+
+  string(field: number, value: string): void {
+    this.tag(field, 2);
+    const n = value.length;
+    // ASCII (names, routes, ids: nearly every string here) byte by byte: for strings this short
+    // that is cheaper than the runtime's encoder, which is a native call for its length and
+    // another for its bytes.
+    if (n < 128) {
+      this.ensure(n + 1);
+      const buf = this.buf;
+      let at = this.pos + 1;
+      let i = 0;
+      for (; i < n; i++) {
+        const code = value.charCodeAt(i);
+        if (code > 0x7f) break;
+        buf[at++] = code;
+      }
+      if (i === n) {
+        buf[this.pos] = n;
+        this.pos = at;
+        return;
+      }
+    }
+    const length = Buffer.byteLength(value);
+    this.varint(length);
+    this.ensure(length);
+    this.pos += this.buf.write(value, this.pos, length, 'utf8');
+  }
+
+  /** An id given in hex (trace and span ids) as its bytes. */
+  hex(field: number, value: string): void {
+    const length = value.length >>> 1;
+    this.tag(field, 2);
+    this.varint(length);
+    this.ensure(length);
+    const buf = this.buf;
+    let at = this.pos;
+    for (let i = 0; i < value.length; i += 2)
+      buf[at++] = (HEX[value.charCodeAt(i)]! << 4) | HEX[value.charCodeAt(i + 1)]!;
+    this.pos = at;
+  }
+
+  /** Nanoseconds since the epoch of an HrTime, as a fixed64 (split as the SDK splits it). */
+  time(field: number, [seconds, nanos]: HrTime): void {
+    this.tag(field, 1);
+    this.ensure(8);
+    const lower = (seconds & 0xffff) * 1e9;
+    const upper = ((seconds / 0x10000) >>> 0) * 1e9;
+    const low = (lower >>> 0) + (((upper & 0xffff) * 0x10000) >>> 0) + nanos;
+    const high = Math.floor(lower / 0x100000000) + ((upper / 0x10000) >>> 0) + Math.floor(low / 0x100000000);
+    this.uint32(low >>> 0);
+    this.uint32(high >>> 0);
+  }
+
+  fixed32(field: number, value: number): void {
+    this.tag(field, 5);
+    this.ensure(4);
+    this.uint32(value >>> 0);
+  }
+
+  private uint32(value: number): void {
+    const buf = this.buf;
+    buf[this.pos++] = value & 0xff;
+    buf[this.pos++] = (value >>> 8) & 0xff;
+    buf[this.pos++] = (value >>> 16) & 0xff;
+    buf[this.pos++] = value >>> 24;
+  }
+
+  /** Starts a length-delimited field; `end` with what this returns closes it. */
+  begin(field: number): number {
+    this.tag(field, 2);
+    this.ensure(1);
+    return this.pos++;
+  }
+
+  end(start: number): void {
+    const length = this.pos - start - 1;
+    let size = 1;
+    for (let v = length >>> 7; v > 0; v >>>= 7) size++;
+    if (size > 1) {
+      this.ensure(size - 1);
+      this.buf.copyWithin(start + size, start + 1, this.pos);
+      this.pos += size - 1;
+    }
+    let v = length;
+    let at = start;
+    while (v > 0x7f) {
+      this.buf[at++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.buf[at] = v;
+  }
+
+  attributes(field: number, attributes: Attributes): void {
+    for (const key in attributes) {
+      if (!Object.prototype.hasOwnProperty.call(attributes, key)) continue;
+      const value = attributes[key];
+      const pair = this.begin(field);
+      this.string(1, key);
+      const any = this.begin(2);
+      this.anyValue(value);
+      this.end(any);
+      this.end(pair);
+    }
+  }
+
+  private anyValue(value: unknown): void {
+    if (typeof value === 'string') this.string(1, value);
+    else if (typeof value === 'boolean') {
+      this.tag(2, 0);
+      this.varint(value ? 1 : 0);
+    } else if (typeof value === 'number') {
+      if (Number.isInteger(value) && value >= -(2 ** 63) && value < 2 ** 63) {
+        this.tag(3, 0);
+        this.varint(value);
+      } else {
+        this.tag(4, 1);
+        this.ensure(8);
+        this.pos = this.buf.writeDoubleLE(value, this.pos);
+      }
+    } else if (Array.isArray(value)) {
+      const array = this.begin(5);
+      for (const item of value) {
+        const one = this.begin(1);
+        this.anyValue(item);
+        this.end(one);
+      }
+      this.end(array);
+    }
+  }
+
+  /** One `Span` message (as field `field` of its ScopeSpans), its fields in the SDK's order. */
+  span(field: number, span: LeanSpan): void {
+    const start = this.begin(field);
+    const context = span.spanContext();
+    this.hex(1, context.traceId);
+    this.hex(2, context.spanId);
+    const traceState = context.traceState?.serialize();
+    if (traceState) this.string(3, traceState);
+    this.string(5, span.name);
+    this.tag(6, 0);
+    this.varint(span.kind + 1);
+    this.time(7, span.startTime);
+    this.time(8, span.endTime);
+    this.attributes(9, span.attributes);
+    this.tag(10, 0);
+    this.varint(0);
+    for (const event of span.events) {
+      const one = this.begin(11);
+      this.time(1, event.time);
+      this.string(2, event.name);
+      if (event.attributes) this.attributes(3, event.attributes);
+      this.tag(4, 0);
+      this.varint(0);
+      this.end(one);
+    }
+    this.tag(12, 0);
+    this.varint(0);
+    for (const link of span.links) {
+      const one = this.begin(13);
+      this.hex(1, link.context.traceId);
+      this.hex(2, link.context.spanId);
+      const linkState = link.context.traceState?.serialize();
+      if (linkState) this.string(3, linkState);
+      if (link.attributes) this.attributes(4, link.attributes);
+      this.tag(5, 0);
+      this.varint(0);
+      this.fixed32(
+        6,
+        (link.context.traceFlags & 0xff) | SPAN_FLAGS_HAS_IS_REMOTE | (link.context.isRemote ? 0x200 : 0),
+      );
+      this.end(one);
+    }
+    this.tag(14, 0);
+    this.varint(0);
+    const status = this.begin(15);
+    if (span.status.message) this.string(2, span.status.message);
+    this.tag(3, 0);
+    this.varint(span.status.code);
+    this.end(status);
+    this.fixed32(16, (context.traceFlags & 0xff) | SPAN_FLAGS_HAS_IS_REMOTE);
+    this.end(start);
+  }
+}
+
+/** What the OTLP exporter sends for one batch of encoded spans. */
+export interface EncodedBatch {
+  body: Uint8Array;
+  count: number;
+}
+
+/**
+ * Writes each sampled lean span's protobuf record when it ends, into one buffer for the batch,
+ * and leaves the span to be collected at once (the SDK keeps its spans as objects until their
+ * batch is serialized, up to seconds later). The batch is sent on a timer or, once it holds
+ * `batchBytes`, on the next turn of the event loop: never inside the `end()` of a request.
+ * Sent through `send` (the SDK's OTLP/HTTP export, with its headers, retries and limits).
+ * A batch the exporter refuses is lost, as the SDK's batch processor loses one; spans ended
+ * while `maxBytes` are waiting are dropped and counted.
+ */
+export class EncodedSpans implements LeanSpanSink {
+  private writer = new SpanWriter();
+  private count = 0;
+  private dropped = 0;
+  private scheduled = false;
+  private readonly timer: NodeJS.Timeout;
+  /** ResourceSpans.resource and ScopeSpans.scope (each field 1, tag included), written once. */
+  private readonly resource: Buffer;
+  private readonly scope: Buffer;
+
+  constructor(
+    resource: Resource,
+    scope: InstrumentationScope,
+    private readonly send: (batch: EncodedBatch, done: (error?: Error) => void) => void,
+    private readonly options: { delayMillis: number; batchBytes: number; maxBytes: number },
+    private readonly onError: (error: Error, lost: number) => void,
+  ) {
+    const head = new SpanWriter();
+    const res = head.begin(1);
+    head.attributes(1, resource.attributes);
+    head.tag(2, 0);
+    head.varint(0);
+    head.end(res);
+    this.resource = Buffer.from(head.buf.subarray(0, head.pos));
+    head.pos = 0;
+    const sc = head.begin(1);
+    head.string(1, scope.name);
+    if (scope.version) head.string(2, scope.version);
+    head.end(sc);
+    this.scope = Buffer.from(head.buf.subarray(0, head.pos));
+    this.timer = setInterval(() => void this.flush(), options.delayMillis);
+    this.timer.unref();
+  }
+
+  record(span: LeanSpan): void {
+    if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
+    if (this.writer.pos >= this.options.maxBytes) {
+      this.dropped++;
+      return;
+    }
+    this.writer.span(2, span);
+    this.count++;
+    if (this.writer.pos >= this.options.batchBytes && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => void this.flush());
+    }
+  }
+
+  /**
+   * The ExportTraceServiceRequest of the spans written so far (undefined when there are none):
+   * resource_spans (1) > { resource (1), scope_spans (2) > { scope (1), spans (2)... } }.
+   */
+  take(): EncodedBatch | undefined {
+    if (this.count === 0) return undefined;
+    const spans = this.writer.buf.subarray(0, this.writer.pos);
+    const scopeSpans = this.scope.length + spans.length;
+    const head = new SpanWriter();
+    head.tag(1, 2);
+    head.varint(this.resource.length + 1 + varintSize(scopeSpans) + scopeSpans);
+    const resourceSpansHead = Buffer.from(head.buf.subarray(0, head.pos));
+    head.pos = 0;
+    head.tag(2, 2);
+    head.varint(scopeSpans);
+    const body = Buffer.concat([resourceSpansHead, this.resource, head.buf.subarray(0, head.pos), this.scope, spans]);
+    const batch = { body, count: this.count };
+    this.count = 0;
+    this.writer.pos = 0;
+    return batch;
+  }
+
+  /** Sends what is waiting; resolves when the collector has answered (or the export failed). */
+  flush(): Promise<void> {
+    this.scheduled = false;
+    if (this.dropped > 0) {
+      this.onError(
+        new Error(`dropped ${this.dropped} spans: ${this.options.maxBytes} bytes already waiting`),
+        this.dropped,
+      );
+      this.dropped = 0;
+    }
+    const batch = this.take();
+    if (!batch) return Promise.resolve();
+    return new Promise((resolve) =>
+      this.send(batch, (error) => {
+        if (error) this.onError(error, batch.count);
+        resolve();
+      }),
+    );
+  }
+
+  async shutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+}
+
+function varintSize(value: number): number {
+  let size = 1;
+  for (let v = value >>> 7; v > 0; v >>>= 7) size++;
+  return size;
+}

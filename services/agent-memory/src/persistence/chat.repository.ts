@@ -253,6 +253,9 @@ export class ChatRepository {
         collection.insertMany(docs as never, { ...options, session: dbSession }),
     });
     const step = async (indexes: number[], run: (picked: number[]) => Promise<Array<Error | undefined>>) => {
+      // In a transaction a failed write has aborted it: the group is retried run by run, and a
+      // further command would fail as a transient error that the driver retries the group on.
+      if (dbSession && outcome.some((e) => e !== undefined)) return;
       const live = indexes.filter((i) => outcome[i] === undefined);
       if (live.length === 0) return;
       (await run(live)).forEach((error, k) => {

@@ -121,10 +121,18 @@ export class Outbox {
     await this.run(async () => ({ result: undefined, events }));
   }
 
-  private async insert(events: OutboxEvent[], session?: ClientSession): Promise<OutboxRecord[]> {
-    if (events.length === 0) return [];
-    const requestId = currentRequestId();
-    const traceparent = currentTraceparent();
+  /**
+   * Runs of concurrent use cases committed together (group commit; see `OutboxGroup`). `write`
+   * performs the domain writes of every item it is given with the session it receives and answers
+   * per item its result and events, or an `Error` for an item whose writes failed.
+   */
+  group<T, R>(write: GroupWrite<T, R>, maxBatch = 64): OutboxGroup<T, R> {
+    return new OutboxGroup(this, write, maxBatch);
+  }
+
+  /** @internal The records of `events`, in the request context given (the caller's by default). */
+  recordsOf(events: OutboxEvent[], context: RecordContext = captureContext()): OutboxRecord[] {
+    const { requestId, traceparent } = context;
     const now = new Date();
     const claimant = this.claimant;
     const records: OutboxRecord[] = events.map((envelope) => ({
@@ -136,8 +144,118 @@ export class Outbox {
       attempts: 0,
       ...(claimant ? { lease_owner: claimant.owner, lease_until: new Date(now.getTime() + claimant.leaseMs) } : {}),
     }));
+    return records;
+  }
+
+  private async insert(events: OutboxEvent[], session?: ClientSession): Promise<OutboxRecord[]> {
+    if (events.length === 0) return [];
+    const records = this.recordsOf(events);
     if (session) await this.model.insertMany(records, { session, ordered: true });
     else await this.inserts.submit('', records);
     return records;
   }
+}
+
+/** What an outbox record carries of the request that stored it. */
+export interface RecordContext {
+  requestId?: string;
+  traceparent?: string;
+}
+
+function captureContext(): RecordContext {
+  return { requestId: currentRequestId(), traceparent: currentTraceparent() };
+}
+
+/** The domain writes of a group of outbox runs: per item, its result and events, or the error of its writes. */
+export type GroupWrite<T, R> = (
+  items: T[],
+  session?: ClientSession,
+) => Promise<Array<{ result: R; events: OutboxEvent[] } | Error>>;
+
+interface Submitted<T> {
+  item: T;
+  context: RecordContext;
+}
+
+/**
+ * Outbox runs committed together: while one group is being committed, the runs submitted meanwhile
+ * wait and go out together next (a lone run goes at once). With transactions, a group is ONE
+ * transaction: its domain writes and all its events commit or abort together, so a crash at any
+ * instant leaves each run either whole or absent, as `Outbox.run` does. When any write of a group
+ * fails, the transaction is aborted and every run of it is retried alone in its own transaction,
+ * so one caller's bad write (another tenant's, say) never fails the others. Without transactions
+ * (the local stand-in) the writes go in one round trip per kind, each run's events are stored
+ * unless its own writes failed, and a run's writes may remain without its events after a failure,
+ * as with `Outbox.run`.
+ */
+export class OutboxGroup<T, R> {
+  private readonly commits: GroupCommit<Submitted<T>, R>;
+
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly write: GroupWrite<T, R>,
+    maxBatch: number,
+  ) {
+    this.commits = new GroupCommit((_key, items) => this.flush(items), maxBatch);
+  }
+
+  /** Runs `item`'s writes and stores its events, together with the runs waiting at the same time. */
+  run(item: T): Promise<R> {
+    return this.commits.submit('', { item, context: captureContext() });
+  }
+
+  private async flush(items: Array<Submitted<T>>): Promise<Array<R | Error>> {
+    return this.outbox.transactional ? this.transaction(items) : this.plain(items);
+  }
+
+  private async transaction(items: Array<Submitted<T>>): Promise<Array<R | Error>> {
+    const { outbox } = this;
+    let records: OutboxRecord[] = [];
+    let results: R[];
+    try {
+      results = await outbox.connection.transaction(async (session) => {
+        const done = await this.write(
+          items.map((s) => s.item),
+          session,
+        );
+        const failed = done.find((d): d is Error => d instanceof Error);
+        if (failed) throw failed;
+        records = done.flatMap((d, i) => outbox.recordsOf((d as { events: OutboxEvent[] }).events, items[i]!.context));
+        if (records.length > 0) await outbox.model.insertMany(records, { session, ordered: true });
+        return done.map((d) => (d as { result: R }).result);
+      });
+    } catch (error) {
+      if (items.length === 1) return [asError(error)];
+      // One run's failure aborted the group: each run again, alone.
+      return Promise.all(items.map((s) => this.transaction([s]).then(([r]) => r!)));
+    }
+    if (records.length > 0) outbox.signals.emit('enqueued', records);
+    return results;
+  }
+
+  private async plain(items: Array<Submitted<T>>): Promise<Array<R | Error>> {
+    const { outbox } = this;
+    const done = await this.write(items.map((s) => s.item));
+    const perItem = done.map((d, i) => (d instanceof Error ? [] : outbox.recordsOf(d.events, items[i]!.context)));
+    const all = perItem.flat();
+    const stored =
+      all.length > 0 ? await insertEach(outbox.model.collection as unknown as Collection<OutboxRecord>, all) : [];
+    const durable: OutboxRecord[] = [];
+    let at = 0;
+    const results = done.map((d, i) => {
+      const mine = perItem[i]!;
+      const outcome = stored.slice(at, (at += mine.length));
+      if (d instanceof Error) return d;
+      const failed = outcome.find((r) => r instanceof Error);
+      if (failed) return failed;
+      durable.push(...mine);
+      return d.result;
+    });
+    if (durable.length > 0) outbox.signals.emit('enqueued', durable);
+    return results;
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }

@@ -263,6 +263,61 @@ describe('agents and chat through the gateway', () => {
       expect((await suite.http.get(`/api/v1/agents/${agent.id}/sessions/ses_nope/messages`)).status).toBe(404);
     }, 180_000);
 
+    it('keeps every message and an exact count when many chats of one session and new sessions run at once', async () => {
+      // Concurrent turns are stored together (one write per kind for the group, a session's
+      // touches folded into one update): nothing of one turn may be lost or counted twice.
+      const agent = await createAgent();
+      const shared = Array.from({ length: 12 }, (_, i) =>
+        suite.http.post(`/api/v1/agents/${agent.id}/chat`, { message: `shared turn ${i}`, session_id: 'parallel-1' }),
+      );
+      const fresh = Array.from({ length: 8 }, (_, i) =>
+        suite.http.post(`/api/v1/agents/${agent.id}/chat`, { message: `fresh turn ${i}` }),
+      );
+      const answers = await Promise.all([...shared, ...fresh]);
+      expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
+      expect(new Set(answers.slice(0, 12).map((r) => r.body.session_id))).toEqual(new Set(['parallel-1']));
+      expect(new Set(answers.slice(12).map((r) => r.body.session_id)).size).toBe(8);
+
+      const sessions = await suite.http.get(`/api/v1/agents/${agent.id}/sessions?per_page=100`);
+      expect(sessions.body.total).toBe(9);
+      const counts = Object.fromEntries(
+        sessions.body.sessions.map((s: { id: string; message_count: number }) => [s.id, s.message_count]),
+      );
+      expect(counts['parallel-1']).toBe(24);
+      for (const r of answers.slice(12)) expect(counts[r.body.session_id]).toBe(2);
+
+      const stored = await suite.http.get(`/api/v1/agents/${agent.id}/sessions/parallel-1/messages?per_page=100`);
+      expect(stored.body.total).toBe(24);
+      const contents = stored.body.messages.map((m: { content: string }) => m.content);
+      for (let i = 0; i < 12; i++) expect(contents).toContain(`shared turn ${i}`);
+      for (const r of answers.slice(0, 12)) expect(contents).toContain(r.body.content);
+      // Each turn's events carry its own request's id, though the group was stored by one flush.
+      const ofAgent = () =>
+        suite.tap.filter((e) => e.type.startsWith('agent.message.') && e.data.agent_id === agent.id);
+      const events = await waitFor(() => (ofAgent().length >= 40 ? ofAgent() : undefined), {
+        timeoutMs: 30_000,
+        what: 'the 40 message events',
+      });
+      const messages = [
+        ...Array.from({ length: 12 }, (_, i) => `shared turn ${i}`),
+        ...Array.from({ length: 8 }, (_, i) => `fresh turn ${i}`),
+      ];
+      const created = new Map(
+        events.filter((e) => e.type === 'agent.message.created').map((e) => [e.data.content as string, e.request_id]),
+      );
+      const completed = new Map(
+        events
+          .filter((e) => e.type === 'agent.message.completed')
+          .map((e) => [e.data.message_id as string, e.request_id]),
+      );
+      expect(created.size).toBe(20);
+      expect(completed.size).toBe(20);
+      answers.forEach((r, i) => {
+        expect(created.get(messages[i]!)).toBe(r.headers.get('x-request-id'));
+        expect(completed.get(r.body.id)).toBe(r.headers.get('x-request-id'));
+      });
+    });
+
     it('stores each exchange as an episodic memory when episodic is on, and recalls it later', async () => {
       const agent = await createAgent({ memory_types: ['semantic', 'episodic'] });
       const first = await suite.http.post(`/api/v1/agents/${agent.id}/chat`, {

@@ -1,5 +1,6 @@
-import { GroupCommit, findPage } from '@agentplatform/service-kit';
-import type { ClientSession, Collection, Connection, Model } from 'mongoose';
+import type { Outbox, OutboxEvent, OutboxGroup } from '@agentplatform/events';
+import { GroupCommit, DocumentWriteError, findPage, insertEach } from '@agentplatform/service-kit';
+import type { AnyBulkWriteOperation, ClientSession, Collection, Connection, Model } from 'mongoose';
 import type { ChatMessage, Session, ToolStep } from '../domain/chat.js';
 import { messageModel, sessionModel, type MessageDoc, type SessionDoc } from './chat.schema.js';
 
@@ -115,6 +116,16 @@ function toSessionDoc(session: Session): SessionDoc {
   };
 }
 
+/** One stored step of a turn: a message, the new session it opens or the session's touch, and its events. */
+export interface TurnWrite {
+  /** A session created with this message (its count already includes it). */
+  newSession?: Session;
+  message: ChatMessage;
+  /** Counts the message in its (existing) session. */
+  touch?: { added: number; at: Date };
+  events: OutboxEvent[];
+}
+
 /*
  * The writes of a chat turn go to the driver's collections directly: the documents are built
  * above from typed values, so a mongoose document per insert (casting, validation, hooks) only
@@ -133,6 +144,9 @@ export class ChatRepository {
     );
     return ids.map(() => undefined);
   });
+
+  /** The turns' outbox runs, committed together (one per outbox; built on first use). */
+  private turns?: { outbox: Outbox; group: OutboxGroup<TurnWrite, void> };
 
   constructor(connection: Connection) {
     this.sessions = sessionModel(connection);
@@ -208,6 +222,115 @@ export class ChatRepository {
       { $inc: { message_count: added }, $max: { last_message_at: at } },
       { session: dbSession },
     );
+  }
+
+  /**
+   * Stores a turn's message with its session write and events in one outbox run, committed with
+   * the runs of concurrent turns (of any tenant) that wait meanwhile: one transaction and a round
+   * trip per kind of write for the group instead of a transaction and three round trips per turn.
+   * A write that fails sends every run of its group through its own transaction again.
+   */
+  storeTurn(outbox: Outbox, write: TurnWrite): Promise<void> {
+    if (this.turns?.outbox !== outbox) {
+      this.turns = { outbox, group: outbox.group((writes, session) => this.writeTurns(writes, session)) };
+    }
+    return this.turns.group.run(write);
+  }
+
+  /**
+   * The domain writes of a group of turns: the new sessions (one insertMany), the messages (one
+   * insertMany), the touches of existing sessions (one bulkWrite, a session's touches of the group
+   * folded into one update). Answers per turn its events, or the error of its own writes; a turn
+   * whose session insert failed writes nothing more.
+   */
+  async writeTurns(
+    writes: TurnWrite[],
+    dbSession?: ClientSession,
+  ): Promise<Array<{ result: void; events: OutboxEvent[] } | Error>> {
+    const outcome: Array<Error | undefined> = writes.map(() => undefined);
+    const withSession = <D extends SessionDoc | MessageDoc>(collection: Collection<D>) => ({
+      insertMany: (docs: D[], options: { ordered: false }) =>
+        collection.insertMany(docs as never, { ...options, session: dbSession }),
+    });
+    const step = async (indexes: number[], run: (picked: number[]) => Promise<Array<Error | undefined>>) => {
+      // In a transaction a failed write has aborted it: the group is retried run by run, and a
+      // further command would fail as a transient error that the driver retries the group on.
+      if (dbSession && outcome.some((e) => e !== undefined)) return;
+      const live = indexes.filter((i) => outcome[i] === undefined);
+      if (live.length === 0) return;
+      (await run(live)).forEach((error, k) => {
+        if (error) outcome[live[k]!] = error;
+      });
+    };
+    const all = writes.map((_, i) => i);
+    await step(
+      all.filter((i) => writes[i]!.newSession),
+      (picked) =>
+        insertEach(
+          withSession(this.sessionCollection),
+          picked.map((i) => toSessionDoc(writes[i]!.newSession!)),
+        ),
+    );
+    await step(all, (picked) =>
+      insertEach(
+        withSession(this.messageCollection),
+        picked.map((i) => toMessageDoc(writes[i]!.message)),
+      ),
+    );
+    await step(
+      all.filter((i) => writes[i]!.touch),
+      (picked) =>
+        this.touchEach(
+          picked.map((i) => writes[i]!),
+          dbSession,
+        ),
+    );
+    return writes.map((w, i) => outcome[i] ?? { result: undefined, events: w.events });
+  }
+
+  /** Touches sessions, one update per session (its touches summed), in one round trip; answers per touch. */
+  private async touchEach(writes: TurnWrite[], dbSession?: ClientSession): Promise<Array<Error | undefined>> {
+    const bySession = new Map<
+      string,
+      { filter: { _id: string; tenant_id: string }; added: number; at: Date; of: number[] }
+    >();
+    writes.forEach((w, i) => {
+      const key = `${w.message.tenantId}\u0000${w.message.sessionId}`;
+      const entry = bySession.get(key);
+      if (entry) {
+        entry.added += w.touch!.added;
+        if (w.touch!.at > entry.at) entry.at = w.touch!.at;
+        entry.of.push(i);
+      } else {
+        bySession.set(key, {
+          filter: { _id: w.message.sessionId, tenant_id: w.message.tenantId },
+          added: w.touch!.added,
+          at: w.touch!.at,
+          of: [i],
+        });
+      }
+    });
+    const entries = [...bySession.values()];
+    const ops: AnyBulkWriteOperation<SessionDoc>[] = entries.map((e) => ({
+      updateOne: { filter: e.filter, update: { $inc: { message_count: e.added }, $max: { last_message_at: e.at } } },
+    }));
+    const results: Array<Error | undefined> = writes.map(() => undefined);
+    try {
+      await this.sessionCollection.bulkWrite(ops as never, { ordered: false, session: dbSession });
+    } catch (error) {
+      const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
+      if (writeErrors === undefined) throw error;
+      const list = (Array.isArray(writeErrors) ? writeErrors : [writeErrors]) as Array<{
+        index: number;
+        code?: number;
+        errmsg?: string;
+      }>;
+      for (const e of list) {
+        for (const i of entries[e.index]?.of ?? [])
+          results[i] = new DocumentWriteError(e.errmsg ?? 'write failed', e.code);
+      }
+    }
+    return results;
   }
 
   /** The session's latest user and assistant messages (tool messages are not history), oldest first. */

@@ -242,17 +242,17 @@ async function answer(
     content: message,
     createdAt: now,
   };
-  await deps.outbox.run(async (dbSession) => {
-    if (isNew) await deps.chats.insertSession(current, dbSession);
-    await deps.chats.insertMessage(userMessage, dbSession);
-    if (!isNew) await deps.chats.touchSession(tenantId, current.id, 1, now, dbSession);
-    const event = createEvent('agent.message.created', tenantId, {
-      agent_id: agent.id,
-      conversation_id: current.key,
-      message_id: userMessage.id,
-      content: message,
-    });
-    return { result: undefined, events: [event] };
+  await deps.chats.storeTurn(deps.outbox, {
+    ...(isNew ? { newSession: current } : { touch: { added: 1, at: now } }),
+    message: userMessage,
+    events: [
+      createEvent('agent.message.created', tenantId, {
+        agent_id: agent.id,
+        conversation_id: current.key,
+        message_id: userMessage.id,
+        content: message,
+      }),
+    ],
   });
 
   sink?.start({
@@ -330,19 +330,20 @@ async function answer(
     chargePending: true,
     createdAt,
   };
-  await deps.outbox.run(async (dbSession) => {
-    await deps.chats.insertMessage(reply, dbSession);
-    await deps.chats.touchSession(tenantId, current.id, 1, createdAt, dbSession);
-    const event = createEvent('agent.message.completed', tenantId, {
-      agent_id: agent.id,
-      conversation_id: current.key,
-      message_id: messageId,
-      content: result.content,
-      tokens_used: result.usage.totalTokens,
-      latency_ms: reply.latencyMs!,
-      tool_calls: result.steps.length,
-    });
-    return { result: undefined, events: [event] };
+  await deps.chats.storeTurn(deps.outbox, {
+    message: reply,
+    touch: { added: 1, at: createdAt },
+    events: [
+      createEvent('agent.message.completed', tenantId, {
+        agent_id: agent.id,
+        conversation_id: current.key,
+        message_id: messageId,
+        content: result.content,
+        tokens_used: result.usage.totalTokens,
+        latency_ms: reply.latencyMs!,
+        tool_calls: result.steps.length,
+      }),
+    ],
   });
   return { current, userMessage, result, reply };
 }

@@ -1,4 +1,4 @@
-import type { Logger } from '@agentplatform/service-kit';
+import { backoffDelay, type Logger } from '@agentplatform/service-kit';
 import type { Execution, NodeExecution } from '../domain/execution.types.js';
 import { isInlineSafe, type ExpressionScope } from '../domain/expressions.js';
 import { nodeExpressions } from '../domain/node-expressions.js';
@@ -113,7 +113,8 @@ export async function attemptNode(
       clearTimeout(timer);
     }
     if (!lastError.retryable || attempt === retry.max_attempts) break;
-    await backoff(retry.backoff_ms * 2 ** (attempt - 1), signal);
+    // The node's own policy (backoff_ms, doubling), without jitter: a tenant's run is not a herd.
+    await backoff(backoffDelay(attempt - 1, { baseMs: retry.backoff_ms }), signal);
   }
   return {
     nodeId: node.id,

@@ -89,16 +89,15 @@ export class AgentRepository {
   async list(
     tenantId: string,
     filter: { type?: string; status?: string },
-    page: number,
-    perPage: number,
+    skip: number,
+    limit: number,
   ): Promise<{ agents: Agent[]; total: number }> {
     const query: Record<string, unknown> = { tenant_id: tenantId };
     if (filter.type) query.type = filter.type;
     if (filter.status) query.status = filter.status;
-    const skip = (page - 1) * perPage;
-    const docs = await this.collection.find(query, { sort: { _id: -1 }, skip, limit: perPage }).toArray();
+    const docs = await this.collection.find(query, { sort: { _id: -1 }, skip, limit }).toArray();
     // A page that is not full ends the list (findPage's rule): no count is needed for its total.
-    const ends = docs.length < perPage && (docs.length > 0 || skip === 0);
+    const ends = docs.length < limit && (docs.length > 0 || skip === 0);
     const total = ends ? skip + docs.length : await this.collection.countDocuments(query);
     return { agents: docs.map(toAgent), total };
   }

@@ -347,13 +347,13 @@ export class ChatRepository {
   async listSessions(
     tenantId: string,
     agentId: string,
-    page: number,
-    perPage: number,
+    skip: number,
+    limit: number,
   ): Promise<{ sessions: Session[]; total: number }> {
     const { docs, total } = await findPage(
       this.sessions,
       { tenant_id: tenantId, agent_id: agentId },
-      { sort: { last_message_at: -1, _id: -1 }, skip: (page - 1) * perPage, limit: perPage },
+      { sort: { last_message_at: -1, _id: -1 }, skip, limit },
     );
     return { sessions: docs.map(toSession), total };
   }
@@ -362,13 +362,13 @@ export class ChatRepository {
   async listMessages(
     tenantId: string,
     sessionId: string,
-    page: number,
-    perPage: number,
+    skip: number,
+    limit: number,
   ): Promise<{ messages: ChatMessage[]; total: number }> {
     const { docs, total } = await findPage(
       this.messages,
       { tenant_id: tenantId, session_id: sessionId },
-      { sort: { _id: 1 }, skip: (page - 1) * perPage, limit: perPage },
+      { sort: { _id: 1 }, skip, limit },
     );
     return { messages: docs.map(toMessage), total };
   }

@@ -124,16 +124,16 @@ export class MemoryRepository {
   async list(
     tenantId: string,
     filter: { agentId?: string; memoryType?: string },
-    page: number,
-    perPage: number,
+    skip: number,
+    limit: number,
   ): Promise<{ items: MemoryItem[]; total: number }> {
     const query: Record<string, unknown> = { tenant_id: tenantId };
     if (filter.agentId) query.agent_id = filter.agentId;
     if (filter.memoryType) query.memory_type = filter.memoryType;
     const { docs, total } = await findPage(this.model, query, {
       sort: { _id: -1 },
-      skip: (page - 1) * perPage,
-      limit: perPage,
+      skip,
+      limit,
       projection: { 'embedding.vector': 0 },
     });
     return { items: docs.map(toItem), total };

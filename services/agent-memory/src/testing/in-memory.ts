@@ -10,7 +10,7 @@ import type { UseCaseDeps } from '../use-cases/deps.js';
 import type { EmbeddingBacklog } from '../use-cases/embedding-backlog.js';
 
 const newestFirst = <T extends { id: string }>(a: T, b: T) => b.id.localeCompare(a.id);
-const page = <T>(all: T[], n: number, perPage: number) => all.slice((n - 1) * perPage, n * perPage);
+const page = <T>(all: T[], skip: number, limit: number) => all.slice(skip, skip + limit);
 
 type AgentStore = Pick<
   AgentRepository,
@@ -25,11 +25,11 @@ export class InMemoryAgents extends InMemoryTenantRecords<Agent> implements Agen
   async insert(agent: Agent): Promise<void> {
     this.put(agent);
   }
-  async list(tenantId: string, filter: { type?: string; status?: string }, n: number, perPage: number) {
+  async list(tenantId: string, filter: { type?: string; status?: string }, skip: number, limit: number) {
     const all = this.of(tenantId)
       .filter((a) => (!filter.type || a.type === filter.type) && (!filter.status || a.status === filter.status))
       .sort(newestFirst);
-    return { agents: page(all, n, perPage), total: all.length };
+    return { agents: page(all, skip, limit), total: all.length };
   }
   async update(tenantId: string, id: string, changes: AgentChanges, now: Date): Promise<Agent | undefined> {
     return this.change(tenantId, id, (agent) => ({ ...agent, ...definedFields(changes), updatedAt: now }));
@@ -67,7 +67,7 @@ export class InMemoryMemories implements MemoryStore {
     const item = this.byId.get(id);
     return item?.tenantId === tenantId ? structuredClone(item) : undefined;
   }
-  async list(tenantId: string, filter: { agentId?: string; memoryType?: string }, n: number, perPage: number) {
+  async list(tenantId: string, filter: { agentId?: string; memoryType?: string }, skip: number, limit: number) {
     const all = [...this.byId.values()]
       .filter(
         (m) =>
@@ -76,7 +76,7 @@ export class InMemoryMemories implements MemoryStore {
           (!filter.memoryType || m.memoryType === filter.memoryType),
       )
       .sort(newestFirst);
-    return { items: page(all, n, perPage).map((m) => structuredClone(m)), total: all.length };
+    return { items: page(all, skip, limit).map((m) => structuredClone(m)), total: all.length };
   }
   async count(tenantId: string, agentId: string): Promise<number> {
     return [...this.byId.values()].filter((m) => m.tenantId === tenantId && m.agentId === agentId).length;

@@ -76,9 +76,9 @@ export async function listAgents(
   deps: Pick<UseCaseDeps, 'agents'>,
   input: { tenantId: string; page: number; perPage: number; type?: string; status?: string },
 ): Promise<{ agents: Agent[]; total: number; page: number; perPage: number }> {
-  const { page, perPage } = paging(input.page, input.perPage);
+  const { page, perPage, skip } = paging(input.page, input.perPage);
   const filter = { type: input.type, status: input.status };
-  const { agents, total } = await deps.agents.list(input.tenantId, filter, page, perPage);
+  const { agents, total } = await deps.agents.list(input.tenantId, filter, skip, perPage);
   return { agents, total, page, perPage };
 }
 

@@ -354,8 +354,8 @@ export async function listMemories(
     if (issues.length > 0) throw new ValidationError(issues);
   }
   if (input.agentId) await findAgent(deps, tenantId, input.agentId);
-  const { page, perPage } = paging(input.page, input.perPage);
-  const { items, total } = await deps.memories.list(tenantId, input, page, perPage);
+  const { page, perPage, skip } = paging(input.page, input.perPage);
+  const { items, total } = await deps.memories.list(tenantId, input, skip, perPage);
   return { items, total, page, perPage };
 }
 

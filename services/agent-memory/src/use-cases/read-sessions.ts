@@ -13,8 +13,8 @@ export async function listSessions(
 ): Promise<{ sessions: Session[]; total: number; page: number; perPage: number }> {
   const { tenantId, agentId } = input;
   await requireAgent(deps, tenantId, agentId);
-  const { page, perPage } = paging(input.page, input.perPage);
-  const { sessions, total } = await deps.chats.listSessions(tenantId, agentId, page, perPage);
+  const { page, perPage, skip } = paging(input.page, input.perPage);
+  const { sessions, total } = await deps.chats.listSessions(tenantId, agentId, skip, perPage);
   return { sessions, total, page, perPage };
 }
 
@@ -27,7 +27,7 @@ export async function listMessages(
   await requireAgent(deps, tenantId, agentId);
   const session = await deps.chats.findSession(tenantId, agentId, sessionId);
   if (!session) throw new NotFoundError('Session');
-  const { page, perPage } = paging(input.page, input.perPage);
-  const { messages, total } = await deps.chats.listMessages(tenantId, session.id, page, perPage);
+  const { page, perPage, skip } = paging(input.page, input.perPage);
+  const { messages, total } = await deps.chats.listMessages(tenantId, session.id, skip, perPage);
   return { session, messages, total, page, perPage };
 }

@@ -1,7 +1,7 @@
 import { runWithContext } from '@agentplatform/service-kit';
-import type { Connection } from 'mongoose';
+import type { ClientSession, Connection } from 'mongoose';
 import { createEvent } from './envelope';
-import { Outbox, type OutboxRecord } from './outbox';
+import { Outbox, type GroupWrite, type OutboxRecord } from './outbox';
 
 /**
  * A database with the transaction semantics the outbox relies on: a transaction's writes become
@@ -38,7 +38,9 @@ function fakeDatabase(transactional: boolean) {
     },
   };
   /** The domain writes of a group: each name is a row; "bad..." fails its own write only. */
-  const write = async (names: string[], session?: Session) => {
+  const write: GroupWrite<string, string> = async (names: string[], clientSession?: ClientSession) => {
+    // The fake transaction hands its own session object in place of a driver session.
+    const session = clientSession as unknown as Session | undefined;
     await new Promise((resolve) => setImmediate(resolve));
     return names.map((name) => {
       if (name.startsWith('bad')) return new Error(`cannot store ${name}`);

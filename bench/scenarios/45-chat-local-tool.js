@@ -4,7 +4,7 @@ const { agentWithMemories, sentence } = require('./40-memory-add.js');
 
 /**
  * POST /agents/{id}/chat with one tool: the local responder calls memory_search as a real step
- * (DESIGN.md section 9), so a turn is two responder rounds, one search, one stored tool message and
+ * (docs/design.md section 9), so a turn is two responder rounds, one search, one stored tool message and
  * the step in the answer, beside everything chat-local does. The ratio to chat-local, measured in
  * the same run with the same data, is the tool loop's overhead.
  */

@@ -2,7 +2,7 @@ import { parseEnvelope } from './envelope.js';
 import { newEnvelope } from './new-envelope.js';
 
 /**
- * Internal events about who may still call the API (DESIGN.md section 4): identity publishes them,
+ * Internal events about who may still call the API (docs/design.md section 4): identity publishes them,
  * every gateway replica consumes them and drops what it cached. They travel on their own topic
  * (`accessTopicOf`), which the webhook dispatcher never reads, so they are never delivered to a
  * customer's webhook, not even to a `*` subscription: their content (key ids, session ids, key

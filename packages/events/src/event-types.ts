@@ -1,4 +1,4 @@
-/** The ten event types of SPEC.md section 6. Event names live only here. */
+/** The ten event types of docs/api-guide.md, "Events and webhooks". Event names live only here. */
 export const EVENT_TYPES = [
   'agent.message.created',
   'agent.message.completed',
@@ -14,7 +14,10 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** Shorter names a subscription may use for a full type (SPEC.md section 6, DESIGN.md section 8). */
+/**
+ * Shorter names a subscription may use for a full type (docs/api-guide.md, "Events and webhooks";
+ * docs/design.md section 8).
+ */
 export const EVENT_ALIASES: Readonly<Record<string, EventType>> = {
   'workflow.completed': 'workflow.execution.completed',
 };
@@ -63,7 +66,7 @@ export interface EventData {
     content: string;
     tokens_used: number;
     latency_ms: number;
-    /** Tool calls the turn made (DESIGN.md section 9); 0 for a turn without tools. */
+    /** Tool calls the turn made (docs/design.md section 9); 0 for a turn without tools. */
     tool_calls: number;
   };
   'agent.created': { agent_id: string; name: string; type: string; status: string };
@@ -103,7 +106,7 @@ export interface EventData {
   'billing.purchase.completed': { purchase_id: string; credits: number; balance: number };
 }
 
-/** The JSON envelope delivered to webhooks (SPEC.md section 6). */
+/** The JSON envelope delivered to webhooks (docs/api-guide.md, "Events and webhooks"). */
 export interface EventEnvelope<T extends EventType = EventType> {
   id: string;
   type: T;

@@ -922,7 +922,7 @@ export interface operations {
             temperature?: number;
             /** @description Time limit of one tool call (default 30000) */
             tool_timeout_ms?: number;
-            /** @description Tool grants (DESIGN.md section 9); a PATCH replaces the whole list */
+            /** @description Tool grants (docs/design.md section 9); a PATCH replaces the whole list */
             tools?: (
               | {
                   /** @constant */

@@ -1,4 +1,4 @@
-/** The error codes the API answers with (SPEC.md section 7, DESIGN.md section 3). */
+/** The error codes the API answers with (docs/api-guide.md, "Errors you should handle", docs/design.md section 3). */
 export type ApiErrorCode =
   | 'validation_error'
   | 'unauthorized'

@@ -25,7 +25,7 @@ export interface SettleInput {
 }
 
 /**
- * Identity's credit ledger as the other services use it (DESIGN.md section 5). Every call is
+ * Identity's credit ledger as the other services use it (docs/design.md section 5). Every call is
  * idempotent by its operation id (or idempotency key): a repeat never reserves, charges or gives
  * back twice, so a caller may retry any of them.
  */

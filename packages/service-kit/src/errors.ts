@@ -1,8 +1,9 @@
 import { Status } from 'nice-grpc-common';
 
 /**
- * The error codes of SPEC.md section 7 and DESIGN.md section 3, with the gRPC status a service
- * answers and the HTTP status the gateway answers for each. One table, used at both edges.
+ * The error codes of docs/api-guide.md ("Errors you should handle") and docs/design.md section 3,
+ * with the gRPC status a service answers and the HTTP status the gateway answers for each. One
+ * table, used at both edges.
  */
 export const ERROR_CODES = {
   validation_error: { grpc: Status.INVALID_ARGUMENT, http: 400 },

@@ -155,7 +155,7 @@ export function fromClientError(error: unknown): unknown {
     if (detail.$type === RetryInfo.$type) retryAfter = detail.retryDelay?.seconds;
   }
   // A deadline or an unreachable backend is the platform's state, not the caller's mistake: a
-  // 503 that names no internal service or method, with a hint when to retry (DESIGN.md section 3).
+  // 503 that names no internal service or method, with a hint when to retry (docs/design.md section 3).
   if (error.code === Status.DEADLINE_EXCEEDED && reason === undefined) {
     return new DomainError('service_unavailable', 'The service did not answer in time; please retry', [], 2);
   }

@@ -17,7 +17,7 @@ function pooledRandom(): number {
 
 const ulid = monotonicFactory(pooledRandom);
 
-/** Resource id prefixes (DESIGN.md section 3). */
+/** Resource id prefixes (docs/design.md section 3). */
 export type IdPrefix =
   'usr' | 'ten' | 'key' | 'rtk' | 'agt' | 'ses' | 'msg' | 'mem' | 'wf' | 'exe' | 'wh' | 'dlv' | 'evt' | 'led' | 'err';
 

@@ -1,5 +1,5 @@
 /**
- * The workflow node types (DESIGN.md section 7), defined once: the gateway's schema offers them in
+ * The workflow node types (docs/design.md section 7), defined once: the gateway's schema offers them in
  * the OpenAPI document and the workflow service runs them.
  */
 export const NODE_TYPES = [

@@ -4,7 +4,7 @@ import type { Agent, Dispatcher, buildConnector } from 'undici';
 import { undici } from './lazy-undici.js';
 
 /**
- * The SSRF guard of DESIGN.md section 8, shared by every outbound request to a customer-supplied
+ * The SSRF guard of docs/design.md section 8, shared by every outbound request to a customer-supplied
  * URL (webhook deliveries, the workflow http integration). Refused destinations: private,
  * loopback, link-local (which holds the cloud metadata endpoints 169.254.169.254 and
  * fd00:ec2::254), carrier-grade NAT (Alibaba's metadata 100.100.100.200), multicast, reserved and

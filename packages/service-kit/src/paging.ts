@@ -3,7 +3,7 @@ export const MAX_PAGE_SIZE = 100;
 
 /**
  * A list's page: `page` from 1, `perPage` DEFAULT_PAGE_SIZE by default and at most MAX_PAGE_SIZE
- * (DESIGN.md section 3); 0 or less means the default. `skip` is where the page starts.
+ * (docs/design.md section 3); 0 or less means the default. `skip` is where the page starts.
  */
 export function paging(
   page: number | undefined,

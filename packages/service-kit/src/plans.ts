@@ -1,5 +1,5 @@
 /**
- * The plans of DESIGN.md section 5, defined once: their names, request rates and quotas. Identity
+ * The plans of docs/design.md section 5, defined once: their names, request rates and quotas. Identity
  * assigns a plan to each tenant; the gateway enforces its rates; each service enforces the quota
  * of what it owns.
  */

@@ -3,7 +3,7 @@ import { DomainError } from './errors.js';
 import { isDuplicateKeyError } from './mongo.js';
 import { isPlanName, planQuota, type QuotaKind } from './plans.js';
 
-/** 403 `quota_exceeded` naming the quota and its limit (DESIGN.md section 5). */
+/** 403 `quota_exceeded` naming the quota and its limit (docs/design.md section 5). */
 export class QuotaExceededError extends DomainError {
   constructor(kind: QuotaKind, limit: number, plan: string) {
     super('quota_exceeded', `Quota exceeded: at most ${limit} ${kind} on plan ${plan}`, [

@@ -1,5 +1,5 @@
 /**
- * The API scopes of DESIGN.md section 4, `<resource>:<action>`. Identity grants them (by role and
+ * The API scopes of docs/design.md section 4, `<resource>:<action>`. Identity grants them (by role and
  * API key); the gateway requires exactly one per route.
  */
 export const SCOPES = [

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 /**
- * Secrets at rest (DESIGN.md section 8): AES-256-GCM under the `DATA_ENCRYPTION_KEY` keyring.
+ * Secrets at rest (docs/design.md section 8): AES-256-GCM under the `DATA_ENCRYPTION_KEY` keyring.
  *
  * Keyring: `kid:base64key[,kid:base64key...]`, each key 32 random bytes in base64 (or base64url);
  * the first entry is the current key and seals every new value, the later ones only open values

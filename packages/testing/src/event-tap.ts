@@ -3,7 +3,7 @@ import type { Platform } from './platform.js';
 import { waitFor } from './wait.js';
 
 /**
- * An event as it travels on the topic (the envelope of SPEC.md section 6). Typed loosely here:
+ * An event as it travels on the topic (the envelope of docs/api-guide.md, "Events and webhooks"). Typed loosely here:
  * the events package depends on this one for its own tests, so this one cannot import it.
  */
 export interface TappedEvent {

@@ -27,7 +27,7 @@ export function uniqueEmail(label = 'user'): string {
   return `${label}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}@example.com`;
 }
 
-/** Logs a user in through the gateway (form-urlencoded, as SPEC.md section 4 says). */
+/** Logs a user in through the gateway (form-urlencoded, as the API reference says). */
 export async function login(
   baseUrl: string,
   email: string,

@@ -13,10 +13,10 @@ const DEFAULT_MODEL_DIR = path.resolve(__dirname, '../../../deploy/local/.cache/
 export const configShape = {
   ...serviceEnvShape({ grpcPort: 50052, metricsPort: 9462, database: 'agent_memory' }),
   ...kafkaEnvShape,
-  /** identity: credit balance check and charge of every chat (DESIGN.md section 5). */
+  /** identity: credit balance check and charge of every chat (docs/design.md section 5). */
   IDENTITY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
   GRPC_DEADLINE_MS: env.int(5_000, 1),
-  /** workflow: agents' workflow tools are checked and run there (DESIGN.md section 9). */
+  /** workflow: agents' workflow tools are checked and run there (docs/design.md section 9). */
   WORKFLOW_GRPC_ADDR: z.string().default('127.0.0.1:50053'),
   /** Seals agents' http and mcp tool header values at rest (docs/security.md). */
   DATA_ENCRYPTION_KEY: dataEncryptionKeyEnv(),

@@ -173,7 +173,7 @@ describe('agents and chat through the gateway', () => {
       const foreign = await them.get(`/api/v1/agents?tenant_id=${suite.tenantId}`);
       expect(foreign.status).toBe(403);
       expect(foreign.body.error).toBe('forbidden');
-      // A session id of one agent names another session on another agent (DESIGN.md section 6):
+      // A session id of one agent names another session on another agent (docs/design.md section 6):
       // the second agent's turn starts a session of its own and never sees the first one's turns.
       const second = await createAgent();
       const reused = await suite.http.post(`/api/v1/agents/${second.id}/chat`, {

@@ -9,7 +9,7 @@ interface LedgerLine {
 }
 
 /**
- * Chats reserve credits before they start and settle after (DESIGN.md section 5), through the
+ * Chats reserve credits before they start and settle after (docs/design.md section 5), through the
  * gateway, agent-memory and identity as real processes, with an OpenAI-compatible provider the
  * test controls.
  */

@@ -2,7 +2,7 @@ import { startPlatform, type Platform } from '@agentplatform/testing';
 import { newTenant, parseSse, type Http } from './support';
 
 /**
- * The offline responder (no LLM provider) with the memory_search grant (DESIGN.md section 9): it
+ * The offline responder (no LLM provider) with the memory_search grant (docs/design.md section 9): it
  * calls the tool as a real step, visible in the answer, the stream and the session.
  */
 describe('offline responder with the memory_search tool', () => {

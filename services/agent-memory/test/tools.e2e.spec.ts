@@ -53,7 +53,7 @@ async function startMcpServer(): Promise<{ url: string; headers: IncomingHttpHea
 const call = (name: string, args: unknown) => ({ tool_calls: [{ name, arguments: args }] });
 
 /**
- * Agents that call tools (DESIGN.md section 9) and client-chosen sessions (section 6), through the
+ * Agents that call tools (docs/design.md section 9) and client-chosen sessions (section 6), through the
  * gateway, with real services, a real MCP server, a real HTTP server and an OpenAI-protocol server
  * the test scripts to play the model.
  */

@@ -8,7 +8,7 @@ export const gatewayEnvShape = {
   METRICS_PORT: env.port(9460),
   /** Public base URL, used to build links such as workflow hook URLs. */
   PUBLIC_URL: z.string().url().optional(),
-  /** Base of workflow hook URLs (DESIGN.md section 7); default: the public URL's `/hooks`. */
+  /** Base of workflow hook URLs (docs/design.md section 7); default: the public URL's `/hooks`. */
   HOOKS_URL: z.string().url().optional(),
   IDENTITY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
   AGENT_MEMORY_GRPC_ADDR: z.string().default('127.0.0.1:50052'),

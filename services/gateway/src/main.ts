@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     limiter: new TenantRateLimiter(store),
     cacheTtlMs: config.AUTH_CACHE_TTL_MS,
   });
-  // Credentials are cached only once identity's revocations reach this replica (DESIGN.md section 4).
+  // Credentials are cached only once identity's revocations reach this replica (docs/design.md section 4).
   guard.setLive(false);
   const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: config.KAFKA_CLIENT_ID ?? 'gateway', logger });
   const feedLive = metrics.gauge('gateway_access_feed_live', '1 while identity revocations reach this replica');

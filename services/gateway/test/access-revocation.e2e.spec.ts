@@ -35,7 +35,7 @@ async function msUntilStatus(probe: () => Promise<{ status: number }>, status: n
 }
 
 /**
- * Revocation on the next request across replicas (DESIGN.md section 4), atomic login throttling,
+ * Revocation on the next request across replicas (docs/design.md section 4), atomic login throttling,
  * anonymous limits (section 5) and backends that are down or late (section 3), against two real
  * gateway processes, identity, Kafka and the MongoDB stand-in.
  */

@@ -19,7 +19,7 @@ interface ToolAnswer {
 }
 
 /**
- * The platform as an MCP server (DESIGN.md section 9), driven by the official SDK's client over
+ * The platform as an MCP server (docs/design.md section 9), driven by the official SDK's client over
  * Streamable HTTP against the real gateway and services: every tool once, with the REST API as
  * the witness of what it did; scopes, tenants and credentials as for REST.
  */

@@ -9,7 +9,7 @@ const workflowBody = (name: string) => ({
 });
 
 /**
- * Plan quotas (DESIGN.md section 5) through the gateway on the free plan: 10 agents, 10
+ * Plan quotas (docs/design.md section 5) through the gateway on the free plan: 10 agents, 10
  * workflows, 10 webhooks per tenant, 10,000 memories per agent. Each kind uses its own tenant so
  * that the free plan's 60 requests a minute are not what the test runs into.
  */

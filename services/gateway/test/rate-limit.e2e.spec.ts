@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { api, registerUser, startPlatform, type ServiceProcess, type Platform } from '@agentplatform/testing';
 
-/** Rate limits (DESIGN.md section 5) on the free plan, shared by two gateway processes. */
+/** Rate limits (docs/design.md section 5) on the free plan, shared by two gateway processes. */
 describe('rate limits', () => {
   let platform: Platform;
   let second: ServiceProcess;

@@ -18,7 +18,7 @@ import {
 type MongoClient = InstanceType<typeof mongoose.mongo.MongoClient>;
 
 /**
- * Per-caller Idempotency-Key records and secrets at rest (DESIGN.md sections 3 and 8), through
+ * Per-caller Idempotency-Key records and secrets at rest (docs/design.md sections 3 and 8), through
  * the real gateway, identity and webhook processes; what is stored is read straight from MongoDB
  * with the driver, byte for byte.
  */

@@ -2,7 +2,7 @@ import { api, startPlatform, suiteFixture } from '@agentplatform/testing';
 import { byNode, finished, hookIdOf, newTenant, type Http } from './workflows.support';
 
 /**
- * Tenants cannot hurt each other through workflows (issue 13, DESIGN.md section 7): expression
+ * Tenants cannot hurt each other through workflows (issue 13, docs/design.md section 7): expression
  * bombs are stopped at their budget while other tenants' runs keep their latency, oversized
  * expressions are refused, an async execute answers at once, and hook URLs are secrets that can
  * be rotated. Real gateway, identity and workflow processes, Kafka and the MongoDB stand-in.

@@ -11,7 +11,7 @@ import {
 export const configShape = {
   ...serviceEnvShape({ grpcPort: 50051, metricsPort: 9461, database: 'identity' }),
   ...kafkaEnvShape,
-  /** Lifetime of an access token in seconds (DESIGN.md section 4: 900). */
+  /** Lifetime of an access token in seconds (docs/design.md section 4: 900). */
   ACCESS_TOKEN_TTL_SECONDS: env.int(900, 30),
   REFRESH_TOKEN_TTL_DAYS: env.int(30, 1),
   JWT_ISSUER: z.string().min(1).default('agentplatform-identity'),

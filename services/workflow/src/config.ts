@@ -9,7 +9,7 @@ export const configShape = {
   /** identity (a run costs one credit, charged when it starts). */
   IDENTITY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
   GRPC_DEADLINE_MS: env.int(5_000, 1),
-  /** The http integration may reach private, loopback and link-local addresses (DESIGN.md 8). */
+  /** The http integration may reach private, loopback and link-local addresses (docs/design.md 8). */
   WEBHOOK_ALLOW_PRIVATE_URLS: env.bool(false),
   /** How long a replica owns an execution without renewing; a crashed replica's work moves after this. */
   EXECUTION_LEASE_MS: env.int(15_000, 1_000),
@@ -21,7 +21,7 @@ export const configShape = {
   EXECUTION_MAX_DURATION_MS: env.int(15 * 60_000, 1_000),
   /** Node timeout when the node sets none (delay nodes get their delay on top). */
   DEFAULT_NODE_TIMEOUT_MS: env.int(60_000, 100),
-  /** Evaluation time one node's CEL expressions may use together (DESIGN.md section 7). */
+  /** Evaluation time one node's CEL expressions may use together (docs/design.md section 7). */
   CEL_BUDGET_MS: env.int(50, 1),
   /** Worker threads that evaluate CEL off the event loop (docs/workflows.md, expression budget). */
   CEL_WORKERS: env.int(2, 1),

@@ -9,7 +9,7 @@ export interface WorkflowRun {
   error?: string;
 }
 
-/** What agents' workflow tools need of the workflow service (DESIGN.md section 9). */
+/** What agents' workflow tools need of the workflow service (docs/design.md section 9). */
 export interface WorkflowPort {
   /** False when the workflow does not exist in the tenant (another tenant's ids included). */
   exists(tenantId: string, workflowId: string): Promise<boolean>;

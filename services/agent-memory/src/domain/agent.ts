@@ -1,7 +1,7 @@
 import { ValidationError, type FieldIssue } from '@agentplatform/service-kit';
 import { TOOL_LIMITS, validateTools, type ToolGrant } from './tools.js';
 
-/** Allowed values (DESIGN.md section 6). The gateway's request schemas repeat them for OpenAPI. */
+/** Allowed values (docs/design.md section 6). The gateway's request schemas repeat them for OpenAPI. */
 export const AGENT_TYPES = ['assistant', 'support', 'sales', 'research', 'custom'] as const;
 export const AGENT_STATUSES = ['active', 'inactive'] as const;
 export const MEMORY_TYPES = ['semantic', 'episodic', 'procedural'] as const;
@@ -28,7 +28,7 @@ export interface AgentConfig {
   temperature?: number;
   max_tokens?: number;
   system_prompt?: string;
-  /** Tool grants (DESIGN.md section 9); http and mcp header values sealed. */
+  /** Tool grants (docs/design.md section 9); http and mcp header values sealed. */
   tools?: ToolGrant[];
   /** Model rounds of a chat with tools (default 8, 1 to 32). */
   max_steps?: number;

@@ -5,7 +5,7 @@ export interface Usage {
 }
 
 /**
- * A session id a client may choose (DESIGN.md section 6): 1 to 128 characters of [A-Za-z0-9._:-].
+ * A session id a client may choose (docs/design.md section 6): 1 to 128 characters of [A-Za-z0-9._:-].
  * Generated ids (`ses_...`) follow the same rule.
  */
 export const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -23,7 +23,7 @@ export interface Session {
   lastMessageAt: Date;
 }
 
-/** One tool call of a turn and its result (DESIGN.md section 9). */
+/** One tool call of a turn and its result (docs/design.md section 9). */
 export interface ToolStep {
   type: 'tool_call';
   tool: string;
@@ -52,13 +52,13 @@ export interface ChatMessage {
   createdAt: Date;
 }
 
-/** DESIGN.md section 5: a chat costs ceil(total_tokens / 1000) credits, at least 1. */
+/** docs/design.md section 5: a chat costs ceil(total_tokens / 1000) credits, at least 1. */
 export function chatCost(totalTokens: number): number {
   return Math.max(1, Math.ceil(totalTokens / 1000));
 }
 
 /**
- * What a chat reserves before it asks the model (DESIGN.md section 5): the cost of the most it can
+ * What a chat reserves before it asks the model (docs/design.md section 5): the cost of the most it can
  * use, its prompt plus the reply's token limit. The model's usage cannot exceed that with the
  * same tokenizer; a provider that counts more is charged the excess as far as the balance covers.
  */

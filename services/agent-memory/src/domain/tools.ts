@@ -1,7 +1,7 @@
 import type { FieldIssue } from '@agentplatform/service-kit';
 
 /**
- * Tool grants on an agent (`config.tools`, DESIGN.md section 9). Grants are stored as given, except
+ * Tool grants on an agent (`config.tools`, docs/design.md section 9). Grants are stored as given, except
  * that http and mcp header values are sealed at rest (SecretBox) and never returned: an answer
  * carries `header_names` instead of `headers`.
  */

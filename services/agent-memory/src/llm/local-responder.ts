@@ -56,9 +56,9 @@ function searchedMemories(messages: LlmMessage[]): ChatContext['memories'] | und
 }
 
 /**
- * The offline responder used when no LLM provider is configured (DESIGN.md section 6): it does not
+ * The offline responder used when no LLM provider is configured (docs/design.md section 6): it does not
  * generate language, it answers from what the agent has retrieved (memories, recent turns), and
- * says so by reporting the model `local`. With the memory_search tool offered (DESIGN.md section
+ * says so by reporting the model `local`. With the memory_search tool offered (docs/design.md section
  * 9) its first round calls it with the user's message, and its answer quotes what the call found.
  * Usage is counted with the cl100k_base BPE, like a hosted model would count the same prompt and
  * reply.

@@ -42,7 +42,7 @@ export function toolTimeoutMs(agent: Agent): number {
 }
 
 /**
- * The tools an agent's grants give one chat turn (DESIGN.md section 9), all bound to the agent's
+ * The tools an agent's grants give one chat turn (docs/design.md section 9), all bound to the agent's
  * tenant. MCP servers are listed now (or from the brief cache) through the turn's connections.
  */
 export async function agentTools(deps: UseCaseDeps, agent: Agent, scope: ToolScope, mcp: McpTurn): Promise<Tool[]> {

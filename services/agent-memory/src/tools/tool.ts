@@ -1,4 +1,4 @@
-/** A tool the model may call in a chat (DESIGN.md section 9). */
+/** A tool the model may call in a chat (docs/design.md section 9). */
 export interface Tool {
   /** The name the model sees; unique in a turn. */
   name: string;

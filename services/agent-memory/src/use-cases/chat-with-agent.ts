@@ -349,11 +349,12 @@ async function answer(
 }
 
 /**
- * One chat turn (SPEC.md section 4, DESIGN.md sections 5 and 6): checks the agent is active,
+ * One chat turn (the API reference, docs/design.md sections 5 and 6): checks the agent is active,
  * retrieves the session's recent turns and the most relevant memories, reserves the most the
  * turn can cost (402 when the balance cannot cover it), stores the user message, asks the LLM
- * provider (running the tool calls it makes, DESIGN.md section 9), stores the reply, settles the reservation with the real cost (or releases it when
- * the turn failed) and, with episodic memory on, stores the exchange as an episodic memory.
+ * provider (running the tool calls it makes, docs/design.md section 9), stores the reply, settles
+ * the reservation with the real cost (or releases it when the turn failed) and, with episodic
+ * memory on, stores the exchange as an episodic memory.
  */
 export async function chatWithAgent(deps: UseCaseDeps, input: ChatInput, sink?: ChatSink): Promise<ChatOutcome> {
   const { tenantId } = input;
@@ -362,7 +363,7 @@ export async function chatWithAgent(deps: UseCaseDeps, input: ChatInput, sink?: 
   const agent = input.agentId ? await deps.agents.find(tenantId, input.agentId) : undefined;
   if (!agent) throw new NotFoundError('Agent');
   if (agent.status !== 'active') throw new ConflictError(`Agent is ${agent.status}; only active agents can chat`);
-  // A client's own session id is created on first use (DESIGN.md section 6).
+  // A client's own session id is created on first use (docs/design.md section 6).
   const session =
     input.sessionId !== undefined ? await deps.chats.findSession(tenantId, agent.id, input.sessionId) : undefined;
   const newSessionKey = input.sessionId !== undefined && !session ? input.sessionId : undefined;

@@ -33,11 +33,11 @@ export interface UseCaseDeps {
   llm: LlmProvider;
   credits: CreditsClient;
   index: MemoryIndexCache;
-  /** Agents per tenant and memories per agent (DESIGN.md section 5). */
+  /** Agents per tenant and memories per agent (docs/design.md section 5). */
   quotas: QuotaCounter;
   settings: Settings;
   logger: Logger;
-  /** What agents' tools act through (DESIGN.md section 9). */
+  /** What agents' tools act through (docs/design.md section 9). */
   tools: {
     workflows: WorkflowPort;
     /** Seals http and mcp grant header values at rest. */

@@ -17,7 +17,7 @@ export interface MemoryInput {
   memoryType?: string;
   content: string;
   metadata?: Record<string, unknown>;
-  /** The tenant's plan: the memories quota per agent (DESIGN.md section 5). */
+  /** The tenant's plan: the memories quota per agent (docs/design.md section 5). */
   plan?: string;
 }
 
@@ -252,7 +252,7 @@ export async function addMemory(deps: UseCaseDeps, input: MemoryInput & { tenant
 export interface MemoryBatchInput {
   agentId: string;
   items: Array<{ memoryType?: string; content: string; metadata?: Record<string, unknown> }>;
-  /** The tenant's plan: the memories quota per agent (DESIGN.md section 5). */
+  /** The tenant's plan: the memories quota per agent (docs/design.md section 5). */
   plan?: string;
 }
 

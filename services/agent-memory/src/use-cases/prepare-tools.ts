@@ -3,7 +3,7 @@ import { headerContext, type HttpGrant, type McpGrant, type ToolGrant } from '..
 import type { UseCaseDeps } from './deps.js';
 
 /**
- * Makes validated grants ready to store (DESIGN.md section 9): every workflow grant must name a
+ * Makes validated grants ready to store (docs/design.md section 9): every workflow grant must name a
  * workflow of the tenant (asked of the workflow service: another tenant's id is as missing as an
  * unknown one), and header values are sealed. An http or mcp grant given without `headers` keeps
  * the values stored for the grant of the same type and name, since answers never show them.

@@ -99,7 +99,7 @@ async function runCall(
 }
 
 /**
- * The model-and-tools loop of a chat turn (DESIGN.md section 9): the model gets the tools; the
+ * The model-and-tools loop of a chat turn (docs/design.md section 9): the model gets the tools; the
  * calls it makes run in parallel and their results go back to it; this repeats until it answers
  * or `maxSteps` rounds have run, and then one last round without tools must answer.
  */

@@ -20,7 +20,7 @@ export interface RevocationListener {
 }
 
 /**
- * Identity's access events (DESIGN.md section 4), read by every gateway replica in full: each
+ * Identity's access events (docs/design.md section 4), read by every gateway replica in full: each
  * replica has its own consumer group (a random suffix) that starts at the topic's end, since
  * what happened before the replica started cannot be in its caches. The feed is "live" once the
  * group has joined and fetched (its position is fixed); it stops being live on a rebalance, a

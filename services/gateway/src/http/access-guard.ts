@@ -18,7 +18,7 @@ export interface AccessGuardOptions {
   limiter: TenantRateLimiter;
   /** How long a verified credential or a user's access to a tenant is reused (see config.ts). */
   cacheTtlMs: number;
-  /** Requests without valid credentials, per client address; DESIGN.md section 5 by default. */
+  /** Requests without valid credentials, per client address; docs/design.md section 5 by default. */
   anonymous?: AnonymousLimiter;
 }
 

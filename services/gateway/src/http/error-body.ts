@@ -1,6 +1,6 @@
 import { DomainError, ERROR_CODES, newId, type Logger, type Metrics } from '@agentplatform/service-kit';
 
-/** `/v1/...` answers in the envelope shape B; everything else in the flat shape A (DESIGN.md section 3). */
+/** `/v1/...` answers in the envelope shape B; everything else in the flat shape A (docs/design.md section 3). */
 export function usesEnvelope(path: string): boolean {
   return path === '/v1' || path.startsWith('/v1/');
 }

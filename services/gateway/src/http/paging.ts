@@ -11,7 +11,7 @@ export const int32 = () =>
     .min(-INT32_MAX - 1)
     .max(INT32_MAX);
 
-/** `page` (from 1) and `per_page` (default 20, at most 100) of the paged lists (DESIGN.md section 3). */
+/** `page` (from 1) and `per_page` (default 20, at most 100) of the paged lists (docs/design.md section 3). */
 export const pageParams = {
   page: z.coerce.number().int().min(1).max(INT32_MAX).default(1),
   per_page: z.coerce.number().int().min(1).max(100).default(20),

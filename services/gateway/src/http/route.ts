@@ -6,13 +6,13 @@ import { parseOrThrow } from './validation.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** The scopes of DESIGN.md section 4 (defined once, in service-kit). */
+/** The scopes of docs/design.md section 4 (defined once, in service-kit). */
 export { SCOPES, type Scope } from '@agentplatform/service-kit';
 
 /**
  * Who may call a route: `none` (public: register, login, refresh, health, hooks), `user` (any
  * authenticated caller with no particular scope, API keys only when `apiKeys`, optionally only
- * some tenant roles: me, API-key management, purchases) or one scope (DESIGN.md section 4).
+ * some tenant roles: me, API-key management, purchases) or one scope (docs/design.md section 4).
  */
 export type RouteAccess =
   { kind: 'none' } | { kind: 'user'; apiKeys: boolean; roles?: readonly string[] } | { kind: 'scope'; scope: Scope };
@@ -78,7 +78,7 @@ export interface RouteDefinition<B = unknown, Q = unknown, P = Record<string, st
   response?: z.ZodType;
   /** Idempotency-Key support (POST routes with side effects). */
   idempotent?: boolean;
-  /** Status of a validation error: 422 on the auth endpoints (SPEC.md section 7), 400 elsewhere. */
+  /** Status of a validation error: 422 on the auth endpoints (docs/api-guide.md, "Errors"), 400 elsewhere. */
   validationStatus?: 400 | 422;
   /** Counts the request against a per-client-address budget of this name (unauthenticated routes). */
   addressLimit?: string;

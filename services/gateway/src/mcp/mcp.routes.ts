@@ -125,7 +125,7 @@ async function authenticate(ctx: Context, guard: AccessGuard): Promise<Caller> {
 }
 
 /**
- * `POST /mcp`: the platform as an MCP server (Streamable HTTP, stateless, DESIGN.md section 9).
+ * `POST /mcp`: the platform as an MCP server (Streamable HTTP, stateless, docs/design.md section 9).
  * Authentication and the tenant's rate limit are the REST routes' (the same guard); each tool
  * then checks the scope of its REST route. Without sessions there is no stream to GET and nothing
  * to DELETE: other methods answer 405.

@@ -52,7 +52,7 @@ const searchInput = searchMemoryBody.pick({ agent_id: true, query: true }).exten
 
 const runInput = workflowParams.extend({ input: executeBody.shape.input.describe('The execution input') });
 
-/** The tools of DESIGN.md section 9, in the order a client lists them. */
+/** The tools of docs/design.md section 9, in the order a client lists them. */
 export function mcpTools({ backends, config }: McpToolDeps): McpTool[] {
   return [
     tool({

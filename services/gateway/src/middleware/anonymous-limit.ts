@@ -10,7 +10,7 @@ export interface AnonymousLimitOptions {
   maxAddresses: number;
 }
 
-/** DESIGN.md section 5: 60 a minute, bursts of 20. */
+/** docs/design.md section 5: 60 a minute, bursts of 20. */
 export const ANONYMOUS_LIMITS: AnonymousLimitOptions = { perMinute: 60, burst: 20, maxAddresses: 100_000 };
 
 interface Bucket {
@@ -20,7 +20,7 @@ interface Bucket {
 
 /**
  * A token bucket per client address for requests to authenticated routes that carry no or invalid
- * credentials (DESIGN.md section 5), checked before any backend is asked. It lives in this
+ * credentials (docs/design.md section 5), checked before any backend is asked. It lives in this
  * replica's memory on purpose: a flood of bogus credentials must cost no shared I/O (a counter in
  * MongoDB would move the flood there), so behind N replicas an address gets at most N times the
  * budget. Requests with valid credentials never draw from it.

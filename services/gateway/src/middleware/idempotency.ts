@@ -71,7 +71,7 @@ function sealContext(id: string): string {
 }
 
 /**
- * `Idempotency-Key` with Stripe's semantics (DESIGN.md section 3), stored in the gateway's
+ * `Idempotency-Key` with Stripe's semantics (docs/design.md section 3), stored in the gateway's
  * database so every replica sees it: the first successful response for a key is kept for 24 h per
  * caller (tenant and user or API key: the same key from another caller is another key) and
  * replayed for a retry of the same request; the key with a different request is 409; a retry

@@ -101,7 +101,7 @@ function exceeded(ctx: Context, limit: number, res: RateLimiterRes, what: string
   );
 }
 
-/** The per-tenant budget of DESIGN.md section 5, counted across all keys, users and replicas. */
+/** The per-tenant budget of docs/design.md section 5, counted across all keys, users and replicas. */
 export class TenantRateLimiter {
   private readonly limiters = new Map<
     string,

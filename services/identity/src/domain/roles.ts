@@ -1,5 +1,5 @@
 /**
- * Roles and scopes (DESIGN.md section 4). This is the one table mapping a tenant role to the
+ * Roles and scopes (docs/design.md section 4). This is the one table mapping a tenant role to the
  * scopes it grants; the gateway receives the resulting scopes with every verified caller.
  */
 import { SCOPES, isScope, type Scope } from '@agentplatform/service-kit';

@@ -10,7 +10,7 @@ export interface TokenIssuerOptions {
 }
 
 /**
- * Signs access tokens: claims sub, tid, iat, exp, jti, iss, aud (DESIGN.md section 4), and `sid`,
+ * Signs access tokens: claims sub, tid, iat, exp, jti, iss, aud (docs/design.md section 4), and `sid`,
  * the refresh family the token belongs to, so revoking the family also stops its access tokens
  * (the gateway asks identity about a session it has not seen and drops it on a revocation event).
  */

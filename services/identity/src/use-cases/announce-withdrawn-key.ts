@@ -3,7 +3,7 @@ import type { SigningKeyRepository } from '../persistence/signing-key.repository
 
 /**
  * Marks a signing key withdrawn and, in the same outbox write, tells every gateway replica to
- * stop trusting it (DESIGN.md section 4). Of several identity replicas noticing it, one marks it
+ * stop trusting it (docs/design.md section 4). Of several identity replicas noticing it, one marks it
  * and announces it.
  */
 export async function announceWithdrawnKey(

@@ -17,7 +17,7 @@ function lockedOut(until: Date, now: Date): DomainError {
 /**
  * Password login. Unknown e-mail and wrong password get the same answer in the same time, so
  * the endpoint cannot be used to find accounts. The attempt is counted atomically before the
- * password is checked (DESIGN.md section 4): of a window's attempts only the first `maxFailures`
+ * password is checked (docs/design.md section 4): of a window's attempts only the first `maxFailures`
  * reach bcrypt, however many arrive at once, and the failure that uses up the budget locks the
  * account for the lockout period; even the right password is refused while locked. A success
  * clears the count. (The per-address budget is the gateway's, counted before identity is asked.)

@@ -82,7 +82,7 @@ export async function revokeApiKey(
   const role = await roleIn(deps, tenantId, userId);
   const key = await deps.apiKeys.findActive(tenantId, keyId);
   if (!key || (key.createdBy !== userId && !managesAllKeys(role))) throw new NotFoundError('API key');
-  // The event tells every gateway replica to forget the key at once (DESIGN.md section 4).
+  // The event tells every gateway replica to forget the key at once (docs/design.md section 4).
   await deps.outbox.run(async (session) => {
     const revoked = await deps.apiKeys.revoke(tenantId, keyId, new Date(), session);
     return {

@@ -27,7 +27,7 @@ export interface SignatureInput {
 /**
  * The signature headers of one attempt:
  * - `X-Service-Signature: t=<t>,v1=<hex>[,v1=<hex>...]`, hex HMAC-SHA256 of `<t>.<body>` keyed with
- *   the UTF-8 bytes of each signing secret (SPEC.md section 5.6);
+ *   the UTF-8 bytes of each signing secret (docs/webhooks.md, "Sending");
  * - `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>[ v1,<base64>...]`, HMAC-SHA256 of
  *   `<id>.<t>.<body>` keyed as `standardWebhooksKey` says (Standard Webhooks 1.0).
  */

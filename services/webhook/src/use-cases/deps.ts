@@ -11,7 +11,7 @@ export interface UseCaseDeps {
   deliveries: DeliveryRepository;
   events: EventRepository;
   dispatcher: Dispatcher;
-  /** Webhooks per tenant (DESIGN.md section 5). */
+  /** Webhooks per tenant (docs/design.md section 5). */
   quotas: QuotaCounter;
   settings: {
     allowPrivateUrls: boolean;

@@ -16,7 +16,7 @@ export interface ChatReply {
   model: string;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   created_at: string;
-  /** The tool calls the agent made (DESIGN.md section 9), as the chat API shows them. */
+  /** The tool calls the agent made (docs/design.md section 9), as the chat API shows them. */
   steps: JsonObject[];
 }
 

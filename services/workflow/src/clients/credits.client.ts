@@ -7,7 +7,7 @@ import {
   type SettleInput,
 } from '@agentplatform/service-kit';
 
-/** A workflow run costs one credit (DESIGN.md section 5); its agent nodes' chats are charged by agent-memory. */
+/** A workflow run costs one credit (docs/design.md section 5); its agent nodes' chats are charged by agent-memory. */
 export const RUN_COST = 1;
 
 /** How a run's settle is retried before its reservation is left to expire (the run is then free). */

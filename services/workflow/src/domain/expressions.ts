@@ -13,7 +13,7 @@ import { strings } from '@bufbuild/cel/ext';
 import type { JsonObject, JsonValue } from './workflow.types.js';
 
 /**
- * CEL (DESIGN.md section 7) behind one small module, so the implementation can be swapped.
+ * CEL (docs/design.md section 7) behind one small module, so the implementation can be swapped.
  * Expressions cannot loop or reach the host, unlike user-written JavaScript.
  *
  * Numbers: JSON has one number type, CEL has int and double and refuses to mix them in arithmetic.

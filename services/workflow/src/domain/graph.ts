@@ -26,7 +26,7 @@ export function branchTargets(node: WorkflowNode): string[] {
 }
 
 /**
- * Validates a graph as DESIGN.md section 7 asks; every issue names the node, edge or rule.
+ * Validates a graph as docs/design.md section 7 asks; every issue names the node, edge or rule.
  * The agent-existence check needs agent-memory and is made by the use case afterwards.
  */
 export function validateGraph(graph: WorkflowGraph): FieldIssue[] {

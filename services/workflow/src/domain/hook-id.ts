@@ -6,7 +6,7 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const HOOK_ID = /^hk_[0-9A-Za-z]{32}$/;
 
 /**
- * A new secret hook id (DESIGN.md section 7): `hk_` and 32 base62 characters from the CSPRNG
+ * A new secret hook id (docs/design.md section 7): `hk_` and 32 base62 characters from the CSPRNG
  * (about 190 bits), never derived from the workflow id: the hook URL is its own secret.
  */
 export function newHookId(): string {

@@ -4,7 +4,7 @@ import { checkExpression, templateExpressions } from './expressions.js';
 import { cronProblem, isTimezone } from './schedule.js';
 import type { JsonValue } from './workflow.types.js';
 
-/** Limits of DESIGN.md section 7 and of this implementation (docs/workflows.md). */
+/** Limits of docs/design.md section 7 and of this implementation (docs/workflows.md). */
 export const LIMITS = {
   maxNodes: 100,
   maxDelayMs: 300_000,
@@ -12,7 +12,7 @@ export const LIMITS = {
   maxAttempts: 10,
   maxBackoffMs: 60_000,
   maxHttpTimeoutMs: 300_000,
-  /** An expression or a template, in UTF-8 bytes (DESIGN.md section 7). */
+  /** An expression or a template, in UTF-8 bytes (docs/design.md section 7). */
   maxExpressionBytes: 4_096,
   /** How old a missed schedule tick may be and still run once (a day). */
   maxCatchUpMs: 86_400_000,

@@ -2,7 +2,7 @@ import { Cron } from 'croner';
 import type { JsonObject, WorkflowNode } from './workflow.types.js';
 
 /**
- * Cron schedules (DESIGN.md section 7): the only module that knows croner, so the library can be
+ * Cron schedules (docs/design.md section 7): the only module that knows croner, so the library can be
  * swapped. A schedule is the `schedule` trigger node's `cron` (5 or 6 fields, seconds first when
  * 6) in its `timezone` (IANA, default UTC).
  */

@@ -22,7 +22,7 @@ export function statisticsFrom(counts: StatusCounts): WorkflowStatistics {
   };
 }
 
-/** `1240` -> `"1.24s"` (DESIGN.md section 7). */
+/** `1240` -> `"1.24s"` (docs/design.md section 7). */
 export function formatDuration(ms: number): string {
   return `${(ms / 1000).toFixed(2)}s`;
 }

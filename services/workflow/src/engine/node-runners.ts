@@ -100,7 +100,7 @@ export const BUDGET_CODE = 'expression_budget_exceeded';
 
 /**
  * A node's CEL work, computed by the expression sandbox (off the event loop, under the budget).
- * Over budget is a failure even for a condition (DESIGN.md section 7), and never retried.
+ * Over budget is a failure even for a condition (docs/design.md section 7), and never retried.
  */
 async function compute(input: NodeRunInput, deps: NodeRunnerDeps): Promise<JsonObject> {
   try {

@@ -5,7 +5,7 @@ import type { UseCaseDeps } from './deps.js';
 import { waitForScheduledStarts } from './run-scheduled-ticks.js';
 
 /**
- * pause makes any workflow paused and resume makes any workflow active (DESIGN.md section 7);
+ * pause makes any workflow paused and resume makes any workflow active (docs/design.md section 7);
  * both are idempotent, so a retried call answers the same state. Resuming a scheduled workflow
  * sets next_run_at to its next tick; pausing clears it and answers only once no scheduled run of
  * the workflow is being started, so none starts after the pause answered.

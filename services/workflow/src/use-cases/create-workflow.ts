@@ -12,7 +12,7 @@ export interface CreateWorkflowInput extends WorkflowGraph {
   description: string;
 }
 
-/** A new workflow starts as draft (DESIGN.md section 7). */
+/** A new workflow starts as draft (docs/design.md section 7). */
 export async function createWorkflow(
   deps: Pick<UseCaseDeps, 'workflows' | 'agents' | 'quotas'>,
   input: CreateWorkflowInput,

@@ -17,7 +17,7 @@ export interface UseCaseDeps {
   agents: AgentDirectory;
   credits: CreditLedger;
   outbox: Outbox;
-  /** Workflows per tenant (DESIGN.md section 5). */
+  /** Workflows per tenant (docs/design.md section 5). */
   quotas: QuotaCounter;
   logger: Logger;
   settings: {

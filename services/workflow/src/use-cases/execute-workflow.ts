@@ -5,7 +5,7 @@ import type { JsonObject } from '../domain/workflow.types.js';
 import type { UseCaseDeps } from './deps.js';
 import { startExecution } from './start-execution.js';
 
-/** The longest a synchronous execute waits for the end (DESIGN.md section 7). */
+/** The longest a synchronous execute waits for the end (docs/design.md section 7). */
 export const MAX_WAIT_MS = 30_000;
 
 export interface ExecuteWorkflowInput {

@@ -12,7 +12,7 @@ export interface RetryExecutionInput {
 }
 
 /**
- * Retries a failed or cancelled execution from where it stopped (DESIGN.md section 7): a new run
+ * Retries a failed or cancelled execution from where it stopped (docs/design.md section 7): a new run
  * (trigger manual, `retryOf` the old one, a credit like any run) with the same input, which starts
  * from the old run's completed nodes (domain/retry.ts) and runs the rest. Answers it running.
  */

@@ -30,7 +30,7 @@ export interface CompositionCheck {
 }
 
 /**
- * Validates a graph (DESIGN.md section 7) and, once it is otherwise valid, that each agent node's
+ * Validates a graph (docs/design.md section 7) and, once it is otherwise valid, that each agent node's
  * agent exists in the tenant (asked of agent-memory) and that each workflow or foreach node names
  * another workflow of the tenant (never the workflow itself). Throws one ValidationError naming
  * every issue.

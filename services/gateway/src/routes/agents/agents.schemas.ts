@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { pageParams } from '../../http/paging.js';
 
 /*
- * Allowed values of DESIGN.md section 6. The agent-memory service checks them too (it is the
+ * Allowed values of docs/design.md section 6. The agent-memory service checks them too (it is the
  * authority for gRPC callers); they are repeated here so the OpenAPI document lists them.
  */
 export const AGENT_TYPES = ['assistant', 'support', 'sales', 'research', 'custom'] as const;
@@ -10,7 +10,7 @@ export const AGENT_STATUSES = ['active', 'inactive'] as const;
 export const MEMORY_TYPES = ['semantic', 'episodic', 'procedural'] as const;
 
 /*
- * Tool grants (DESIGN.md section 9). agent-memory checks them in full (JSON Schema shape, URL
+ * Tool grants (docs/design.md section 9). agent-memory checks them in full (JSON Schema shape, URL
  * templates, unique names, that a workflow is the tenant's); these schemas describe them.
  */
 const toolName = z
@@ -69,7 +69,7 @@ const configShape = {
   temperature: z.number().min(0).max(2),
   max_tokens: z.number().int().min(1).max(32_768).describe('Upper bound of the reply length in tokens'),
   system_prompt: z.string().max(16_000),
-  tools: z.array(toolGrant).max(32).describe('Tool grants (DESIGN.md section 9); a PATCH replaces the whole list'),
+  tools: z.array(toolGrant).max(32).describe('Tool grants (docs/design.md section 9); a PATCH replaces the whole list'),
   max_steps: z.number().int().min(1).max(32).describe('Model rounds that may call tools in one chat turn (default 8)'),
   tool_timeout_ms: z.number().int().min(100).max(120_000).describe('Time limit of one tool call (default 30000)'),
 };
@@ -181,7 +181,7 @@ export const agentListResponse = z.object({
 
 export const deleteResponse = z.object({ success: z.boolean(), message: z.string() });
 
-/** DESIGN.md section 6: a client's own conversation id, created on first use. */
+/** docs/design.md section 6: a client's own conversation id, created on first use. */
 export const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export const chatBody = z.object({

@@ -71,7 +71,7 @@ export async function chatOnce(agents: AgentMemory, caller: Caller, agentId: str
   return chatJson(await agents.chat(chatRequest(caller, agentId, body), { deadline: CHAT_DEADLINE_MS }));
 }
 
-/** SPEC.md section 4 (Agents) and DESIGN.md section 6: CRUD, chat (JSON or SSE), sessions and messages. */
+/** The API reference (Agents) and docs/design.md section 6: CRUD, chat (JSON or SSE), sessions and messages. */
 export function agentRoutes({ backends }: RouteDeps): Route[] {
   const agents = backends.agentMemory;
   return [

@@ -48,7 +48,7 @@ const userMe = z
   })
   .describe('With an access token: the user and their tenants');
 
-/** An API key sees itself only: never its creator's e-mail or other tenants (DESIGN.md section 4). */
+/** An API key sees itself only: never its creator's e-mail or other tenants (docs/design.md section 4). */
 const apiKeyMe = z
   .object({
     type: z.literal('api_key'),

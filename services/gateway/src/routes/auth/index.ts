@@ -24,7 +24,7 @@ function tokens(answer: { accessToken: string; tokenType: string; expiresIn: num
   };
 }
 
-/** SPEC.md section 4, Authentication and keys. Validation errors here are 422. */
+/** The API reference, Authentication and keys. Validation errors here are 422. */
 export function authRoutes({ backends, revocations, profiles }: RouteDeps): Route[] {
   const identity = backends.identity;
   return [

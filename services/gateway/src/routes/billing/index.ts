@@ -33,7 +33,7 @@ const purchaseResponse = z.object({
   created_at: z.string(),
 });
 
-/** DESIGN.md section 5: the tenant's balance and ledger, and purchases by its owner. */
+/** docs/design.md section 5: the tenant's balance and ledger, and purchases by its owner. */
 export function billingRoutes({ backends }: RouteDeps): Route[] {
   return [
     defineRoute({

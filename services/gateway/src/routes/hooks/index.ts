@@ -25,7 +25,7 @@ function hookInput(ctx: Context): Record<string, unknown> {
 }
 
 /**
- * Inbound workflow hooks (`POST /hooks/:hook_id[/path]`, DESIGN.md section 7): public, outside
+ * Inbound workflow hooks (`POST /hooks/:hook_id[/path]`, docs/design.md section 7): public, outside
  * /api/v1, addressed by the workflow's secret hook id. Only an active workflow at its webhook
  * node's path answers; everything else is a 404. The per-hook rate limit runs before this (app.ts).
  */

@@ -88,7 +88,7 @@ export async function searchMemory(memory: AgentMemory, caller: Caller, body: z.
   };
 }
 
-/** SPEC.md section 4 (Memory) and DESIGN.md section 6: add, hybrid search, CRUD, consolidation. */
+/** The API reference (Memory) and docs/design.md section 6: add, hybrid search, CRUD, consolidation. */
 export function memoryRoutes({ backends }: RouteDeps): Route[] {
   const memory = backends.agentMemory;
   return [

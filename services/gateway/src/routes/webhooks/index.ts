@@ -59,7 +59,7 @@ export function deliveryJson(delivery: webhookV1.Delivery) {
 /** A test send waits for the endpoint (up to its 10 s limit), so its call gets more time. */
 const TEST_SEND_DEADLINE_MS = 15_000;
 
-/** SPEC.md section 4 (Webhooks) and DESIGN.md section 8; decisions in docs/webhooks.md. */
+/** The API reference (Webhooks) and docs/design.md section 8; decisions in docs/webhooks.md. */
 export function webhookRoutes({ backends }: RouteDeps): Route[] {
   const webhooks = backends.webhook;
   const read = requireScope('webhooks:read');

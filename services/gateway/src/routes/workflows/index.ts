@@ -93,7 +93,7 @@ export async function getExecution(
   return executionToJson(execution);
 }
 
-/** The workflows routes (SPEC.md section 4, DESIGN.md section 7), plus delete and cancel. */
+/** The workflows routes (the API reference, docs/design.md section 7), plus delete and cancel. */
 export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
   const workflows = backends.workflow;
   return [

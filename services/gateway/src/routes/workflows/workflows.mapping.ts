@@ -14,7 +14,7 @@ export function hooksBase(config: GatewayConfig, ctx: Context): string {
   return `${origin}/hooks`;
 }
 
-/** `"1.24s"` (DESIGN.md section 7). */
+/** `"1.24s"` (docs/design.md section 7). */
 export function formatDuration(ms: number): string {
   return `${(ms / 1000).toFixed(2)}s`;
 }

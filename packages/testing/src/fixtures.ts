@@ -72,3 +72,28 @@ export async function newTenant(platform: Pick<Platform, 'url'>): Promise<{ user
   const user = await registerUser(platform.url);
   return { user, http: api(platform.url, user.accessToken) };
 }
+
+/**
+ * Writes `count` semantic memories of an agent straight into agent-memory's `memories` collection
+ * (the caller's driver handle): a long history without the API's cost, for quota tests.
+ */
+export async function seedMemories(
+  memories: { insertMany(docs: never[]): Promise<unknown> },
+  tenantId: string,
+  agentId: string,
+  count: number,
+): Promise<void> {
+  const now = new Date();
+  const docs = Array.from({ length: count }, (_, i) => ({
+    _id: `mem_seed_${agentId}_${i}`,
+    tenant_id: tenantId,
+    agent_id: agentId,
+    memory_type: 'semantic',
+    content: `seeded memory ${i}`,
+    metadata: {},
+    merged_from: [],
+    created_at: now,
+    updated_at: now,
+  }));
+  await memories.insertMany(docs as never[]);
+}

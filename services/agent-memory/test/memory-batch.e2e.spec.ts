@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import { startTenantPlatform, suiteFixture } from '@agentplatform/testing';
+import { seedMemories, startTenantPlatform, suiteFixture } from '@agentplatform/testing';
 import { newTenant, type Http } from './support';
 
 /**
@@ -86,23 +86,8 @@ describe('memory batch add through the gateway', () => {
     // 9,980 memories written straight into the service's database stand for a long history.
     const mongo = await MongoClient.connect(suite.platform.mongoUri);
     try {
-      const now = new Date();
-      await mongo
-        .db(suite.platform.database('agent-memory'))
-        .collection('memories')
-        .insertMany(
-          Array.from({ length: 9_980 }, (_, i) => ({
-            _id: `mem_seed_${agentId}_${i}`,
-            tenant_id: user.tenantId,
-            agent_id: agentId,
-            memory_type: 'semantic',
-            content: `seeded memory ${i}`,
-            metadata: {},
-            merged_from: [],
-            created_at: now,
-            updated_at: now,
-          })) as never[],
-        );
+      const memories = mongo.db(suite.platform.database('agent-memory')).collection('memories');
+      await seedMemories(memories, user.tenantId, agentId, 9_980);
     } finally {
       await mongo.close();
     }

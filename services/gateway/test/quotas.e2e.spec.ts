@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import { newTenant, Receiver, startPlatform, suiteFixture } from '@agentplatform/testing';
+import { newTenant, Receiver, seedMemories, startPlatform, suiteFixture } from '@agentplatform/testing';
 
 const agentBody = (name: string) => ({ name, type: 'assistant' });
 const workflowBody = (name: string) => ({
@@ -89,30 +89,14 @@ describe('plan quotas', () => {
   });
 
   /** Writes `count` semantic memories of an agent straight into agent-memory's database. */
-  async function seedMemories(tenantId: string, agentId: string, count: number): Promise<void> {
-    const now = new Date();
-    const docs = Array.from({ length: count }, (_, i) => ({
-      _id: `mem_seed_${agentId}_${i}`,
-      tenant_id: tenantId,
-      agent_id: agentId,
-      memory_type: 'semantic',
-      content: `seeded memory ${i}`,
-      metadata: {},
-      merged_from: [],
-      created_at: now,
-      updated_at: now,
-    }));
-    await mongo
-      .db(platform.database('agent-memory'))
-      .collection('memories')
-      .insertMany(docs as never[]);
-  }
+  const seed = (tenantId: string, agentId: string, count: number) =>
+    seedMemories(mongo.db(platform.database('agent-memory')).collection('memories'), tenantId, agentId, count);
 
   it('memories per agent stop at 10,000 under parallel adds', async () => {
     const { user, http } = await newTenant(platform);
     const agent = (await http.post('/api/v1/agents', agentBody('full'))).body;
     // 9,999 memories written straight into the service's database stand for a long history.
-    await seedMemories(user.tenantId, agent.id, 9_999);
+    await seed(user.tenantId, agent.id, 9_999);
 
     const add = (i: number) => http.post('/api/v1/memory', { agent_id: agent.id, content: `new memory ${i}` });
     const statuses = await fill(add, 0, 20);
@@ -126,7 +110,7 @@ describe('plan quotas', () => {
     const agent = (
       await http.post('/api/v1/agents', { ...agentBody('talker'), memory_types: ['semantic', 'episodic'] })
     ).body;
-    await seedMemories(user.tenantId, agent.id, 9_998);
+    await seed(user.tenantId, agent.id, 9_998);
     const add = (i: number) => http.post('/api/v1/memory', { agent_id: agent.id, content: `new memory ${i}` });
     expect((await add(0)).status).toBe(201); // 9,999 of 10,000
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { Receiver, ServiceProcess, startPlatform, suiteFixture } from '@agentplatform/testing';
 import { byNode, finished, newTenant, type Http } from './workflows.support';
@@ -7,8 +8,6 @@ const LIST = `[${Array.from({ length: 300 }, (_, i) => i).join(',')}]`;
 const BOMB = `${LIST}.all(x, ${LIST}.all(y, ${LIST}.all(z, true)))`;
 const LEASE_MS = 1_500;
 const BOMBS = 6;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A lease takeover never re-runs an execution that failed its budget (issue 13): two workflow

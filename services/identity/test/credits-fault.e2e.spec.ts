@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes, randomInt } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import mongoose from 'mongoose';
@@ -31,8 +32,6 @@ interface Ledger {
 }
 
 type Client = ReturnType<typeof createGrpcClient<typeof identityV1.IdentityServiceDefinition>>;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('identity credits under crashes', () => {
   const platform = suiteFixture(() => startPlatform({ services: ['identity'] }));

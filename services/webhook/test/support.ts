@@ -103,7 +103,7 @@ export function eventIdsOf(requests: readonly ReceivedRequest[]): string[] {
   return requests.map((r) => (JSON.parse(r.body) as { id: string }).id);
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export { setTimeout as sleep } from 'node:timers/promises';
 
 /** What every suite here starts: a platform, an event producer, a receiver and a gRPC client. */
 export interface WebhookHarness {

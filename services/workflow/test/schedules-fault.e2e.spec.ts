@@ -1,13 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { newId } from '@agentplatform/service-kit';
 import { suiteFixture, waitFor } from '@agentplatform/testing';
-import {
-  claimsSettled,
-  createActive,
-  executionsOf,
-  scheduleWorkflow,
-  sleep,
-  startTwoReplicas,
-} from './schedules.support';
+import { claimsSettled, createActive, executionsOf, scheduleWorkflow, startTwoReplicas } from './schedules.support';
 
 jest.setTimeout(180_000);
 

@@ -1,10 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { EventTap, suiteFixture, waitFor } from '@agentplatform/testing';
 import {
   claimsSettled,
   createActive,
   executionsOf,
   scheduleWorkflow,
-  sleep,
   startTwoReplicas,
   tenantOnPlan,
 } from './schedules.support';

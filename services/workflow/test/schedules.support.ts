@@ -108,7 +108,3 @@ export async function claimsSettled(setup: TwoReplicas, workflowId: string, time
     { timeoutMs, intervalMs: 200, what: `claims of ${workflowId} to settle` },
   );
 }
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

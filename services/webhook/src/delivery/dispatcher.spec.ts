@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger } from '@agentplatform/service-kit';
 import type { AttemptResult, Webhook } from '../domain/types';
 import type { DeliveryRepository } from '../persistence/delivery.repository';
@@ -14,8 +15,6 @@ const ok = (request: SendRequest): AttemptResult => ({
   responseHeaders: {},
   success: true,
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A dispatcher whose sender never answers URLs on `hang.example`, answers URLs on `slow.example`

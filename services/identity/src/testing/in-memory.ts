@@ -1,16 +1,20 @@
 import { InMemoryOutbox } from '@agentplatform/testing';
+import type { ChainHead, LedgerEntry } from '../domain/credit-chain.js';
 import type { ApiKey, ApiKeyRepository } from '../persistence/api-key.repository.js';
+import type { CreditRepository } from '../persistence/credit.repository.js';
 import type { LoginThrottleRepository } from '../persistence/login-throttle.repository.js';
 import type { RefreshToken, RefreshTokenRepository } from '../persistence/refresh-token.repository.js';
 import type { Membership, MembershipWithTenant, Tenant, TenantRepository } from '../persistence/tenant.repository.js';
 import type { User, UserRepository } from '../persistence/user.repository.js';
+import type { SigningKeyRepository } from '../persistence/signing-key.repository.js';
 import type { PasswordHasher } from '../security/password-hasher.js';
 import type { TokenIssuer } from '../security/token-issuer.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 
 /** Users in memory, with the unique e-mail index of the real collection. */
-export class InMemoryUsers implements Pick<UserRepository, 'insert' | 'findByEmail' | 'findById'> {
+export class InMemoryUsers implements Pick<UserRepository, 'insert' | 'findByEmail' | 'findById' | 'findWithTenants'> {
   readonly byId = new Map<string, User>();
+  constructor(private readonly tenants: InMemoryTenants) {}
   async insert(user: User): Promise<void> {
     if ([...this.byId.values()].some((u) => u.email === user.email)) {
       throw Object.assign(new Error('E11000 duplicate key error'), { code: 11000 });
@@ -22,6 +26,13 @@ export class InMemoryUsers implements Pick<UserRepository, 'insert' | 'findByEma
   }
   async findById(id: string): Promise<User | undefined> {
     return this.byId.get(id);
+  }
+  /** The user with their memberships, each named after its tenant (one whose tenant is gone is left out). */
+  async findWithTenants(id: string): Promise<{ user: User; tenants: MembershipWithTenant[] } | undefined> {
+    const user = this.byId.get(id);
+    if (!user) return undefined;
+    const tenants = (await this.tenants.membershipsOf(id)).filter((m) => this.tenants.tenants.has(m.tenantId));
+    return { user: { ...user }, tenants };
   }
 }
 
@@ -164,26 +175,123 @@ export const fakeTokens: Pick<TokenIssuer, 'issue' | 'ttlSeconds'> = {
   },
 };
 
-/** The credit ledger as registration writes it: the opened accounts and their entries. */
-export class RecordingCredits {
+type CreditStore = Pick<
+  CreditRepository,
+  | 'openAccount'
+  | 'head'
+  | 'append'
+  | 'insertEntry'
+  | 'findByKeys'
+  | 'findByKey'
+  | 'closeHolds'
+  | 'expiredHolds'
+  | 'disarmLowAlert'
+  | 'armLowAlert'
+  | 'recent'
+>;
+
+/**
+ * The credit accounts and ledger in memory, with the real collections' rules: unique entry ids
+ * and unique (tenant, idempotency key), ordered appends that stop at the first duplicate, the
+ * chain's end read from the newest chained entry (else the account's opening balance).
+ */
+export class InMemoryCredits implements CreditStore {
+  /** The balance each account was opened with. */
   readonly accounts = new Map<string, number>();
-  readonly entries: Array<{ tenantId: string; amount: number; idempotencyKey: string }> = [];
-  async openAccount(tenantId: string, balance: number): Promise<void> {
+  /** Whether the account's low-credit alert is armed. */
+  readonly armed = new Map<string, boolean>();
+  readonly entries: LedgerEntry[] = [];
+
+  async openAccount(tenantId: string, balance: number, armed: boolean): Promise<void> {
     this.accounts.set(tenantId, balance);
+    this.armed.set(tenantId, armed);
   }
-  async insertEntry(entry: { tenantId: string; amount: number; idempotencyKey: string }): Promise<void> {
-    this.entries.push(entry);
+  async head(tenantId: string): Promise<ChainHead | undefined> {
+    const balance = this.accounts.get(tenantId);
+    if (balance === undefined) return undefined;
+    const last = this.chain(tenantId)[0];
+    return last ? { seq: last.seq!, balance: last.balanceAfter } : { seq: 0, balance };
+  }
+  async append(entries: LedgerEntry[]): Promise<{ stored: number; conflict: boolean }> {
+    let stored = 0;
+    for (const entry of entries) {
+      if (this.taken(entry)) return { stored, conflict: true };
+      this.entries.push(structuredClone(entry));
+      stored++;
+    }
+    return { stored, conflict: false };
+  }
+  async insertEntry(entry: LedgerEntry): Promise<void> {
+    if (this.taken(entry)) throw Object.assign(new Error('E11000 duplicate key error'), { code: 11000 });
+    this.entries.push(structuredClone(entry));
+  }
+  async findByKeys(tenantId: string, keys: string[]): Promise<LedgerEntry[]> {
+    return this.entries
+      .filter((e) => e.tenantId === tenantId && keys.includes(e.idempotencyKey))
+      .map((e) => structuredClone(e));
+  }
+  async findByKey(tenantId: string, key: string): Promise<LedgerEntry | undefined> {
+    return (await this.findByKeys(tenantId, [key]))[0];
+  }
+  async closeHolds(tenantId: string, entryIds: string[]): Promise<void> {
+    for (const entry of this.entries) {
+      if (entry.tenantId === tenantId && entryIds.includes(entry.id)) delete entry.holdExpiresAt;
+    }
+  }
+  async expiredHolds(now: Date, limit: number): Promise<LedgerEntry[]> {
+    return this.entries
+      .filter((e) => e.holdExpiresAt && e.holdExpiresAt <= now)
+      .sort((a, b) => a.holdExpiresAt!.getTime() - b.holdExpiresAt!.getTime())
+      .slice(0, limit)
+      .map((e) => structuredClone(e));
+  }
+  async disarmLowAlert(tenantId: string): Promise<boolean> {
+    if (this.armed.get(tenantId) !== true) return false;
+    this.armed.set(tenantId, false);
+    return true;
+  }
+  async armLowAlert(tenantId: string): Promise<void> {
+    if (this.armed.get(tenantId) === false) this.armed.set(tenantId, true);
+  }
+  async recent(tenantId: string, limit: number): Promise<LedgerEntry[]> {
+    return this.chain(tenantId)
+      .slice(0, limit)
+      .map((e) => structuredClone(e));
+  }
+  /** The tenant's balance as the ledger has it now. */
+  balance(tenantId: string): number | undefined {
+    return this.chain(tenantId)[0]?.balanceAfter ?? this.accounts.get(tenantId);
+  }
+  private chain(tenantId: string): LedgerEntry[] {
+    return this.entries.filter((e) => e.tenantId === tenantId).sort((a, b) => (b.seq ?? 0) - (a.seq ?? 0));
+  }
+  private taken(entry: LedgerEntry): boolean {
+    return this.entries.some(
+      (e) => e.id === entry.id || (e.tenantId === entry.tenantId && e.idempotencyKey === entry.idempotencyKey),
+    );
   }
 }
 
-/** The identity use cases' deps, every port in memory (credits: registration's writes only). */
+/** Signing keys' withdrawal marks: the first replica to mark a key wins, as in the collection. */
+export class InMemorySigningKeys implements Pick<SigningKeyRepository, 'markWithdrawn'> {
+  readonly withdrawnAt = new Map<string, Date>();
+  constructor(readonly kids: string[] = []) {}
+  async markWithdrawn(kid: string, at: Date): Promise<boolean> {
+    if (!this.kids.includes(kid) || this.withdrawnAt.has(kid)) return false;
+    this.withdrawnAt.set(kid, at);
+    return true;
+  }
+}
+
+/** The identity use cases' deps, every port in memory. */
 export function inMemoryIdentityDeps() {
+  const tenants = new InMemoryTenants();
   const fakes = {
-    users: new InMemoryUsers(),
-    tenants: new InMemoryTenants(),
+    users: new InMemoryUsers(tenants),
+    tenants,
     refreshTokens: new InMemoryRefreshTokens(),
     apiKeys: new InMemoryApiKeys(),
-    credits: new RecordingCredits(),
+    credits: new InMemoryCredits(),
     loginThrottles: new InMemoryLoginThrottles(),
     outbox: new InMemoryOutbox(),
     hasher: fakeHasher,

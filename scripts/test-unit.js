@@ -20,4 +20,4 @@ run(process.execPath, [
   ...LIBRARIES,
   '--outputStyle=static',
 ]);
-runJest(['-c', path.join(ROOT, 'jest.unit.config.js'), '--maxWorkers=2', ...process.argv.slice(2)]);
+runJest(['-c', path.join(ROOT, 'jest.unit.config.js'), ...process.argv.slice(2)]);

@@ -79,14 +79,25 @@ describe('schedules', () => {
   });
 
   it('answers fast: a save no longer stalls the service', () => {
-    const started = process.hrtime.bigint();
-    for (let second = 0; second < 60; second++)
-      closestTicksUnder({ cron: `${second} * * * * *`, timezone: 'UTC' }, 60_000, new Date());
-    const listing = process.hrtime.bigint();
-    new Cron('*/2 * * * * *', { paused: true, mode: '5-or-6-parts' }).nextRuns(1_000, new Date());
-    const listed = process.hrtime.bigint();
+    /** The fastest of five rounds: a round the machine preempted or collected in says nothing. */
+    const fastest = (work: () => void) => {
+      let best = Infinity;
+      for (let round = 0; round < 5; round++) {
+        const started = performance.now();
+        work();
+        best = Math.min(best, performance.now() - started);
+      }
+      return best;
+    };
+    const checks = fastest(() => {
+      for (let second = 0; second < 60; second++)
+        closestTicksUnder({ cron: `${second} * * * * *`, timezone: 'UTC' }, 60_000, new Date());
+    });
+    const listing = fastest(() => {
+      new Cron('*/2 * * * * *', { paused: true, mode: '5-or-6-parts' }).nextRuns(1_000, new Date());
+    });
     // Sixty checks cost less than listing 1,000 ticks once (measured in the same run).
-    expect(listing - started).toBeLessThan(listed - listing);
+    expect(checks).toBeLessThan(listing);
   });
 
   it('computes UTC ticks as croner does in the UTC timezone, faster', () => {

@@ -83,14 +83,23 @@ function installSchemathesis() {
  * @returns {Promise<Record<string, string>>} the JSON answer (the fields read here are strings)
  */
 async function call(url, method, pathname, body, headers = {}) {
-  const res = await fetch(new URL(pathname, url), {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const json = /** @type {Record<string, string>} */ (await res.json());
-  if (!res.ok) throw new Error(`${method} ${pathname}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
+  // The fuzz run before this call may have spent the per-address limit of register and login
+  // (AUTH_RATE_LIMIT_PER_MINUTE): a 429 is waited out as its Retry-After says, a few times.
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(new URL(pathname, url), {
+      method,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const json = /** @type {Record<string, string>} */ (await res.json());
+    if (res.ok) return json;
+    const retryAfter = Number(res.headers.get('retry-after') ?? json.retry_after);
+    if (res.status !== 429 || attempt >= 4 || !(retryAfter > 0)) {
+      throw new Error(`${method} ${pathname}: ${res.status} ${JSON.stringify(json)}`);
+    }
+    console.log(`[fuzz] ${method} ${pathname} answered 429: waiting ${retryAfter} s as Retry-After says`);
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000 + 250));
+  }
 }
 
 /**

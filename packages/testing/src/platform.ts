@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ServiceProcess, type ServiceName } from './service-process.js';
@@ -162,14 +162,24 @@ export function startPlatform(options?: PlatformOptions): Promise<Platform> {
   return new Platform(options).start();
 }
 
-/** A TCP port free right now on the loopback interface. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A TCP port free right now on the loopback interface, for a service to listen on a moment later.
+ * It is drawn below Linux's ephemeral range (32768-60999 by default): a port the kernel handed out
+ * (listen(0)) is also where it puts outgoing connections, and one of them (to Kafka, MongoDB, a
+ * parallel suite's service) took such a port between this check and the service's listen in CI.
+ */
+async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 100; tries++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await canListen(port)) return port;
+  }
+  throw new Error('no free port found between 20000 and 32000');
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }

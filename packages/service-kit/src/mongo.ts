@@ -77,17 +77,26 @@ export async function insertEach<D>(collection: InsertManyTarget<D>, docs: D[]):
     await collection.insertMany(docs, { ordered: false });
     return docs.map(() => undefined);
   } catch (error) {
-    const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
-    if (writeErrors === undefined) throw error;
-    const list = (Array.isArray(writeErrors) ? writeErrors : [writeErrors]) as Array<{
-      index: number;
-      code?: number;
-      errmsg?: string;
-    }>;
-    const results: Array<undefined | Error> = docs.map(() => undefined);
-    for (const e of list) results[e.index] = new DocumentWriteError(e.errmsg ?? 'write failed', e.code);
-    return results;
+    return perOperationErrors(error, docs.length);
   }
+}
+
+/**
+ * The outcome of each operation of an unordered bulk write that failed in part: undefined, or the
+ * DocumentWriteError its index met. Rethrows an error that is not a bulk write's (a lost
+ * connection: nothing is known per operation).
+ */
+export function perOperationErrors(error: unknown, count: number): Array<undefined | Error> {
+  const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
+  if (writeErrors === undefined) throw error;
+  const list = (Array.isArray(writeErrors) ? writeErrors : [writeErrors]) as Array<{
+    index: number;
+    code?: number;
+    errmsg?: string;
+  }>;
+  const results: Array<undefined | Error> = Array.from({ length: count }, () => undefined);
+  for (const e of list) results[e.index] = new DocumentWriteError(e.errmsg ?? 'write failed', e.code);
+  return results;
 }
 
 /**

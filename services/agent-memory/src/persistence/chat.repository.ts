@@ -1,5 +1,5 @@
 import type { Outbox, OutboxEvent, OutboxGroup } from '@agentplatform/events';
-import { GroupCommit, DocumentWriteError, findPage, insertEach } from '@agentplatform/service-kit';
+import { GroupCommit, findPage, insertEach, perOperationErrors } from '@agentplatform/service-kit';
 import type { AnyBulkWriteOperation, ClientSession, Collection, Connection, Model } from 'mongoose';
 import type { ChatMessage, Session, ToolStep } from '../domain/chat.js';
 import { messageModel, sessionModel, type MessageDoc, type SessionDoc } from './chat.schema.js';
@@ -318,17 +318,10 @@ export class ChatRepository {
     try {
       await this.sessionCollection.bulkWrite(ops as never, { ordered: false, session: dbSession });
     } catch (error) {
-      const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
-      if (writeErrors === undefined) throw error;
-      const list = (Array.isArray(writeErrors) ? writeErrors : [writeErrors]) as Array<{
-        index: number;
-        code?: number;
-        errmsg?: string;
-      }>;
-      for (const e of list) {
-        for (const i of entries[e.index]?.of ?? [])
-          results[i] = new DocumentWriteError(e.errmsg ?? 'write failed', e.code);
-      }
+      // A session's failed update fails every write folded into it.
+      perOperationErrors(error, entries.length).forEach((failed, index) => {
+        if (failed) for (const i of entries[index]!.of) results[i] = failed;
+      });
     }
     return results;
   }

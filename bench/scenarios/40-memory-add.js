@@ -266,6 +266,7 @@ async function measuredAdds(ctx, state, { memories, perRequest, concurrency, req
   const versionBefore = await memoryVersion(ctx, state.agentId);
   const loadBefore = os.loadavg()[0];
   const total = Math.ceil(memories / perRequest);
+  const embeddedBefore = await embeddedTotal(ctx);
   const addsStarted = Date.now();
   const figures = await latencies({ total, concurrency, request });
   const cpuAdds = cpu();
@@ -273,7 +274,7 @@ async function measuredAdds(ctx, state, { memories, perRequest, concurrency, req
   const loadAfter = os.loadavg()[0];
   const opsAfter = await databaseOps(ctx);
   const bumps = (await memoryVersion(ctx, state.agentId)) - versionBefore;
-  const drain = await drainAfterAdds(ctx, state, { memories, addsStarted, cpu, cpuAdds, opsAfter });
+  const drain = await drainAfterAdds(ctx, state, { memories, addsStarted, embeddedBefore, cpu, cpuAdds, opsAfter });
   const ops = opsBefore && opsAfter ? ((opsAfter - opsBefore) / memories).toFixed(2) : 'n/a';
   const perSecond = Math.round(memories / figures.seconds);
   const note =
@@ -290,34 +291,68 @@ async function measuredAdds(ctx, state, { memories, perRequest, concurrency, req
 
 /** Longest wait for the adds' vectors (BENCH_DRAIN_BOUND_S, default 600 s) before giving up. */
 const DRAIN_BOUND_MS = Number(process.env.BENCH_DRAIN_BOUND_S || 600) * 1000;
-/** How often the drain is polled (a count over the stand-in's collection) and logged. */
+/** How often the drain is polled (agent-memory's counter; the database every DRAIN_LOG_MS) and logged. */
 const DRAIN_POLL_MS = 1_000;
 const DRAIN_LOG_MS = 10_000;
 
 /**
+ * Vectors agent-memory's backlog has stored so far (its `agent_memory_embedded_total`, all
+ * providers), read from its metrics endpoint; undefined when that cannot be read.
+ */
+async function embeddedTotal(ctx) {
+  const port = ctx.platform.service('agent-memory').ready?.metrics_port;
+  if (!port) return undefined;
+  try {
+    const text = await new Promise((resolve, reject) => {
+      http
+        .get(`http://127.0.0.1:${port}/metrics`, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve(body));
+          res.on('error', reject);
+        })
+        .on('error', reject);
+    });
+    const lines = String(text)
+      .split('\n')
+      .filter((line) => line.startsWith('agent_memory_embedded_total'));
+    return lines.length > 0 ? lines.reduce((sum, line) => sum + Number(line.split(' ').pop()), 0) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Waits for the embedding backlog to give every added memory its vector (none may be lost) and
  * measures the drain: memories/s from the first add and from the last add until the last vector
- * is stored (polled every second), and the CPU per memory embedded after the last add of
- * agent-memory's main thread, its other threads (the model's worker), the stand-in and the
- * gateway, with database operations per memory. Logs progress every 10 s and gives up after
- * DRAIN_BOUND_MS with a line saying how many are still waiting.
+ * is stored, and the CPU per memory embedded after the last add of agent-memory's main thread,
+ * its other threads (the model's worker), the stand-in and the gateway, with database operations
+ * per memory. It polls agent-memory's count of stored vectors every second (a count of the
+ * agent's waiting items is a scan of the collection on the stand-in, whose CPU would be charged to
+ * the drain) and counts the waiting items in the database every 10 s, when it logs progress, and
+ * at the end; it gives up after DRAIN_BOUND_MS with a line saying how many are still waiting.
  */
-async function drainAfterAdds(ctx, state, { memories, addsStarted, cpu, cpuAdds, opsAfter }) {
+async function drainAfterAdds(ctx, state, { memories, addsStarted, embeddedBefore, cpu, cpuAdds, opsAfter }) {
   const loadEnded = Date.now();
   const waitingAtLastAdd = await itemsWithoutVector(ctx, state.agentId);
   let waiting = waitingAtLastAdd;
-  let lastLog = loadEnded;
+  let lastCount = Date.now();
   while (waiting > 0 && Date.now() - loadEnded < DRAIN_BOUND_MS) {
     await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+    const embedded = embeddedBefore === undefined ? undefined : await embeddedTotal(ctx);
+    const countNow =
+      embedded === undefined || embedded - embeddedBefore >= memories || Date.now() - lastCount >= DRAIN_LOG_MS;
+    if (!countNow) continue;
     waiting = await itemsWithoutVector(ctx, state.agentId);
-    if (waiting > 0 && Date.now() - lastLog >= DRAIN_LOG_MS) {
-      lastLog = Date.now();
-      const seconds = (lastLog - loadEnded) / 1000;
+    if (Date.now() - lastCount >= DRAIN_LOG_MS && waiting > 0) {
+      const seconds = (Date.now() - loadEnded) / 1000;
       ctx.log(
         `drain: ${memories - waiting} of ${memories} vectors stored, ${waiting} waiting, ${seconds.toFixed(0)} s ` +
           `after the last add (${((waitingAtLastAdd - waiting) / seconds).toFixed(1)} memories/s since then)`,
       );
     }
+    if (Date.now() - lastCount >= DRAIN_LOG_MS) lastCount = Date.now();
   }
   const ended = Date.now();
   const cpuEnd = cpu();

@@ -137,8 +137,8 @@ describe('embedding backlog on the database', () => {
 
     // 25 batches. Claims and stores go by primary key (and lease token); what is not by primary
     // key is the look-up of waiting items and the count of the backlog's size. Before, every
-    // batch made three such queries and every item's store one (about 19 per batch), each a scan
-    // of the whole collection on the stand-in.
+    // batch made three such queries (80 in this test), each a scan of the whole collection on
+    // the stand-in, as was every item's store until the (embed_token, _id) index.
     const scans = commands.flatMap((c) => c.filters).filter((f) => !byPrimaryKey(f));
     expect(scans.length).toBeLessThanOrEqual(6);
     // Per batch: the claim (an update of each candidate, a read of the claimed) and the store

@@ -4,7 +4,8 @@ const { agentWithMemories, measuredAdds, post, sentence } = require('./40-memory
 
 const PER_BATCH = 50;
 const CONCURRENCY = 4;
-const MEMORIES = 6_000;
+/** BENCH_MEMORY_BATCH_ADDS: another number of memories (e.g. a shorter run first). */
+const MEMORIES = Number(process.env.BENCH_MEMORY_BATCH_ADDS || 6_000);
 
 /**
  * Memory adds through `POST /api/v1/memory/batch`: 6,000 memories in batches of 50, four batches

@@ -64,6 +64,12 @@ export interface ClaimedItem {
   content: string;
 }
 
+/** An item `findPending` found: lacking a vector, and with no lease or the token of an expired one. */
+export interface PendingItem {
+  id: string;
+  token?: string;
+}
+
 /** Items with no vector of `provider` (never embedded, or by another embedder). */
 function pending(provider: string): Record<string, unknown> {
   return { 'embedding.provider': { $ne: provider } };
@@ -167,19 +173,20 @@ export class MemoryRepository {
   }
 
   /**
-   * Claims up to `limit` items that lack a vector of `provider` and that no live lease holds:
-   * marks them with `token` until `leaseUntil`, so replicas never embed the same batch twice, and
-   * a replica that dies mid-batch only delays its items until the lease runs out.
-   * `scope` limits the claim to one agent (consolidation embeds what it is about to compare).
+   * Up to `limit` items that lack a vector of `provider` and that no live lease holds, each with
+   * the token of the lease it had (an expired one) if any. A look-up only: `claim` takes them.
+   * `scope` limits it to one agent (consolidation embeds what it is about to compare).
+   *
+   * This is the backlog's only query that is not answered by primary key: on MongoDB it runs on
+   * the `embedding.provider` index; the local stand-in scans the collection for it, so the
+   * backlog asks for many candidates at a time (see EmbeddingBacklog) rather than once per batch.
    */
-  async claimPending(
+  async findPending(
     provider: string,
     limit: number,
-    token: string,
     now: Date,
-    leaseUntil: Date,
     scope?: { tenantId: string; agentId: string },
-  ): Promise<ClaimedItem[]> {
+  ): Promise<PendingItem[]> {
     const free = {
       ...pending(provider),
       ...(scope ? { tenant_id: scope.tenantId, agent_id: scope.agentId } : {}),
@@ -189,17 +196,50 @@ export class MemoryRepository {
         { embed_lease_until: { $lt: now } },
       ],
     };
-    const candidates = await this.model.find(free, { _id: 1 }).limit(limit).lean<Array<{ _id: string }>>();
-    if (candidates.length === 0) return [];
-    // The filter again: another replica may have claimed some of them since the read.
-    await this.model.updateMany(
-      { ...free, _id: { $in: candidates.map((c) => c._id) } },
-      { $set: { embed_lease_until: leaseUntil, embed_token: token } },
-    );
     const docs = await this.model
-      .find({ embed_token: token }, { _id: 1, tenant_id: 1, agent_id: 1, content: 1 })
-      .lean<Array<Pick<MemoryDoc, '_id' | 'tenant_id' | 'agent_id' | 'content'>>>();
-    return docs.map((d) => ({ id: d._id, tenantId: d.tenant_id, agentId: d.agent_id, content: d.content }));
+      .find(free, { _id: 1, embed_token: 1 })
+      .limit(limit)
+      .lean<Array<Pick<MemoryDoc, '_id' | 'embed_token'>>>();
+    return docs.map((d) => (d.embed_token ? { id: d._id, token: d.embed_token } : { id: d._id }));
+  }
+
+  /**
+   * Claims the items `findPending` found, for one backlog batch: marks each with `token` until
+   * `leaseUntil`, provided it still carries the lease token it had then (none, or an expired
+   * one): a compare-and-set per item by primary key, so replicas never embed the same batch
+   * twice, and a replica that dies mid-batch only delays its items until the lease runs out.
+   * Items another replica took meanwhile are skipped; items that got a vector of `provider`
+   * meanwhile are let go again. Answers the items claimed, with their current content.
+   */
+  async claim(candidates: PendingItem[], provider: string, token: string, leaseUntil: Date): Promise<ClaimedItem[]> {
+    if (candidates.length === 0) return [];
+    // `embed_token: null` matches an item without a token. Every filter here is the primary key
+    // plus the token, which the unique (embed_token, _id) index also answers on the stand-in.
+    const result = await this.model.bulkWrite(
+      candidates.map((c) => ({
+        updateOne: {
+          filter: { _id: c.id, embed_token: c.token ?? null },
+          update: { $set: { embed_lease_until: leaseUntil, embed_token: token } },
+        },
+      })),
+      { ordered: false },
+    );
+    if (result.modifiedCount === 0) return [];
+    const docs = await this.model
+      .find(
+        { _id: { $in: candidates.map((c) => c.id) } },
+        { _id: 1, tenant_id: 1, agent_id: 1, content: 1, embed_token: 1, 'embedding.provider': 1 },
+      )
+      .lean<Array<Pick<MemoryDoc, '_id' | 'tenant_id' | 'agent_id' | 'content' | 'embed_token' | 'embedding'>>>();
+    const ours = docs.filter((d) => d.embed_token === token);
+    // Embedded by another replica after the look-up (its token was gone again by the claim).
+    await this.releaseIds(
+      token,
+      ours.filter((d) => d.embedding?.provider === provider).map((d) => d._id),
+    );
+    return ours
+      .filter((d) => d.embedding?.provider !== provider)
+      .map((d) => ({ id: d._id, tenantId: d.tenant_id, agentId: d.agent_id, content: d.content }));
   }
 
   /**
@@ -229,8 +269,22 @@ export class MemoryRepository {
   }
 
   /** Releases a claimed batch whose embedding failed, so it is tried again at once. */
-  async releaseClaim(token: string): Promise<void> {
-    await this.model.updateMany({ embed_token: token }, { $unset: { embed_lease_until: '', embed_token: '' } });
+  async releaseClaim(token: string, ids: string[]): Promise<void> {
+    await this.releaseIds(token, ids);
+  }
+
+  /** Removes `token`'s lease from these items, where it still stands (by primary key and token). */
+  private async releaseIds(token: string, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.model.bulkWrite(
+      ids.map((id) => ({
+        updateOne: {
+          filter: { _id: id, embed_token: token },
+          update: { $unset: { embed_lease_until: '', embed_token: '' } },
+        },
+      })),
+      { ordered: false },
+    );
   }
 
   /** Items waiting for a vector of `provider`, over all tenants (the backlog's size). */

@@ -61,7 +61,14 @@ const memorySchema = new Schema<MemoryDoc>(
 memorySchema.index({ tenant_id: 1, agent_id: 1, _id: -1 });
 memorySchema.index({ tenant_id: 1, agent_id: 1, memory_type: 1, _id: -1 });
 memorySchema.index({ 'embedding.provider': 1 });
-memorySchema.index({ embed_token: 1 }, { sparse: true });
+// The backlog's claims and stores address an item by primary key and lease token together. The
+// index holds only leased items on MongoDB (partial), and it is what lets the local stand-in,
+// which uses unique indexes only and ignores the partial filter, answer those filters without
+// scanning the collection (a scan per item made the backlog's drain quadratic there).
+memorySchema.index(
+  { embed_token: 1, _id: 1 },
+  { unique: true, partialFilterExpression: { embed_token: { $exists: true } } },
+);
 
 export function memoryModel(connection: Connection): Model<MemoryDoc> {
   return (connection.models.Memory as Model<MemoryDoc>) ?? connection.model('Memory', memorySchema);

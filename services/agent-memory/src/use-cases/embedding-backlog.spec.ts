@@ -1,20 +1,39 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger, Metrics } from '@agentplatform/service-kit';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
-import type { ClaimedItem, MemoryRepository } from '../persistence/memory.repository.js';
+import type { ClaimedItem, MemoryRepository, PendingItem } from '../persistence/memory.repository.js';
 import { RecordingIndex } from '../testing/in-memory.js';
-import { EmbeddingBacklog } from './embedding-backlog.js';
+import { CANDIDATES_PER_LOOKUP, EmbeddingBacklog } from './embedding-backlog.js';
 
 /** The backlog's part of the memory repository, in memory: items waiting for a vector, leases. */
 class PendingItems {
   readonly items = new Map<string, ClaimedItem & { token?: string; vector?: boolean }>();
+  /** Look-ups of waiting items (the query that is not by primary key), and the limits asked. */
+  readonly lookups: number[] = [];
+  /** Called with a look-up's answer before it is returned (another replica acting meanwhile). */
+  afterLookup: (found: PendingItem[]) => void = () => undefined;
   add(id: string): void {
     this.items.set(id, { id, tenantId: 't1', agentId: 'agt_1', content: `fact ${id}` });
   }
-  async claimPending(_provider: string, limit: number, token: string): Promise<ClaimedItem[]> {
-    const free = [...this.items.values()].filter((item) => !item.vector && !item.token).slice(0, limit);
-    for (const item of free) item.token = token;
-    return free.map(({ id, tenantId, agentId, content }) => ({ id, tenantId, agentId, content }));
+  async findPending(_provider: string, limit: number): Promise<PendingItem[]> {
+    this.lookups.push(limit);
+    const found = [...this.items.values()]
+      .filter((item) => !item.vector && !item.token)
+      .slice(0, limit)
+      .map(({ id }) => ({ id }));
+    this.afterLookup(found);
+    return found;
+  }
+  /** As the repository: a compare-and-set of the lease token per item; one embedded meanwhile is let go. */
+  async claim(candidates: PendingItem[], _provider: string, token: string): Promise<ClaimedItem[]> {
+    const claimed: ClaimedItem[] = [];
+    for (const candidate of candidates) {
+      const item = this.items.get(candidate.id);
+      if (!item || item.token !== candidate.token || item.vector) continue;
+      item.token = token;
+      claimed.push({ id: item.id, tenantId: item.tenantId, agentId: item.agentId, content: item.content });
+    }
+    return claimed;
   }
   async storeClaimed(token: string, vectors: Array<{ id: string }>) {
     const stored = vectors.map((v) => this.items.get(v.id)!).filter((item) => item.token === token);
@@ -32,17 +51,26 @@ class PendingItems {
   }
 }
 
-function setup(options: { yieldMs: number; quietMs: number; burstShare?: number; embedMs?: number }) {
+function setup(options: {
+  yieldMs: number;
+  quietMs: number;
+  burstShare?: number;
+  embedMs?: number;
+  idlePollMs?: number;
+}) {
   const memories = new PendingItems();
   /** When each model call started, in ms after `started`. */
   const calls: number[] = [];
+  /** Every text the model was given. */
+  const texts: string[] = [];
   const started = Date.now();
   const embedder: EmbeddingProvider = {
     id: 'test-embedder',
-    async embed(texts) {
+    async embed(batch) {
       calls.push(Date.now() - started);
+      texts.push(...batch);
       if (options.embedMs) await delay(options.embedMs);
-      return texts.map(() => new Float32Array([1, 0]));
+      return batch.map(() => new Float32Array([1, 0]));
     },
   };
   let version = 0;
@@ -58,7 +86,7 @@ function setup(options: { yieldMs: number; quietMs: number; burstShare?: number;
     {
       batchSize: 4,
       leaseMs: 60_000,
-      idlePollMs: 50,
+      idlePollMs: options.idlePollMs ?? 50,
       yieldMs: options.yieldMs,
       quietMs: options.quietMs,
       burstShare: options.burstShare,
@@ -70,7 +98,7 @@ function setup(options: { yieldMs: number; quietMs: number; burstShare?: number;
     memories.add(`mem_${n++}`);
     backlog.kick();
   };
-  return { memories, calls, started, backlog, write, written: () => n };
+  return { memories, calls, texts, started, backlog, write, written: () => n };
 }
 
 async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
@@ -180,5 +208,46 @@ describe('embedding backlog yielding to a burst of writes', () => {
     const stopping = Date.now();
     await backlog.stop();
     expect(Date.now() - stopping).toBeLessThan(2_000);
+  });
+});
+
+describe('embedding backlog claims', () => {
+  it('looks waiting items up once for many batches, not once per batch', async () => {
+    // No idle polls during the test: every look-up is the drain's own.
+    const { memories, calls, texts, backlog } = setup({ yieldMs: 0, quietMs: 100, idlePollMs: 60_000 });
+    for (let n = 0; n < 100; n++) memories.add(`mem_${n}`);
+    backlog.start();
+    try {
+      await until(() => memories.embedded === 100, 10_000);
+      // 25 batches of 4 from one look-up of many candidates, and the look-up that found none.
+      expect(calls).toHaveLength(25);
+      expect(new Set(texts).size).toBe(100);
+      expect(memories.lookups.length).toBeLessThanOrEqual(2);
+      expect(memories.lookups[0]).toBe(CANDIDATES_PER_LOOKUP);
+      expect(await memories.countPending()).toBe(0);
+    } finally {
+      await backlog.stop();
+    }
+  });
+
+  it('skips candidates another replica took after the look-up and goes on at once', async () => {
+    const { memories, texts, backlog } = setup({ yieldMs: 0, quietMs: 100, idlePollMs: 60_000 });
+    for (let n = 0; n < 40; n++) memories.add(`mem_${n}`);
+    // Another replica claims the first two batches' items between the look-up and the claims.
+    memories.afterLookup = (found) => {
+      for (const { id } of found.slice(0, 8)) memories.items.get(id)!.token = 'other replica';
+      memories.afterLookup = () => undefined;
+    };
+    backlog.start();
+    try {
+      // The rest without waiting for the next idle poll (a minute away).
+      await until(() => memories.embedded === 32, 5_000);
+      expect(texts).toHaveLength(32);
+      expect(texts).not.toContain('fact mem_0');
+      expect(texts).not.toContain('fact mem_7');
+      expect(memories.items.get('mem_0')!.token).toBe('other replica');
+    } finally {
+      await backlog.stop();
+    }
   });
 });

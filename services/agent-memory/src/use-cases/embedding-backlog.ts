@@ -3,7 +3,7 @@ import type { Logger, Metrics } from '@agentplatform/service-kit';
 import { Counter, Gauge } from 'prom-client';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import type { AgentRepository } from '../persistence/agent.repository.js';
-import type { ClaimedItem, MemoryRepository } from '../persistence/memory.repository.js';
+import type { ClaimedItem, MemoryRepository, PendingItem } from '../persistence/memory.repository.js';
 import type { MemoryIndexCache } from '../search/memory-index-cache.js';
 
 export interface BacklogOptions {
@@ -42,6 +42,13 @@ export const QUIET_MS = 100;
  */
 export const BURST_SHARE = 0.25;
 
+/**
+ * Items looked up at a time as candidates for the next batches (see claimAndEmbed). The look-up
+ * is the backlog's one query that is not by primary key; taking many candidates at a time keeps
+ * its cost per item small even where it is a scan of the collection (the local stand-in).
+ */
+export const CANDIDATES_PER_LOOKUP = 512;
+
 /** How often the backlog's size is counted and logged while it drains. */
 const PROGRESS_EVERY_MS = 5_000;
 
@@ -69,6 +76,8 @@ export class EmbeddingBacklog {
   private burstSince: number | undefined;
   /** When this replica's latest write woke it. */
   private lastWrite = 0;
+  /** Items found waiting by the last look-up and not yet tried, oldest first. */
+  private candidates: PendingItem[] = [];
 
   constructor(
     private readonly deps: {
@@ -232,23 +241,40 @@ export class EmbeddingBacklog {
     return embedded.claimed.length;
   }
 
-  /** Claims a batch and embeds it; undefined when nothing waits. A failed embedding frees the claim. */
+  /**
+   * Claims a batch and embeds it; undefined when nothing waits. A failed embedding frees the claim.
+   * The batch is taken from candidates that one look-up found for many batches; a candidate that
+   * another replica took or embedded since is skipped at the claim, and the next look-up comes
+   * when the candidates run out (items written since then wait for it, as they would behind the
+   * candidates anyway).
+   */
   private async claimAndEmbed(scope?: {
     tenantId: string;
     agentId: string;
   }): Promise<{ token: string; claimed: ClaimedItem[]; vectors: Float32Array[] } | undefined> {
     const { memories, embedder } = this.deps;
     const token = randomUUID();
-    const now = Date.now();
-    const claimed = await memories.claimPending(
-      embedder.id,
-      this.options.batchSize,
-      token,
-      new Date(now),
-      new Date(now + this.options.leaseMs),
-      scope,
-    );
-    if (claimed.length === 0) return undefined;
+    const { batchSize, leaseMs } = this.options;
+    let claimed: ClaimedItem[] = [];
+    // At most one look-up per call: when all its candidates turn out taken, nothing waits now.
+    let looked = false;
+    while (claimed.length === 0) {
+      let batch: PendingItem[];
+      if (scope) {
+        if (looked) return undefined;
+        looked = true;
+        batch = await memories.findPending(embedder.id, batchSize, new Date(), scope);
+      } else {
+        if (this.candidates.length === 0) {
+          if (looked) return undefined;
+          looked = true;
+          this.candidates = await memories.findPending(embedder.id, CANDIDATES_PER_LOOKUP, new Date());
+        }
+        batch = this.candidates.splice(0, batchSize);
+      }
+      if (batch.length === 0) return undefined;
+      claimed = await memories.claim(batch, embedder.id, token, new Date(Date.now() + leaseMs));
+    }
     try {
       const vectors = await embedder.embed(
         claimed.map((item) => item.content),
@@ -256,7 +282,8 @@ export class EmbeddingBacklog {
       );
       return { token, claimed, vectors };
     } catch (error) {
-      await memories.releaseClaim(token).catch(() => undefined);
+      const ids = claimed.map((item) => item.id);
+      await memories.releaseClaim(token, ids).catch(() => undefined);
       throw error;
     }
   }

@@ -10,7 +10,10 @@ const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(
 /**
  * A process's memory in MB from /proc: `rss` counts every resident page, `pss` divides each shared
  * page (the node binary's text, about 34 MB, is shared by every Node process on a machine) among
- * the processes that map it, and `private` counts only the pages of this process alone.
+ * the processes that map it, and `private` counts only the pages of this process alone. `file` is
+ * the part of `rss` mapped from files (the node binary and shared libraries: 43-44 MB for each
+ * service, 34 MB for a bare `node`), `anon` the rest (V8's heap, malloc, stacks): what code and
+ * V8 settings can move (docs/performance.md, "Idle memory: the floor").
  */
 function memoryMb(/** @type {number} */ pid) {
   const fields = Object.fromEntries(
@@ -21,11 +24,16 @@ function memoryMb(/** @type {number} */ pid) {
       .filter((m) => m !== null)
       .map((m) => [m[1], Number(m[2])]),
   );
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const statusKb = (/** @type {string} */ name) =>
+    Number(status.match(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'))?.[1] ?? 0);
   const mb = (/** @type {number} */ kb) => Math.round(kb / 1024);
   return {
     rss: mb(fields.Rss),
     pss: mb(fields.Pss),
     private: mb((fields.Private_Clean ?? 0) + (fields.Private_Dirty ?? 0)),
+    file: mb(statusKb('RssFile')),
+    anon: mb(statusKb('RssAnon')),
   };
 }
 
@@ -59,13 +67,13 @@ module.exports = {
     await memory.stop();
     memory.setEnv({ EMBEDDINGS_MODEL_DIR: modelDir });
     await memory.start(120_000);
-    /** @typedef {Record<string, { rss: number; pss: number; private: number }>} Figures */
-    const sum = (/** @type {Figures} */ all, /** @type {'rss' | 'pss' | 'private'} */ kind) =>
+    /** @typedef {Record<string, { rss: number; pss: number; private: number; file: number; anon: number }>} Figures */
+    const sum = (/** @type {Figures} */ all, /** @type {'rss' | 'pss' | 'private' | 'file' | 'anon'} */ kind) =>
       Object.values(all).reduce((total, one) => total + one[kind], 0);
     const list = (/** @type {Figures} */ all) =>
       SERVICES.map((name) => `${name} ${all[name].rss}/${all[name].pss}`).join(', ');
     const summary = (/** @type {Figures} */ all) =>
-      `RSS ${sum(all, 'rss')} MB, PSS ${sum(all, 'pss')} MB, private ${sum(all, 'private')} MB; RSS/PSS each: ${list(all)}`;
+      `RSS ${sum(all, 'rss')} MB (mapped files ${sum(all, 'file')}, anonymous ${sum(all, 'anon')}), PSS ${sum(all, 'pss')} MB, private ${sum(all, 'private')} MB; RSS/PSS each: ${list(all)}`;
     const modelShare = withModel['agent-memory'].private - withoutModel['agent-memory'].private;
     return {
       rows: [

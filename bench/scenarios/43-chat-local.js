@@ -13,6 +13,17 @@ function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** gRPC calls identity has handled so far (its metrics' call counts, every method). */
+async function identityCalls(ctx) {
+  const port = ctx.platform.service('identity').ready?.metrics_port;
+  if (!port) return 0;
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('grpc_server_handling_seconds_count'))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+}
+
 function load(ctx, state, duration) {
   return {
     url: `${ctx.url}/api/v1/agents/${state.agentId}/chat`,
@@ -48,10 +59,14 @@ module.exports = {
     // Warm-up at the measured load, not reported: the index load, the query's vector, the JIT.
     await ctx.measure(load(ctx, state, 3));
     const pids = PROCESSES.map((name) => ctx.platform.service(name).pid);
+    const callsBefore = await identityCalls(ctx);
     const before = pids.map(cpuMs);
     const figures = await ctx.measure(load(ctx, state));
     const perChat = pids.map((pid, i) => (figures.requests > 0 ? (cpuMs(pid) - before[i]) / figures.requests : 0));
-    const note = `CPU ms per chat: ${PROCESSES.map((name, i) => `${name} ${perChat[i].toFixed(1)}`).join(', ')}`;
+    const calls = figures.requests > 0 ? ((await identityCalls(ctx)) - callsBefore) / figures.requests : 0;
+    const note =
+      `CPU ms per chat: ${PROCESSES.map((name, i) => `${name} ${perChat[i].toFixed(1)}`).join(', ')}; ` +
+      `identity calls per chat ${calls.toFixed(2)}`;
     return { rows: [{ label: module.exports.title, ...figures, note }] };
   },
 };

@@ -1,6 +1,7 @@
 import { identityV1 } from '@agentplatform/contracts';
 import { DomainError } from './errors.js';
 import { createGrpcClient, fromCallError, openChannel, type Channel } from './grpc-client.js';
+import { GroupCommit } from './group-commit.js';
 import type { Metrics } from './metrics.js';
 import type { ServiceRuntime } from './service.js';
 
@@ -30,9 +31,12 @@ export interface SettleInput {
  * back twice, so a caller may retry any of them.
  */
 export interface CreditsClient {
-  /** Holds an amount; InsufficientCreditsError (402) when the balance cannot cover it. */
+  /**
+   * Holds an amount; InsufficientCreditsError (402) when the balance cannot cover it. Concurrent
+   * calls share one ReserveMany, each answered for itself.
+   */
   reserve(input: ReserveInput): Promise<void>;
-  /** Charges what the work used out of its reservation and gives back the rest. */
+  /** Charges what the work used out of its reservation and gives back the rest; grouped like `reserve`. */
   settle(input: SettleInput): Promise<Settlement>;
   /** Gives the whole reservation back (the work failed or never started). */
   release(input: { tenantId: string; operationId: string; description: string }): Promise<void>;
@@ -49,14 +53,14 @@ export interface CreditsClient {
 
 type Outcome = { outcome?: { $case: string; value: unknown } };
 
-/** One answer per item: undefined, or the item's error as its single call would have thrown it. */
-function outcomes(answers: Outcome[], expected: number): Array<Error | undefined> {
+/** One answer per item: its value, or the item's error as its single call would have thrown it. */
+function outcomes<R>(answers: Outcome[], expected: number, value: (answer: never) => R): Array<R | Error> {
   if (answers.length !== expected) throw new Error(`identity answered ${answers.length} of ${expected} items`);
   return answers.map(({ outcome }) =>
     outcome?.$case === 'error'
       ? fromCallError(outcome.value as identityV1.CallError)
       : outcome
-        ? undefined
+        ? value(outcome.value as never)
         : new Error('identity answered an item without an outcome'),
   );
 }
@@ -73,19 +77,20 @@ function olderIdentity(error: unknown): boolean {
 }
 
 /** A batch call; against an identity without it, its items go one call each, answered the same way. */
-async function batchOrEach<T>(
+async function batchOrEach<T, A, R>(
   items: T[],
   batch: () => Promise<{ outcomes: Outcome[] }>,
-  single: (item: T) => Promise<unknown>,
-): Promise<Array<Error | undefined>> {
+  single: (item: T) => Promise<A>,
+  value: (answer: A) => R,
+): Promise<Array<R | Error>> {
   try {
-    return outcomes((await batch()).outcomes, items.length);
+    return outcomes((await batch()).outcomes, items.length, value);
   } catch (error) {
     if (!olderIdentity(error)) throw error;
     return Promise.all(
       items.map((item) =>
         single(item).then(
-          () => undefined,
+          (answer) => value(answer),
           (failed: Error) => failed,
         ),
       ),
@@ -93,38 +98,67 @@ async function batchOrEach<T>(
   }
 }
 
-/** The credits client over identity's gRPC API, on a channel the caller owns. */
+/** Items one ReserveMany or SettleMany call may carry (identity refuses more as a whole). */
+const MAX_ITEMS_PER_CALL = 256;
+
+const settlement = (answer: identityV1.SettleResponse): Settlement => ({
+  charged: answer.charged,
+  released: answer.released,
+});
+const nothing = (): undefined => undefined;
+const withoutValue = (answers: Array<unknown | Error>): Array<Error | undefined> =>
+  answers.map((answer) => (answer instanceof Error ? answer : undefined));
+
+/**
+ * The credits client over identity's gRPC API, on a channel the caller owns.
+ *
+ * `reserve` and `settle` are grouped (service-kit's `GroupCommit`): a lone call goes out at once as
+ * the single call; calls made while one is in flight go out together in the next ReserveMany or
+ * SettleMany, whatever their tenants (identity answers every item on its own, writing a tenant's
+ * entries as one batch), and each caller gets its own item's answer or error. A call that fails
+ * as a whole (identity unreachable, the deadline) fails every item in it, each of which the caller
+ * may retry: every item is idempotent by its operation id. A grouped call carries the request id
+ * and trace context of the call that opened the group.
+ */
 export function identityCreditsClient(
   channel: Channel,
   options: { deadlineMs: number; metrics: Metrics },
 ): CreditsClient {
   const client = createGrpcClient(identityV1.IdentityServiceDefinition, channel, options);
+  const reserveEach = (items: ReserveInput[]) =>
+    batchOrEach(
+      items,
+      () => client.reserveMany({ items }),
+      (item) => client.reserve(item),
+      nothing,
+    );
+  const settleEach = (items: SettleInput[]) =>
+    batchOrEach(
+      items,
+      () => client.settleMany({ items }),
+      (item) => client.settle(item),
+      settlement,
+    );
+  // One queue for every tenant: the fewest calls to identity. A lone item goes as the single call.
+  const reserves = new GroupCommit<ReserveInput, void>(
+    async (_key, items) => (items.length === 1 ? [await client.reserve(items[0]).then(nothing)] : reserveEach(items)),
+    MAX_ITEMS_PER_CALL,
+  );
+  const settles = new GroupCommit<SettleInput, Settlement>(
+    async (_key, items) => (items.length === 1 ? [settlement(await client.settle(items[0]))] : settleEach(items)),
+    MAX_ITEMS_PER_CALL,
+  );
   return {
-    async reserve(input) {
-      await client.reserve(input);
-    },
-    async settle(input) {
-      const answer = await client.settle(input);
-      return { charged: answer.charged, released: answer.released };
-    },
+    reserve: (input) => reserves.submit('', input),
+    settle: (input) => settles.submit('', input),
     async release(input) {
       await client.release(input);
     },
     async charge(input) {
       await client.charge(input);
     },
-    reserveMany: (items) =>
-      batchOrEach(
-        items,
-        () => client.reserveMany({ items }),
-        (item) => client.reserve(item),
-      ),
-    settleMany: (items) =>
-      batchOrEach(
-        items,
-        () => client.settleMany({ items }),
-        (item) => client.settle(item),
-      ),
+    reserveMany: (items) => reserveEach(items),
+    settleMany: async (items) => withoutValue(await settleEach(items)),
   };
 }
 

@@ -66,6 +66,39 @@ describe('chat credits: reserve, settle, release', () => {
     expect(sessions.body.total).toBe(1);
   });
 
+  it("keeps each tenant's balance exact when their parallel chats' credit calls go to identity together", async () => {
+    const poor = await tenantWith(1);
+    const rich = await tenantWith(900);
+    // Interleaved, so reserves and settles of both tenants wait for identity together.
+    const chats = Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? poor : rich)).map((t, i) =>
+      t.http.post(`/api/v1/agents/${t.agentId}/chat`, { message: `Question ${i}?` }).then((res) => ({ t, res })),
+    );
+    const answers = await Promise.all(chats);
+    const of = (t: typeof poor) => answers.filter((a) => a.t === t).map((a) => a.res);
+
+    // The poor tenant's balance covers one one-credit reservation: its others are refused, alone.
+    expect(
+      of(poor)
+        .map((r) => r.status)
+        .sort(),
+    ).toEqual([200, ...Array(7).fill(402)]);
+    expect(of(rich).map((r) => r.status)).toEqual(Array(8).fill(200));
+
+    for (const t of [poor, rich]) {
+      const served = of(t).filter((r) => r.status === 200);
+      const { balance, lines } = await ledger(t.http);
+      const types = lines.map((l) => l.type);
+      // One reservation and one settle per chat served, nothing for a refused one.
+      expect(types.filter((type) => type === 'reserve')).toHaveLength(served.length);
+      expect(types.filter((type) => type === 'settle')).toHaveLength(served.length);
+      const spent = served.reduce((sum, r) => sum + (r.body.credits_used as number), 0);
+      // Each chat costs 3 (FAKE_USAGE) of its 1 reserved: the poor tenant's overrun stops at zero.
+      expect(balance).toBe(t === poor ? 0 : 900 - spent);
+      expect(lines.reduce((sum, l) => sum + l.amount, 0)).toBe(balance);
+      expect(lines.every((l) => l.balance_after >= 0)).toBe(true);
+    }
+  });
+
   it('releases the reservation of a chat whose provider fails, so nothing is charged', async () => {
     const { http, agentId } = await tenantWith(5);
     suite.fake.failures.push({ status: 500 });

@@ -133,6 +133,30 @@ describe('chatWithAgent', () => {
     expect(fakes.outbox.events.length).toBe(eventsBefore);
   });
 
+  it("shares one agent read among turns that wait for it, never one that began before a turn's call", async () => {
+    const { deps, agent } = await setup({ memoryTypes: ['semantic'] });
+    const read = deps.agents.find.bind(deps.agents);
+    // A read answers the agent as it was when the read began, 20 ms later (a round trip).
+    const find = jest.spyOn(deps.agents, 'find').mockImplementation(async (tenantId, id) => {
+      const found = await read(tenantId, id);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return found;
+    });
+    const chat = (message: string) => chatWithAgent(deps, { tenantId: 't1', agentId: agent.id, message });
+
+    const together = await Promise.all(Array.from({ length: 6 }, (_, i) => chat(`Question ${i}?`)));
+    expect(together).toHaveLength(6);
+    // The first turn's read alone, then one read for the five that arrived while it was in flight.
+    expect(find).toHaveBeenCalledTimes(2);
+
+    // Paused while a turn's read is in flight: a turn made after the pause is refused.
+    const before = chat('Still there?');
+    await deps.agents.update('t1', agent.id, { status: 'inactive' }, new Date());
+    const after = chat('And now?');
+    await expect(before).resolves.toMatchObject({ role: 'assistant' });
+    await expect(after).rejects.toMatchObject({ code: 'conflict' });
+  });
+
   it('answers 402 when the balance cannot cover the reservation, and stores nothing', async () => {
     const { deps, fakes, agent, turnEvents } = await setup();
     fakes.credits.balances.set('t1', 0);

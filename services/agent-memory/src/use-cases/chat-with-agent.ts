@@ -2,6 +2,7 @@ import { createEvent } from '@agentplatform/events';
 import {
   ConflictError,
   DomainError,
+  GroupCommit,
   newId,
   NotFoundError,
   traced,
@@ -24,6 +25,7 @@ import type { LlmMessage } from '../llm/llm-provider.js';
 import { countChatTokens, countTokens } from '../llm/tokenizer.js';
 import { buildPrompt, DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE } from '../llm/prompt.js';
 import { agentTools, toolTimeoutMs } from '../tools/agent-tools.js';
+import type { IndexedMemory } from '../search/memory-index.js';
 import type { Tool } from '../tools/tool.js';
 import type { UseCaseDeps } from './deps.js';
 import { storeMemory } from './manage-memories.js';
@@ -81,10 +83,36 @@ function validate(input: ChatInput): string {
   return message;
 }
 
+/*
+ * A turn's agent read. Turns of one agent that arrive while a read of it is in flight share the
+ * next read, which starts after they all arrived: each turn still sees the agent as of its own
+ * call (a paused agent refuses it, its retrieval gets a memory version read after the call), for
+ * one round trip per group instead of per turn. The key names the tenant (whose ids never hold a
+ * newline), so one tenant's turns never share another's read. One reader per deps (a process
+ * builds one; each unit test its own).
+ */
+const agentReaders = new WeakMap<UseCaseDeps, GroupCommit<{ tenantId: string; agentId: string }, Agent | undefined>>();
+
+function readAgent(deps: UseCaseDeps, tenantId: string, agentId: string): Promise<Agent | undefined> {
+  let reader = agentReaders.get(deps);
+  if (!reader) {
+    reader = new GroupCommit(async (_key, turns) => {
+      const agent = await deps.agents.find(turns[0].tenantId, turns[0].agentId);
+      return turns.map(() => agent);
+    });
+    agentReaders.set(deps, reader);
+  }
+  return reader.submit(`${tenantId}\n${agentId}`, { tenantId, agentId });
+}
+
 async function retrieve(deps: UseCaseDeps, agent: Agent, message: string, history: ChatMessage[]) {
   if (deps.settings.chatMemoryTopK === 0) return [];
   // Turns already in the prompt's history are not repeated as episodic memories.
   const inHistory = new Set(history.map((m) => m.id));
+  const exclude =
+    inHistory.size > 0
+      ? (doc: IndexedMemory) => typeof doc.metadata.message_id === 'string' && inHistory.has(doc.metadata.message_id)
+      : undefined;
   try {
     return await traced(
       'memory search',
@@ -102,7 +130,7 @@ async function retrieve(deps: UseCaseDeps, agent: Agent, message: string, histor
             minScore: deps.settings.chatMemoryMinScore,
             memoryVersion: agent.memoryVersion,
           },
-          (doc) => typeof doc.metadata.message_id === 'string' && inHistory.has(doc.metadata.message_id),
+          exclude,
         );
         span?.setAttribute('agentplatform.memory.found', found.length);
         return found;
@@ -360,7 +388,7 @@ export async function chatWithAgent(deps: UseCaseDeps, input: ChatInput, sink?: 
   const { tenantId } = input;
   const message = validate(input);
   const started = Date.now();
-  const agent = input.agentId ? await deps.agents.find(tenantId, input.agentId) : undefined;
+  const agent = input.agentId ? await readAgent(deps, tenantId, input.agentId) : undefined;
   if (!agent) throw new NotFoundError('Agent');
   if (agent.status !== 'active') throw new ConflictError(`Agent is ${agent.status}; only active agents can chat`);
   // A client's own session id is created on first use (docs/design.md section 6).

@@ -28,10 +28,13 @@ import {
 const NO_LINKS: Link[] = [];
 const NO_EVENTS: TimedEvent[] = [];
 const UNSET: SpanStatus = { code: SpanStatusCode.UNSET };
+const NO_ATTRIBUTES: Attributes = Object.freeze({});
+/** When the process started, in milliseconds since the epoch (fixed: read once). */
+const TIME_ORIGIN = performance.timeOrigin;
 
 /** Milliseconds since the epoch, to the microsecond (what the SDK's spans record). */
 function nowMs(): number {
-  return performance.timeOrigin + performance.now();
+  return TIME_ORIGIN + performance.now();
 }
 
 function hrTime(ms: number): HrTime {
@@ -66,18 +69,21 @@ export class LeanSpan implements Span, ReadableSpan {
   readonly resource: Resource;
   readonly instrumentationScope: InstrumentationScope;
   readonly parentSpanContext = undefined;
-  readonly attributes: Attributes = {};
+  /**
+   * The attributes, key and value alternating, in the order first set: an object with keys added
+   * one by one made every store a generic (megamorphic) one, and the writer walks this as it is.
+   */
+  readonly attributePairs: Array<string | AttributeValue> = [];
   links: Link[] = NO_LINKS;
   events: TimedEvent[] = NO_EVENTS;
   status: SpanStatus = UNSET;
-  startTime: HrTime;
-  endTime: HrTime = [0, 0];
-  duration: HrTime = [0, 0];
   ended = false;
   readonly droppedAttributesCount = 0;
   readonly droppedEventsCount = 0;
   readonly droppedLinksCount = 0;
-  private readonly startMs: number;
+  /** Start and end in milliseconds since the epoch (end 0 until ended): the HrTimes are read from them. */
+  readonly startMs: number;
+  endMs = 0;
 
   constructor(
     private readonly recorder: LeanRootSpans,
@@ -90,16 +96,44 @@ export class LeanSpan implements Span, ReadableSpan {
     this.resource = recorder.resource;
     this.instrumentationScope = recorder.scope;
     this.startMs = nowMs();
-    this.startTime = hrTime(this.startMs);
     if (attributes) this.setAttributes(attributes);
+  }
+
+  // The SDK's HrTimes, made only when read (the OTLP writer reads the milliseconds).
+  get startTime(): HrTime {
+    return hrTime(this.startMs);
+  }
+
+  get endTime(): HrTime {
+    return this.ended ? hrTime(this.endMs) : [0, 0];
+  }
+
+  get duration(): HrTime {
+    return this.ended ? hrTime(this.endMs - this.startMs) : [0, 0];
   }
 
   spanContext(): SpanContext {
     return this.context;
   }
 
+  /** The SDK's view of the attributes (`ReadableSpan`), made when read. */
+  get attributes(): Attributes {
+    const attributes: Attributes = {};
+    const pairs = this.attributePairs;
+    for (let i = 0; i < pairs.length; i += 2) attributes[pairs[i] as string] = pairs[i + 1] as AttributeValue;
+    return attributes;
+  }
+
   setAttribute(key: string, value: AttributeValue): this {
-    if (!this.ended && key && isAttributeValue(value)) this.attributes[key] = value;
+    if (this.ended || !key || !isAttributeValue(value)) return this;
+    const pairs = this.attributePairs;
+    for (let i = 0; i < pairs.length; i += 2) {
+      if (pairs[i] === key) {
+        pairs[i + 1] = value;
+        return this;
+      }
+    }
+    pairs.push(key, value);
     return this;
   }
 
@@ -161,9 +195,7 @@ export class LeanSpan implements Span, ReadableSpan {
   end(endTime?: TimeInput): void {
     if (this.ended) return;
     this.ended = true;
-    const endMs = Math.max(timeMs(endTime), this.startMs);
-    this.endTime = hrTime(endMs);
-    this.duration = hrTime(endMs - this.startMs);
+    this.endMs = Math.max(timeMs(endTime), this.startMs);
     this.recorder.sink.record(this);
   }
 }
@@ -194,7 +226,14 @@ export class LeanRootSpans {
   start(name: string, kind: SpanKind, attributes?: Attributes): Span {
     const traceId = this.ids.generateTraceId();
     const spanId = this.ids.generateSpanId();
-    const sampling = this.sampler.shouldSample(ROOT_CONTEXT, traceId, name, kind, attributes ?? {}, NO_LINKS);
+    const sampling = this.sampler.shouldSample(
+      ROOT_CONTEXT,
+      traceId,
+      name,
+      kind,
+      attributes ?? NO_ATTRIBUTES,
+      NO_LINKS,
+    );
     const traceFlags = sampling.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE;
     const context: SpanContext = { traceId, spanId, traceFlags, traceState: sampling.traceState };
     // Not recorded: a span that only carries its context (children and `traceparent` say "not sampled").
@@ -301,8 +340,19 @@ export class SpanWriter {
     this.pos = at;
   }
 
-  /** Nanoseconds since the epoch of an HrTime, as a fixed64 (split as the SDK splits it). */
+  /** Nanoseconds since the epoch of milliseconds since the epoch, rounded as `hrTime` rounds them. */
+  timeMs(field: number, ms: number): void {
+    const seconds = Math.floor(ms / 1000);
+    this.nanoseconds(field, seconds, Math.round((ms - seconds * 1000) * 1e6));
+  }
+
+  /** Nanoseconds since the epoch of an HrTime, as a fixed64. */
   time(field: number, [seconds, nanos]: HrTime): void {
+    this.nanoseconds(field, seconds, nanos);
+  }
+
+  /** Seconds and nanoseconds as a fixed64 of nanoseconds (split as the SDK splits it). */
+  private nanoseconds(field: number, seconds: number, nanos: number): void {
     this.tag(field, 1);
     this.ensure(8);
     const lower = (seconds & 0xffff) * 1e9;
@@ -355,14 +405,22 @@ export class SpanWriter {
   attributes(field: number, attributes: Attributes): void {
     for (const key in attributes) {
       if (!Object.prototype.hasOwnProperty.call(attributes, key)) continue;
-      const value = attributes[key];
-      const pair = this.begin(field);
-      this.string(1, key);
-      const any = this.begin(2);
-      this.anyValue(value);
-      this.end(any);
-      this.end(pair);
+      this.keyValue(field, key, attributes[key]);
     }
+  }
+
+  /** Attributes given as key and value alternating (a lean span's). */
+  attributePairs(field: number, pairs: ReadonlyArray<string | AttributeValue>): void {
+    for (let i = 0; i < pairs.length; i += 2) this.keyValue(field, pairs[i] as string, pairs[i + 1]);
+  }
+
+  private keyValue(field: number, key: string, value: unknown): void {
+    const pair = this.begin(field);
+    this.string(1, key);
+    const any = this.begin(2);
+    this.anyValue(value);
+    this.end(any);
+    this.end(pair);
   }
 
   private anyValue(value: unknown): void {
@@ -401,9 +459,9 @@ export class SpanWriter {
     this.string(5, span.name);
     this.tag(6, 0);
     this.varint(span.kind + 1);
-    this.time(7, span.startTime);
-    this.time(8, span.endTime);
-    this.attributes(9, span.attributes);
+    this.timeMs(7, span.startMs);
+    this.timeMs(8, span.endMs);
+    this.attributePairs(9, span.attributePairs);
     this.tag(10, 0);
     this.varint(0);
     for (const event of span.events) {

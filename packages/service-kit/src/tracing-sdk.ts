@@ -120,6 +120,8 @@ export function registerTracerProvider(options: {
 }): {
   tracer: Tracer;
   rootSpans: LeanRootSpans;
+  /** Whether the platform's context manager became the global one (false when another was registered first). */
+  ownContextManager: boolean;
   shutdown: () => Promise<void>;
 } {
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName });
@@ -128,7 +130,7 @@ export function registerTracerProvider(options: {
   const processor = new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: options.url }), ...EXPORT_BATCH });
   const provider = new TracerProvider({ resource, idGenerator, sampler, spanProcessors: [processor] });
   trace.setGlobalTracerProvider(provider);
-  context.setGlobalContextManager(new RequestContextManager());
+  const ownContextManager = context.setGlobalContextManager(new RequestContextManager());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   // The lean root spans: the tracer's resource, scope, sampler and ids, their own batches.
   const leanExport = encodedExport(options.url);
@@ -136,6 +138,7 @@ export function registerTracerProvider(options: {
   return {
     tracer: provider.getTracer(SCOPE.name),
     rootSpans: new LeanRootSpans(encoded, resource, SCOPE, sampler, idGenerator),
+    ownContextManager,
     shutdown: async () => {
       await Promise.all([provider.shutdown(), encoded.shutdown()]);
       await leanExport.shutdown();

@@ -12,7 +12,9 @@ import {
   type TimeInput,
   type Tracer,
 } from '@opentelemetry/api';
+import { activeTraceContext, runWithTraceContext } from './context.js';
 import type { Logger } from './logger.js';
+import { RootSpanContext } from './tracing-context.js';
 import type { LeanRootSpans } from './tracing-lean.js';
 
 export { SpanKind, type Span } from '@opentelemetry/api';
@@ -44,6 +46,13 @@ export const TRACEPARENT = 'traceparent';
 let tracer: Tracer | undefined;
 /** Root spans recorded without the SDK's general span (tracing-lean.ts); set with `tracer`. */
 let rootSpans: LeanRootSpans | undefined;
+/**
+ * Whether the global context manager is the platform's (tracing-context.ts), so the active trace
+ * context can be read and set in the request context's store directly, without the API's
+ * indirection (a global lookup, an argument array and a closure per switch). False when another
+ * manager was registered first: everything then goes through the API.
+ */
+let ownContextManager = false;
 
 /** Whether spans are recorded and exported (OTEL_EXPORTER_OTLP_ENDPOINT is set). */
 export function tracingEnabled(): boolean {
@@ -75,6 +84,7 @@ export async function startTracing(
   });
   tracer = provider.tracer;
   rootSpans = provider.rootSpans;
+  ownContextManager = provider.ownContextManager;
   const sampling = sampler.endsWith('traceidratio') ? { sampler, sampler_arg: ratio } : { sampler };
   logger?.info({ endpoint, service_name: name, ...sampling }, 'tracing on (OTLP/HTTP protobuf)');
   return async () => {
@@ -102,7 +112,7 @@ export function contextFromTraceparent(traceparent: string | undefined, base: Co
 export function currentTraceparent(ctx?: Context): string | undefined {
   if (!tracer) return undefined;
   const carrier: Record<string, string> = {};
-  propagation.inject(ctx ?? context.active(), carrier);
+  propagation.inject(ctx ?? activeContext(), carrier);
   return carrier[TRACEPARENT];
 }
 
@@ -110,7 +120,7 @@ export function currentTraceparent(ctx?: Context): string | undefined {
 export function injectTraceHeaders(headers: Record<string, string>, ctx?: Context): Record<string, string> {
   if (!tracer) return headers;
   const present = Object.keys(headers).some((name) => name.toLowerCase() === TRACEPARENT);
-  if (!present) propagation.inject(ctx ?? context.active(), headers);
+  if (!present) propagation.inject(ctx ?? activeContext(), headers);
   return headers;
 }
 
@@ -131,7 +141,7 @@ export function startSpan(name: string, options: SpanOptions = {}): Span | undef
   return tracer.startSpan(
     name,
     { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, startTime: options.startTime },
-    options.parent ?? context.active(),
+    options.parent ?? activeContext(),
   );
 }
 
@@ -148,14 +158,22 @@ export function startRootSpan(
   return rootSpans?.start(name, kind, attributes);
 }
 
+/** The active trace context (`context.active()`). */
+function activeContext(): Context {
+  return ownContextManager ? ((activeTraceContext() as Context | undefined) ?? ROOT_CONTEXT) : context.active();
+}
+
 /** The context in which `span` is the active span (the parent of what runs inside it). */
-export function contextWithSpan(span: Span | undefined, base: Context = context.active()): Context {
-  return span ? trace.setSpan(base, span) : base;
+export function contextWithSpan(span: Span | undefined, base: Context = activeContext()): Context {
+  if (!span) return base;
+  // A trace's root (every request at the gateway): one small object instead of the API's Map and closures.
+  return base === ROOT_CONTEXT ? new RootSpanContext(span) : trace.setSpan(base, span);
 }
 
 /** Runs `fn` with `ctx` as the active trace context. */
 export function runInTraceContext<T>(ctx: Context, fn: () => T): T {
-  return tracer ? context.with(ctx, fn) : fn();
+  if (!tracer) return fn();
+  return ownContextManager ? runWithTraceContext(ctx, fn) : context.with(ctx, fn);
 }
 
 /** Marks a span failed with the error's message (never its stack: it may quote inputs). */
@@ -176,7 +194,7 @@ export function traced<T>(name: string, options: SpanOptions, fn: (span: Span | 
 
 async function inSpan<T>(span: Span, parent: Context | undefined, fn: (span: Span) => Promise<T>): Promise<T> {
   try {
-    return await context.with(trace.setSpan(parent ?? context.active(), span), () => fn(span));
+    return await runInTraceContext(contextWithSpan(span, parent ?? activeContext()), () => fn(span));
   } catch (error) {
     failSpan(span, error);
     throw error;
@@ -188,5 +206,5 @@ async function inSpan<T>(span: Span, parent: Context | undefined, fn: (span: Spa
 /** The trace id of the active span, for log lines; undefined when tracing is off or outside a span. */
 export function currentTraceId(): string | undefined {
   if (!tracer) return undefined;
-  return trace.getSpanContext(context.active())?.traceId;
+  return trace.getSpanContext(activeContext())?.traceId;
 }

@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, TraceFlags, createContextKey, trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, TraceFlags, createContextKey, trace, type Context } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { currentRequestId, runWithContext } from './context.js';
 import { RequestContextManager, RootSpanContext } from './tracing-context.js';
@@ -90,7 +90,7 @@ describe('RootSpanContext (a root span without the API context Map)', () => {
     const api = trace.setSpan(ROOT_CONTEXT, span);
     expect(trace.getSpan(lean)).toBe(span);
     expect(lean.getValue(key)).toBeUndefined();
-    const headers = (ctx: typeof lean) => {
+    const headers = (ctx: Context) => {
       const carrier: Record<string, string> = {};
       new W3CTraceContextPropagator().inject(ctx, carrier, { set: (c, k, v) => (c[k] = v) });
       return carrier;

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Outbox } from '@agentplatform/events';
-import { definedFields, InMemoryOutbox, InMemoryQuotaCounter, InMemoryTenantRecords } from '@agentplatform/testing';
+import {
+  definedFields,
+  InMemoryOutbox,
+  InMemoryQuotaCounter,
+  InMemoryTenantRecords,
+} from '@agentplatform/testing/in-memory';
 import {
   createLogger,
   InsufficientCreditsError,

@@ -1,4 +1,4 @@
-import { InMemoryOutbox, InMemoryQuotaCounter } from '@agentplatform/testing';
+import { InMemoryOutbox, InMemoryQuotaCounter } from '@agentplatform/testing/in-memory';
 import { createLogger, InsufficientCreditsError, NotFoundError } from '@agentplatform/service-kit';
 import type { AgentDirectory, ChatReply } from '../clients/agents.client.js';
 import type { CreditLedger } from '../clients/credits.client.js';
@@ -9,12 +9,8 @@ import { ExpressionError } from '../domain/expressions.js';
 import { computeNode } from '../domain/node-expressions.js';
 import { SandboxExpressionError, type ExpressionRunner } from '../engine/expression-sandbox.js';
 import type { ExecutionEngine } from '../engine/execution-engine.js';
-import {
-  NO_LEASE,
-  type ExecutionChanges,
-  type ExecutionRepository,
-  type Lease,
-} from '../persistence/execution.repository.js';
+import type { ExecutionChanges, ExecutionRepository } from '../persistence/execution.repository.js';
+import { NO_LEASE, type Lease } from '../persistence/lease.js';
 import type { WorkflowRepository } from '../persistence/workflow.repository.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 

@@ -1,5 +1,12 @@
-import mongoose, { type Connection, type Model } from 'mongoose';
+import type { Connection, Model } from 'mongoose';
+import { lazy } from './lazy.js';
 import type { Logger } from './logger.js';
+
+/**
+ * mongoose and its driver (about 400 modules) load when a process first connects, not with this
+ * package: a module that only maps errors or pages (every use case's unit spec) never needs them.
+ */
+const mongoose = lazy(() => (require('mongoose') as typeof import('mongoose')).default);
 
 export type { Connection } from 'mongoose';
 
@@ -15,7 +22,7 @@ export interface MongoOptions {
  * and indexes live together in the repository files.
  */
 export async function connectMongo({ uri, database, logger }: MongoOptions): Promise<Connection> {
-  const connection = mongoose.createConnection(uri, {
+  const connection = mongoose().createConnection(uri, {
     dbName: database,
     serverSelectionTimeoutMS: 10_000,
     maxPoolSize: 50,
@@ -30,7 +37,7 @@ export async function connectMongo({ uri, database, logger }: MongoOptions): Pro
 
 /** True while the connection can serve queries (the readiness probe's database half). */
 export function isMongoReady(connection: Connection): boolean {
-  return connection.readyState === mongoose.ConnectionStates.connected;
+  return connection.readyState === mongoose().ConnectionStates.connected;
 }
 
 /**

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Outbox } from '@agentplatform/events';
-import { definedFields, InMemoryOutbox, InMemoryQuotaCounter, InMemoryTenantRecords } from '@agentplatform/testing';
+import {
+  definedFields,
+  InMemoryOutbox,
+  InMemoryQuotaCounter,
+  InMemoryTenantRecords,
+} from '@agentplatform/testing/in-memory';
 import {
   createLogger,
   InsufficientCreditsError,
@@ -118,13 +123,7 @@ export class InMemoryMemories implements MemoryStore {
   async count(tenantId: string, agentId: string): Promise<number> {
     return this.ofAgent(tenantId, agentId).length;
   }
-  async mergeInto(
-    tenantId: string,
-    keptId: string,
-    metadata: Record<string, unknown>,
-    absorbed: MemoryItem[],
-    now: Date,
-  ): Promise<void> {
+  mergeInto: MemoryStore['mergeInto'] = async (tenantId, keptId, metadata, absorbed, now) => {
     const kept = this.byId.get(keptId);
     if (kept?.tenantId === tenantId) {
       const merged = absorbed.map((a) => ({
@@ -139,7 +138,7 @@ export class InMemoryMemories implements MemoryStore {
       tenantId,
       absorbed.map((a) => a.id),
     );
-  }
+  };
   /** Gives the agent's items without a vector of `embedder` one, as the embedding backlog does. */
   async embedPending(tenantId: string, agentId: string, embedder: EmbeddingProvider): Promise<number> {
     const pending = this.ofAgent(tenantId, agentId).filter((m) => m.embedding?.provider !== embedder.id);

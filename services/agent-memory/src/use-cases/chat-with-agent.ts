@@ -1,4 +1,4 @@
-import { createEvent } from '@agentplatform/events';
+import { createEvent } from '@agentplatform/events/catalogue';
 import {
   ConflictError,
   DomainError,

@@ -1,4 +1,4 @@
-import { createEvent } from '@agentplatform/events';
+import { createEvent } from '@agentplatform/events/catalogue';
 import { NotFoundError, ValidationError } from '@agentplatform/service-kit';
 import type { MemoryItem } from '../domain/memory.js';
 import { dot } from '../embeddings/embedding-provider.js';

@@ -1,4 +1,4 @@
-import { createEvent } from '@agentplatform/events';
+import { createEvent } from '@agentplatform/events/catalogue';
 import { newId, NotFoundError, paging } from '@agentplatform/service-kit';
 import {
   DEFAULT_MEMORY_TYPES,

@@ -1,5 +1,5 @@
 import type { identityV1 } from '@agentplatform/contracts';
-import { createAccessEvent } from '@agentplatform/events';
+import { createAccessEvent } from '@agentplatform/events/catalogue';
 import { IdentityAccessGuard, type AccessGuardOptions } from './access-guard.js';
 import type { Caller } from './route.js';
 

@@ -1,4 +1,4 @@
-import { InMemoryOutbox } from '@agentplatform/testing';
+import { InMemoryOutbox } from '@agentplatform/testing/in-memory';
 import type { ChainHead, LedgerEntry } from '../domain/credit-chain.js';
 import type { ApiKey, ApiKeyRepository } from '../persistence/api-key.repository.js';
 import type { CreditRepository } from '../persistence/credit.repository.js';

@@ -1,4 +1,4 @@
-import { InMemoryOutbox } from '@agentplatform/testing';
+import { InMemoryOutbox } from '@agentplatform/testing/in-memory';
 import { InMemorySigningKeys } from '../testing/in-memory.js';
 import { announceWithdrawnKey } from './announce-withdrawn-key.js';
 

@@ -1,4 +1,5 @@
-import { createAccessEvent, type Outbox } from '@agentplatform/events';
+import type { Outbox } from '@agentplatform/events';
+import { createAccessEvent } from '@agentplatform/events/catalogue';
 import type { SigningKeyRepository } from '../persistence/signing-key.repository.js';
 
 /**

@@ -1,4 +1,4 @@
-import { createEvent, type EventEnvelope } from '@agentplatform/events';
+import { createEvent, type EventEnvelope } from '@agentplatform/events/catalogue';
 import {
   ConflictError,
   ForbiddenError,

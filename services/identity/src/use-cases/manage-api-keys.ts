@@ -1,4 +1,4 @@
-import { createAccessEvent } from '@agentplatform/events';
+import { createAccessEvent } from '@agentplatform/events/catalogue';
 import { ForbiddenError, NotFoundError, newId, sha256Hex, type FieldIssue } from '@agentplatform/service-kit';
 import { throwIfIssues } from '../domain/account-rules.js';
 import { isScope, managesAllKeys, scopesOf, type Role } from '../domain/roles.js';

@@ -1,4 +1,4 @@
-import { createAccessEvent } from '@agentplatform/events';
+import { createAccessEvent } from '@agentplatform/events/catalogue';
 import { UnauthorizedError, ValidationError, sha256Hex } from '@agentplatform/service-kit';
 import type { RefreshToken } from '../persistence/refresh-token.repository.js';
 import type { UseCaseDeps } from './deps.js';

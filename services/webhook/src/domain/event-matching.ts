@@ -1,4 +1,4 @@
-import { EVENT_ALIASES, EVENT_TYPES } from '@agentplatform/events';
+import { EVENT_ALIASES, EVENT_TYPES } from '@agentplatform/events/catalogue';
 import type { FieldIssue } from '@agentplatform/service-kit';
 
 export const MAX_SUBSCRIPTIONS = 50;

@@ -1,5 +1,5 @@
 import type { ReceivedEnvelope } from '@agentplatform/events';
-import { definedFields, InMemoryQuotaCounter, InMemoryTenantRecords } from '@agentplatform/testing';
+import { definedFields, InMemoryQuotaCounter, InMemoryTenantRecords } from '@agentplatform/testing/in-memory';
 import type { AttemptReport, DispatchJob } from '../delivery/dispatch-job.js';
 import type { Dispatcher } from '../delivery/dispatcher.js';
 import type { Delivery, DeliveryStatus, Webhook } from '../domain/types.js';

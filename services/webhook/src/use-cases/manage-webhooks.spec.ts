@@ -1,4 +1,4 @@
-import { createEvent, type ReceivedEnvelope } from '@agentplatform/events';
+import { createEvent, type ReceivedEnvelope } from '@agentplatform/events/catalogue';
 import { inMemoryWebhookDeps } from '../testing/in-memory.js';
 import { createWebhook } from './create-webhook.js';
 import { deleteWebhook } from './delete-webhook.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createEvent, EVENT_TYPES, isEventType, type EventType } from '@agentplatform/events';
+import { createEvent, EVENT_TYPES, isEventType, type EventType } from '@agentplatform/events/catalogue';
 import { currentTraceparent, ValidationError } from '@agentplatform/service-kit';
 import { jobBody } from '../delivery/dispatch-job.js';
 import { deliveryIdFor } from '../domain/delivery-id.js';

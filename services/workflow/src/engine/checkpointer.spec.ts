@@ -1,4 +1,4 @@
-import { InMemoryOutbox } from '@agentplatform/testing';
+import { InMemoryOutbox } from '@agentplatform/testing/in-memory';
 import type { EventEnvelope } from '@agentplatform/events';
 import type { NodeExecution } from '../domain/execution.types.js';
 import type { JsonObject } from '../domain/workflow.types.js';

@@ -1,9 +1,10 @@
-import { createEvent, type EventEnvelope } from '@agentplatform/events';
+import { createEvent, type EventEnvelope } from '@agentplatform/events/catalogue';
 import type { ClientSession } from 'mongoose';
 import type { Execution, ExecutionStatus, InFlightNode, NodeExecution } from '../domain/execution.types.js';
 import { lineage } from '../domain/execution.types.js';
 import type { JsonObject } from '../domain/workflow.types.js';
-import { NO_LEASE, type ExecutionChanges } from '../persistence/execution.repository.js';
+import type { ExecutionChanges } from '../persistence/execution.repository.js';
+import { NO_LEASE } from '../persistence/lease.js';
 import type { CheckpointStore, EventOutbox } from './ports.js';
 import { Abandoned } from './run.js';
 

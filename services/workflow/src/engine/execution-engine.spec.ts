@@ -1,4 +1,4 @@
-import { InMemoryOutbox } from '@agentplatform/testing';
+import { InMemoryOutbox } from '@agentplatform/testing/in-memory';
 import { createGuardedAgent, createLogger } from '@agentplatform/service-kit';
 import type { Execution } from '../domain/execution.types.js';
 import type { WorkflowNode } from '../domain/workflow.types.js';

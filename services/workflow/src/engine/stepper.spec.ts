@@ -1,5 +1,5 @@
 import { DomainError, createGuardedAgent, createLogger } from '@agentplatform/service-kit';
-import { InMemoryOutbox } from '@agentplatform/testing';
+import { InMemoryOutbox } from '@agentplatform/testing/in-memory';
 import type { Execution } from '../domain/execution.types.js';
 import type { WorkflowEdge, WorkflowNode } from '../domain/workflow.types.js';
 import { InMemoryAgents, InMemoryExecutions, inlineExpressions, newExecution } from '../testing/in-memory.js';

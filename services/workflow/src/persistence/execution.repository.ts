@@ -3,6 +3,7 @@ import type { ClientSession, Collection, Connection, Model } from 'mongoose';
 import type { Execution, ExecutionStatus, NodeExecution } from '../domain/execution.types.js';
 import type { StatusCounts } from '../domain/statistics.js';
 import { executionModel, type ExecutionDocument, type NodeExecutionDocument } from './execution.schema.js';
+import type { Lease } from './lease.js';
 
 /** The object without its undefined fields: a document stores no key for a field it does not have. */
 function defined<T extends object>(value: T): T {
@@ -121,14 +122,8 @@ export type ExecutionChanges = Partial<
   >
 >;
 
-/** Which replica runs an execution (`owner`, null for none) and until when, unless it renews. */
-export interface Lease {
-  owner: string | null;
-  until: Date;
-}
-
-/** The lease of an execution that is not run anywhere: any replica's poller may take it. */
-export const NO_LEASE: Lease = { owner: null, until: new Date(0) };
+// Defined apart from this file (and mongoose): the engine and its unit specs use them.
+export { NO_LEASE, type Lease } from './lease.js';
 
 /**
  * Executions. Queries from the API are scoped by tenant; the engine's lease operations address one

@@ -1,21 +1,17 @@
-import { InMemoryOutbox, InMemoryQuotaCounter } from '@agentplatform/testing';
+import { InMemoryOutbox, InMemoryQuotaCounter } from '@agentplatform/testing/in-memory';
 import { createLogger, InsufficientCreditsError, NotFoundError } from '@agentplatform/service-kit';
 import type { AgentDirectory, ChatReply } from '../clients/agents.client.js';
 import type { CreditLedger } from '../clients/credits.client.js';
 import type { StatusCounts } from '../domain/statistics.js';
 import type { Execution, ExecutionStatus } from '../domain/execution.types.js';
-import type { Workflow, WorkflowNode, WorkflowStatus } from '../domain/workflow.types.js';
+import type { Workflow, WorkflowNode } from '../domain/workflow.types.js';
 import { ExpressionError } from '../domain/expressions.js';
 import { computeNode } from '../domain/node-expressions.js';
 import { SandboxExpressionError, type ExpressionRunner } from '../engine/expression-sandbox.js';
 import type { ExecutionEngine } from '../engine/execution-engine.js';
-import {
-  NO_LEASE,
-  type ExecutionChanges,
-  type ExecutionRepository,
-  type Lease,
-} from '../persistence/execution.repository.js';
-import type { WorkflowChanges, WorkflowRepository } from '../persistence/workflow.repository.js';
+import type { ExecutionChanges, ExecutionRepository } from '../persistence/execution.repository.js';
+import { NO_LEASE, type Lease } from '../persistence/lease.js';
+import type { WorkflowRepository } from '../persistence/workflow.repository.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 
 /** The workflow store in memory, tenant-scoped like the mongoose repository. */
@@ -55,12 +51,7 @@ export class InMemoryWorkflows implements Pick<
       total: all.length,
     };
   }
-  async update(
-    tenantId: string,
-    id: string,
-    changes: WorkflowChanges,
-    conditions: { status?: WorkflowStatus; version?: number } = {},
-  ): Promise<Workflow | undefined> {
+  update: WorkflowRepository['update'] = async (tenantId, id, changes, conditions = {}) => {
     const found = this.byId.get(id);
     if (found?.tenantId !== tenantId) return undefined;
     if (conditions.status && found.status !== conditions.status) return undefined;
@@ -68,7 +59,7 @@ export class InMemoryWorkflows implements Pick<
     const updated = { ...found, ...changes };
     this.byId.set(id, updated);
     return structuredClone(updated);
-  }
+  };
   setStatus: WorkflowRepository['setStatus'] = (tenantId, id, from, change, now) =>
     this.update(tenantId, id, { ...change, updatedAt: now }, from);
   async delete(tenantId: string, id: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError } from '@agentplatform/service-kit';
-import { createEvent } from '@agentplatform/events';
+import { createEvent } from '@agentplatform/events/catalogue';
 import { lineage, type Execution } from '../domain/execution.types.js';
 import type { UseCaseDeps } from './deps.js';
 

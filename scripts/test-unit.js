@@ -2,8 +2,8 @@
 // @ts-check
 'use strict';
 /**
- * `npm run test:unit`: builds the libraries the specs import (Nx, cached; not even started when
- * every library's build is newer than its sources), then runs the unit specs (jest.unit.config.js):
+ * `npm run test:unit`: builds what the specs need (Nx, cached; not even started when every
+ * build is newer than its sources), then runs the unit specs (jest.unit.config.js):
  * no global setup, so no JVM, Kafka or MongoDB. Extra arguments go to jest.
  */
 const fs = require('node:fs');
@@ -12,7 +12,18 @@ const { ROOT, run, runJest } = require('./run-step');
 
 require('./ensure-install').ensureInstalled();
 
-const LIBRARIES = ['contracts', 'events', 'service-kit', 'sdk', 'testing'];
+/**
+ * The builds the specs need, by folder: the libraries they import, and the workflow service,
+ * whose expression sandbox spec runs the compiled worker in real threads.
+ */
+const BUILDS = {
+  contracts: 'packages/contracts',
+  events: 'packages/events',
+  'service-kit': 'packages/service-kit',
+  sdk: 'packages/sdk',
+  testing: 'packages/testing',
+  workflow: 'services/workflow',
+};
 
 /**
  * The newest modification time of a build's inputs below `file` (Nx's `production` inputs: specs
@@ -38,7 +49,7 @@ function newestInput(file) {
 }
 
 /**
- * True when every library's last build is newer than all its inputs: then Nx, which would find
+ * True when every build's last run is newer than all its inputs: then Nx, which would find
  * every build in its cache, is not started (it costs about 2.5 s of this command's time even so).
  * A checkout, an edit or a restored cache entry all leave newer files, so a doubt runs Nx.
  */
@@ -46,8 +57,8 @@ function librariesBuilt() {
   const shared = Math.max(
     ...['tsconfig.base.json', 'package-lock.json', 'proto'].map((f) => newestInput(path.join(ROOT, f))),
   );
-  return LIBRARIES.every((name) => {
-    const dir = path.join(ROOT, 'packages', name);
+  return Object.values(BUILDS).every((folder) => {
+    const dir = path.join(ROOT, folder);
     const built = newestInput(path.join(dir, 'dist', 'tsconfig.lib.tsbuildinfo'));
     return built > Math.max(shared, newestInput(dir));
   });
@@ -60,7 +71,7 @@ if (!librariesBuilt())
     '-t',
     'build',
     '-p',
-    ...LIBRARIES,
+    ...Object.keys(BUILDS),
     '--outputStyle=static',
   ]);
 runJest(['-c', path.join(ROOT, 'jest.unit.config.js'), ...process.argv.slice(2)]);

@@ -69,7 +69,7 @@ function setup(options: {
     async embed(batch) {
       calls.push(Date.now() - started);
       texts.push(...batch);
-      if (options.embedMs) await delay(options.embedMs);
+      if (options.embedMs) await new Promise((resolve) => setTimeout(resolve, options.embedMs));
       return batch.map(() => new Float32Array([1, 0]));
     },
   };
@@ -101,15 +101,35 @@ function setup(options: {
   return { memories, calls, texts, started, backlog, write, written: () => n };
 }
 
+/** Whether the spec runs on jest's fake clock (the yielding specs below). */
+let fakeClock = false;
+
+/** Lets `ms` pass: on the fake clock inside the yielding specs, on the real one elsewhere. */
+async function elapse(ms: number): Promise<void> {
+  if (fakeClock) await jest.advanceTimersByTimeAsync(ms);
+  else await delay(ms);
+}
+
 async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await delay(10);
+    await elapse(10);
   }
 }
 
 describe('embedding backlog yielding to a burst of writes', () => {
+  // On jest's fake clock: the bursts below are seconds of writes every 10-20 ms, which real timers
+  // made this file the slowest unit spec (10 s); the backlog's own timers and Date.now follow it.
+  beforeEach(() => {
+    jest.useFakeTimers();
+    fakeClock = true;
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+    fakeClock = false;
+  });
+
   it('embeds nothing while the writes keep coming, then every item once they pause', async () => {
     // A quiet time far above the writes' 20 ms, so that a loaded machine's late timer is no pause.
     const { memories, calls, started, backlog, write, written } = setup({ yieldMs: 60_000, quietMs: 1_000 });
@@ -118,7 +138,7 @@ describe('embedding backlog yielding to a burst of writes', () => {
       // A burst: a write every 20 ms for 600 ms.
       while (Date.now() - started < 600) {
         write();
-        await delay(20);
+        await elapse(20);
       }
       const burstEnded = Date.now() - started;
       expect(calls).toEqual([]);
@@ -139,7 +159,7 @@ describe('embedding backlog yielding to a burst of writes', () => {
       // Writes every 20 ms for 2.5 s: never a quiet moment.
       while (Date.now() - started < 2_500) {
         write();
-        await delay(20);
+        await elapse(20);
       }
       // The first model call waited for the bound (from the first write), not for the end of the burst.
       expect(calls.length).toBeGreaterThan(0);
@@ -159,7 +179,7 @@ describe('embedding backlog yielding to a burst of writes', () => {
     try {
       while (Date.now() - paced.started < 2_400) {
         paced.write();
-        await delay(10);
+        await elapse(10);
       }
       const burstEnded = Date.now() - paced.started;
       const during = paced.calls.filter((at) => at < burstEnded).length;
@@ -190,7 +210,7 @@ describe('embedding backlog yielding to a burst of writes', () => {
     const lone = setup({ yieldMs: 60_000, quietMs: 200 });
     lone.backlog.start();
     try {
-      await delay(100);
+      await elapse(100);
       const wroteAt = Date.now() - lone.started;
       lone.write();
       await until(() => lone.memories.embedded === 1, 5_000);
@@ -204,7 +224,7 @@ describe('embedding backlog yielding to a burst of writes', () => {
     const { backlog, write } = setup({ yieldMs: 60_000, quietMs: 60_000 });
     backlog.start();
     write();
-    await delay(50);
+    await elapse(50);
     const stopping = Date.now();
     await backlog.stop();
     expect(Date.now() - stopping).toBeLessThan(2_000);

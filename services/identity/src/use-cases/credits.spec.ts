@@ -1,16 +1,6 @@
 import type { EventEnvelope } from '@agentplatform/events';
 import { inMemoryIdentityDeps } from '../testing/in-memory.js';
-import {
-  chargeCredits,
-  getBalance,
-  getCredits,
-  purchaseCredits,
-  refundCredits,
-  releaseCredits,
-  releaseExpiredHolds,
-  reserveCredits,
-  settleCredits,
-} from './credits.js';
+import * as credits from './credits.js';
 import { registerUser } from './register-user.js';
 
 const account = { email: 'ada@example.com', password: 'correct horse', fullName: 'Ada', company: 'Acme' };
@@ -20,14 +10,14 @@ async function setup() {
   const { deps, fakes } = inMemoryIdentityDeps();
   const owner = await registerUser(deps, account);
   const tenantId = owner.tenantId;
-  const balance = () => getBalance(deps, { tenantId });
+  const balance = () => credits.getBalance(deps, { tenantId });
   const charge = (amount: number, idempotencyKey: string) =>
-    chargeCredits(deps, { tenantId, amount, idempotencyKey, description: 'chat' });
+    credits.chargeCredits(deps, { tenantId, amount, idempotencyKey, description: 'chat' });
   const reserve = (amount: number, operationId: string) =>
-    reserveCredits(deps, { tenantId, amount, operationId, description: 'run' });
+    credits.reserveCredits(deps, { tenantId, amount, operationId, description: 'run' });
   const settle = (used: number, operationId: string) =>
-    settleCredits(deps, { tenantId, used, operationId, description: '' });
-  const release = (operationId: string) => releaseCredits(deps, { tenantId, operationId, description: '' });
+    credits.settleCredits(deps, { tenantId, used, operationId, description: '' });
+  const release = (operationId: string) => credits.releaseCredits(deps, { tenantId, operationId, description: '' });
   return { deps, fakes, owner, tenantId, balance, charge, reserve, settle, release };
 }
 
@@ -60,7 +50,9 @@ describe('charges and refunds', () => {
       [1.5, ''],
       [1_000_000_001, ''],
     ] as const) {
-      const error = await chargeCredits(deps, { tenantId, amount, idempotencyKey, description: '' }).catch((e) => e);
+      const error = await credits
+        .chargeCredits(deps, { tenantId, amount, idempotencyKey, description: '' })
+        .catch((e) => e);
       expect(error.code).toBe('validation_error');
       expect(fieldsOf(error)).toEqual(['amount', 'idempotency_key']);
     }
@@ -68,16 +60,17 @@ describe('charges and refunds', () => {
 
   it('answers not found for a tenant without an account', async () => {
     const { deps } = await setup();
-    await expect(getBalance(deps, { tenantId: 'ten_nope' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(credits.getBalance(deps, { tenantId: 'ten_nope' })).rejects.toMatchObject({ code: 'not_found' });
     await expect(
-      chargeCredits(deps, { tenantId: 'ten_nope', amount: 1, idempotencyKey: 'k', description: '' }),
+      credits.chargeCredits(deps, { tenantId: 'ten_nope', amount: 1, idempotencyKey: 'k', description: '' }),
     ).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('refunds once per key', async () => {
     const { deps, tenantId, charge, balance } = await setup();
     await charge(40, 'op-1');
-    const refund = () => refundCredits(deps, { tenantId, amount: 15, idempotencyKey: 'rf-1', description: 'sorry' });
+    const refund = () =>
+      credits.refundCredits(deps, { tenantId, amount: 15, idempotencyKey: 'rf-1', description: 'sorry' });
     await refund();
     await refund();
     await expect(balance()).resolves.toBe(75);
@@ -91,7 +84,7 @@ describe('the low-credit alert', () => {
     await charge(1, 'c2');
     expect(fakes.outbox.types()).toEqual(['billing.credits.low']);
     expect(fakes.outbox.events[0]).toMatchObject({ tenant_id: tenantId, data: { balance: 5, threshold: 10 } });
-    await refundCredits(deps, { tenantId, amount: 20, idempotencyKey: 'rf', description: '' });
+    await credits.refundCredits(deps, { tenantId, amount: 20, idempotencyKey: 'rf', description: '' });
     await charge(20, 'c3');
     expect(fakes.outbox.types()).toEqual(['billing.credits.low', 'billing.credits.low']);
   });
@@ -110,7 +103,8 @@ describe('purchases', () => {
     const { deps, fakes, owner, tenantId, balance } = await setup();
     const member = await registerUser(deps, { ...account, email: 'mem@example.com' });
     await fakes.tenants.insertMembership({ tenantId, userId: member.user.id, role: 'admin', createdAt: new Date() });
-    const buy = (userId: string) => purchaseCredits(deps, { tenantId, userId, credits: 50, idempotencyKey: 'order-1' });
+    const buy = (userId: string) =>
+      credits.purchaseCredits(deps, { tenantId, userId, credits: 50, idempotencyKey: 'order-1' });
     await expect(buy(member.user.id)).rejects.toMatchObject({ code: 'forbidden' });
     const entry = await buy(owner.user.id);
     await buy(owner.user.id);
@@ -126,12 +120,14 @@ describe('purchases', () => {
 
   it('names credits when the amount is bad', async () => {
     const { deps, owner, tenantId } = await setup();
-    const error = await purchaseCredits(deps, {
-      tenantId,
-      userId: owner.user.id,
-      credits: 0,
-      idempotencyKey: 'o',
-    }).catch((e) => e);
+    const error = await credits
+      .purchaseCredits(deps, {
+        tenantId,
+        userId: owner.user.id,
+        credits: 0,
+        idempotencyKey: 'o',
+      })
+      .catch((e) => e);
     expect(fieldsOf(error)).toEqual(['credits']);
   });
 });
@@ -147,7 +143,7 @@ describe('reserve, settle and release', () => {
     await expect(settle(12, 'run-1')).resolves.toEqual({ balance: 88, charged: 12, returned: 18, released: false });
     // Once per reservation: a repeat answers what happened and moves nothing.
     await expect(settle(12, 'run-1')).resolves.toMatchObject({ balance: 88, charged: 12 });
-    await expect(getBalance(deps, { tenantId })).resolves.toBe(88);
+    await expect(credits.getBalance(deps, { tenantId })).resolves.toBe(88);
   });
 
   it('reserves an operation id once, and refuses a reservation the balance cannot cover (402)', async () => {
@@ -192,20 +188,22 @@ describe('reserve, settle and release', () => {
     await expect(settle(1, 'nope')).rejects.toMatchObject({ code: 'not_found' });
     await expect(release('op-1')).rejects.toMatchObject({ code: 'not_found' });
     await expect(
-      settleCredits(deps, { tenantId: other.tenantId, operationId: 'run-1', used: 1, description: '' }),
+      credits.settleCredits(deps, { tenantId: other.tenantId, operationId: 'run-1', used: 1, description: '' }),
     ).rejects.toMatchObject({ code: 'not_found' });
-    await expect(getBalance(deps, { tenantId: other.tenantId })).resolves.toBe(100);
+    await expect(credits.getBalance(deps, { tenantId: other.tenantId })).resolves.toBe(100);
   });
 
   it('names used and operation_id when they are bad', async () => {
     const { deps, tenantId, reserve } = await setup();
-    const settleError = await settleCredits(deps, { tenantId, operationId: '', used: -1, description: '' }).catch(
-      (e) => e,
-    );
+    const settleError = await credits
+      .settleCredits(deps, { tenantId, operationId: '', used: -1, description: '' })
+      .catch((e) => e);
     expect(fieldsOf(settleError)).toEqual(['used']);
     const reserveError = await reserve(0, '').catch((e) => e);
     expect(fieldsOf(reserveError)).toEqual(['amount', 'operation_id']);
-    const releaseError = await releaseCredits(deps, { tenantId, operationId: '', description: '' }).catch((e) => e);
+    const releaseError = await credits
+      .releaseCredits(deps, { tenantId, operationId: '', description: '' })
+      .catch((e) => e);
     expect(fieldsOf(releaseError)).toEqual(['operation_id']);
   });
 
@@ -214,10 +212,10 @@ describe('reserve, settle and release', () => {
     await reserve(10, 'crashed');
     await reserve(20, 'settled');
     await settle(20, 'settled');
-    await expect(releaseExpiredHolds(deps, new Date())).resolves.toBe(0);
+    await expect(credits.releaseExpiredHolds(deps, new Date())).resolves.toBe(0);
     const later = new Date(Date.now() + deps.settings.creditHoldTtlMs + 1);
-    await expect(releaseExpiredHolds(deps, later)).resolves.toBe(1);
-    await expect(releaseExpiredHolds(deps, later)).resolves.toBe(0);
+    await expect(credits.releaseExpiredHolds(deps, later)).resolves.toBe(1);
+    await expect(credits.releaseExpiredHolds(deps, later)).resolves.toBe(0);
     await expect(balance()).resolves.toBe(80);
   });
 });
@@ -227,10 +225,10 @@ describe('getCredits', () => {
     const { deps, tenantId, charge } = await setup();
     await charge(1, 'a');
     await charge(2, 'b');
-    const credits = await getCredits(deps, { tenantId, limit: 2 });
-    expect(credits).toMatchObject({ balance: 97, plan: 'free' });
-    expect(credits.entries.map((e) => e.idempotencyKey)).toEqual(['b', 'a']);
-    const all = await getCredits(deps, { tenantId, limit: 0 });
+    const answer = await credits.getCredits(deps, { tenantId, limit: 2 });
+    expect(answer).toMatchObject({ balance: 97, plan: 'free' });
+    expect(answer.entries.map((e) => e.idempotencyKey)).toEqual(['b', 'a']);
+    const all = await credits.getCredits(deps, { tenantId, limit: 0 });
     expect(all.entries.map((e) => e.type)).toEqual(['charge', 'charge', 'grant']);
   });
 });

@@ -23,18 +23,15 @@ type StreamEvent = agentMemoryV1.ChatStreamResponse;
 
 const iso = (date: Date) => date.toISOString();
 
+/** The agent as callers see it: without its tenant and memory version, dates as ISO strings. */
 function toAgent(agent: Agent): agentMemoryV1.Agent {
+  const { tenantId: _tenantId, memoryVersion: _memoryVersion, config, createdAt, updatedAt, ...fields } = agent;
   return {
-    id: agent.id,
-    name: agent.name,
-    type: agent.type,
-    status: agent.status,
-    description: agent.description,
-    memoryTypes: agent.memoryTypes,
+    ...fields,
     // Tool header values are never returned: grants show their header names.
-    config: { ...agent.config, ...(agent.config.tools ? { tools: agent.config.tools.map(publicGrant) } : {}) },
-    createdAt: iso(agent.createdAt),
-    updatedAt: iso(agent.updatedAt),
+    config: { ...config, ...(config.tools ? { tools: config.tools.map(publicGrant) } : {}) },
+    createdAt: iso(createdAt),
+    updatedAt: iso(updatedAt),
   };
 }
 

@@ -252,15 +252,29 @@ async function measuredAdds(ctx, state, { memories, perRequest, concurrency, req
     own(),
   ];
   // The model loads in agent-memory's worker after the process is up (seconds of CPU), and an
-  // earlier scenario's backlog may still drain: wait until its threads other than the main one are
-  // quiet, so that the figures are the adds'.
+  // earlier scenario's backlog may still drain (chat-local leaves thousands of episodic memories of
+  // about 2 KB, a few per second each at the model's 256 word pieces): wait until its threads other
+  // than the main one are quiet, so that the figures and the drain are the adds' own.
   const settleStarted = Date.now();
+  let settleLogged = settleStarted;
   for (;;) {
     const others = () => cpuSeconds(pids[1]) - cpuSeconds(pids[1], true);
     const before = others();
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    if (others() - before < 0.05 || Date.now() - settleStarted > 120_000) break;
+    if (others() - before < 0.05) break;
+    if (Date.now() - settleStarted > DRAIN_BOUND_MS) {
+      ctx.log('an earlier backlog still drains after the drain bound: measuring beside it');
+      break;
+    }
+    if (Date.now() - settleLogged >= DRAIN_LOG_MS) {
+      settleLogged = Date.now();
+      ctx.log(
+        `waiting for an earlier scenario's embedding backlog (${Math.round((settleLogged - settleStarted) / 1000)} s)`,
+      );
+    }
   }
+  const settledAfter = Math.round((Date.now() - settleStarted) / 1000);
+  if (settledAfter > 5) ctx.log(`an earlier backlog drained in ${settledAfter} s before the adds`);
   const cpuBefore = cpu();
   const opsBefore = await databaseOps(ctx);
   const versionBefore = await memoryVersion(ctx, state.agentId);

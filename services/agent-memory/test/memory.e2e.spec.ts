@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { agentMemoryV1 } from '@agentplatform/contracts';
 import { createGrpcClient, openChannel } from '@agentplatform/service-kit';
-import { ServiceProcess, startTenantPlatform, suiteFixture } from '@agentplatform/testing';
+import { ServiceProcess, startTenantPlatform, suiteFixture, waitFor } from '@agentplatform/testing';
 import { newTenant } from './support';
 
 /** Memory items through the gateway: CRUD, hybrid search with filters, ranking, consolidation. */
@@ -207,6 +207,16 @@ describe('memory through the gateway', () => {
       ];
       for (const [key, content, metadata, type] of items)
         ids[key] = (await add(agentId, content, metadata, type ?? 'semantic')).id;
+      // Some checks below compare the scores of two searches: a vector stored by the backlog
+      // between them would move a score (it failed that way once on a slow machine).
+      await waitFor(
+        async () => {
+          const res = await suite.http.get(`/api/v1/memory?agent_id=${agentId}&per_page=100`);
+          const listed = res.body.items as Array<{ embedding: { dimension: number } }>;
+          return listed.length === items.length && listed.every((item) => item.embedding.dimension > 0);
+        },
+        { timeoutMs: 60_000, what: 'every searched memory to have its vector' },
+      );
     });
 
     it.each([

@@ -109,6 +109,18 @@ const nothing = (): undefined => undefined;
 const withoutValue = (answers: Array<unknown | Error>): Array<Error | undefined> =>
   answers.map((answer) => (answer instanceof Error ? answer : undefined));
 
+/** Concurrent calls in one group: a lone item goes as the single call, several as the batch call. */
+function grouped<T, A, R>(
+  single: (item: T) => Promise<A>,
+  many: (items: T[]) => Promise<Array<R | Error>>,
+  value: (answer: A) => R,
+): GroupCommit<T, R> {
+  return new GroupCommit<T, R>(
+    async (_key, items) => (items.length === 1 ? [value(await single(items[0]))] : many(items)),
+    MAX_ITEMS_PER_CALL,
+  );
+}
+
 /**
  * The credits client over identity's gRPC API, on a channel the caller owns.
  *
@@ -139,15 +151,9 @@ export function identityCreditsClient(
       (item) => client.settle(item),
       settlement,
     );
-  // One queue for every tenant: the fewest calls to identity. A lone item goes as the single call.
-  const reserves = new GroupCommit<ReserveInput, void>(
-    async (_key, items) => (items.length === 1 ? [await client.reserve(items[0]).then(nothing)] : reserveEach(items)),
-    MAX_ITEMS_PER_CALL,
-  );
-  const settles = new GroupCommit<SettleInput, Settlement>(
-    async (_key, items) => (items.length === 1 ? [settlement(await client.settle(items[0]))] : settleEach(items)),
-    MAX_ITEMS_PER_CALL,
-  );
+  // One queue for every tenant: the fewest calls to identity.
+  const reserves = grouped((item: ReserveInput) => client.reserve(item), reserveEach, nothing);
+  const settles = grouped((item: SettleInput) => client.settle(item), settleEach, settlement);
   return {
     reserve: (input) => reserves.submit('', input),
     settle: (input) => settles.submit('', input),

@@ -233,7 +233,7 @@ export class MemoryRepository {
       .lean<Array<Pick<MemoryDoc, '_id' | 'tenant_id' | 'agent_id' | 'content' | 'embed_token' | 'embedding'>>>();
     const ours = docs.filter((d) => d.embed_token === token);
     // Embedded by another replica after the look-up (its token was gone again by the claim).
-    await this.releaseIds(
+    await this.releaseClaim(
       token,
       ours.filter((d) => d.embedding?.provider === provider).map((d) => d._id),
     );
@@ -268,13 +268,11 @@ export class MemoryRepository {
     return docs.map(toItem).filter((item) => item.embedding?.provider === byId.get(item.id));
   }
 
-  /** Releases a claimed batch whose embedding failed, so it is tried again at once. */
+  /**
+   * Removes `token`'s lease from these items, where it still stands (by primary key and token):
+   * a claimed batch whose embedding failed is tried again at once.
+   */
   async releaseClaim(token: string, ids: string[]): Promise<void> {
-    await this.releaseIds(token, ids);
-  }
-
-  /** Removes `token`'s lease from these items, where it still stands (by primary key and token). */
-  private async releaseIds(token: string, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.model.bulkWrite(
       ids.map((id) => ({

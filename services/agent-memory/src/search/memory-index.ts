@@ -2,6 +2,7 @@ import type { MemoryType } from '../domain/agent.js';
 import { matchesFilters, type FilterClause } from '../domain/memory-filter.js';
 import type { MemorySummary, ScoredMemory } from '../domain/memory.js';
 import { terms } from '../domain/text.js';
+import { Posting } from './posting.js';
 
 /** BM25 parameters (the usual Okapi defaults). */
 const K1 = 1.2;
@@ -59,8 +60,7 @@ export interface IndexQuery {
 export class MemoryIndex {
   private readonly byId = new Map<string, IndexedDoc>();
   private readonly slots: IndexedDoc[] = [];
-  /** term -> (slot -> term frequency) */
-  private readonly postings = new Map<string, Map<number, number>>();
+  private readonly postings = new Map<string, Posting>();
   /** Column-major vectors: value j of slot s at j * capacity + s. */
   private columns = new Float32Array(0);
   private capacity = 0;
@@ -176,8 +176,8 @@ export class MemoryIndex {
     this.totalLength += doc.length;
     for (const [term, tf] of termFreq) {
       let posting = this.postings.get(term);
-      if (!posting) this.postings.set(term, (posting = new Map()));
-      posting.set(slot, tf);
+      if (!posting) this.postings.set(term, (posting = new Posting()));
+      posting.add(slot, tf);
     }
   }
 
@@ -207,11 +207,7 @@ export class MemoryIndex {
     this.created[to] = this.created[from];
     this.order[this.place[from]] = to;
     this.place[to] = this.place[from];
-    for (const [term, tf] of last.termFreq) {
-      const posting = this.postings.get(term)!;
-      posting.delete(from);
-      posting.set(to, tf);
-    }
+    for (const term of last.termFreq.keys()) this.postings.get(term)!.move(from, to);
   }
 
   /** Whether slot a comes before slot b in creation order. */
@@ -269,14 +265,18 @@ export class MemoryIndex {
     const queryTerms = [...new Set(terms(text))];
     if (queryTerms.length === 0 || n === 0) return scores;
     const avgLength = this.totalLength / n || 1;
+    const lengths = this.lengths;
     let ceiling = 0;
     for (const term of queryTerms) {
       const idf = this.idf(term);
       ceiling += idf;
       const posting = this.postings.get(term);
       if (!posting) continue;
-      for (const [slot, tf] of posting) {
-        scores[slot] += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * this.lengths[slot]) / avgLength));
+      const { slots, freqs } = posting;
+      for (let i = 0; i < slots.length; i++) {
+        const slot = slots[i];
+        const tf = freqs[i];
+        scores[slot] += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * lengths[slot]) / avgLength));
       }
     }
     for (let i = 0; i < n; i++) if (scores[i] > 0) scores[i] = Math.min(1, scores[i] / ceiling);

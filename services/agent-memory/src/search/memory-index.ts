@@ -86,6 +86,9 @@ export class MemoryIndex {
   private byPlace = new Float64Array(0);
   /** The embedded slots, when only some are (the dense scores skip the others). */
   private embeddedSlots = new Int32Array(0);
+  /** The best topK so far, best first: slots and scores. */
+  private topSlots = new Int32Array(0);
+  private topScores = new Float64Array(0);
   private dimension = 0;
   private totalLength = 0;
   /** While upsertAll runs: the creation order is sorted once at its end, not kept item by item. */
@@ -362,8 +365,11 @@ export class MemoryIndex {
     for (let p = 0; p < n; p++) byPlace[p + 2] = fused[order[p]];
     // The best topK, best first (a full sort of every score per query is wasted work).
     const k = query.topK;
-    const topSlots = new Int32Array(k);
-    const topScores = new Float64Array(k);
+    if (this.topSlots.length < k) {
+      this.topSlots = new Int32Array(k);
+      this.topScores = new Float64Array(k);
+    }
+    const { topSlots, topScores } = this;
     let found = 0;
     const checkDoc = query.memoryType !== undefined || query.filters.length > 0 || query.exclude !== undefined;
     for (let slot = 0; slot < n; slot++) {

@@ -80,7 +80,7 @@ export class MemoryIndexCache {
     const started = Date.now();
     const items = await this.memories.loadAgent(tenantId, agentId);
     const index = new MemoryIndex(version, this.embedder.id);
-    for (const item of items) index.upsert(indexable(item, this.embedder.id));
+    index.upsertAll(items.map((item) => indexable(item, this.embedder.id)));
     const key = this.key(tenantId, agentId);
     const current = this.entries.get(key);
     // A write applied while this load ran may have moved the cache past `version`: keep the newer.

@@ -148,82 +148,168 @@ describe('MemoryIndex', () => {
     expect(query(indexOf(corpus), 'zzzz qqqq', { minScore: 0.2 })).toEqual([]);
   });
 
-  it('scores exactly the documented formula, also after updates, removals and growth', () => {
-    // A plain re-implementation of docs/agents-and-memory.md over whole documents, to hold the
-    // index's typed-array bookkeeping (column-major vectors, sparse query dimensions) to it.
+  /**
+   * A plain re-implementation of docs/agents-and-memory.md over whole documents, to hold the
+   * index's typed-array bookkeeping (column-major vectors, sparse query dimensions, the creation
+   * order kept by every write, the dense scores of only the embedded items) to it.
+   */
+  const formula = (docs: Map<string, { content: string; createdAt: number; embedded: boolean }>, text: string) => {
+    const all = [...docs].map(([id, d]) => ({
+      id,
+      createdAt: d.createdAt,
+      terms: terms(d.content),
+      vector: d.embedded ? localEmbedding(d.content) : undefined,
+    }));
+    const avg = all.reduce((sum, d) => sum + d.terms.length, 0) / all.length;
+    const queryTerms = [...new Set(terms(text))];
+    const idf = (t: string) => {
+      const df = all.filter((d) => d.terms.includes(t)).length;
+      return Math.log(1 + (all.length - df + 0.5) / (df + 0.5));
+    };
+    const ceiling = queryTerms.reduce((sum, t) => sum + idf(t), 0);
+    const q = localEmbedding(text);
+    const fused = new Map(
+      all.map((d) => {
+        let bm25 = 0;
+        for (const t of queryTerms) {
+          const tf = d.terms.filter((x) => x === t).length;
+          if (tf > 0) bm25 += (idf(t) * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * d.terms.length) / avg));
+        }
+        const lexical = Math.min(1, bm25 / ceiling);
+        if (!d.vector) return [d.id, lexical];
+        const cosine = d.vector.reduce((sum, v, j) => sum + v * q[j], 0);
+        return [d.id, Math.min(1, 0.5 * lexical + 0.5 * Math.max(0, cosine))];
+      }),
+    );
+    // Context: neighbours in creation order (createdAt, then id).
+    const order = [...all]
+      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((d) => d.id);
+    const at = (i: number) => (i >= 0 && i < order.length ? fused.get(order[i])! : 0);
+    return new Map(
+      order.map((id, i) => {
+        const own = fused.get(id)!;
+        const context = (own + Math.max(at(i - 1), at(i + 1)) + Math.max(at(i - 2), at(i + 2)) / 2) / 2.5;
+        return [id, Math.max(own, context)];
+      }),
+    );
+  };
+
+  const randomWriter = (seed: number, createdAt: () => number, embedded: () => boolean) => {
     const vocabulary =
       'refund policy return order shipping invoice password account backup region plan canada laptop trial'.split(' ');
-    let seed = 7;
     const random = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
     const sentence = (words: number) =>
       Array.from({ length: words }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(' ');
-    const docs = new Map<string, string>();
+    const docs = new Map<string, { content: string; createdAt: number; embedded: boolean }>();
     const index = new MemoryIndex(1, 'local-hash-v1');
-    const put = (id: string, content: string) => {
-      docs.set(id, content);
+    const put = (id: string, content: string, at = createdAt(), withVector = embedded()) => {
+      docs.set(id, { content, createdAt: at, embedded: withVector });
       index.upsert({
         id,
         agentId: 'agt_1',
         memoryType: 'semantic',
         content,
         metadata: {},
-        createdAt: new Date(1000),
-        vector: localEmbedding(content),
+        createdAt: new Date(at),
+        vector: withVector ? localEmbedding(content) : new Float32Array(0),
       });
     };
-    for (let i = 0; i < 150; i++) put(`m${i}`, sentence(3 + (i % 9)));
-    for (let i = 0; i < 150; i += 7) {
-      index.remove(`m${i}`);
-      docs.delete(`m${i}`);
-    }
-    for (let i = 1; i < 150; i += 11) put(`m${i}`, sentence(5));
-
-    const expected = (text: string): Map<string, number> => {
-      const all = [...docs].map(([id, content]) => ({ id, terms: terms(content), vector: localEmbedding(content) }));
-      const avg = all.reduce((sum, d) => sum + d.terms.length, 0) / all.length;
-      const queryTerms = [...new Set(terms(text))];
-      const idf = (t: string) => {
-        const df = all.filter((d) => d.terms.includes(t)).length;
-        return Math.log(1 + (all.length - df + 0.5) / (df + 0.5));
-      };
-      const ceiling = queryTerms.reduce((sum, t) => sum + idf(t), 0);
-      const q = localEmbedding(text);
-      const fused = new Map(
-        all.map((d) => {
-          let bm25 = 0;
-          for (const t of queryTerms) {
-            const tf = d.terms.filter((x) => x === t).length;
-            if (tf > 0) bm25 += (idf(t) * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * d.terms.length) / avg));
-          }
-          const cosine = d.vector.reduce((sum, v, j) => sum + v * q[j], 0);
-          return [d.id, Math.min(1, 0.5 * Math.min(1, bm25 / ceiling) + 0.5 * Math.max(0, cosine))];
-        }),
-      );
-      // Context: neighbours in creation order (all created at once here, so by id).
-      const order = [...fused.keys()].sort();
-      const at = (i: number) => (i >= 0 && i < order.length ? fused.get(order[i])! : 0);
-      return new Map(
-        order.map((id, i) => {
-          const own = fused.get(id)!;
-          const context = (own + Math.max(at(i - 1), at(i + 1)) + Math.max(at(i - 2), at(i + 2)) / 2) / 2.5;
-          return [id, Math.max(own, context)];
-        }),
-      );
+    const remove = (id: string) => {
+      index.remove(id);
+      docs.delete(id);
     };
+    return { random, sentence, docs, index, put, remove };
+  };
 
+  const expectFormula = (
+    index: MemoryIndex,
+    docs: Map<string, { content: string; createdAt: number; embedded: boolean }>,
+  ) => {
     for (const text of [
       'refund policy for canada',
       'laptop trial plan',
       'backup of the account password region',
       'zebra',
     ]) {
-      const want = expected(text);
+      const want = formula(docs, text);
       const got = query(index, text, { topK: 100 });
       expect(got.length).toBe(Math.min(100, [...want.values()].filter((v) => v > 0).length));
       for (const r of got) expect(r.score).toBeCloseTo(want.get(r.item.id)!, 9);
       const best = [...want.values()].sort((x, y) => y - x);
       got.forEach((r, i) => expect(r.score).toBeCloseTo(best[i], 9));
     }
-    expect(index.vectorOf('m1')).toEqual(localEmbedding(docs.get('m1')!));
+  };
+
+  it('scores exactly the documented formula, also after updates, removals and growth', () => {
+    const { sentence, docs, index, put, remove } = randomWriter(
+      7,
+      () => 1000,
+      () => true,
+    );
+    for (let i = 0; i < 150; i++) put(`m${i}`, sentence(3 + (i % 9)));
+    for (let i = 0; i < 150; i += 7) remove(`m${i}`);
+    for (let i = 1; i < 150; i += 11) put(`m${i}`, sentence(5));
+    expectFormula(index, docs);
+    expect(index.vectorOf('m1')).toEqual(localEmbedding(docs.get('m1')!.content));
+  });
+
+  it('keeps the creation order through writes out of order, equal times, removals and vectors stored later', () => {
+    let clock = 5000;
+    // Mostly in order, as memories are written; now and then an older item, or one of the same millisecond.
+    const { random, sentence, docs, index, put, remove } = randomWriter(
+      11,
+      () => (random() < 0.2 ? 1000 + Math.floor(random() * 4000) : random() < 0.3 ? clock : ++clock),
+      () => random() < 0.4,
+    );
+    for (let i = 0; i < 300; i++) {
+      put(`m${Math.floor(random() * 1000)}`, sentence(2 + Math.floor(random() * 10)));
+      if (i % 5 === 4) remove([...docs.keys()][Math.floor(random() * docs.size)]);
+      if (i % 7 === 6) {
+        // The backlog stores a vector: same id, text and time.
+        const [id, doc] = [...docs][Math.floor(random() * docs.size)];
+        put(id, doc.content, doc.createdAt, true);
+      }
+      if (i % 50 === 49) expectFormula(index, docs);
+    }
+    // A load from the database gets the items in no particular order, all at once.
+    const loaded = new MemoryIndex(1, 'local-hash-v1');
+    const asStored = ([id, doc]: [string, { content: string; createdAt: number; embedded: boolean }]) => ({
+      id,
+      agentId: 'agt_1',
+      memoryType: 'semantic' as const,
+      content: doc.content,
+      metadata: {},
+      createdAt: new Date(doc.createdAt),
+      vector: doc.embedded ? localEmbedding(doc.content) : new Float32Array(0),
+    });
+    loaded.upsertAll([...docs].sort(() => random() - 0.5).map(asStored));
+    expectFormula(loaded, docs);
+    // Writes after the load keep its order.
+    put('late', 'refund policy for canada', 4000, true);
+    loaded.upsert(asStored(['late', docs.get('late')!]));
+    expectFormula(loaded, docs);
+  });
+
+  it('breaks a tie in score by recency, newest first', () => {
+    const index = new MemoryIndex(1, 'local-hash-v1');
+    for (const [id, at] of [
+      ['old', 1000],
+      ['new', 3000],
+      ['mid', 2000],
+    ] as const) {
+      index.upsert({
+        id,
+        agentId: 'agt_1',
+        memoryType: 'semantic',
+        content: 'same words',
+        metadata: {},
+        createdAt: new Date(at),
+        vector: new Float32Array(0),
+      });
+    }
+    const ranked = query(index, 'same words', { topK: 2, vector: new Float32Array(0) });
+    expect(ranked.map((r) => r.item.id)).toEqual(['new', 'mid']);
+    expect(ranked[0].score).toBe(ranked[1].score);
   });
 });

@@ -2,6 +2,7 @@ import type { MemoryType } from '../domain/agent.js';
 import { matchesFilters, type FilterClause } from '../domain/memory-filter.js';
 import type { MemorySummary, ScoredMemory } from '../domain/memory.js';
 import { terms } from '../domain/text.js';
+import { Posting } from './posting.js';
 
 /** BM25 parameters (the usual Okapi defaults). */
 const K1 = 1.2;
@@ -59,25 +60,39 @@ export interface IndexQuery {
 export class MemoryIndex {
   private readonly byId = new Map<string, IndexedDoc>();
   private readonly slots: IndexedDoc[] = [];
-  /** term -> (slot -> term frequency) */
-  private readonly postings = new Map<string, Map<number, number>>();
+  private readonly postings = new Map<string, Posting>();
   /** Column-major vectors: value j of slot s at j * capacity + s. */
   private columns = new Float32Array(0);
   private capacity = 0;
   private lengths = new Float64Array(0);
   /** 1 where the slot has a vector of the index's dimension, 0 while it waits for the backlog. */
   private embedded = new Uint8Array(0);
+  private embeddedCount = 0;
+  /** createdAt in milliseconds by slot: with the id, the key of the creation order. */
+  private created = new Float64Array(0);
+  /**
+   * Slots in creation order (createdAt, then id) and each slot's place in it. Every write keeps
+   * them in order (an item is placed by binary search, usually at the end, since memories come
+   * in the order they are written), so a search never sorts the agent's items.
+   */
+  private order = new Int32Array(0);
+  private place = new Int32Array(0);
   /** Per-query scratch, reused: search is synchronous, so no two queries share them at once. */
   private lexical = new Float64Array(0);
   private dense = new Float64Array(0);
   private queryDims = new Int32Array(0);
   private fused = new Float64Array(0);
-  /** Slots in creation order, and each slot's place in it; rebuilt after a write. */
-  private order = new Int32Array(0);
-  private place = new Int32Array(0);
-  private orderStale = true;
+  /** Fused scores by place in creation order, with two zeros either side (the context's neighbours). */
+  private byPlace = new Float64Array(0);
+  /** The embedded slots, when only some are (the dense scores skip the others). */
+  private embeddedSlots = new Int32Array(0);
+  /** The best topK so far, best first: slots and scores. */
+  private topSlots = new Int32Array(0);
+  private topScores = new Float64Array(0);
   private dimension = 0;
   private totalLength = 0;
+  /** While upsertAll runs: the creation order is sorted once at its end, not kept item by item. */
+  private loading = false;
 
   constructor(
     /** The agent's memory_version this index reflects. */
@@ -119,35 +134,53 @@ export class MemoryIndex {
     this.columns = columns;
     this.lengths = lengths;
     this.embedded = embedded;
+    this.created = grown(this.created, new Float64Array(next));
+    this.order = grown(this.order, new Int32Array(next));
+    this.place = grown(this.place, new Int32Array(next));
     this.lexical = new Float64Array(next);
     this.dense = new Float64Array(next);
     this.fused = new Float64Array(next);
+    this.byPlace = new Float64Array(next + 4);
+    this.embeddedSlots = new Int32Array(next);
     this.capacity = next;
   }
 
+  /** Indexes a whole agent's items (a load from the database, in no particular order). */
+  upsertAll(items: Iterable<IndexableMemory>): void {
+    this.loading = true;
+    try {
+      for (const item of items) this.upsert(item);
+    } finally {
+      this.loading = false;
+      this.sortOrder();
+    }
+  }
+
   upsert(item: IndexableMemory): void {
+    const previous = this.byId.get(item.id);
+    // The backlog's stored vector rewrites an item whose text is unchanged: its terms are kept.
+    const { termFreq, length } = previous?.content === item.content ? previous : countTerms(item.content);
     this.remove(item.id);
-    const termFreq = new Map<string, number>();
-    const list = terms(item.content);
-    for (const term of list) termFreq.set(term, (termFreq.get(term) ?? 0) + 1);
     this.ensureDimension(item.vector.length);
     this.ensureCapacity(this.slots.length + 1);
     const slot = this.slots.length;
     const { vector, ...fields } = item;
-    const doc: IndexedDoc = { ...fields, termFreq, length: list.length, slot };
+    const doc: IndexedDoc = { ...fields, termFreq, length, slot };
     this.slots.push(doc);
     this.byId.set(item.id, doc);
-    this.orderStale = true;
+    this.created[slot] = doc.createdAt.getTime();
+    if (!this.loading) this.placeInOrder(slot);
     // No vector yet (or one of another length, never mixed in practice) scores as zero.
     const matches = vector.length === this.dimension;
     for (let j = 0; j < this.dimension; j++) this.columns[j * this.capacity + slot] = matches ? vector[j] : 0;
     this.embedded[slot] = matches && this.dimension > 0 ? 1 : 0;
+    this.embeddedCount += this.embedded[slot];
     this.lengths[slot] = doc.length;
     this.totalLength += doc.length;
     for (const [term, tf] of termFreq) {
       let posting = this.postings.get(term);
-      if (!posting) this.postings.set(term, (posting = new Map()));
-      posting.set(slot, tf);
+      if (!posting) this.postings.set(term, (posting = new Posting()));
+      posting.add(slot, tf);
     }
   }
 
@@ -155,7 +188,8 @@ export class MemoryIndex {
     const doc = this.byId.get(id);
     if (!doc) return;
     this.byId.delete(id);
-    this.orderStale = true;
+    if (!this.loading) this.takeOutOfOrder(doc.slot);
+    this.embeddedCount -= this.embedded[doc.slot];
     this.totalLength -= doc.length;
     for (const term of doc.termFreq.keys()) {
       const posting = this.postings.get(term)!;
@@ -173,11 +207,51 @@ export class MemoryIndex {
       this.columns[j * this.capacity + to] = this.columns[j * this.capacity + from];
     this.lengths[to] = this.lengths[from];
     this.embedded[to] = this.embedded[from];
-    for (const [term, tf] of last.termFreq) {
-      const posting = this.postings.get(term)!;
-      posting.delete(from);
-      posting.set(to, tf);
+    this.created[to] = this.created[from];
+    this.order[this.place[from]] = to;
+    this.place[to] = this.place[from];
+    for (const term of last.termFreq.keys()) this.postings.get(term)!.move(from, to);
+  }
+
+  /** Whether slot a comes before slot b in creation order. */
+  private createdBefore(a: number, b: number): boolean {
+    const d = this.created[a] - this.created[b];
+    return d !== 0 ? d < 0 : this.slots[a].id < this.slots[b].id;
+  }
+
+  /** Places a new last slot in the creation order. */
+  private placeInOrder(slot: number): void {
+    const { order, place } = this;
+    const last = this.slots.length - 1;
+    let lo = 0;
+    let hi = last;
+    if (last > 0 && this.createdBefore(order[last - 1], slot)) lo = last;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.createdBefore(order[mid], slot)) lo = mid + 1;
+      else hi = mid;
     }
+    order.copyWithin(lo + 1, lo, last);
+    order[lo] = slot;
+    for (let p = lo; p <= last; p++) place[order[p]] = p;
+  }
+
+  private sortOrder(): void {
+    const n = this.slots.length;
+    const sorted = Array.from({ length: n }, (_, i) => i).sort((a, b) =>
+      a === b ? 0 : this.createdBefore(a, b) ? -1 : 1,
+    );
+    this.order.set(sorted);
+    for (let p = 0; p < n; p++) this.place[this.order[p]] = p;
+  }
+
+  /** Takes a slot out of the creation order (before the slots are compacted). */
+  private takeOutOfOrder(slot: number): void {
+    const { order, place } = this;
+    const last = this.slots.length - 1;
+    const from = place[slot];
+    order.copyWithin(from, from + 1, last + 1);
+    for (let p = from; p < last; p++) place[order[p]] = p;
   }
 
   private idf(term: string): number {
@@ -194,29 +268,41 @@ export class MemoryIndex {
     const queryTerms = [...new Set(terms(text))];
     if (queryTerms.length === 0 || n === 0) return scores;
     const avgLength = this.totalLength / n || 1;
+    const lengths = this.lengths;
     let ceiling = 0;
     for (const term of queryTerms) {
       const idf = this.idf(term);
       ceiling += idf;
       const posting = this.postings.get(term);
       if (!posting) continue;
-      for (const [slot, tf] of posting) {
-        scores[slot] += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * this.lengths[slot]) / avgLength));
+      const { slots, freqs } = posting;
+      for (let i = 0; i < slots.length; i++) {
+        const slot = slots[i];
+        const tf = freqs[i];
+        scores[slot] += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * lengths[slot]) / avgLength));
       }
     }
     for (let i = 0; i < n; i++) if (scores[i] > 0) scores[i] = Math.min(1, scores[i] / ceiling);
     return scores;
   }
 
-  /** Dot products of the query vector with every slot into the dense scratch (all 0 if not comparable). */
+  /**
+   * Dot products of the query vector with every embedded slot into the dense scratch (all 0 if
+   * not comparable; a slot without a vector is never read). While the backlog has not embedded
+   * every item (a chatting agent's episodic memories), only the embedded slots are summed.
+   */
   private denseScores(q: Float32Array): Float64Array {
     const n = this.slots.length;
     const dots = this.dense;
     dots.fill(0, 0, n);
-    if (q.length !== this.dimension || n === 0) return dots;
+    if (q.length !== this.dimension || this.embeddedCount === 0) return dots;
     const dims = this.queryDims;
     let count = 0;
     for (let j = 0; j < q.length; j++) if (q[j] !== 0) dims[count++] = j;
+    const all = this.embeddedCount === n;
+    const some = this.embeddedSlots;
+    let m = 0;
+    if (!all) for (let s = 0; s < n; s++) if (this.embedded[s] === 1) some[m++] = s;
     const columns = this.columns;
     const cap = this.capacity;
     let k = 0;
@@ -230,31 +316,28 @@ export class MemoryIndex {
       const qb = q[dims[k + 1]];
       const qc = q[dims[k + 2]];
       const qd = q[dims[k + 3]];
-      for (let s = 0; s < n; s++)
-        dots[s] += qa * columns[a + s] + qb * columns[b + s] + qc * columns[c + s] + qd * columns[d + s];
+      if (all) {
+        for (let s = 0; s < n; s++)
+          dots[s] += qa * columns[a + s] + qb * columns[b + s] + qc * columns[c + s] + qd * columns[d + s];
+      } else {
+        for (let i = 0; i < m; i++) {
+          const s = some[i];
+          dots[s] += qa * columns[a + s] + qb * columns[b + s] + qc * columns[c + s] + qd * columns[d + s];
+        }
+      }
     }
     for (; k < count; k++) {
       const a = dims[k] * cap;
       const qa = q[dims[k]];
-      for (let s = 0; s < n; s++) dots[s] += qa * columns[a + s];
+      if (all) for (let s = 0; s < n; s++) dots[s] += qa * columns[a + s];
+      else for (let i = 0; i < m; i++) dots[some[i]] += qa * columns[a + some[i]];
     }
     return dots;
   }
 
-  private creationOrder(): { order: Int32Array; place: Int32Array } {
-    const n = this.slots.length;
-    if (this.orderStale || this.order.length !== n) {
-      const slots = this.slots;
-      const sorted = Array.from({ length: n }, (_, i) => i).sort((a, b) => {
-        const d = slots[a].createdAt.getTime() - slots[b].createdAt.getTime();
-        return d !== 0 ? d : slots[a].id < slots[b].id ? -1 : slots[a].id > slots[b].id ? 1 : 0;
-      });
-      this.order = Int32Array.from(sorted);
-      this.place = new Int32Array(n);
-      for (let i = 0; i < n; i++) this.place[this.order[i]] = i;
-      this.orderStale = false;
-    }
-    return { order: this.order, place: this.place };
+  /** Whether a candidate (score, slot) ranks before another: the higher score, then the newer item. */
+  private ranksBefore(score: number, slot: number, otherScore: number, otherSlot: number): boolean {
+    return score > otherScore || (score === otherScore && this.created[slot] > this.created[otherSlot]);
   }
 
   search(query: IndexQuery): ScoredMemory[] {
@@ -276,29 +359,45 @@ export class MemoryIndex {
           ? Math.min(1, w * lexical[slot] + (1 - w) * (cosine > 0 ? cosine : 0))
           : lexical[slot];
     }
-    const { order, place } = this.creationOrder();
-    const at = (i: number) => (i >= 0 && i < n ? fused[order[i]] : 0);
-    const top: ScoredMemory[] = [];
+    const { order, place, byPlace } = this;
+    // byPlace[p + 2] is the fused score of the item at place p; out of range is 0.
+    byPlace[0] = byPlace[1] = byPlace[n + 2] = byPlace[n + 3] = 0;
+    for (let p = 0; p < n; p++) byPlace[p + 2] = fused[order[p]];
+    // The best topK, best first (a full sort of every score per query is wasted work).
+    const k = query.topK;
+    if (this.topSlots.length < k) {
+      this.topSlots = new Int32Array(k);
+      this.topScores = new Float64Array(k);
+    }
+    const { topSlots, topScores } = this;
+    let found = 0;
     const checkDoc = query.memoryType !== undefined || query.filters.length > 0 || query.exclude !== undefined;
     for (let slot = 0; slot < n; slot++) {
       // Context: memories written one after another (a conversation's turns) explain each other,
       // so an item next to a strong match rises towards it; a strong match itself never drops.
       const own = fused[slot];
-      const p = place[slot];
-      const near = Math.max(at(p - 1), at(p + 1));
-      const next = Math.max(at(p - 2), at(p + 2));
+      const p = place[slot] + 2;
+      const near = Math.max(byPlace[p - 1], byPlace[p + 1]);
+      const next = Math.max(byPlace[p - 2], byPlace[p + 2]);
       const score = Math.max(own, (own + CONTEXT_WEIGHT * (near + next / 2)) / (1 + 1.5 * CONTEXT_WEIGHT));
       if (score <= 0 || score < query.minScore) continue;
-      if (top.length === query.topK && score < top[top.length - 1].score) continue;
-      const doc = this.slots[slot];
+      if (found === k && !this.ranksBefore(score, slot, topScores[k - 1], topSlots[k - 1])) continue;
       if (checkDoc) {
+        const doc = this.slots[slot];
         if (query.memoryType && doc.memoryType !== query.memoryType) continue;
         if (query.filters.length > 0 && !matchesFilters(doc.metadata, query.filters)) continue;
         if (query.exclude?.(doc)) continue;
       }
-      insertTopK(top, { item: doc, score }, query.topK);
+      // When full, the last one drops out.
+      let i = found < k ? found++ : k - 1;
+      for (; i > 0 && this.ranksBefore(score, slot, topScores[i - 1], topSlots[i - 1]); i--) {
+        topSlots[i] = topSlots[i - 1];
+        topScores[i] = topScores[i - 1];
+      }
+      topSlots[i] = slot;
+      topScores[i] = score;
     }
-    return top;
+    return Array.from({ length: found }, (_, i) => ({ item: this.slots[topSlots[i]], score: topScores[i] }));
   }
 
   /** Every document, for consolidation. */
@@ -325,14 +424,16 @@ export class MemoryIndex {
   }
 }
 
-const ranksBefore = (a: ScoredMemory, b: ScoredMemory) =>
-  a.score > b.score || (a.score === b.score && a.item.createdAt.getTime() > b.item.createdAt.getTime());
+/** A text's index terms, each with its count, and their total. */
+function countTerms(content: string): { termFreq: Map<string, number>; length: number } {
+  const termFreq = new Map<string, number>();
+  const list = terms(content);
+  for (const term of list) termFreq.set(term, (termFreq.get(term) ?? 0) + 1);
+  return { termFreq, length: list.length };
+}
 
-/** Keeps `top` sorted best first and at most `k` long; a full sort of 10k scores per query is wasted work. */
-function insertTopK(top: ScoredMemory[], candidate: ScoredMemory, k: number): void {
-  if (top.length === k && !ranksBefore(candidate, top[k - 1])) return;
-  let i = top.length;
-  while (i > 0 && ranksBefore(candidate, top[i - 1])) i--;
-  top.splice(i, 0, candidate);
-  if (top.length > k) top.pop();
+/** `into` with `from`'s values at its start. */
+function grown<T extends Float64Array | Int32Array>(from: T, into: T): T {
+  into.set(from);
+  return into;
 }

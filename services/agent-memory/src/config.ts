@@ -47,11 +47,14 @@ export const configShape = {
    * the built-in hashing embedding, with a warning. `none` turns the model off.
    */
   EMBEDDINGS_MODEL_DIR: z.string().default(DEFAULT_MODEL_DIR),
-  /** Items embedded per model call by the background embedding backlog. */
+  /** Most items per batch of the background embedding backlog (see BATCH_WORD_PIECES for its other bound). */
   EMBEDDINGS_BATCH_SIZE: env.int(16, 1),
   /** How long a replica holds a claimed batch before another may take it over (a crash's delay). */
   EMBEDDINGS_LEASE_MS: env.int(60_000, 1_000),
-  /** How often an idle replica looks for items added elsewhere (its own adds wake it at once). */
+  /**
+   * How often an idle replica looks for items added elsewhere (its own adds wake it at once), and
+   * how often a busy one looks for tenants that started waiting since its last look-up.
+   */
   EMBEDDINGS_IDLE_POLL_MS: env.int(1_000, 10),
   /**
    * Longest a burst of writes on a replica holds its embedding backlog back (the model's CPU is

@@ -67,7 +67,18 @@ export interface ClaimedItem {
 /** An item `findPending` found: lacking a vector, and with no lease or the token of an expired one. */
 export interface PendingItem {
   id: string;
+  tenantId: string;
+  /** The content's length in characters (what the backlog estimates the item's model work by). */
+  length: number;
   token?: string;
+}
+
+/** What a look-up of waiting items is limited to. */
+export interface PendingScope {
+  /** One agent's items only (consolidation embeds what it is about to compare). */
+  agent?: { tenantId: string; agentId: string };
+  /** Items of every tenant but these (the backlog holds candidates of these already). */
+  exceptTenants?: string[];
 }
 
 /** Items with no vector of `provider` (never embedded, or by another embedder). */
@@ -174,33 +185,35 @@ export class MemoryRepository {
 
   /**
    * Up to `limit` items that lack a vector of `provider` and that no live lease holds, each with
-   * the token of the lease it had (an expired one) if any. A look-up only: `claim` takes them.
-   * `scope` limits it to one agent (consolidation embeds what it is about to compare).
+   * its tenant, its content's length and the token of the lease it had (an expired one) if any.
+   * A look-up only: `claim` takes them.
    *
-   * This is the backlog's only query that is not answered by primary key: on MongoDB it runs on
-   * the `embedding.provider` index; the local stand-in scans the collection for it, so the
-   * backlog asks for many candidates at a time (see EmbeddingBacklog) rather than once per batch.
+   * This is the backlog's only query that is not answered by primary key: on MongoDB the
+   * (`embedding.provider`, `tenant_id`) index answers it, skipping the keys of the tenants left
+   * out; the local stand-in scans the collection for it, so the backlog asks for many candidates
+   * at a time (see EmbeddingBacklog) rather than once per batch.
    */
-  async findPending(
-    provider: string,
-    limit: number,
-    now: Date,
-    scope?: { tenantId: string; agentId: string },
-  ): Promise<PendingItem[]> {
-    const free = {
+  async findPending(provider: string, limit: number, now: Date, scope: PendingScope = {}): Promise<PendingItem[]> {
+    const free: Record<string, unknown> = {
       ...pending(provider),
-      ...(scope ? { tenant_id: scope.tenantId, agent_id: scope.agentId } : {}),
       $or: [
         { embed_lease_until: { $exists: false } },
         { embed_lease_until: null },
         { embed_lease_until: { $lt: now } },
       ],
     };
+    if (scope.agent) Object.assign(free, { tenant_id: scope.agent.tenantId, agent_id: scope.agent.agentId });
+    else if (scope.exceptTenants?.length) free.tenant_id = { $nin: scope.exceptTenants };
     const docs = await this.model
-      .find(free, { _id: 1, embed_token: 1 })
+      .find(free, { _id: 1, tenant_id: 1, content: 1, embed_token: 1 })
       .limit(limit)
-      .lean<Array<Pick<MemoryDoc, '_id' | 'embed_token'>>>();
-    return docs.map((d) => (d.embed_token ? { id: d._id, token: d.embed_token } : { id: d._id }));
+      .lean<Array<Pick<MemoryDoc, '_id' | 'tenant_id' | 'content' | 'embed_token'>>>();
+    return docs.map((d) => ({
+      id: d._id,
+      tenantId: d.tenant_id,
+      length: d.content.length,
+      ...(d.embed_token ? { token: d.embed_token } : {}),
+    }));
   }
 
   /**
@@ -211,7 +224,12 @@ export class MemoryRepository {
    * Items another replica took meanwhile are skipped; items that got a vector of `provider`
    * meanwhile are let go again. Answers the items claimed, with their current content.
    */
-  async claim(candidates: PendingItem[], provider: string, token: string, leaseUntil: Date): Promise<ClaimedItem[]> {
+  async claim(
+    candidates: Array<Pick<PendingItem, 'id' | 'token'>>,
+    provider: string,
+    token: string,
+    leaseUntil: Date,
+  ): Promise<ClaimedItem[]> {
     if (candidates.length === 0) return [];
     // `embed_token: null` matches an item without a token. Every filter here is the primary key
     // plus the token, which the unique (embed_token, _id) index also answers on the stand-in.

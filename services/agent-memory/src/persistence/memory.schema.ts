@@ -60,7 +60,9 @@ const memorySchema = new Schema<MemoryDoc>(
 );
 memorySchema.index({ tenant_id: 1, agent_id: 1, _id: -1 });
 memorySchema.index({ tenant_id: 1, agent_id: 1, memory_type: 1, _id: -1 });
-memorySchema.index({ 'embedding.provider': 1 });
+// The backlog's look-up of waiting items (`embedding.provider` $ne the current embedder), also
+// with the tenants it holds candidates of left out (`tenant_id` $nin), and the backlog's count.
+memorySchema.index({ 'embedding.provider': 1, tenant_id: 1 });
 // The backlog's claims and stores address an item by primary key and lease token together. The
 // index holds only leased items on MongoDB (partial), and it is what lets the local stand-in,
 // which uses unique indexes only and ignores the partial filter, answer those filters without

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger, Metrics } from '@agentplatform/service-kit';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
-import type { ClaimedItem, MemoryRepository, PendingItem } from '../persistence/memory.repository.js';
+import type { ClaimedItem, MemoryRepository, PendingItem, PendingScope } from '../persistence/memory.repository.js';
 import { RecordingIndex } from '../testing/in-memory.js';
 import { CANDIDATES_PER_LOOKUP, EmbeddingBacklog } from './embedding-backlog.js';
 
@@ -12,15 +12,18 @@ class PendingItems {
   readonly lookups: number[] = [];
   /** Called with a look-up's answer before it is returned (another replica acting meanwhile). */
   afterLookup: (found: PendingItem[]) => void = () => undefined;
-  add(id: string): void {
-    this.items.set(id, { id, tenantId: 't1', agentId: 'agt_1', content: `fact ${id}` });
+  /** Tenants left out by each look-up. */
+  readonly exceptTenants: string[][] = [];
+  add(id: string, tenantId = 't1', content = `fact ${id}`): void {
+    this.items.set(id, { id, tenantId, agentId: `agt_${tenantId}`, content });
   }
-  async findPending(_provider: string, limit: number): Promise<PendingItem[]> {
+  async findPending(_provider: string, limit: number, _now: Date, scope: PendingScope = {}): Promise<PendingItem[]> {
     this.lookups.push(limit);
+    this.exceptTenants.push(scope.exceptTenants ?? []);
     const found = [...this.items.values()]
-      .filter((item) => !item.vector && !item.token)
+      .filter((item) => !item.vector && !item.token && !scope.exceptTenants?.includes(item.tenantId))
       .slice(0, limit)
-      .map(({ id }) => ({ id }));
+      .map(({ id, tenantId, content }) => ({ id, tenantId, length: content.length }));
     this.afterLookup(found);
     return found;
   }
@@ -266,6 +269,47 @@ describe('embedding backlog claims', () => {
       expect(texts).not.toContain('fact mem_0');
       expect(texts).not.toContain('fact mem_7');
       expect(memories.items.get('mem_0')!.token).toBe('other replica');
+    } finally {
+      await backlog.stop();
+    }
+  });
+});
+
+describe('embedding backlog between tenants', () => {
+  it("embeds a quiet tenant's new item while a noisy tenant's long backlog still waits", async () => {
+    // Each model call takes 20 ms: the noisy tenant's 400 items are 100 batches, 2 s at least.
+    const { memories, backlog } = setup({ yieldMs: 0, quietMs: 100, embedMs: 20, idlePollMs: 100 });
+    for (let n = 0; n < 400; n++) memories.add(`noisy_${n}`, 'ten_noisy', `a long exchange ${n} `.repeat(90));
+    backlog.start();
+    try {
+      await until(() => memories.embedded >= 8, 10_000);
+      memories.add('quiet_0', 'ten_quiet');
+      backlog.kick();
+      const added = Date.now();
+      await until(() => memories.items.get('quiet_0')!.vector === true, 10_000);
+      const waited = Date.now() - added;
+      const noisyWaiting = [...memories.items.values()].filter((i) => i.tenantId === 'ten_noisy' && !i.vector);
+      // Found by the next look-up for other tenants (every 100 ms), embedded in the batch after:
+      // far from the noisy tenant's drain, which has most of its way still to go.
+      expect(noisyWaiting.length).toBeGreaterThan(300);
+      expect(waited).toBeLessThan(1_500);
+      // That look-up left out the tenant whose candidates were in hand.
+      expect(memories.exceptTenants).toContainEqual(['ten_noisy']);
+    } finally {
+      await backlog.stop();
+    }
+  });
+
+  it('sends texts of like length to the model together', async () => {
+    const { memories, texts, backlog } = setup({ yieldMs: 0, quietMs: 100, idlePollMs: 60_000 });
+    memories.add('long_0', 't1', 'x'.repeat(400));
+    memories.add('short_0', 't2', 'a few words');
+    memories.add('long_1', 't1', 'y'.repeat(400));
+    memories.add('short_1', 't2', 'more words');
+    backlog.start();
+    try {
+      await until(() => memories.embedded === 4, 5_000);
+      expect(texts.map((t) => t.length > 100)).toEqual([false, false, true, true]);
     } finally {
       await backlog.stop();
     }

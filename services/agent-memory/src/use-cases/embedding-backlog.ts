@@ -3,15 +3,19 @@ import type { Logger, Metrics } from '@agentplatform/service-kit';
 import { Counter, Gauge } from 'prom-client';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import type { AgentRepository } from '../persistence/agent.repository.js';
-import type { ClaimedItem, MemoryRepository, PendingItem } from '../persistence/memory.repository.js';
+import type { ClaimedItem, MemoryRepository, PendingItem, PendingScope } from '../persistence/memory.repository.js';
 import type { MemoryIndexCache } from '../search/memory-index-cache.js';
+import { FairCandidates, itemCost, MAX_ITEM_COST } from './fair-candidates.js';
 
 export interface BacklogOptions {
   /** Items embedded per model call. */
   batchSize: number;
   /** How long a claimed batch is held before another replica may take it over. */
   leaseMs: number;
-  /** How often an idle replica looks for items written elsewhere (its own writes wake it at once). */
+  /**
+   * How often an idle replica looks for items written elsewhere (its own writes wake it at once),
+   * and how often a busy one looks for tenants that started waiting since its last look-up.
+   */
   idlePollMs: number;
   /**
    * Longest the backlog waits for this replica's writes to pause before it embeds, counted from
@@ -49,6 +53,14 @@ export const BURST_SHARE = 0.25;
  */
 export const CANDIDATES_PER_LOOKUP = 512;
 
+/**
+ * Most model work in one batch, in estimated word pieces (see itemCost): a batch of short texts
+ * is `batchSize` items, one of long texts (chat-local's episodic memories, 256 word pieces) four,
+ * one model call, so that an item that joins the next batch waits for about a second of the model,
+ * not for sixteen long texts. The vectors of a batch are stored when all of it is embedded.
+ */
+export const BATCH_WORD_PIECES = 4 * MAX_ITEM_COST;
+
 /** How often the backlog's size is counted and logged while it drains. */
 const PROGRESS_EVERY_MS = 5_000;
 
@@ -59,6 +71,11 @@ const PROGRESS_EVERY_MS = 5_000;
  * delays a batch), embeds them, stores the vectors and applies them to the search index. Items
  * embedded by another embedder count as lacking one: switching the embedder re-embeds everything
  * in the background while search goes on (items without a current vector score lexically only).
+ *
+ * Tenants share the model fairly: each batch is chosen among the candidates of every waiting
+ * tenant by the model work each has had (see FairCandidates), and while candidates are in hand,
+ * a look-up for the other tenants' items comes every `idlePollMs` (and at once after a look-up
+ * that came back full), so one tenant's long backlog does not hide another's new items.
  */
 export class EmbeddingBacklog {
   private wake: (() => void) | undefined;
@@ -76,8 +93,12 @@ export class EmbeddingBacklog {
   private burstSince: number | undefined;
   /** When this replica's latest write woke it. */
   private lastWrite = 0;
-  /** Items found waiting by the last look-up and not yet tried, oldest first. */
-  private candidates: PendingItem[] = [];
+  /** Items found waiting by the look-ups and not yet tried, per tenant. */
+  private readonly candidates = new FairCandidates();
+  /** When the last look-up of waiting items was made. */
+  private lookedAt = 0;
+  /** The last look-up came back full: more tenants than it found may be waiting. */
+  private lookupFull = false;
 
   constructor(
     private readonly deps: {
@@ -130,7 +151,7 @@ export class EmbeddingBacklog {
   /** Embeds one agent's waiting items now (consolidation compares vectors, so it needs them all). */
   async drainAgent(tenantId: string, agentId: string): Promise<void> {
     for (;;) {
-      const done = await this.batch({ tenantId, agentId });
+      const done = await this.batch({ agent: { tenantId, agentId } });
       if (done === 0) return;
     }
   }
@@ -234,7 +255,7 @@ export class EmbeddingBacklog {
   }
 
   /** Claims, embeds and stores one batch; returns how many items got a vector. */
-  private async batch(scope?: { tenantId: string; agentId: string }): Promise<number> {
+  private async batch(scope?: PendingScope): Promise<number> {
     const embedded = await this.claimAndEmbed(scope);
     if (!embedded) return 0;
     await this.store(embedded.token, embedded.claimed, embedded.vectors);
@@ -243,15 +264,14 @@ export class EmbeddingBacklog {
 
   /**
    * Claims a batch and embeds it; undefined when nothing waits. A failed embedding frees the claim.
-   * The batch is taken from candidates that one look-up found for many batches; a candidate that
-   * another replica took or embedded since is skipped at the claim, and the next look-up comes
-   * when the candidates run out (items written since then wait for it, as they would behind the
-   * candidates anyway).
+   * The batch is taken fairly between tenants from candidates that look-ups found for many
+   * batches; a candidate that another replica took or embedded since is skipped at the claim.
+   * A look-up comes when the candidates run out, and while they last, every `idlePollMs` (or
+   * right after one that came back full) for the tenants they do not include.
    */
-  private async claimAndEmbed(scope?: {
-    tenantId: string;
-    agentId: string;
-  }): Promise<{ token: string; claimed: ClaimedItem[]; vectors: Float32Array[] } | undefined> {
+  private async claimAndEmbed(
+    scope?: PendingScope,
+  ): Promise<{ token: string; claimed: ClaimedItem[]; vectors: Float32Array[] } | undefined> {
     const { memories, embedder } = this.deps;
     const token = randomUUID();
     const { batchSize, leaseMs } = this.options;
@@ -265,16 +285,17 @@ export class EmbeddingBacklog {
         looked = true;
         batch = await memories.findPending(embedder.id, batchSize, new Date(), scope);
       } else {
-        if (this.candidates.length === 0) {
-          if (looked) return undefined;
+        if (!looked && this.lookupDue()) {
           looked = true;
-          this.candidates = await memories.findPending(embedder.id, CANDIDATES_PER_LOOKUP, new Date());
+          await this.lookUp();
         }
-        batch = this.candidates.splice(0, batchSize);
+        batch = this.candidates.take(batchSize, BATCH_WORD_PIECES);
       }
       if (batch.length === 0) return undefined;
       claimed = await memories.claim(batch, embedder.id, token, new Date(Date.now() + leaseMs));
     }
+    // Texts of like length share a model call: a call pads its texts to its longest one.
+    claimed.sort((a, b) => itemCost(a.content.length) - itemCost(b.content.length));
     try {
       const vectors = await embedder.embed(
         claimed.map((item) => item.content),
@@ -286,6 +307,22 @@ export class EmbeddingBacklog {
       await memories.releaseClaim(token, ids).catch(() => undefined);
       throw error;
     }
+  }
+
+  /** No candidates in hand, or tenants not among them may have started waiting since the last look-up. */
+  private lookupDue(): boolean {
+    return this.candidates.size === 0 || this.lookupFull || Date.now() - this.lookedAt >= this.options.idlePollMs;
+  }
+
+  /** Looks up waiting items of the tenants that have no candidates in hand. */
+  private async lookUp(): Promise<void> {
+    const { memories, embedder } = this.deps;
+    const found = await memories.findPending(embedder.id, CANDIDATES_PER_LOOKUP, new Date(), {
+      exceptTenants: this.candidates.tenants(),
+    });
+    this.lookedAt = Date.now();
+    this.lookupFull = found.length === CANDIDATES_PER_LOOKUP;
+    this.candidates.add(found);
   }
 
   /** Stores a claimed batch's vectors and publishes them to the search indexes. */

@@ -1,0 +1,90 @@
+import type { PendingItem } from '../persistence/memory.repository.js';
+import { FairCandidates, itemCost, MAX_ITEM_COST } from './fair-candidates.js';
+
+/** `count` waiting items of one tenant, each `length` characters long. */
+function items(tenantId: string, count: number, length: number, from = 0): PendingItem[] {
+  return Array.from({ length: count }, (_, n) => ({ id: `${tenantId}_${from + n}`, tenantId, length }));
+}
+
+const LONG = 1_900; // chat-local's episodic memories: cut to 256 word pieces
+const SHORT = 60; // a bench add: 17 word pieces
+
+/** Model work per tenant in a batch. */
+function work(batch: PendingItem[]): Map<string, number> {
+  const byTenant = new Map<string, number>();
+  for (const item of batch) byTenant.set(item.tenantId, (byTenant.get(item.tenantId) ?? 0) + itemCost(item.length));
+  return byTenant;
+}
+
+describe('fair candidates', () => {
+  it('estimates an item by its word pieces, up to what the model keeps', () => {
+    expect(itemCost(SHORT)).toBe(17);
+    expect(itemCost(LONG)).toBe(MAX_ITEM_COST);
+    expect(itemCost(0)).toBe(2);
+  });
+
+  it('gives each waiting tenant an equal share of the model work, not of the items', () => {
+    const candidates = new FairCandidates();
+    candidates.add([...items('ten_long', 100, LONG), ...items('ten_short', 2_000, SHORT)]);
+    let longWork = 0;
+    let shortWork = 0;
+    let longItems = 0;
+    let shortItems = 0;
+    // 100 batches: both tenants wait throughout (the short one's items would last 130).
+    while (longItems < 100) {
+      const batch = candidates.take(16, 4 * MAX_ITEM_COST);
+      const byTenant = work(batch);
+      longWork += byTenant.get('ten_long') ?? 0;
+      shortWork += byTenant.get('ten_short') ?? 0;
+      longItems += batch.filter((i) => i.tenantId === 'ten_long').length;
+      shortItems += batch.filter((i) => i.tenantId === 'ten_short').length;
+      // Never more apart than one long item while both wait.
+      expect(Math.abs(longWork - shortWork)).toBeLessThanOrEqual(MAX_ITEM_COST);
+    }
+    // The short texts' tenant got about 15 items for each long one.
+    expect(shortItems / longItems).toBeGreaterThan(10);
+  });
+
+  it('puts a tenant that starts waiting into the next batch, however long the others have waited', () => {
+    const candidates = new FairCandidates();
+    candidates.add(items('ten_noisy', 500, LONG));
+    for (let n = 0; n < 20; n++) candidates.take(16, 4 * MAX_ITEM_COST);
+    candidates.add(items('ten_quiet', 1, SHORT));
+    expect(candidates.tenants()).toEqual(['ten_noisy', 'ten_quiet']);
+    const next = candidates.take(16, 4 * MAX_ITEM_COST);
+    expect(next.map((i) => i.id)).toContain('ten_quiet_0');
+    // It started level with the noisy tenant, not with a credit for the time it did not wait.
+    const after = candidates.take(16, 4 * MAX_ITEM_COST);
+    expect(after.every((i) => i.tenantId === 'ten_noisy')).toBe(true);
+    expect(candidates.tenants()).toEqual(['ten_noisy']);
+  });
+
+  it('keeps a batch within its budget of word pieces, taking its first item whatever it costs', () => {
+    const candidates = new FairCandidates();
+    candidates.add(items('ten_a', 10, LONG));
+    expect(candidates.take(16, 4 * MAX_ITEM_COST)).toHaveLength(4);
+    expect(candidates.take(16, 10)).toHaveLength(1);
+    candidates.add(items('ten_b', 40, SHORT));
+    // ten_b is behind on work: it fills what ten_a's next long item would not fit in.
+    const batch = candidates.take(16, 300);
+    expect(work(batch).get('ten_b')).toBeGreaterThan(0);
+    expect([...work(batch).values()].reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(300);
+    expect(candidates.size).toBe(5 + 40 - batch.length);
+  });
+
+  it("takes a tenant's items in the order they were found and forgets a tenant once its queue is empty", () => {
+    const candidates = new FairCandidates();
+    candidates.add(items('ten_a', 3, SHORT));
+    candidates.add(items('ten_a', 2, SHORT, 3));
+    expect(candidates.take(16, 4 * MAX_ITEM_COST).map((i) => i.id)).toEqual([
+      'ten_a_0',
+      'ten_a_1',
+      'ten_a_2',
+      'ten_a_3',
+      'ten_a_4',
+    ]);
+    expect(candidates.size).toBe(0);
+    expect(candidates.tenants()).toEqual([]);
+    expect(candidates.take(16, 4 * MAX_ITEM_COST)).toEqual([]);
+  });
+});

@@ -1,0 +1,102 @@
+import type { PendingItem } from '../persistence/memory.repository.js';
+
+/**
+ * Most word pieces an item's model work is counted by: the local model cuts longer texts there
+ * (an embeddings endpoint's cost grows further, but the cap keeps one long text from costing its
+ * tenant more than a few batches' share).
+ */
+export const MAX_ITEM_COST = 256;
+
+/**
+ * An item's model work, in estimated word pieces: about four characters each, plus the two the
+ * model adds to every text, at most MAX_ITEM_COST. The model's time per text grows with its word
+ * pieces (~100 short texts/s per core, 3-8 texts/s of 256 word pieces).
+ */
+export function itemCost(length: number): number {
+  return Math.min(MAX_ITEM_COST, Math.ceil(length / 4) + 2);
+}
+
+interface TenantQueue {
+  items: PendingItem[];
+  /** Where the next item to take is in `items`. */
+  next: number;
+  /** Model work (word pieces) this tenant's items have been given since it started waiting. */
+  served: number;
+}
+
+/**
+ * The embedding backlog's candidates, queued per tenant, and the choice of each batch among them:
+ * the next item always comes from the tenant whose items have had the least model work so far
+ * (counted in word pieces, so a tenant of long texts gets fewer items per batch, not more of the
+ * model), and a tenant that starts waiting starts level with the least served one. So a tenant
+ * with a long backlog shares the model with every other waiting tenant instead of going first,
+ * and a tenant that waits for one item gets it into the next batch. Within a tenant, items go in
+ * the order the look-ups found them.
+ */
+export class FairCandidates {
+  private readonly queues = new Map<string, TenantQueue>();
+
+  /** Tenants with candidates in hand (a look-up for more candidates leaves them out). */
+  tenants(): string[] {
+    return [...this.queues.keys()];
+  }
+
+  /** Candidates in hand. */
+  get size(): number {
+    let size = 0;
+    for (const queue of this.queues.values()) size += queue.items.length - queue.next;
+    return size;
+  }
+
+  /** Queues a look-up's items behind those of their tenant already in hand. */
+  add(found: PendingItem[]): void {
+    const level = this.leastServed();
+    for (const item of found) {
+      let queue = this.queues.get(item.tenantId);
+      if (!queue) {
+        queue = { items: [], next: 0, served: level };
+        this.queues.set(item.tenantId, queue);
+      }
+      queue.items.push(item);
+    }
+  }
+
+  /**
+   * Takes the next batch: at most `count` items whose costs add up to at most `budget` (its
+   * first item whatever its cost), one at a time from the least served tenant. A tenant whose
+   * next item does not fit the rest of the budget sits the batch out; the others fill it.
+   */
+  take(count: number, budget: number): PendingItem[] {
+    const batch: PendingItem[] = [];
+    const skipped = new Set<TenantQueue>();
+    let spent = 0;
+    while (batch.length < count) {
+      const queue = this.leastServedQueue(skipped);
+      if (!queue) break;
+      const item = queue.items[queue.next];
+      const cost = itemCost(item.length);
+      if (batch.length > 0 && spent + cost > budget) {
+        skipped.add(queue);
+        continue;
+      }
+      batch.push(item);
+      spent += cost;
+      queue.served += cost;
+      queue.next += 1;
+      if (queue.next === queue.items.length) this.queues.delete(item.tenantId);
+    }
+    return batch;
+  }
+
+  private leastServedQueue(skipped: Set<TenantQueue>): TenantQueue | undefined {
+    let least: TenantQueue | undefined;
+    for (const queue of this.queues.values()) {
+      if (!skipped.has(queue) && (!least || queue.served < least.served)) least = queue;
+    }
+    return least;
+  }
+
+  private leastServed(): number {
+    return this.leastServedQueue(new Set())?.served ?? 0;
+  }
+}

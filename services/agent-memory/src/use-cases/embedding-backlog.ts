@@ -54,6 +54,12 @@ export const BURST_SHARE = 0.25;
 export const CANDIDATES_PER_LOOKUP = 512;
 
 /**
+ * Candidates held at most (about 100 bytes each): beyond it the longest tenant queues let go of
+ * their ends (FairCandidates.trim), so many tenants with long backlogs cost bounded memory.
+ */
+export const MAX_CANDIDATES_HELD = 8 * CANDIDATES_PER_LOOKUP;
+
+/**
  * Most model work in one batch, in estimated word pieces (see itemCost): a batch of short texts
  * is `batchSize` items, one of long texts (chat-local's episodic memories, 256 word pieces) four,
  * one model call, so that an item that joins the next batch waits for about a second of the model,
@@ -323,6 +329,7 @@ export class EmbeddingBacklog {
     this.lookedAt = Date.now();
     this.lookupFull = found.length === CANDIDATES_PER_LOOKUP;
     this.candidates.add(found);
+    this.candidates.trim(MAX_CANDIDATES_HELD);
   }
 
   /** Stores a claimed batch's vectors and publishes them to the search indexes. */

@@ -87,4 +87,21 @@ describe('fair candidates', () => {
     expect(candidates.tenants()).toEqual([]);
     expect(candidates.take(16, 4 * MAX_ITEM_COST)).toEqual([]);
   });
+
+  it("holds a bounded number of candidates, letting go of the longest queues' ends", () => {
+    const candidates = new FairCandidates();
+    for (let t = 0; t < 12; t += 1) candidates.add(items(`ten_${t}`, 512, LONG));
+    candidates.add(items('ten_quiet', 1, SHORT));
+    candidates.trim(4_096);
+    expect(candidates.size).toBe(4_096);
+    // Every tenant keeps its place, the quiet one with its single item.
+    expect(candidates.tenants()).toHaveLength(13);
+    // Thirteen tenants level, four long texts a batch: the quiet item is in the fourth at the latest.
+    const taken = Array.from({ length: 4 }, () => candidates.take(16, 4 * MAX_ITEM_COST)).flat();
+    expect(taken.map((i) => i.tenantId)).toContain('ten_quiet');
+    // Never below one per tenant, whatever the bound.
+    candidates.trim(0);
+    expect(candidates.size).toBe(12);
+    expect(candidates.tenants()).toHaveLength(12);
+  });
 });

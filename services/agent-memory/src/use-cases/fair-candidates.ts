@@ -24,6 +24,11 @@ interface TenantQueue {
   served: number;
 }
 
+/** Candidates of the queue not taken yet. */
+function remaining(queue: TenantQueue): number {
+  return queue.items.length - queue.next;
+}
+
 /**
  * The embedding backlog's candidates, queued per tenant, and the choice of each batch among them:
  * the next item always comes from the tenant whose items have had the least model work so far
@@ -44,7 +49,7 @@ export class FairCandidates {
   /** Candidates in hand. */
   get size(): number {
     let size = 0;
-    for (const queue of this.queues.values()) size += queue.items.length - queue.next;
+    for (const queue of this.queues.values()) size += remaining(queue);
     return size;
   }
 
@@ -86,6 +91,26 @@ export class FairCandidates {
       if (queue.next === queue.items.length) this.queues.delete(item.tenantId);
     }
     return batch;
+  }
+
+  /**
+   * Lets go of candidates beyond `max`, from the ends of the longest queues, keeping at least one
+   * per tenant: what is let go stays waiting in the database, and a look-up finds it again once
+   * its tenant's queue runs out. So many tenants with long backlogs cost a bounded memory, and
+   * each still keeps its place in the rotation.
+   */
+  trim(max: number): void {
+    let excess = this.size - max;
+    while (excess > 0) {
+      let longest: TenantQueue | undefined;
+      for (const queue of this.queues.values()) {
+        if (!longest || remaining(queue) > remaining(longest)) longest = queue;
+      }
+      if (!longest || remaining(longest) <= 1) return;
+      const drop = Math.min(excess, Math.ceil((remaining(longest) - 1) / 2));
+      longest.items.length -= drop;
+      excess -= drop;
+    }
   }
 
   private leastServedQueue(skipped: Set<TenantQueue>): TenantQueue | undefined {

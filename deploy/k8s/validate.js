@@ -568,21 +568,13 @@ function compareDocs(code, named) {
   return errors;
 }
 
-/** The default a zod schema falls back to, as the environment string that would produce it. */
-function defaultOf(schema) {
-  let node = schema;
-  for (let i = 0; i < 10 && node; i++) {
-    const def = node._zod?.def ?? node.def;
-    if (!def) return '';
-    if (def.type === 'default') {
-      const value = typeof def.defaultValue === 'function' ? def.defaultValue() : def.defaultValue;
-      return Array.isArray(value) ? value.join(',') : String(value);
-    }
-    if (def.type === 'optional') return '(unset)';
-    if (def.type === 'pipe') node = def.in;
-    else return '(required)';
-  }
-  return '';
+/**
+ * The default of a variable of a config schema (service-kit's `EnvVar`), as the environment string
+ * that would produce it. @param {{ fallback?: string; optional: boolean }} variable
+ */
+function defaultOf(variable) {
+  if (variable.fallback !== undefined) return variable.fallback;
+  return variable.optional ? '(unset)' : '(required)';
 }
 
 /**

@@ -1,8 +1,7 @@
 import path from 'node:path';
-import { z } from 'zod';
 import { dataEncryptionKeyEnv, env, kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
 
-const optionalUrl = z.string().url().optional();
+const optionalUrl = env.url().orUnset();
 
 /**
  * Where `node deploy/local/model.js fetch` puts the model, seen from this file's compiled place
@@ -14,10 +13,10 @@ export const configShape = {
   ...serviceEnvShape({ grpcPort: 50052, metricsPort: 9462, database: 'agent_memory' }),
   ...kafkaEnvShape,
   /** identity: credit balance check and charge of every chat (docs/design.md section 5). */
-  IDENTITY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
+  IDENTITY_GRPC_ADDR: env.string('127.0.0.1:50051'),
   GRPC_DEADLINE_MS: env.int(5_000, 1),
   /** workflow: agents' workflow tools are checked and run there (docs/design.md section 9). */
-  WORKFLOW_GRPC_ADDR: z.string().default('127.0.0.1:50053'),
+  WORKFLOW_GRPC_ADDR: env.string('127.0.0.1:50053'),
   /** Seals agents' http and mcp tool header values at rest (docs/security.md). */
   DATA_ENCRYPTION_KEY: dataEncryptionKeyEnv(),
   /** Local development and tests only: lets http and mcp tools reach private and loopback addresses. */
@@ -28,9 +27,9 @@ export const configShape = {
    * (`/chat/completions` is appended). Unset: the offline `local` responder answers.
    */
   LLM_BASE_URL: optionalUrl,
-  LLM_API_KEY: z.string().optional(),
+  LLM_API_KEY: env.string().orUnset(),
   /** Model used when an agent's config names none. */
-  LLM_MODEL: z.string().default('gpt-4o-mini'),
+  LLM_MODEL: env.string('gpt-4o-mini'),
   /** Upper bound of one provider call, streaming included. */
   LLM_TIMEOUT_MS: env.int(60_000, 100),
   /** Extra attempts after a 429, a 5xx or a network error (never once a stream has started). */
@@ -38,15 +37,15 @@ export const configShape = {
 
   /** OpenAI-compatible `/embeddings` endpoint base. Unset: the built-in local embedding. */
   EMBEDDINGS_BASE_URL: optionalUrl,
-  EMBEDDINGS_API_KEY: z.string().optional(),
-  EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
+  EMBEDDINGS_API_KEY: env.string().orUnset(),
+  EMBEDDINGS_MODEL: env.string('text-embedding-3-small'),
   EMBEDDINGS_TIMEOUT_MS: env.int(15_000, 100),
   /**
    * Folder of the offline embedding model (model.onnx, tokenizer.json; `node deploy/local/model.js
    * fetch` puts it in the default). Used when EMBEDDINGS_BASE_URL is unset; missing or unloadable:
    * the built-in hashing embedding, with a warning. `none` turns the model off.
    */
-  EMBEDDINGS_MODEL_DIR: z.string().default(DEFAULT_MODEL_DIR),
+  EMBEDDINGS_MODEL_DIR: env.string(DEFAULT_MODEL_DIR),
   /** Most items per batch of the background embedding backlog (see BATCH_WORD_PIECES for its other bound). */
   EMBEDDINGS_BATCH_SIZE: env.int(16, 1),
   /** How long a replica holds a claimed batch before another may take it over (a crash's delay). */
@@ -65,14 +64,14 @@ export const configShape = {
   QUERY_EMBEDDING_CACHE_SIZE: env.int(1_000, 0),
 
   /** Weight of the lexical (BM25) part of the fused score; the embedding part gets the rest. */
-  SEARCH_LEXICAL_WEIGHT: z.coerce.number().min(0).max(1).default(0.5),
+  SEARCH_LEXICAL_WEIGHT: env.number(0.5, { min: 0, max: 1 }),
   /** Cosine similarity at or above which consolidation treats two items as duplicates. */
-  CONSOLIDATE_THRESHOLD: z.coerce.number().min(0.5).max(1).default(0.9),
+  CONSOLIDATE_THRESHOLD: env.number(0.9, { min: 0.5, max: 1 }),
   /** Messages of the session's history given to the model. */
   CHAT_HISTORY_MESSAGES: env.int(10, 0),
   /** Memories retrieved for a chat turn, and the score they need. */
   CHAT_MEMORY_TOP_K: env.int(5, 0),
-  CHAT_MEMORY_MIN_SCORE: z.coerce.number().min(0).max(1).default(0.15),
+  CHAT_MEMORY_MIN_SCORE: env.number(0.15, { min: 0, max: 1 }),
   /** Memory items held in the per-replica search cache, over all agents. */
   MEMORY_INDEX_CACHE_MAX_ITEMS: env.int(200_000, 1_000),
   /** How often chats whose charge failed (identity unreachable) are charged again. */

@@ -1,19 +1,18 @@
-import { z } from 'zod';
 import { dataEncryptionKeyEnv, env, kafkaEnvShape, loadConfig, tracingEnvShape } from '@agentplatform/service-kit';
 
 export const gatewayEnvShape = {
   LOG_LEVEL: env.logLevel(),
-  HOST: z.string().default('0.0.0.0'),
+  HOST: env.string('0.0.0.0'),
   PORT: env.port(8080),
   METRICS_PORT: env.port(9460),
   /** Public base URL, used to build links such as workflow hook URLs. */
-  PUBLIC_URL: z.string().url().optional(),
+  PUBLIC_URL: env.url().orUnset(),
   /** Base of workflow hook URLs (docs/design.md section 7); default: the public URL's `/hooks`. */
-  HOOKS_URL: z.string().url().optional(),
-  IDENTITY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
-  AGENT_MEMORY_GRPC_ADDR: z.string().default('127.0.0.1:50052'),
-  WORKFLOW_GRPC_ADDR: z.string().default('127.0.0.1:50053'),
-  WEBHOOK_GRPC_ADDR: z.string().default('127.0.0.1:50054'),
+  HOOKS_URL: env.url().orUnset(),
+  IDENTITY_GRPC_ADDR: env.string('127.0.0.1:50051'),
+  AGENT_MEMORY_GRPC_ADDR: env.string('127.0.0.1:50052'),
+  WORKFLOW_GRPC_ADDR: env.string('127.0.0.1:50053'),
+  WEBHOOK_GRPC_ADDR: env.string('127.0.0.1:50054'),
   GRPC_DEADLINE_MS: env.int(5_000, 1),
   /** The gateway's own database: shared rate-limit counters and Idempotency-Key records. */
   MONGODB_URI: env.mongoUri(),

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import {
   dataEncryptionKeyEnv,
   env,
@@ -14,15 +13,15 @@ export const configShape = {
   /** Lifetime of an access token in seconds (docs/design.md section 4: 900). */
   ACCESS_TOKEN_TTL_SECONDS: env.int(900, 30),
   REFRESH_TOKEN_TTL_DAYS: env.int(30, 1),
-  JWT_ISSUER: z.string().min(1).default('agentplatform-identity'),
-  JWT_AUDIENCE: z.string().min(1).default('agentplatform-api'),
+  JWT_ISSUER: env.string('agentplatform-identity'),
+  JWT_AUDIENCE: env.string('agentplatform-api'),
   /** Encrypts the JWT signing keys' private halves at rest (docs/security.md); required. */
   DATA_ENCRYPTION_KEY: dataEncryptionKeyEnv(),
   /**
    * Retired: the secret older releases encrypted the signing keys with. Set it only while keys
    * stored that way remain: identity re-encrypts them under DATA_ENCRYPTION_KEY on start.
    */
-  JWT_KEY_ENCRYPTION_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  JWT_KEY_ENCRYPTION_SECRET: env.string(undefined, { length: 16, message: 'must be at least 16 characters' }).orUnset(),
   /** A new signing key is made when the newest one is older than this. */
   JWT_KEY_ROTATION_DAYS: env.int(30, 1),
   /** How long a replaced key stays in the JWKS, so tokens it signed keep verifying. */
@@ -33,7 +32,7 @@ export const configShape = {
   LOGIN_LOCKOUT_ATTEMPTS: env.int(5, 1),
   LOGIN_LOCKOUT_WINDOW_SECONDS: env.int(900, 1),
   LOGIN_LOCKOUT_SECONDS: env.int(900, 1),
-  DEFAULT_PLAN: z.enum(PLAN_NAMES).default('free'),
+  DEFAULT_PLAN: env.oneOf(PLAN_NAMES, 'free'),
   WELCOME_CREDITS: env.int(1_000),
   CREDITS_LOW_THRESHOLD: env.int(100),
   /**

@@ -1,23 +1,24 @@
-import { z } from 'zod';
-import { dataEncryptionKeyEnv, env, kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
+import {
+  dataEncryptionKeyEnv,
+  env,
+  EnvVar,
+  kafkaEnvShape,
+  loadConfig,
+  serviceEnvShape,
+} from '@agentplatform/service-kit';
 
 /** Delays before attempts 1..n in milliseconds; the number of entries is the number of attempts. */
-const retrySchedule = z
-  .string()
-  .default('0,60000,300000,1800000,7200000')
-  .transform((value, ctx) => {
-    const delays = value.split(',').map((part) => Number(part.trim()));
-    if (delays.length === 0 || delays.some((d) => !Number.isInteger(d) || d < 0)) {
-      ctx.addIssue({ code: 'custom', message: 'must be comma-separated non-negative integers (milliseconds)' });
-      return z.NEVER;
-    }
-    return delays;
-  });
+const retrySchedule = new EnvVar((value) => {
+  const delays = value.split(',').map((part) => Number(part.trim()));
+  if (delays.length === 0 || delays.some((d) => !Number.isInteger(d) || d < 0))
+    throw new Error('must be comma-separated non-negative integers (milliseconds)');
+  return delays;
+}, '0,60000,300000,1800000,7200000');
 
 export const configShape = {
   ...serviceEnvShape({ grpcPort: 50054, metricsPort: 9464, database: 'webhook' }),
   ...kafkaEnvShape,
-  KAFKA_CONSUMER_GROUP: z.string().default('webhook-dispatcher'),
+  KAFKA_CONSUMER_GROUP: env.string('webhook-dispatcher'),
   /** Local development and tests only: lets deliveries reach private, loopback and link-local addresses. */
   WEBHOOK_ALLOW_PRIVATE_URLS: env.bool(false),
   WEBHOOK_RETRY_SCHEDULE_MS: retrySchedule,

@@ -1,13 +1,12 @@
-import { z } from 'zod';
 import { env, kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
 
 export const configShape = {
   ...serviceEnvShape({ grpcPort: 50053, metricsPort: 9463, database: 'workflow' }),
   ...kafkaEnvShape,
   /** agent-memory (agent nodes: GetAgent at validation, Chat at run time). */
-  AGENT_MEMORY_GRPC_ADDR: z.string().default('127.0.0.1:50052'),
+  AGENT_MEMORY_GRPC_ADDR: env.string('127.0.0.1:50052'),
   /** identity (a run costs one credit, charged when it starts). */
-  IDENTITY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
+  IDENTITY_GRPC_ADDR: env.string('127.0.0.1:50051'),
   GRPC_DEADLINE_MS: env.int(5_000, 1),
   /** The http integration may reach private, loopback and link-local addresses (docs/design.md 8). */
   WEBHOOK_ALLOW_PRIVATE_URLS: env.bool(false),
@@ -28,7 +27,7 @@ export const configShape = {
   /** Heap of one CEL worker thread, in MB: an expression that builds huge values fails there. */
   CEL_WORKER_MEMORY_MB: env.int(128, 16),
   /** Finished executions older than this are deleted; fractions of a day are allowed. */
-  EXECUTION_RETENTION_DAYS: z.coerce.number().positive().default(30),
+  EXECUTION_RETENTION_DAYS: env.positive(30),
   PRUNE_INTERVAL_MS: env.int(60 * 60_000, 100),
   /** How often a replica looks for due schedule ticks (the most a tick waits on an idle replica). */
   SCHEDULER_POLL_INTERVAL_MS: env.int(250, 10),

@@ -1,10 +1,10 @@
 import type { Context } from 'koa';
 import { errors as joseErrors, jwtVerify } from 'jose';
-import { LRUCache } from 'lru-cache';
 import type { identityV1 } from '@agentplatform/contracts';
 import type { AccessEvent } from '@agentplatform/events';
 import { DomainError, ForbiddenError, UnauthorizedError, ValidationError, sha256Hex } from '@agentplatform/service-kit';
 import type { Backends } from '../clients/backends.js';
+import { boundedLru } from '../clients/bounded-lru.js';
 import type { JwksCache } from '../clients/jwks-cache.js';
 import type { RevocationListener } from '../clients/revocation-feed.js';
 import { TtlCache } from '../clients/ttl-cache.js';
@@ -107,7 +107,7 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
   private readonly tokens: TtlCache<TokenClaims>;
   private readonly memberships: TtlCache<Verified>;
   private readonly profiles: TtlCache<identityV1.GetMeResponse & { userId: string }>;
-  private readonly invalidKeys = new LRUCache<string, true>({ max: INVALID_KEYS_MAX, ttl: INVALID_KEY_MEMORY_MS });
+  private readonly invalidKeys = boundedLru<string, true>(INVALID_KEYS_MAX, { ttl: INVALID_KEY_MEMORY_MS });
   private readonly anonymous: AnonymousLimiter;
 
   constructor(private readonly options: AccessGuardOptions) {

@@ -1,5 +1,6 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import { DomainError } from '@agentplatform/service-kit';
+import { boundedLru } from '../clients/bounded-lru.js';
 
 export interface AnonymousLimitOptions {
   /** Sustained requests per minute and address. */
@@ -30,7 +31,7 @@ export class AnonymousLimiter {
   private readonly perMs: number;
 
   constructor(private readonly options: AnonymousLimitOptions = ANONYMOUS_LIMITS) {
-    this.buckets = new LRUCache({ max: options.maxAddresses });
+    this.buckets = boundedLru(options.maxAddresses);
     this.perMs = options.perMinute / 60_000;
   }
 

@@ -14,14 +14,17 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const v8 = require('node:v8');
-const kit = require(path.join(__dirname, '..', 'packages', 'service-kit', 'dist', 'index.js'));
+const kit = require(
+  path.join(process.env.KIT || path.join(__dirname, '..', 'packages', 'service-kit', 'dist'), 'index.js'),
+);
 
 const REQUESTS = Number(process.env.REQUESTS || 20_000);
 /**
  * SPANS=read (default): the three spans of a read that reaches identity. SPANS=gateway: the one
  * span of the `auth-me-tracing` scenario, the gateway's request span as its middleware records it
  * (ROOT=sdk: with the SDK's general span instead of the lean root span). SPANS=none: the same
- * loop without tracing, the figure to subtract.
+ * loop without tracing (the untraced gateway's request context), the figure to subtract.
+ * KIT=<dir>: service-kit's dist from another build (an A/B of two builds in one tree).
  */
 const SPANS = process.env.SPANS || 'read';
 const ROOT = process.env.ROOT || 'lean';
@@ -32,23 +35,39 @@ const grpc = {
 };
 const METHOD = '/agentplatform.identity.v1.IdentityService/GetMe';
 
-/** What services/gateway's request-tracing middleware does for one request. */
+const REQUEST_ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
+
+/** What services/gateway's request middleware does without tracing (request-context.ts). */
+async function oneUntracedRequest() {
+  await kit.runWithContext({ requestId: REQUEST_ID }, async () => undefined);
+}
+
+/**
+ * What services/gateway's request middleware does with tracing on (request-tracing.ts): the
+ * request context and the root span's context set together (before 2026-11-25, and with
+ * ROOT=sdk, the request context first, then the span's context in a second switch).
+ */
 function oneGatewayRequest() {
   const span =
     ROOT === 'sdk'
       ? kit.startSpan('GET', { kind: kit.SpanKind.SERVER })
       : kit.startRootSpan('GET', kit.SpanKind.SERVER);
-  return kit
-    .runInTraceContext(kit.contextWithSpan(span), async () => undefined)
-    .then(() => {
-      span.setAttribute('http.request.method', 'GET');
-      span.setAttribute('url.path', '/api/v1/auth/me');
-      span.setAttribute('agentplatform.request.id', '0f8fad5b-d9cb-469f-a165-70867728950e');
-      span.setAttribute('http.response.status_code', 200);
-      span.updateName('GET /api/v1/auth/me');
-      span.setAttribute('http.route', '/api/v1/auth/me');
-      span.end();
-    });
+  const request = { requestId: REQUEST_ID };
+  const handler = async () => undefined;
+  const end = () => {
+    span.setAttribute('http.request.method', 'GET');
+    span.setAttribute('url.path', '/api/v1/auth/me');
+    span.setAttribute('agentplatform.request.id', REQUEST_ID);
+    span.setAttribute('http.response.status_code', 200);
+    span.updateName('GET /api/v1/auth/me');
+    span.setAttribute('http.route', '/api/v1/auth/me');
+    span.end();
+  };
+  if (ROOT !== 'sdk' && kit.runRequestInRootSpan) return kit.runRequestInRootSpan(request, span, handler).then(end);
+  // The two middlewares of before: requestContext's async function, then requestTracing's switch.
+  return (async () => {
+    await kit.runWithContext(request, () => kit.runInTraceContext(kit.contextWithSpan(span), handler).then(end));
+  })();
 }
 
 function oneReadRequest() {
@@ -112,7 +131,7 @@ function mainThreadUs() {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
-const oneRequest = SPANS === 'gateway' ? oneGatewayRequest : SPANS === 'none' ? async () => undefined : oneReadRequest;
+const oneRequest = SPANS === 'gateway' ? oneGatewayRequest : SPANS === 'none' ? oneUntracedRequest : oneReadRequest;
 
 /**
  * Bytes the heap grows by per request: batches of 100 requests, the median of those no garbage

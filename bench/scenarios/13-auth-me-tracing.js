@@ -27,20 +27,24 @@ async function startSink() {
   return sink;
 }
 
-/** CPU seconds of a /proc stat file (user + system; fields 14 and 15, in clock ticks of 1/100 s). */
+/** CPU seconds of a /proc stat file: user and system (fields 14 and 15, in clock ticks of 1/100 s). */
 function statSeconds(file) {
   const stat = fs.readFileSync(file, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
 }
 
 /**
- * CPU seconds a process has used so far, all its threads and its main thread alone (Linux). The
- * rest is V8's garbage-collection helpers and libuv's pool: what a CPU profile of the main thread
- * does not show.
+ * CPU seconds a process has used so far, all its threads, their user time alone, and its main
+ * thread alone (Linux). The rest of the main thread's is V8's garbage-collection helpers and
+ * libuv's pool: what a CPU profile of the main thread does not show. System time is mostly the
+ * sockets' (each response's write wakes the load generator), which moves with the machine's
+ * load more than with anything the process runs; what tracing adds is user time.
  */
 function cpuSeconds(pid) {
-  return { all: statSeconds(`/proc/${pid}/stat`), main: statSeconds(`/proc/${pid}/task/${pid}/stat`) };
+  const all = statSeconds(`/proc/${pid}/stat`);
+  const main = statSeconds(`/proc/${pid}/task/${pid}/stat`);
+  return { all: all.user + all.system, user: all.user, main: main.user + main.system };
 }
 
 function change(on, off) {
@@ -122,16 +126,21 @@ module.exports = {
     const loadBefore = os.loadavg()[0];
     const slice = Math.max(3, Math.round(ctx.duration / 2));
     const totals = {
-      off: { requests: 0, seconds: 0, cpu: 0, main: 0, p50: [], p99: [], errors: 0 },
-      on: { requests: 0, seconds: 0, cpu: 0, main: 0, p50: [], p99: [], errors: 0 },
+      off: { requests: 0, seconds: 0, cpu: 0, user: 0, main: 0, identity: 0, p50: [], p99: [], errors: 0 },
+      on: { requests: 0, seconds: 0, cpu: 0, user: 0, main: 0, identity: 0, p50: [], p99: [], errors: 0 },
     };
+    // Identity behind both arms (untraced, shared): its CPU in each arm's slices, per request.
+    const identityPid = ctx.platform.service('identity').pid;
     for (const name of ['off', 'on', 'on', 'off', 'off', 'on']) {
       const arm = arms[name];
       const cpu = cpuSeconds(arm.pid);
+      const identityCpu = cpuSeconds(identityPid).all;
       const figures = await ctx.measure({ url: arm.url, headers, duration: slice });
       const total = totals[name];
       const after = cpuSeconds(arm.pid);
+      total.identity += cpuSeconds(identityPid).all - identityCpu;
       total.cpu += after.all - cpu.all;
+      total.user += after.user - cpu.user;
       total.main += after.main - cpu.main;
       total.requests += figures.requests;
       total.seconds += slice;
@@ -155,13 +164,15 @@ module.exports = {
         errors: t.errors,
         cpuMs: t.requests > 0 ? (t.cpu * 1000) / t.requests : 0,
         mainMs: t.requests > 0 ? (t.main * 1000) / t.requests : 0,
+        userMs: t.requests > 0 ? (t.user * 1000) / t.requests : 0,
+        identityMs: t.requests > 0 ? (t.identity * 1000) / t.requests : 0,
       };
     };
     const off = row('off');
     const on = row('on');
     const perRequest = on.requests > 0 ? (spans / on.requests).toFixed(2) : '0';
     const cpu = (figures) =>
-      `gateway CPU ${figures.cpuMs.toFixed(3)} ms per request (main thread ${figures.mainMs.toFixed(3)})`;
+      `gateway CPU ${figures.cpuMs.toFixed(3)} ms per request (user ${figures.userMs.toFixed(3)}, main thread ${figures.mainMs.toFixed(3)}; identity ${figures.identityMs.toFixed(3)})`;
     return {
       rows: [
         { label: 'auth/me, tracing off (3 slices)', ...off, note: cpu(off) },
@@ -169,7 +180,7 @@ module.exports = {
           label: 'auth/me, tracing on, OTLP to a local sink (3 slices)',
           ...on,
           note:
-            `${cpu(on)} (${change(on.cpuMs, off.cpuMs)} than off, main thread ${change(on.mainMs, off.mainMs)}); req/s ${change(on.rps, off.rps)} than off; ` +
+            `${cpu(on)} (${change(on.cpuMs, off.cpuMs)} than off, user ${change(on.userMs, off.userMs)}, main thread ${change(on.mainMs, off.mainMs)}); req/s ${change(on.rps, off.rps)} than off; ` +
             `${spans} spans exported (${perRequest} per request); load average ${loadBefore.toFixed(1)} to ${loadAfter.toFixed(1)}`,
         },
       ],

@@ -43,4 +43,14 @@ export function runWithTraceContext<T>(trace: unknown, fn: () => T): T {
   return storage.run({ request: storage.getStore()?.request, trace }, fn);
 }
 
+/**
+ * Runs `fn` with a new request context and `trace` as its active trace context, both set in one
+ * switch (a traced request's start: `runWithContext` then `runWithTraceContext` made two); for
+ * tracing.ts.
+ */
+export function runWithRequestAndTrace<T>(context: RequestContext, trace: unknown, fn: () => T): T {
+  traced = true;
+  return storage.run({ request: context, trace }, fn);
+}
+
 export const REQUEST_ID_METADATA_KEY = 'x-request-id';

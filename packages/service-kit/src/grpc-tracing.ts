@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, context, propagation, trace, type Context, type Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, propagation, type Context, type Span } from '@opentelemetry/api';
 import type { CallContext, ServerMiddlewareCall } from 'nice-grpc';
 import {
   ClientError,
@@ -10,7 +10,7 @@ import {
   type MethodDescriptor,
 } from 'nice-grpc-common';
 import { DomainError, ERROR_CODES } from './errors.js';
-import { SpanKind, failSpan, startSpan } from './tracing.js';
+import { SpanKind, contextWithSpan, failSpan, runInTraceContext, startSpan } from './tracing.js';
 
 /** gRPC metadata read and written by the W3C propagator (text keys only: `traceparent`, `tracestate`). */
 const metadataGetter = {
@@ -55,7 +55,7 @@ export async function* tracingServerMiddleware<Req, Res>(call: ServerMiddlewareC
   const parent = propagation.extract(ROOT_CONTEXT, ctx.metadata, metadataGetter);
   const span = startSpan(call.method.path, { kind: SpanKind.SERVER, parent, attributes: rpcAttributes(call.method) })!;
   try {
-    const result = yield* inContext(trace.setSpan(parent, span), () => call.next(call.request, ctx));
+    const result = yield* inContext(contextWithSpan(span, parent), () => call.next(call.request, ctx));
     endWithCode(span, Status.OK);
     return result;
   } catch (error) {
@@ -71,7 +71,7 @@ export async function* tracingServerMiddleware<Req, Res>(call: ServerMiddlewareC
 export async function* tracingClientMiddleware<Req, Res>(call: ClientMiddlewareCall<Req, Res>, options: CallOptions) {
   const span = startSpan(call.method.path, { kind: SpanKind.CLIENT, attributes: rpcAttributes(call.method) })!;
   const metadata = Metadata(options.metadata);
-  propagation.inject(trace.setSpan(context.active(), span), metadata, metadataSetter);
+  propagation.inject(contextWithSpan(span), metadata, metadataSetter);
   try {
     const result = yield* call.next(call.request, { ...options, metadata });
     endWithCode(span, Status.OK);
@@ -84,15 +84,16 @@ export async function* tracingClientMiddleware<Req, Res>(call: ClientMiddlewareC
 
 /**
  * Runs an async generator with `ctx` active: a generator's body resumes in its consumer's
- * context, so each step is entered explicitly (as grpc-server.ts does for the request id).
+ * context, so each step is entered explicitly (as grpc-server.ts does for the request id),
+ * through the platform's context manager directly when it is the global one (tracing.ts).
  */
 async function* inContext<T, R>(
   ctx: Context,
   start: () => AsyncGenerator<T, R | void, undefined>,
 ): AsyncGenerator<T, R | void, undefined> {
-  const generator = context.with(ctx, start);
+  const generator = runInTraceContext(ctx, start);
   for (;;) {
-    const step = await context.with(ctx, () => generator.next());
+    const step = await runInTraceContext(ctx, () => generator.next());
     if (step.done) return step.value;
     yield step.value;
   }

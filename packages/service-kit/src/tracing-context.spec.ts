@@ -1,6 +1,6 @@
 import { ROOT_CONTEXT, TraceFlags, createContextKey, trace, type Context } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { currentRequestId, runWithContext } from './context.js';
+import { currentRequestId, runWithContext, runWithRequestAndTrace } from './context.js';
 import { RequestContextManager, RootSpanContext } from './tracing-context.js';
 
 describe('RequestContextManager (trace context in the request context store)', () => {
@@ -41,6 +41,19 @@ describe('RequestContextManager (trace context in the request context store)', (
       ['r1', 'a'],
       ['r2', 'b'],
     ]);
+  });
+
+  it('sets a new request and its trace context in one switch (a traced request at the gateway)', async () => {
+    const seen = await runWithContext({ requestId: 'outer' }, () =>
+      manager.with(traceB, async () => {
+        const inner = await runWithRequestAndTrace({ requestId: 'r3' }, traceA, async () => {
+          await tick();
+          return [currentRequestId(), manager.active().getValue(key)];
+        });
+        return [...inner, currentRequestId(), manager.active().getValue(key)];
+      }),
+    );
+    expect(seen).toEqual(['r3', 'a', 'outer', 'b']);
   });
 
   it('sets the request id and the trace context independently, in either order', async () => {

@@ -18,7 +18,6 @@ import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import {
   SamplingDecision,
-  type IdGenerator,
   type ReadableSpan,
   type Sampler,
   type SpanProcessor,
@@ -88,6 +87,9 @@ export class LeanSpan implements Span, ReadableSpan {
   constructor(
     private readonly recorder: LeanRootSpans,
     private readonly context: SpanContext,
+    /** The trace id's 16 bytes then the span id's 8, from `idsAt` (the id pool's, never overwritten). */
+    readonly idBytes: Uint8Array,
+    readonly idsAt: number,
     public name: string,
     kind: SpanKind,
     attributes: Attributes | undefined,
@@ -200,6 +202,20 @@ export class LeanSpan implements Span, ReadableSpan {
   }
 }
 
+/**
+ * Where lean root spans take their ids: a trace id and a span id at once, as hex (the span's
+ * context: children, `traceparent`, log lines) and as bytes (its record), so the record copies
+ * them instead of decoding the hex. After `takeRootIds`, `traceId` and `spanId` are the ids and
+ * their 24 bytes (trace id first) are `bytes` from `bytesAt`, left unchanged by later calls.
+ */
+export interface RootIdPool {
+  takeRootIds(): void;
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly bytes: Uint8Array;
+  readonly bytesAt: number;
+}
+
 /** Where an ended lean span goes: its protobuf record (production) or a span processor (tests). */
 export interface LeanSpanSink {
   record(span: LeanSpan): void;
@@ -220,12 +236,14 @@ export class LeanRootSpans {
     readonly resource: Resource,
     readonly scope: InstrumentationScope,
     private readonly sampler: Sampler,
-    private readonly ids: IdGenerator,
+    private readonly ids: RootIdPool,
   ) {}
 
   start(name: string, kind: SpanKind, attributes?: Attributes): Span {
-    const traceId = this.ids.generateTraceId();
-    const spanId = this.ids.generateSpanId();
+    const ids = this.ids;
+    ids.takeRootIds();
+    const traceId = ids.traceId;
+    const spanId = ids.spanId;
     const sampling = this.sampler.shouldSample(
       ROOT_CONTEXT,
       traceId,
@@ -238,7 +256,7 @@ export class LeanRootSpans {
     const context: SpanContext = { traceId, spanId, traceFlags, traceState: sampling.traceState };
     // Not recorded: a span that only carries its context (children and `traceparent` say "not sampled").
     if (sampling.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(context);
-    const span = new LeanSpan(this, context, name, kind, attributes);
+    const span = new LeanSpan(this, context, ids.bytes, ids.bytesAt, name, kind, attributes);
     if (sampling.attributes) span.setAttributes(sampling.attributes);
     return span;
   }
@@ -325,6 +343,17 @@ export class SpanWriter {
     this.varint(length);
     this.ensure(length);
     this.pos += this.buf.write(value, this.pos, length, 'utf8');
+  }
+
+  /** `length` bytes of `source` from `at` (ids already in bytes). */
+  bytes(field: number, source: Uint8Array, at: number, length: number): void {
+    this.tag(field, 2);
+    this.varint(length);
+    this.ensure(length);
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = at; i < at + length; i++) buf[pos++] = source[i]!;
+    this.pos = pos;
   }
 
   /** An id given in hex (trace and span ids) as its bytes. */
@@ -452,8 +481,8 @@ export class SpanWriter {
   span(field: number, span: LeanSpan): void {
     const start = this.begin(field);
     const context = span.spanContext();
-    this.hex(1, context.traceId);
-    this.hex(2, context.spanId);
+    this.bytes(1, span.idBytes, span.idsAt, 16);
+    this.bytes(2, span.idBytes, span.idsAt + 16, 8);
     const traceState = context.traceState?.serialize();
     if (traceState) this.string(3, traceState);
     this.string(5, span.name);

@@ -20,6 +20,23 @@ describe('PooledIdGenerator', () => {
     expect(traceIds.size).toBe(5_000);
     expect(spanIds.size).toBe(5_000);
   });
+
+  it("hands a root span's two ids with their bytes, which later refills leave as they were", () => {
+    const ids = new PooledIdGenerator();
+    const taken: Array<{ traceId: string; spanId: string; bytes: Uint8Array; at: number }> = [];
+    // Single ids between the pairs, so pairs start at every offset a refill can leave.
+    for (let i = 0; i < 2_000; i++) {
+      if (i % 3 === 0) ids.generateSpanId();
+      ids.takeRootIds();
+      taken.push({ traceId: ids.traceId, spanId: ids.spanId, bytes: ids.bytes, at: ids.bytesAt });
+    }
+    for (const { traceId, spanId, bytes, at } of taken) {
+      expect(isValidTraceId(traceId)).toBe(true);
+      expect(isValidSpanId(spanId)).toBe(true);
+      expect(Buffer.from(bytes.subarray(at, at + 24)).toString('hex')).toBe(traceId + spanId);
+    }
+    expect(new Set(taken.map((t) => t.traceId)).size).toBe(2_000);
+  });
 });
 
 describe('samplerFor (OTEL_TRACES_SAMPLER)', () => {

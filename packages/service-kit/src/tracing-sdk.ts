@@ -17,7 +17,7 @@ import {
 } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { RequestContextManager } from './tracing-context.js';
-import { EncodedSpans, LeanRootSpans, type EncodedBatch } from './tracing-lean.js';
+import { EncodedSpans, LeanRootSpans, type EncodedBatch, type RootIdPool } from './tracing-lean.js';
 import type { TracesSampler } from './tracing.js';
 
 /**
@@ -26,9 +26,15 @@ import type { TracesSampler } from './tracing.js';
  * into a fresh buffer and converts it on its own. Ids stay random (from the CSPRNG, better than
  * `Math.random`) and say nothing about the platform. An all-zero id is invalid in W3C trace
  * context; the chance of one is 2^-64 per span id and is not worth a test.
+ * A lean root span takes its two ids together (`takeRootIds`) with their bytes, which its record
+ * copies instead of decoding the hex again: each refill fills a new buffer, so the bytes of ids
+ * already taken never change.
  */
-export class PooledIdGenerator implements IdGenerator {
-  private readonly bytes = Buffer.allocUnsafe(4096);
+export class PooledIdGenerator implements IdGenerator, RootIdPool {
+  bytes = Buffer.allocUnsafeSlow(0);
+  bytesAt = 0;
+  traceId = '';
+  spanId = '';
   private hex = '';
   private position = 0;
 
@@ -40,14 +46,26 @@ export class PooledIdGenerator implements IdGenerator {
     return this.take(16);
   }
 
+  takeRootIds(): void {
+    if (this.position + 48 > this.hex.length) this.refill();
+    const at = this.position;
+    this.traceId = this.hex.slice(at, at + 32);
+    this.spanId = this.hex.slice(at + 32, at + 48);
+    this.bytesAt = at >>> 1;
+    this.position = at + 48;
+  }
+
   private take(length: number): string {
-    if (this.position + length > this.hex.length) {
-      this.hex = randomFillSync(this.bytes).toString('hex');
-      this.position = 0;
-    }
+    if (this.position + length > this.hex.length) this.refill();
     const id = this.hex.slice(this.position, this.position + length);
     this.position += length;
     return id;
+  }
+
+  private refill(): void {
+    this.bytes = randomFillSync(Buffer.allocUnsafeSlow(4096));
+    this.hex = this.bytes.toString('hex');
+    this.position = 0;
   }
 }
 

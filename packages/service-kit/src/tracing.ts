@@ -12,7 +12,13 @@ import {
   type TimeInput,
   type Tracer,
 } from '@opentelemetry/api';
-import { activeTraceContext, runWithTraceContext } from './context.js';
+import {
+  activeTraceContext,
+  runWithContext,
+  runWithRequestAndTrace,
+  runWithTraceContext,
+  type RequestContext,
+} from './context.js';
 import type { Logger } from './logger.js';
 import { RootSpanContext } from './tracing-context.js';
 import type { LeanRootSpans } from './tracing-lean.js';
@@ -168,6 +174,17 @@ export function contextWithSpan(span: Span | undefined, base: Context = activeCo
   if (!span) return base;
   // A trace's root (every request at the gateway): one small object instead of the API's Map and closures.
   return base === ROOT_CONTEXT ? new RootSpanContext(span) : trace.setSpan(base, span);
+}
+
+/**
+ * Runs `fn` as a new request (`runWithContext`) with `span`, the root of a new trace
+ * (`startRootSpan`), as its active span: the request context and the span's context set in one
+ * switch, not two (the gateway's every request when tracing is on).
+ */
+export function runRequestInRootSpan<T>(request: RequestContext, span: Span, fn: () => T): T {
+  const spanContext = contextWithSpan(span, ROOT_CONTEXT);
+  if (ownContextManager) return runWithRequestAndTrace(request, spanContext, fn);
+  return runWithContext(request, () => context.with(spanContext, fn));
 }
 
 /** Runs `fn` with `ctx` as the active trace context. */

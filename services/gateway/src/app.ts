@@ -11,7 +11,7 @@ import { accessLog } from './middleware/access-log.js';
 import type { IdempotencyStore } from './middleware/idempotency.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { requestContext } from './middleware/request-context.js';
-import { requestTracing } from './middleware/request-tracing.js';
+import { tracedRequestContext } from './middleware/request-tracing.js';
 import { mountHealthRoutes } from './routes/health.routes.js';
 import { mountHookRoutes } from './routes/hooks/index.js';
 import { mountDocsRoutes } from './openapi/docs.routes.js';
@@ -40,8 +40,8 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   app.silent = true;
 
-  app.use(requestContext());
-  if (tracingEnabled()) app.use(requestTracing());
+  // With tracing on, the request context and the request's span are set together (one switch).
+  app.use(tracingEnabled() ? tracedRequestContext() : requestContext());
   app.use(accessLog(deps.logger));
   app.use(errorHandler(deps.logger, deps.metrics));
   app.use(

@@ -1,4 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { agentMemoryV1 } from '@agentplatform/contracts';
+import {
+  MAX_ITEMS_PER_CALL,
+  ValidationError,
+  contextFromTraceparent,
+  runInTraceContext,
+  runWithContext,
+  toCallError,
+} from '@agentplatform/service-kit';
 import type { Agent, AgentInput } from '../domain/agent.js';
 import type { ChatMessage, Session, ToolStep, Usage } from '../domain/chat.js';
 import { publicGrant } from '../domain/tools.js';
@@ -19,6 +28,24 @@ import { listMessages, listSessions } from '../use-cases/read-sessions.js';
 import { searchMemory } from '../use-cases/search-memory.js';
 
 type Impl = agentMemoryV1.AgentMemoryServiceImplementation;
+
+const ADD_MEMORY_MANY = '/agentplatform.agent_memory.v1.AgentMemoryService/AddMemoryMany';
+/** An AddMemoryMany item without its request: the use case refuses it as an add without agent. */
+const missingRequest = agentMemoryV1.AddMemoryRequest.fromPartial({});
+
+/** One single add (AddMemory, or one item of AddMemoryMany). */
+async function addOne(deps: UseCaseDeps, req: agentMemoryV1.AddMemoryRequest): Promise<agentMemoryV1.MemoryItem> {
+  return toMemory(
+    await addMemory(deps, {
+      tenantId: req.tenantId,
+      agentId: req.agentId,
+      memoryType: req.memoryType,
+      content: req.content,
+      metadata: req.metadata,
+      plan: req.plan,
+    }),
+  );
+}
 type StreamEvent = agentMemoryV1.ChatStreamResponse;
 
 const iso = (date: Date) => date.toISOString();
@@ -251,17 +278,25 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
         perPage: out.perPage,
       };
     },
-    async addMemory(req) {
-      return toMemory(
-        await addMemory(deps, {
-          tenantId: req.tenantId,
-          agentId: req.agentId,
-          memoryType: req.memoryType,
-          content: req.content,
-          metadata: req.metadata,
-          plan: req.plan,
-        }),
+    addMemory: (req) => addOne(deps, req),
+    async addMemoryMany(req) {
+      if (req.items.length > MAX_ITEMS_PER_CALL)
+        throw ValidationError.field('items', `must be at most ${MAX_ITEMS_PER_CALL} per call`);
+      // Every item is its own add, concurrently (so one agent's items still share a group commit),
+      // in its own request and trace context, answered on its own.
+      const outcomes = await Promise.all(
+        req.items.map(({ request, requestId, traceparent }) =>
+          runWithContext({ requestId: requestId || randomUUID() }, () =>
+            runInTraceContext(contextFromTraceparent(traceparent), () => addOne(deps, request ?? missingRequest)),
+          ).then(
+            (added): agentMemoryV1.AddMemoryOutcome => ({ outcome: { $case: 'added', value: added } }),
+            (error: unknown): agentMemoryV1.AddMemoryOutcome => ({
+              outcome: { $case: 'error', value: toCallError(error, deps.logger, ADD_MEMORY_MANY) },
+            }),
+          ),
+        ),
       );
+      return { outcomes };
     },
     async addMemories(req) {
       const items = await addMemories(deps, {

@@ -1,5 +1,14 @@
 import { agentMemoryV1, identityV1, webhookV1, workflowV1 } from '@agentplatform/contracts';
-import { createGrpcClient, openChannel, type Channel, type Client, type Metrics } from '@agentplatform/service-kit';
+import {
+  createGrpcClient,
+  currentRequestId,
+  currentTraceparent,
+  groupedCall,
+  openChannel,
+  type Channel,
+  type Client,
+  type Metrics,
+} from '@agentplatform/service-kit';
 import { HealthDefinition } from 'nice-grpc-server-health';
 import type { GatewayConfig } from '../config.js';
 
@@ -11,10 +20,18 @@ export interface Backends {
   agentMemory: Client<typeof agentMemoryV1.AgentMemoryServiceDefinition, { deadline?: Date | number }>;
   workflow: Client<typeof workflowV1.WorkflowServiceDefinition, { deadline?: Date | number }>;
   webhook: Client<typeof webhookV1.WebhookServiceDefinition, { deadline?: Date | number }>;
+  /**
+   * Single memory adds, grouped: a lone add is one AddMemory call; adds made while one is in
+   * flight go together in one AddMemoryMany, whatever their tenants, each answered on its own.
+   */
+  addMemory(request: agentMemoryV1.AddMemoryRequest): Promise<agentMemoryV1.MemoryItem>;
   /** Health clients by service name, for the readiness probe. */
   health: Record<BackendName, Health>;
   close(): void;
 }
+
+/** An AddMemoryMany item as the gateway builds it: always with its request. */
+type AddItem = agentMemoryV1.AddMemoryManyItem & { request: agentMemoryV1.AddMemoryRequest };
 
 export type BackendName = 'identity' | 'agent-memory' | 'workflow' | 'webhook';
 
@@ -26,10 +43,19 @@ export function connectBackends(config: GatewayConfig, metrics: Metrics): Backen
     webhook: openChannel(config.WEBHOOK_GRPC_ADDR),
   };
   const options = { deadlineMs: config.GRPC_DEADLINE_MS, metrics };
+  const agentMemory = createGrpcClient(agentMemoryV1.AgentMemoryServiceDefinition, channels['agent-memory'], options);
+  const adds = groupedCall({
+    single: (item: AddItem) => agentMemory.addMemory(item.request),
+    batch: (items) => agentMemory.addMemoryMany({ items }),
+    value: (added: agentMemoryV1.MemoryItem) => added,
+  });
   const health = (name: BackendName) => createGrpcClient(HealthDefinition, channels[name], { deadlineMs: 1_000 });
   return {
     identity: createGrpcClient(identityV1.IdentityServiceDefinition, channels.identity, options),
-    agentMemory: createGrpcClient(agentMemoryV1.AgentMemoryServiceDefinition, channels['agent-memory'], options),
+    agentMemory,
+    // Each item carries its own request's id and trace context: agent-memory runs it in them.
+    addMemory: (request) =>
+      adds.call({ request, requestId: currentRequestId() ?? '', traceparent: currentTraceparent() ?? '' }),
     workflow: createGrpcClient(workflowV1.WorkflowServiceDefinition, channels.workflow, options),
     webhook: createGrpcClient(webhookV1.WebhookServiceDefinition, channels.webhook, options),
     health: {

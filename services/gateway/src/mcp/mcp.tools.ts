@@ -83,7 +83,7 @@ export function mcpTools({ backends, config }: McpToolDeps): McpTool[] {
       description: "Store a memory item in an agent's memory (memory_type semantic by default).",
       route: ['post', '/memory'],
       input: addMemoryBody,
-      run: (caller, args) => addMemory(backends.agentMemory, caller, args),
+      run: (caller, args) => addMemory(backends, caller, args),
     }),
     tool({
       name: 'list_workflows',

@@ -1,6 +1,6 @@
 import { currentRequestId, runWithContext } from './context.js';
 import { DomainError, NotFoundError, ValidationError } from './errors.js';
-import { groupedCall, type ItemOutcome } from './grouped-calls.js';
+import { answerEach, groupedCall, groupedRequests, type ItemOutcome, type RequestItem } from './grouped-calls.js';
 import { toCallError } from './grpc-server.js';
 import { createLogger } from './logger.js';
 
@@ -142,5 +142,51 @@ describe('groupedCall', () => {
     });
     await expect(group.many([1, 9])).rejects.toBe(unavailable);
     await expect(group.many([1, 2])).rejects.toThrow('the batch call answered 1 of 2 items');
+  });
+});
+
+describe('groupedRequests and answerEach', () => {
+  it('carries each request id in its item, and the server runs each item under it', async () => {
+    const seen: Array<[number | undefined, string | undefined]> = [];
+    const handle = async (n: number | undefined) => {
+      seen.push([n, currentRequestId()]);
+      return answer(n ?? 0);
+    };
+    const serve = (items: Array<RequestItem<number>>) =>
+      answerEach(items, 'done', handle, { logger, method: 'Test/Batch' });
+    let release: (() => void) | undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const call = groupedRequests({
+      single: async (n: number) => {
+        await held;
+        return handle(n);
+      },
+      batch: async (items) => ({ outcomes: await serve(items) }),
+    });
+    const first = asRequest(1, call);
+    await flushMicrotasks();
+    const rest = [2, 0, 3].map((n) => asRequest(n, call));
+    release!();
+    const settled = await Promise.allSettled([first, ...rest]);
+    expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as DomainError).details))).toEqual([
+      10,
+      20,
+      [{ field: 'n', message: 'must not be 0' }],
+      30,
+    ]);
+    // The batch call ran in the context of the call that opened the group; its items each in their own.
+    expect(seen).toEqual([
+      [1, 'req_1'],
+      [2, 'req_2'],
+      [0, 'req_0'],
+      [3, 'req_3'],
+    ]);
+  });
+
+  it('refuses more items than one call may carry, whole', async () => {
+    const items = Array.from({ length: 257 }, (_, n) => ({ request: n, requestId: '', traceparent: '' }));
+    await expect(answerEach(items, 'done', async (n) => n, { logger, method: 'Test/Batch' })).rejects.toMatchObject({
+      code: 'validation_error',
+    });
   });
 });

@@ -1,8 +1,17 @@
-import { captureContext, runInCapturedContext, type CapturedContext } from './context.js';
-import { DomainError } from './errors.js';
+import { randomUUID } from 'node:crypto';
+import {
+  captureContext,
+  currentRequestId,
+  runInCapturedContext,
+  runWithContext,
+  type CapturedContext,
+} from './context.js';
+import { DomainError, ValidationError } from './errors.js';
 import { fromCallError } from './grpc-client.js';
+import { toCallError, type CallErrorMessage } from './grpc-server.js';
 import { GroupCommit } from './group-commit.js';
-import type { CallErrorMessage } from './grpc-server.js';
+import type { Logger } from './logger.js';
+import { contextFromTraceparent, currentTraceparent, runInTraceContext } from './tracing.js';
 
 /** One item's answer in a batch call's reply: `{ $case: <value's name>, value }` or `{ $case: 'error', value: CallError }`. */
 export interface ItemOutcome {
@@ -101,4 +110,56 @@ export function groupedCall<T, A, R>(
     call: (item) => group.submit('', { item, context: captureContext() }),
     many: (items) => batchOrEach(items.map((item) => ({ item, context: captureContext() }))),
   };
+}
+
+/** An item of a batch call whose items are independent requests (AddMemoryMany, ListAgentsMany). */
+export interface RequestItem<Req> {
+  request: Req;
+  /** The request id of the item's own request: the server runs the item under it. */
+  requestId: string;
+  /** The W3C traceparent of the item's own request when tracing is on; "" otherwise. */
+  traceparent: string;
+}
+
+/**
+ * A unary call grouped as `groupedCall` does, for a batch call whose items each carry their own
+ * request id and trace context (taken when the call is made) so that the server logs, traces and
+ * stores events of each item under its own request, whichever call opened the group.
+ */
+export function groupedRequests<Req, Res>(options: {
+  single: (request: Req) => Promise<Res>;
+  batch: (items: Array<RequestItem<Req>>) => Promise<{ outcomes: ItemOutcome[] }>;
+}): (request: Req) => Promise<Res> {
+  const group = groupedCall({
+    single: (item: RequestItem<Req>) => options.single(item.request),
+    batch: options.batch,
+    value: (answer: Res) => answer,
+  });
+  return (request) =>
+    group.call({ request, requestId: currentRequestId() ?? '', traceparent: currentTraceparent() ?? '' });
+}
+
+/**
+ * The server side of such a batch call: every item handled concurrently, each in its own request
+ * and trace context, each answered on its own (`valueCase` with its value, or `error` with what its
+ * single call's failure carries). More than `MAX_ITEMS_PER_CALL` items are refused whole.
+ */
+export async function answerEach<Req, Res, C extends string>(
+  items: Array<{ request: Req | undefined; requestId: string; traceparent: string }>,
+  valueCase: C,
+  handle: (request: Req | undefined) => Promise<Res>,
+  { logger, method }: { logger: Logger; method: string },
+): Promise<Array<{ outcome: { $case: C; value: Res } | { $case: 'error'; value: CallErrorMessage } }>> {
+  if (items.length > MAX_ITEMS_PER_CALL)
+    throw ValidationError.field('items', `must be at most ${MAX_ITEMS_PER_CALL} per call`);
+  return Promise.all(
+    items.map(({ request, requestId, traceparent }) =>
+      runWithContext({ requestId: requestId || randomUUID() }, () =>
+        runInTraceContext(contextFromTraceparent(traceparent), () => handle(request)),
+      ).then(
+        (value) => ({ outcome: { $case: valueCase, value } }),
+        (error: unknown) => ({ outcome: { $case: 'error' as const, value: toCallError(error, logger, method) } }),
+      ),
+    ),
+  );
 }

@@ -1,13 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { agentMemoryV1 } from '@agentplatform/contracts';
-import {
-  MAX_ITEMS_PER_CALL,
-  ValidationError,
-  contextFromTraceparent,
-  runInTraceContext,
-  runWithContext,
-  toCallError,
-} from '@agentplatform/service-kit';
+import { answerEach } from '@agentplatform/service-kit';
 import type { Agent, AgentInput } from '../domain/agent.js';
 import type { ChatMessage, Session, ToolStep, Usage } from '../domain/chat.js';
 import { publicGrant } from '../domain/tools.js';
@@ -30,8 +22,25 @@ import { searchMemory } from '../use-cases/search-memory.js';
 type Impl = agentMemoryV1.AgentMemoryServiceImplementation;
 
 const ADD_MEMORY_MANY = '/agentplatform.agent_memory.v1.AgentMemoryService/AddMemoryMany';
-/** An AddMemoryMany item without its request: the use case refuses it as an add without agent. */
-const missingRequest = agentMemoryV1.AddMemoryRequest.fromPartial({});
+const LIST_AGENTS_MANY = '/agentplatform.agent_memory.v1.AgentMemoryService/ListAgentsMany';
+/** A batch item without its request: the use case refuses it as a request without tenant or agent. */
+const missingAdd = agentMemoryV1.AddMemoryRequest.fromPartial({});
+const missingList = agentMemoryV1.ListAgentsRequest.fromPartial({});
+
+/** One listing (ListAgents, or one item of ListAgentsMany). */
+async function listOne(
+  deps: UseCaseDeps,
+  req: agentMemoryV1.ListAgentsRequest,
+): Promise<agentMemoryV1.ListAgentsResponse> {
+  const out = await listAgents(deps, {
+    tenantId: req.tenantId,
+    page: req.page,
+    perPage: req.perPage,
+    type: req.type,
+    status: req.status,
+  });
+  return { agents: out.agents.map(toAgent), total: out.total, page: out.page, perPage: out.perPage };
+}
 
 /** One single add (AddMemory, or one item of AddMemoryMany). */
 async function addOne(deps: UseCaseDeps, req: agentMemoryV1.AddMemoryRequest): Promise<agentMemoryV1.MemoryItem> {
@@ -216,16 +225,13 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
     async getAgent(req) {
       return toAgent(await getAgent(deps, { tenantId: req.tenantId, agentId: req.agentId }));
     },
-    async listAgents(req) {
-      const out = await listAgents(deps, {
-        tenantId: req.tenantId,
-        page: req.page,
-        perPage: req.perPage,
-        type: req.type,
-        status: req.status,
-      });
-      return { agents: out.agents.map(toAgent), total: out.total, page: out.page, perPage: out.perPage };
-    },
+    listAgents: (req) => listOne(deps, req),
+    listAgentsMany: async (req) => ({
+      outcomes: await answerEach(req.items, 'listed', (one) => listOne(deps, one ?? missingList), {
+        logger: deps.logger,
+        method: LIST_AGENTS_MANY,
+      }),
+    }),
     async updateAgent(req) {
       return toAgent(
         await updateAgent(deps, {
@@ -279,25 +285,12 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
       };
     },
     addMemory: (req) => addOne(deps, req),
-    async addMemoryMany(req) {
-      if (req.items.length > MAX_ITEMS_PER_CALL)
-        throw ValidationError.field('items', `must be at most ${MAX_ITEMS_PER_CALL} per call`);
-      // Every item is its own add, concurrently (so one agent's items still share a group commit),
-      // in its own request and trace context, answered on its own.
-      const outcomes = await Promise.all(
-        req.items.map(({ request, requestId, traceparent }) =>
-          runWithContext({ requestId: requestId || randomUUID() }, () =>
-            runInTraceContext(contextFromTraceparent(traceparent), () => addOne(deps, request ?? missingRequest)),
-          ).then(
-            (added): agentMemoryV1.AddMemoryOutcome => ({ outcome: { $case: 'added', value: added } }),
-            (error: unknown): agentMemoryV1.AddMemoryOutcome => ({
-              outcome: { $case: 'error', value: toCallError(error, deps.logger, ADD_MEMORY_MANY) },
-            }),
-          ),
-        ),
-      );
-      return { outcomes };
-    },
+    addMemoryMany: async (req) => ({
+      outcomes: await answerEach(req.items, 'added', (one) => addOne(deps, one ?? missingAdd), {
+        logger: deps.logger,
+        method: ADD_MEMORY_MANY,
+      }),
+    }),
     async addMemories(req) {
       const items = await addMemories(deps, {
         tenantId: req.tenantId,

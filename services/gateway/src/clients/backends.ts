@@ -1,9 +1,7 @@
 import { agentMemoryV1, identityV1, webhookV1, workflowV1 } from '@agentplatform/contracts';
 import {
   createGrpcClient,
-  currentRequestId,
-  currentTraceparent,
-  groupedCall,
+  groupedRequests,
   openChannel,
   type Channel,
   type Client,
@@ -25,13 +23,12 @@ export interface Backends {
    * flight go together in one AddMemoryMany, whatever their tenants, each answered on its own.
    */
   addMemory(request: agentMemoryV1.AddMemoryRequest): Promise<agentMemoryV1.MemoryItem>;
+  /** Agent listings, grouped like `addMemory` (ListAgents, ListAgentsMany); each item its own query. */
+  listAgents(request: agentMemoryV1.ListAgentsRequest): Promise<agentMemoryV1.ListAgentsResponse>;
   /** Health clients by service name, for the readiness probe. */
   health: Record<BackendName, Health>;
   close(): void;
 }
-
-/** An AddMemoryMany item as the gateway builds it: always with its request. */
-type AddItem = agentMemoryV1.AddMemoryManyItem & { request: agentMemoryV1.AddMemoryRequest };
 
 export type BackendName = 'identity' | 'agent-memory' | 'workflow' | 'webhook';
 
@@ -44,18 +41,21 @@ export function connectBackends(config: GatewayConfig, metrics: Metrics): Backen
   };
   const options = { deadlineMs: config.GRPC_DEADLINE_MS, metrics };
   const agentMemory = createGrpcClient(agentMemoryV1.AgentMemoryServiceDefinition, channels['agent-memory'], options);
-  const adds = groupedCall({
-    single: (item: AddItem) => agentMemory.addMemory(item.request),
+  // Each item carries its own request's id and trace context: agent-memory runs it in them.
+  const addMemory = groupedRequests({
+    single: (request: agentMemoryV1.AddMemoryRequest) => agentMemory.addMemory(request),
     batch: (items) => agentMemory.addMemoryMany({ items }),
-    value: (added: agentMemoryV1.MemoryItem) => added,
+  });
+  const listAgents = groupedRequests({
+    single: (request: agentMemoryV1.ListAgentsRequest) => agentMemory.listAgents(request),
+    batch: (items) => agentMemory.listAgentsMany({ items }),
   });
   const health = (name: BackendName) => createGrpcClient(HealthDefinition, channels[name], { deadlineMs: 1_000 });
   return {
     identity: createGrpcClient(identityV1.IdentityServiceDefinition, channels.identity, options),
     agentMemory,
-    // Each item carries its own request's id and trace context: agent-memory runs it in them.
-    addMemory: (request) =>
-      adds.call({ request, requestId: currentRequestId() ?? '', traceparent: currentTraceparent() ?? '' }),
+    addMemory,
+    listAgents,
     workflow: createGrpcClient(workflowV1.WorkflowServiceDefinition, channels.workflow, options),
     webhook: createGrpcClient(webhookV1.WebhookServiceDefinition, channels.webhook, options),
     health: {

@@ -60,7 +60,7 @@ export function mcpTools({ backends, config }: McpToolDeps): McpTool[] {
       description: "List the tenant's agents, newest first (paged: page, per_page; optional type and status filters).",
       route: ['get', '/agents'],
       input: listAgentsQuery,
-      run: (caller, args) => listAgents(backends.agentMemory, caller, args),
+      run: (caller, args) => listAgents(backends, caller, args),
     }),
     tool({
       name: 'chat_with_agent',

@@ -2,8 +2,6 @@ import { MongoClient } from 'mongodb';
 import { seedMemories, startTenantPlatform, suiteFixture } from '@agentplatform/testing';
 import { newTenant, type Http } from './support';
 
-const ADD_MEMORY_MANY = 'AgentMemoryService/AddMemoryMany';
-
 /** Sums a Prometheus counter's samples whose labels contain `labelPart`. */
 async function counter(metricsPort: number, name: string, labelPart: string): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
@@ -15,13 +13,14 @@ async function counter(metricsPort: number, name: string, labelPart: string): Pr
 }
 
 /**
- * Single adds (`POST /memory`) that arrive together: the gateway carries the ones made while one
- * is in flight in one AddMemoryMany call, whatever their tenants (docs/agents-and-memory.md,
- * "How single adds are carried"). Each HTTP request must still be answered exactly as alone: its
- * own item, or its own error, never another tenant's. The free plan (10,000 memories per agent,
- * 60 requests a minute per tenant): each test registers its own tenants.
+ * Single adds (`POST /memory`) and agent listings (`GET /agents`) that arrive together: the
+ * gateway carries the ones made while one is in flight in one AddMemoryMany or ListAgentsMany
+ * call, whatever their tenants (docs/agents-and-memory.md, "How single adds and listings are
+ * carried"). Each HTTP request must still be answered exactly as alone: its own answer, or its own
+ * error, never another tenant's. The free plan (10,000 memories per agent, 60 requests a minute
+ * per tenant): each test registers its own tenants.
  */
-describe('concurrent single memory adds, grouped by the gateway', () => {
+describe('concurrent single memory adds and agent listings, grouped by the gateway', () => {
   const suite = suiteFixture(() =>
     startTenantPlatform({ services: ['identity', 'agent-memory'], env: { DEFAULT_PLAN: 'free' } }, 'memory-grouped'),
   );
@@ -39,11 +38,11 @@ describe('concurrent single memory adds, grouped by the gateway', () => {
   const listed = async (http: Http, agentId: string) =>
     (await http.get(`/api/v1/memory?agent_id=${agentId}&per_page=100`)).body as { total: number; items: any[] };
 
-  const batchCalls = () =>
+  const batchCalls = (method: 'AddMemoryMany' | 'ListAgentsMany') =>
     counter(
       suite.platform.service('agent-memory').ready!.metrics_port!,
       'grpc_server_handling_seconds_count',
-      ADD_MEMORY_MANY,
+      `AgentMemoryService/${method}`,
     );
 
   it("answers two tenants' interleaved adds each on its own, and fails only the bad items", async () => {
@@ -72,7 +71,7 @@ describe('concurrent single memory adds, grouped by the gateway', () => {
     for (const { http, body } of bad) alone.push(await http.post('/api/v1/memory', body));
     expect(alone.map((r) => r.status)).toEqual([404, 404, 400, 403]);
 
-    const before = await batchCalls();
+    const before = await batchCalls('AddMemoryMany');
     const good = Array.from({ length: 24 }, (_, i) =>
       i % 2 === 0
         ? { tenant: 'a', http: a.http, body: { agent_id: agentA, content: `A fact ${i}`, metadata: { i } } }
@@ -110,7 +109,7 @@ describe('concurrent single memory adds, grouped by the gateway', () => {
     // Another tenant's agent stays invisible inside a group: 404, as alone.
     expect((await b.http.get(`/api/v1/memory/${listA.items[0].id}`)).status).toBe(404);
     // The burst went (at least partly) through the batch call.
-    expect(await batchCalls()).toBeGreaterThan(before);
+    expect(await batchCalls('AddMemoryMany')).toBeGreaterThan(before);
   });
 
   it('stores an add retried with the same Idempotency-Key once, among concurrent adds', async () => {
@@ -130,5 +129,34 @@ describe('concurrent single memory adds, grouped by the gateway', () => {
     const contents = (await listed(http, agentId)).items.map((m) => m.content);
     expect(contents.filter((c) => c === body.content)).toHaveLength(1);
     expect(contents).toHaveLength(9);
+  });
+
+  it('answers interleaved listings of two tenants each with its own agents, filters and page', async () => {
+    const a = await newTenant(suite.platform);
+    const b = await newTenant(suite.platform);
+    const create = (http: Http, name: string, type: string) =>
+      http.post('/api/v1/agents', { name, type }).then((res) => {
+        expect(res.status).toBe(201);
+        return res.body.id as string;
+      });
+    const agentsA = [await create(a.http, 'A one', 'support'), await create(a.http, 'A two', 'sales')];
+    const agentsB = [await create(b.http, 'B one', 'support')];
+    const queries = [
+      { http: a.http, query: '', ids: [...agentsA].reverse(), total: 2 },
+      { http: b.http, query: '', ids: agentsB, total: 1 },
+      { http: a.http, query: '?type=support', ids: [agentsA[0]], total: 1 },
+      { http: b.http, query: '?type=sales', ids: [], total: 0 },
+      { http: a.http, query: '?per_page=1&page=2', ids: [agentsA[0]], total: 2 },
+    ];
+    const before = await batchCalls('ListAgentsMany');
+    const burst = Array.from({ length: 4 }, () => queries).flat();
+    const answers = await Promise.all(burst.map(({ http, query }) => http.get(`/api/v1/agents${query}`)));
+    answers.forEach((res, i) => {
+      const { ids, total } = burst[i]!;
+      expect(res.status).toBe(200);
+      expect(res.body.agents.map((agent: { id: string }) => agent.id)).toEqual(ids);
+      expect(res.body.total).toBe(total);
+    });
+    expect(await batchCalls('ListAgentsMany')).toBeGreaterThan(before);
   });
 });

@@ -21,40 +21,6 @@ import { searchMemory } from '../use-cases/search-memory.js';
 
 type Impl = agentMemoryV1.AgentMemoryServiceImplementation;
 
-const ADD_MEMORY_MANY = '/agentplatform.agent_memory.v1.AgentMemoryService/AddMemoryMany';
-const LIST_AGENTS_MANY = '/agentplatform.agent_memory.v1.AgentMemoryService/ListAgentsMany';
-/** A batch item without its request: the use case refuses it as a request without tenant or agent. */
-const missingAdd = agentMemoryV1.AddMemoryRequest.fromPartial({});
-const missingList = agentMemoryV1.ListAgentsRequest.fromPartial({});
-
-/** One listing (ListAgents, or one item of ListAgentsMany). */
-async function listOne(
-  deps: UseCaseDeps,
-  req: agentMemoryV1.ListAgentsRequest,
-): Promise<agentMemoryV1.ListAgentsResponse> {
-  const out = await listAgents(deps, {
-    tenantId: req.tenantId,
-    page: req.page,
-    perPage: req.perPage,
-    type: req.type,
-    status: req.status,
-  });
-  return { agents: out.agents.map(toAgent), total: out.total, page: out.page, perPage: out.perPage };
-}
-
-/** One single add (AddMemory, or one item of AddMemoryMany). */
-async function addOne(deps: UseCaseDeps, req: agentMemoryV1.AddMemoryRequest): Promise<agentMemoryV1.MemoryItem> {
-  return toMemory(
-    await addMemory(deps, {
-      tenantId: req.tenantId,
-      agentId: req.agentId,
-      memoryType: req.memoryType,
-      content: req.content,
-      metadata: req.metadata,
-      plan: req.plan,
-    }),
-  );
-}
 type StreamEvent = agentMemoryV1.ChatStreamResponse;
 
 const iso = (date: Date) => date.toISOString();
@@ -208,6 +174,41 @@ function agentInput(
     memoryTypes: req.memoryTypes?.values,
     config: req.config,
   };
+}
+
+const ADD_MEMORY_MANY = '/agentplatform.agent_memory.v1.AgentMemoryService/AddMemoryMany';
+const LIST_AGENTS_MANY = '/agentplatform.agent_memory.v1.AgentMemoryService/ListAgentsMany';
+/** A batch item without its request: the use case refuses it as a request without tenant or agent. */
+const missingAdd = agentMemoryV1.AddMemoryRequest.fromPartial({});
+const missingList = agentMemoryV1.ListAgentsRequest.fromPartial({});
+
+/** One listing (ListAgents, or one item of ListAgentsMany). */
+async function listOne(
+  deps: UseCaseDeps,
+  req: agentMemoryV1.ListAgentsRequest,
+): Promise<agentMemoryV1.ListAgentsResponse> {
+  const out = await listAgents(deps, {
+    tenantId: req.tenantId,
+    page: req.page,
+    perPage: req.perPage,
+    type: req.type,
+    status: req.status,
+  });
+  return { agents: out.agents.map(toAgent), total: out.total, page: out.page, perPage: out.perPage };
+}
+
+/** One single add (AddMemory, or one item of AddMemoryMany). */
+async function addOne(deps: UseCaseDeps, req: agentMemoryV1.AddMemoryRequest): Promise<agentMemoryV1.MemoryItem> {
+  return toMemory(
+    await addMemory(deps, {
+      tenantId: req.tenantId,
+      agentId: req.agentId,
+      memoryType: req.memoryType,
+      content: req.content,
+      metadata: req.metadata,
+      plan: req.plan,
+    }),
+  );
 }
 
 /** proto <-> use-case mapping only. */

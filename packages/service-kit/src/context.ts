@@ -32,6 +32,18 @@ export function currentRequestId(): string | undefined {
   return storage.getStore()?.request?.requestId;
 }
 
+/** Everything the current async context carries (request and trace context), to run work in it later. */
+export type CapturedContext = Store | undefined;
+
+export function captureContext(): CapturedContext {
+  return storage.getStore();
+}
+
+/** Runs `fn` in a context taken by `captureContext` (none: outside any request). */
+export function runInCapturedContext<T>(captured: CapturedContext, fn: () => T): T {
+  return storage.run(captured ?? { request: undefined, trace: undefined }, fn);
+}
+
 /** The active trace context, for tracing-context.ts only (undefined outside any). */
 export function activeTraceContext(): unknown {
   return storage.getStore()?.trace;

@@ -172,7 +172,17 @@ export function fromClientError(error: unknown): unknown {
 }
 
 /** The DomainError of one failed item of a batch call (the other side's `toCallError`). */
-export function fromCallError(error: { code: string; message: string; retryAfterSeconds: number }): DomainError {
+export function fromCallError(error: {
+  code: string;
+  message: string;
+  retryAfterSeconds: number;
+  details?: FieldIssue[];
+}): DomainError {
   const code = isErrorCode(error.code) ? error.code : 'internal_error';
-  return new DomainError(code, error.message, [], error.retryAfterSeconds > 0 ? error.retryAfterSeconds : undefined);
+  return new DomainError(
+    code,
+    error.message,
+    error.details ?? [],
+    error.retryAfterSeconds > 0 ? error.retryAfterSeconds : undefined,
+  );
 }

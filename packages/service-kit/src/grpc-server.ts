@@ -4,7 +4,7 @@ import { ServerError, Status } from 'nice-grpc-common';
 import { BadRequest, ErrorInfo, RetryInfo, RichServerError, type ErrorDetails } from 'nice-grpc-error-details';
 import { HealthDefinition, HealthServiceImpl, HealthState } from 'nice-grpc-server-health';
 import { REQUEST_ID_METADATA_KEY, runWithContext } from './context.js';
-import { DomainError, ERROR_CODES } from './errors.js';
+import { DomainError, ERROR_CODES, type FieldIssue } from './errors.js';
 import { DETAILS_TRAILER, encodeStatusDetails } from './grpc-error-details.js';
 import { tracingServerMiddleware } from './grpc-tracing.js';
 import { newId } from './ids.js';
@@ -31,13 +31,17 @@ const DATABASE_UNREACHABLE = new Set([
   'MongoTopologyClosedError',
 ]);
 
+/** A lost database connection is the service's outage (503, retry), not an internal error. */
+function unreachableAsUnavailable(error: unknown, logger: Logger, method: string): unknown {
+  if (!(error instanceof Error && DATABASE_UNREACHABLE.has(error.name))) return error;
+  logger.warn({ err: error, method }, 'database unreachable');
+  return new DomainError('service_unavailable', 'The service is temporarily unavailable; please retry', [], 2);
+}
+
 /** Maps a thrown error to the gRPC error a caller receives; unknown errors get an id, not a stack. */
 export function toServerError(error: unknown, logger: Logger, method: string): ServerError {
   if (error instanceof ServerError) return error;
-  if (error instanceof Error && DATABASE_UNREACHABLE.has(error.name)) {
-    logger.warn({ err: error, method }, 'database unreachable');
-    error = new DomainError('service_unavailable', 'The service is temporarily unavailable; please retry', [], 2);
-  }
+  error = unreachableAsUnavailable(error, logger, method);
   if (error instanceof DomainError) {
     const extra: ErrorDetails[] = [ErrorInfo.fromPartial({ reason: error.code, domain: ERROR_DOMAIN })];
     if (error.details.length > 0) {
@@ -58,18 +62,33 @@ export function toServerError(error: unknown, logger: Logger, method: string): S
   ]);
 }
 
+/** The `agentplatform.common.v1.CallError` message: one item's failure in a batch call. */
+export interface CallErrorMessage {
+  code: string;
+  message: string;
+  retryAfterSeconds: number;
+  details: FieldIssue[];
+}
+
 /**
- * One item's failure in a batch call (a `CallError` message): the same code, message and retry
- * delay a failed single call would carry; unknown errors are logged and get an id.
+ * One item's failure in a batch call (a `CallError` message): the same code, message, retry
+ * delay and field issues a failed single call would carry; unknown errors are logged and get an id.
  */
-export function toCallError(
-  error: unknown,
-  logger: Logger,
-  method: string,
-): { code: string; message: string; retryAfterSeconds: number } {
+export function toCallError(failure: unknown, logger: Logger, method: string): CallErrorMessage {
+  const error = unreachableAsUnavailable(failure, logger, method);
   if (error instanceof DomainError)
-    return { code: error.code, message: error.message, retryAfterSeconds: error.retryAfter ?? 0 };
-  return { code: 'internal_error', message: unexpected(error, logger, method).message, retryAfterSeconds: 0 };
+    return {
+      code: error.code,
+      message: error.message,
+      retryAfterSeconds: error.retryAfter ?? 0,
+      details: error.details,
+    };
+  return {
+    code: 'internal_error',
+    message: unexpected(error, logger, method).message,
+    retryAfterSeconds: 0,
+    details: [],
+  };
 }
 
 export interface GrpcServerOptions {

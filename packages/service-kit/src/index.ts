@@ -13,6 +13,7 @@ export * from './outbound-guard.js';
 export * from './outbound-http.js';
 export * from './scopes.js';
 export * from './group-commit.js';
+export * from './grouped-calls.js';
 export * from './hashing.js';
 export * from './plans.js';
 export * from './node-types.js';

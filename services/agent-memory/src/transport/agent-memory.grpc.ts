@@ -1,4 +1,5 @@
 import { agentMemoryV1 } from '@agentplatform/contracts';
+import { answerEach } from '@agentplatform/service-kit';
 import type { Agent, AgentInput } from '../domain/agent.js';
 import type { ChatMessage, Session, ToolStep, Usage } from '../domain/chat.js';
 import { publicGrant } from '../domain/tools.js';
@@ -19,6 +20,7 @@ import { listMessages, listSessions } from '../use-cases/read-sessions.js';
 import { searchMemory } from '../use-cases/search-memory.js';
 
 type Impl = agentMemoryV1.AgentMemoryServiceImplementation;
+
 type StreamEvent = agentMemoryV1.ChatStreamResponse;
 
 const iso = (date: Date) => date.toISOString();
@@ -174,6 +176,41 @@ function agentInput(
   };
 }
 
+const ADD_MEMORY_MANY = '/agentplatform.agent_memory.v1.AgentMemoryService/AddMemoryMany';
+const LIST_AGENTS_MANY = '/agentplatform.agent_memory.v1.AgentMemoryService/ListAgentsMany';
+/** A batch item without its request: the use case refuses it as a request without tenant or agent. */
+const missingAdd = agentMemoryV1.AddMemoryRequest.fromPartial({});
+const missingList = agentMemoryV1.ListAgentsRequest.fromPartial({});
+
+/** One listing (ListAgents, or one item of ListAgentsMany). */
+async function listOne(
+  deps: UseCaseDeps,
+  req: agentMemoryV1.ListAgentsRequest,
+): Promise<agentMemoryV1.ListAgentsResponse> {
+  const out = await listAgents(deps, {
+    tenantId: req.tenantId,
+    page: req.page,
+    perPage: req.perPage,
+    type: req.type,
+    status: req.status,
+  });
+  return { agents: out.agents.map(toAgent), total: out.total, page: out.page, perPage: out.perPage };
+}
+
+/** One single add (AddMemory, or one item of AddMemoryMany). */
+async function addOne(deps: UseCaseDeps, req: agentMemoryV1.AddMemoryRequest): Promise<agentMemoryV1.MemoryItem> {
+  return toMemory(
+    await addMemory(deps, {
+      tenantId: req.tenantId,
+      agentId: req.agentId,
+      memoryType: req.memoryType,
+      content: req.content,
+      metadata: req.metadata,
+      plan: req.plan,
+    }),
+  );
+}
+
 /** proto <-> use-case mapping only. */
 export function agentMemoryService(deps: UseCaseDeps): Impl {
   return {
@@ -189,16 +226,13 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
     async getAgent(req) {
       return toAgent(await getAgent(deps, { tenantId: req.tenantId, agentId: req.agentId }));
     },
-    async listAgents(req) {
-      const out = await listAgents(deps, {
-        tenantId: req.tenantId,
-        page: req.page,
-        perPage: req.perPage,
-        type: req.type,
-        status: req.status,
-      });
-      return { agents: out.agents.map(toAgent), total: out.total, page: out.page, perPage: out.perPage };
-    },
+    listAgents: (req) => listOne(deps, req),
+    listAgentsMany: async (req) => ({
+      outcomes: await answerEach(req.items, 'listed', (one) => listOne(deps, one ?? missingList), {
+        logger: deps.logger,
+        method: LIST_AGENTS_MANY,
+      }),
+    }),
     async updateAgent(req) {
       return toAgent(
         await updateAgent(deps, {
@@ -251,18 +285,13 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
         perPage: out.perPage,
       };
     },
-    async addMemory(req) {
-      return toMemory(
-        await addMemory(deps, {
-          tenantId: req.tenantId,
-          agentId: req.agentId,
-          memoryType: req.memoryType,
-          content: req.content,
-          metadata: req.metadata,
-          plan: req.plan,
-        }),
-      );
-    },
+    addMemory: (req) => addOne(deps, req),
+    addMemoryMany: async (req) => ({
+      outcomes: await answerEach(req.items, 'added', (one) => addOne(deps, one ?? missingAdd), {
+        logger: deps.logger,
+        method: ADD_MEMORY_MANY,
+      }),
+    }),
     async addMemories(req) {
       const items = await addMemories(deps, {
         tenantId: req.tenantId,

@@ -1,5 +1,12 @@
 import { agentMemoryV1, identityV1, webhookV1, workflowV1 } from '@agentplatform/contracts';
-import { createGrpcClient, openChannel, type Channel, type Client, type Metrics } from '@agentplatform/service-kit';
+import {
+  createGrpcClient,
+  groupedRequests,
+  openChannel,
+  type Channel,
+  type Client,
+  type Metrics,
+} from '@agentplatform/service-kit';
 import { HealthDefinition } from 'nice-grpc-server-health';
 import type { GatewayConfig } from '../config.js';
 
@@ -11,6 +18,13 @@ export interface Backends {
   agentMemory: Client<typeof agentMemoryV1.AgentMemoryServiceDefinition, { deadline?: Date | number }>;
   workflow: Client<typeof workflowV1.WorkflowServiceDefinition, { deadline?: Date | number }>;
   webhook: Client<typeof webhookV1.WebhookServiceDefinition, { deadline?: Date | number }>;
+  /**
+   * Single memory adds, grouped: a lone add is one AddMemory call; adds made while one is in
+   * flight go together in one AddMemoryMany, whatever their tenants, each answered on its own.
+   */
+  addMemory(request: agentMemoryV1.AddMemoryRequest): Promise<agentMemoryV1.MemoryItem>;
+  /** Agent listings, grouped like `addMemory` (ListAgents, ListAgentsMany); each item its own query. */
+  listAgents(request: agentMemoryV1.ListAgentsRequest): Promise<agentMemoryV1.ListAgentsResponse>;
   /** Health clients by service name, for the readiness probe. */
   health: Record<BackendName, Health>;
   close(): void;
@@ -26,10 +40,22 @@ export function connectBackends(config: GatewayConfig, metrics: Metrics): Backen
     webhook: openChannel(config.WEBHOOK_GRPC_ADDR),
   };
   const options = { deadlineMs: config.GRPC_DEADLINE_MS, metrics };
+  const agentMemory = createGrpcClient(agentMemoryV1.AgentMemoryServiceDefinition, channels['agent-memory'], options);
+  // Each item carries its own request's id and trace context: agent-memory runs it in them.
+  const addMemory = groupedRequests({
+    single: (request: agentMemoryV1.AddMemoryRequest) => agentMemory.addMemory(request),
+    batch: (items) => agentMemory.addMemoryMany({ items }),
+  });
+  const listAgents = groupedRequests({
+    single: (request: agentMemoryV1.ListAgentsRequest) => agentMemory.listAgents(request),
+    batch: (items) => agentMemory.listAgentsMany({ items }),
+  });
   const health = (name: BackendName) => createGrpcClient(HealthDefinition, channels[name], { deadlineMs: 1_000 });
   return {
     identity: createGrpcClient(identityV1.IdentityServiceDefinition, channels.identity, options),
-    agentMemory: createGrpcClient(agentMemoryV1.AgentMemoryServiceDefinition, channels['agent-memory'], options),
+    agentMemory,
+    addMemory,
+    listAgents,
     workflow: createGrpcClient(workflowV1.WorkflowServiceDefinition, channels.workflow, options),
     webhook: createGrpcClient(webhookV1.WebhookServiceDefinition, channels.webhook, options),
     health: {

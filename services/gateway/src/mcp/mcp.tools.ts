@@ -60,7 +60,7 @@ export function mcpTools({ backends, config }: McpToolDeps): McpTool[] {
       description: "List the tenant's agents, newest first (paged: page, per_page; optional type and status filters).",
       route: ['get', '/agents'],
       input: listAgentsQuery,
-      run: (caller, args) => listAgents(backends.agentMemory, caller, args),
+      run: (caller, args) => listAgents(backends, caller, args),
     }),
     tool({
       name: 'chat_with_agent',
@@ -83,7 +83,7 @@ export function mcpTools({ backends, config }: McpToolDeps): McpTool[] {
       description: "Store a memory item in an agent's memory (memory_type semantic by default).",
       route: ['post', '/memory'],
       input: addMemoryBody,
-      run: (caller, args) => addMemory(backends.agentMemory, caller, args),
+      run: (caller, args) => addMemory(backends, caller, args),
     }),
     tool({
       name: 'list_workflows',

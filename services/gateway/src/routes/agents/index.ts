@@ -44,9 +44,13 @@ const usageJson = (usage: agentMemoryV1.Usage | undefined) =>
 
 type AgentMemory = Backends['agentMemory'];
 
-/** `GET /agents`, and the MCP tool `list_agents`. */
-export async function listAgents(agents: AgentMemory, caller: Caller, query: z.infer<typeof listAgentsQuery>) {
-  const out = await agents.listAgents({
+/** `GET /agents`, and the MCP tool `list_agents` (grouped with concurrent listings: Backends.listAgents). */
+export async function listAgents(
+  backends: Pick<Backends, 'listAgents'>,
+  caller: Caller,
+  query: z.infer<typeof listAgentsQuery>,
+) {
+  const out = await backends.listAgents({
     tenantId: caller.tenantId,
     page: query.page,
     perPage: query.per_page,
@@ -83,7 +87,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       access: requireScope('agents:read'),
       query: listAgentsQuery,
       response: agentListResponse,
-      handler: ({ query, caller }) => listAgents(agents, caller!, query),
+      handler: ({ query, caller }) => listAgents(backends, caller!, query),
     }),
     defineRoute({
       method: 'post',

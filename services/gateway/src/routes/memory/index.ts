@@ -36,10 +36,14 @@ export function memoryJson(item: agentMemoryV1.MemoryItem) {
 
 type AgentMemory = Backends['agentMemory'];
 
-/** `POST /memory`, and the MCP tool `add_memory`. */
-export async function addMemory(memory: AgentMemory, caller: Caller, body: z.infer<typeof addMemoryBody>) {
+/** `POST /memory`, and the MCP tool `add_memory` (grouped with concurrent adds: Backends.addMemory). */
+export async function addMemory(
+  backends: Pick<Backends, 'addMemory'>,
+  caller: Caller,
+  body: z.infer<typeof addMemoryBody>,
+) {
   return memoryJson(
-    await memory.addMemory({
+    await backends.addMemory({
       tenantId: caller.tenantId,
       agentId: body.agent_id,
       memoryType: body.memory_type,
@@ -108,7 +112,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       },
       status: 201,
       response: memoryResponse,
-      handler: ({ body, caller }) => addMemory(memory, caller!, body),
+      handler: ({ body, caller }) => addMemory(backends, caller!, body),
     }),
     defineRoute({
       method: 'post',

@@ -76,4 +76,26 @@ describe('GroupCommit', () => {
     await Promise.all([1, 2, 3, 4, 5, 6].map((n) => commit.submit('k', n)));
     expect(sizes).toEqual([1, 2, 2, 1]);
   });
+
+  it('keeps up to maxInFlight flushes of a key in flight, grouping what arrives meanwhile', async () => {
+    const r = recorder();
+    const commit = new GroupCommit(r.flush, 256, 2);
+    const first = commit.submit('a', 1);
+    const second = commit.submit('a', 2);
+    await tick();
+    // Two lone calls, each flushed at once.
+    expect(r.batches).toEqual([
+      { key: 'a', items: [1] },
+      { key: 'a', items: [2] },
+    ]);
+    const later = [commit.submit('a', 3), commit.submit('a', 4)];
+    await tick();
+    expect(r.batches).toHaveLength(2);
+    r.release();
+    await expect(Promise.all([first, second])).resolves.toEqual([10, 20]);
+    await tick();
+    expect(r.batches[2]).toEqual({ key: 'a', items: [3, 4] });
+    r.release();
+    await expect(Promise.all(later)).resolves.toEqual([30, 40]);
+  });
 });

@@ -8,30 +8,36 @@
  * thrown error rejects the whole batch.
  */
 export class GroupCommit<T, R> {
-  private readonly queues = new Map<string, Array<Pending<T, R>>>();
+  private readonly keys = new Map<string, KeyState<T, R>>();
 
   constructor(
     private readonly flush: (key: string, items: T[]) => Promise<Array<R | Error>>,
     private readonly maxBatch = 256,
+    /**
+     * Flushes of one key in flight at once. 1: a flush waits for the one before it. More lets a
+     * flush whose far side groups again (a batch call to a server that groups its items' writes
+     * per agent) overlap with the one before, so the two levels do not take turns.
+     */
+    private readonly maxInFlight = 1,
   ) {}
 
   submit(key: string, item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
-      const queue = this.queues.get(key);
-      if (queue) {
-        queue.push({ item, resolve, reject });
-        return;
+      let state = this.keys.get(key);
+      if (!state) {
+        state = { queue: [], inFlight: 0 };
+        this.keys.set(key, state);
       }
-      const fresh: Array<Pending<T, R>> = [{ item, resolve, reject }];
-      this.queues.set(key, fresh);
-      void this.drain(key, fresh);
+      state.queue.push({ item, resolve, reject });
+      if (state.inFlight < this.maxInFlight) void this.drain(key, state);
     });
   }
 
-  /** Flushes the key's queue until it is empty; the queue object stays registered while busy. */
-  private async drain(key: string, queue: Array<Pending<T, R>>): Promise<void> {
-    while (queue.length > 0) {
-      const batch = queue.splice(0, this.maxBatch);
+  /** Flushes the key's queue until it is empty; the key stays registered while any flush is busy. */
+  private async drain(key: string, state: KeyState<T, R>): Promise<void> {
+    state.inFlight += 1;
+    while (state.queue.length > 0) {
+      const batch = state.queue.splice(0, this.maxBatch);
       try {
         const results = await this.flush(
           key,
@@ -46,8 +52,14 @@ export class GroupCommit<T, R> {
         for (const pending of batch) pending.reject(error);
       }
     }
-    this.queues.delete(key);
+    state.inFlight -= 1;
+    if (state.inFlight === 0) this.keys.delete(key);
   }
+}
+
+interface KeyState<T, R> {
+  queue: Array<Pending<T, R>>;
+  inFlight: number;
 }
 
 interface Pending<T, R> {

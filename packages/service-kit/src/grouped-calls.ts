@@ -83,6 +83,8 @@ interface Submitted<T> {
 export function groupedCall<T, A, R>(
   { single, batch, value }: GroupedCallOptions<T, A, R>,
   maxItems = MAX_ITEMS_PER_CALL,
+  /** Batch calls in flight at once (GroupCommit's `maxInFlight`). */
+  inFlight = 1,
 ): GroupedCall<T, R> {
   const each = (submitted: Array<Submitted<T>>): Promise<Array<R | Error>> =>
     Promise.all(
@@ -105,6 +107,7 @@ export function groupedCall<T, A, R>(
         ? [value(await runInCapturedContext(submitted[0].context, () => single(submitted[0].item)))]
         : batchOrEach(submitted),
     maxItems,
+    inFlight,
   );
   return {
     call: (item) => group.submit('', { item, context: captureContext() }),
@@ -130,11 +133,18 @@ export function groupedRequests<Req, Res>(options: {
   single: (request: Req) => Promise<Res>;
   batch: (items: Array<RequestItem<Req>>) => Promise<{ outcomes: ItemOutcome[] }>;
 }): (request: Req) => Promise<Res> {
-  const group = groupedCall({
-    single: (item: RequestItem<Req>) => options.single(item.request),
-    batch: options.batch,
-    value: (answer: Res) => answer,
-  });
+  // Two calls in flight: with one, the gateway's grouping and the server's (which groups one
+  // agent's adds again into one write) take turns, each idle while the other works. Measured:
+  // 845-889 single adds/s with one, 1,053-1,165/s with two (docs/performance.md).
+  const group = groupedCall(
+    {
+      single: (item: RequestItem<Req>) => options.single(item.request),
+      batch: options.batch,
+      value: (answer: Res) => answer,
+    },
+    MAX_ITEMS_PER_CALL,
+    2,
+  );
   return (request) =>
     group.call({ request, requestId: currentRequestId() ?? '', traceparent: currentTraceparent() ?? '' });
 }

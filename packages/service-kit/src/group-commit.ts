@@ -1,6 +1,6 @@
 /**
- * Group commit: while one flush for a key is in flight, further submissions for that key wait and
- * go out together in the next flush. A lone call is flushed at once (no added latency); under load
+ * Group commit: while a key's flushes are in flight (one, or up to `maxInFlight`), further
+ * submissions for that key wait and go out together in the next flush. A lone call is flushed at once (no added latency); under load
  * the batches grow by themselves, so one round trip serves many callers. Every round trip costs CPU
  * in the caller, the database and the kernel, which is what bounds throughput on small machines.
  *

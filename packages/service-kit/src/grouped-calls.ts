@@ -54,7 +54,7 @@ export interface GroupedCallOptions<T, A, R> {
 
 export interface GroupedCall<T, R> {
   /**
-   * One item, grouped with the calls made while another is in flight: a lone item goes at once
+   * One item, grouped with the calls made while others are in flight: a lone item goes at once
    * as the single call, several as one batch call. Answers this item's value or throws its error.
    */
   call(item: T): Promise<R>;

@@ -19,8 +19,9 @@ export interface Backends {
   workflow: Client<typeof workflowV1.WorkflowServiceDefinition, { deadline?: Date | number }>;
   webhook: Client<typeof webhookV1.WebhookServiceDefinition, { deadline?: Date | number }>;
   /**
-   * Single memory adds, grouped: a lone add is one AddMemory call; adds made while one is in
-   * flight go together in one AddMemoryMany, whatever their tenants, each answered on its own.
+   * Single memory adds, grouped: a lone add is one AddMemory call; adds made while two calls are
+   * in flight go together in the next AddMemoryMany, whatever their tenants, each answered on its
+   * own.
    */
   addMemory(request: agentMemoryV1.AddMemoryRequest): Promise<agentMemoryV1.MemoryItem>;
   /** Agent listings, grouped like `addMemory` (ListAgents, ListAgentsMany); each item its own query. */

@@ -151,19 +151,22 @@ describe('read coalescing (coalesce)', () => {
   const key = (r: Read) => `${r.tenant}/${r.n}`;
   function readServer() {
     const server = fakeServer();
+    const coalesced: number[] = [];
     return {
       server,
+      coalesced,
       group: groupedCall({
         single: (r: Read) => server.single(r.n),
         batch: (items: Read[]) => server.batch(items.map((r) => r.n)),
         value: (a: { n: number }) => a,
         coalesce: key,
+        onCoalesced: (items) => coalesced.push(items),
       }),
     };
   }
 
   it('sends identical items of one flush once, all sharing its answer; distinct ones each', async () => {
-    const { server, group } = readServer();
+    const { server, group, coalesced } = readServer();
     server.holdNextCall();
     const first = group.call({ tenant: 't', n: 1 });
     await flushMicrotasks();
@@ -186,6 +189,7 @@ describe('read coalescing (coalesce)', () => {
     expect(answers[1]).toBe(answers[2]);
     expect(answers[1]).toBe(answers[5]);
     expect(answers[3]).not.toBe(answers[1]);
+    expect(coalesced).toEqual([2]);
   });
 
   it('goes as the single call of the first item when a flush holds one distinct item', async () => {

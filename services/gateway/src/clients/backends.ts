@@ -54,6 +54,10 @@ export function connectBackends(config: GatewayConfig, metrics: Metrics): Backen
     webhook: openChannel(config.WEBHOOK_GRPC_ADDR),
   };
   const options = { deadlineMs: config.GRPC_DEADLINE_MS, metrics };
+  const coalescedListings = metrics.counter(
+    'gateway_listings_coalesced_total',
+    "Agent listings answered by an identical listing's read (same tenant and query, one grouped call)",
+  );
   const agentMemory = createGrpcClient(agentMemoryV1.AgentMemoryServiceDefinition, channels['agent-memory'], options);
   // Each item carries its own request's id and trace context: agent-memory runs it in them.
   const addMemory = groupedRequests({
@@ -64,6 +68,7 @@ export function connectBackends(config: GatewayConfig, metrics: Metrics): Backen
     single: (request: agentMemoryV1.ListAgentsRequest) => agentMemory.listAgents(request),
     batch: (items) => agentMemory.listAgentsMany({ items }),
     coalesce: listingKey,
+    onCoalesced: (requests) => coalescedListings.inc(requests),
   });
   const health = (name: BackendName) => createGrpcClient(HealthDefinition, channels[name], { deadlineMs: 1_000 });
   return {

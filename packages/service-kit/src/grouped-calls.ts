@@ -180,11 +180,15 @@ export function groupedRequests<Req, Res>(options: {
    */
   coalesce?: (request: Req) => string;
   onCoalesced?: (requests: number) => void;
+  /**
+   * Calls in flight at once (2 unless stated). Two for adds: with one, the gateway's grouping and
+   * the server's (which groups one agent's adds again into one write) take turns, each idle while
+   * the other works. Measured: 845-889 single adds/s with one, 1,053-1,165/s with two
+   * (docs/performance.md).
+   */
+  inFlight?: number;
 }): (request: Req) => Promise<Res> {
-  const { coalesce, onCoalesced } = options;
-  // Two calls in flight: with one, the gateway's grouping and the server's (which groups one
-  // agent's adds again into one write) take turns, each idle while the other works. Measured:
-  // 845-889 single adds/s with one, 1,053-1,165/s with two (docs/performance.md).
+  const { coalesce, onCoalesced, inFlight = 2 } = options;
   const group = groupedCall(
     {
       single: (item: RequestItem<Req>) => options.single(item.request),
@@ -194,7 +198,7 @@ export function groupedRequests<Req, Res>(options: {
       onCoalesced,
     },
     MAX_ITEMS_PER_CALL,
-    2,
+    inFlight,
   );
   return (request) =>
     group.call({ request, requestId: currentRequestId() ?? '', traceparent: currentTraceparent() ?? '' });

@@ -69,6 +69,8 @@ export function connectBackends(config: GatewayConfig, metrics: Metrics): Backen
     batch: (items) => agentMemory.listAgentsMany({ items }),
     coalesce: listingKey,
     onCoalesced: (requests) => coalescedListings.inc(requests),
+    // One call at a time: the listings made meanwhile wait for it and coalesce into fewer calls.
+    inFlight: 1,
   });
   const health = (name: BackendName) => createGrpcClient(HealthDefinition, channels[name], { deadlineMs: 1_000 });
   return {

@@ -25,8 +25,9 @@ export interface Backends {
    */
   addMemory(request: agentMemoryV1.AddMemoryRequest): Promise<agentMemoryV1.MemoryItem>;
   /**
-   * Agent listings, grouped like `addMemory` (ListAgents, ListAgentsMany); identical listings of
-   * one group (same tenant and query) are sent once and share its answer: never change it.
+   * Agent listings, grouped like `addMemory` (ListAgents, ListAgentsMany) but one call in flight;
+   * identical listings of one group (same tenant and query) are sent once and share its answer:
+   * never change it.
    */
   listAgents(request: agentMemoryV1.ListAgentsRequest): Promise<agentMemoryV1.ListAgentsResponse>;
   /** Health clients by service name, for the readiness probe. */

@@ -145,6 +145,129 @@ describe('groupedCall', () => {
   });
 });
 
+describe('read coalescing (coalesce)', () => {
+  /** Items `{ tenant, n }`: the key covers both, as a listing's covers its tenant and query. */
+  type Read = { tenant: string; n: number };
+  const key = (r: Read) => `${r.tenant}/${r.n}`;
+  function readServer() {
+    const server = fakeServer();
+    const coalesced: number[] = [];
+    return {
+      server,
+      coalesced,
+      group: groupedCall({
+        single: (r: Read) => server.single(r.n),
+        batch: (items: Read[]) => server.batch(items.map((r) => r.n)),
+        value: (a: { n: number }) => a,
+        coalesce: key,
+        onCoalesced: (items) => coalesced.push(items),
+      }),
+    };
+  }
+
+  it('sends identical items of one flush once, all sharing its answer; distinct ones each', async () => {
+    const { server, group, coalesced } = readServer();
+    server.holdNextCall();
+    const first = group.call({ tenant: 't', n: 1 });
+    await flushMicrotasks();
+    const rest = [
+      { tenant: 't', n: 2 },
+      { tenant: 't', n: 2 },
+      { tenant: 'u', n: 2 },
+      { tenant: 't', n: 3 },
+      { tenant: 't', n: 2 },
+    ].map((r) => group.call(r));
+    server.release();
+    const answers = await Promise.all([first, ...rest]);
+    expect(server.calls.map(({ kind, items }) => ({ kind, items }))).toEqual([
+      { kind: 'single', items: [1] },
+      // Tenant u's identical query is not tenant t's: it is asked for on its own.
+      { kind: 'batch', items: [2, 2, 3] },
+    ]);
+    expect(answers.map((a) => a.n)).toEqual([10, 20, 20, 20, 30, 20]);
+    // The same answer object for the coalesced items of tenant t; u's is its own.
+    expect(answers[1]).toBe(answers[2]);
+    expect(answers[1]).toBe(answers[5]);
+    expect(answers[3]).not.toBe(answers[1]);
+    expect(coalesced).toEqual([2]);
+  });
+
+  it('goes as the single call of the first item when a flush holds one distinct item', async () => {
+    const { server, group } = readServer();
+    server.holdNextCall();
+    const first = runWithContext({ requestId: 'req_a' }, () => group.call({ tenant: 't', n: 1 }));
+    await flushMicrotasks();
+    const rest = ['req_b', 'req_c'].map((requestId) =>
+      runWithContext({ requestId }, () => group.call({ tenant: 't', n: 4 })),
+    );
+    server.release();
+    await expect(Promise.all([first, ...rest])).resolves.toEqual([{ n: 10 }, { n: 40 }, { n: 40 }]);
+    expect(server.calls).toEqual([
+      { kind: 'single', items: [1], requestId: 'req_a' },
+      { kind: 'single', items: [4], requestId: 'req_b' },
+    ]);
+  });
+
+  it('fails every coalesced item with the error of their one read', async () => {
+    const { server, group } = readServer();
+    server.holdNextCall();
+    const first = group.call({ tenant: 't', n: 1 });
+    await flushMicrotasks();
+    const rest = [-2, -2, 5].map((n) => group.call({ tenant: 't', n }));
+    server.release();
+    const settled = await Promise.allSettled([first, ...rest]);
+    expect(settled.map((s) => (s.status === 'fulfilled' ? s.value.n : (s.reason as DomainError).code))).toEqual([
+      10,
+      'not_found',
+      'not_found',
+      50,
+    ]);
+    expect(server.calls[1].items).toEqual([-2, 5]);
+  });
+
+  it('never answers an item from a read sent before it was submitted (read-your-writes)', async () => {
+    // The store: what a read sent now would see. A write completes between the two submissions.
+    let stored = 1;
+    const sent: number[] = [];
+    const releases: Array<() => void> = [];
+    const group = groupedCall({
+      single: async (r: Read) => {
+        const seen = stored;
+        sent.push(r.n);
+        await new Promise<void>((resolve) => releases.push(resolve));
+        return { n: seen };
+      },
+      batch: async () => ({ outcomes: [] }),
+      value: (a: { n: number }) => a.n,
+      coalesce: key,
+    });
+    const before = group.call({ tenant: 't', n: 7 });
+    await flushMicrotasks();
+    stored = 2; // the write completes, then an identical read is submitted
+    const after = group.call({ tenant: 't', n: 7 });
+    await flushMicrotasks();
+    // The first read is in flight: the second is not attached to it but waits for a call of its own.
+    expect(sent).toEqual([7]);
+    releases.shift()!();
+    await expect(before).resolves.toBe(1);
+    await flushMicrotasks();
+    expect(sent).toEqual([7, 7]);
+    releases.shift()!();
+    await expect(after).resolves.toBe(2);
+  });
+
+  it('coalesces the items of many() too', async () => {
+    const { server, group } = readServer();
+    const answers = await group.many([
+      { tenant: 't', n: 1 },
+      { tenant: 't', n: 1 },
+      { tenant: 'u', n: 1 },
+    ]);
+    expect(server.calls.map(({ kind, items }) => ({ kind, items }))).toEqual([{ kind: 'batch', items: [1, 1] }]);
+    expect(answers).toEqual([{ n: 10 }, { n: 10 }, { n: 10 }]);
+  });
+});
+
 describe('groupedRequests and answerEach', () => {
   it('carries each request id in its item, and the server runs each item under it', async () => {
     const seen: Array<[number | undefined, string | undefined]> = [];

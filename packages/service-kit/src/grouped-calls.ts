@@ -50,6 +50,44 @@ export interface GroupedCallOptions<T, A, R> {
   batch: (items: T[]) => Promise<{ outcomes: ItemOutcome[] }>;
   /** An item's answer, from the single call's reply or the value of a batch outcome (the same message). */
   value: (answer: A) => R;
+  /**
+   * Read coalescing: items of one flush with the same key are sent once and share its answer (the
+   * same value object, or the same error). The key must cover everything the answer depends on,
+   * the tenant included. Only for reads: see `coalesced`.
+   */
+  coalesce?: (item: T) => string;
+  /** Told how many items of a flush were answered by another item's call (a metric). */
+  onCoalesced?: (items: number) => void;
+}
+
+/**
+ * Sends each distinct key of a flush once and gives every item of that key its answer. Items are
+ * coalesced only within one flush: every item of it was submitted before the flush was sent, so
+ * the one read made for them starts after each of their requests arrived and sees every write
+ * that completed before any of them was sent (read-your-writes holds for each). An item never
+ * joins a call already sent.
+ */
+async function coalesced<T, R>(
+  submitted: Array<Submitted<T>>,
+  key: (item: T) => string,
+  send: (distinct: Array<Submitted<T>>) => Promise<Array<R | Error>>,
+  onCoalesced?: (items: number) => void,
+): Promise<Array<R | Error>> {
+  const slotOf = new Map<string, number>();
+  const distinct: Array<Submitted<T>> = [];
+  const slots = submitted.map((s) => {
+    const k = key(s.item);
+    let slot = slotOf.get(k);
+    if (slot === undefined) {
+      slot = distinct.push(s) - 1;
+      slotOf.set(k, slot);
+    }
+    return slot;
+  });
+  if (distinct.length === submitted.length) return send(submitted);
+  onCoalesced?.(submitted.length - distinct.length);
+  const answers = await send(distinct);
+  return slots.map((slot) => answers[slot]);
 }
 
 export interface GroupedCall<T, R> {
@@ -81,7 +119,7 @@ interface Submitted<T> {
  * so a batch whose server logs per item must carry each item's request id in the item itself.
  */
 export function groupedCall<T, A, R>(
-  { single, batch, value }: GroupedCallOptions<T, A, R>,
+  { single, batch, value, coalesce, onCoalesced }: GroupedCallOptions<T, A, R>,
   maxItems = MAX_ITEMS_PER_CALL,
   /** Batch calls in flight at once (GroupCommit's `maxInFlight`). */
   inFlight = 1,
@@ -101,17 +139,20 @@ export function groupedCall<T, A, R>(
       return each(submitted);
     }
   };
-  const group = new GroupCommit<Submitted<T>, R>(
-    async (_key, submitted) =>
-      submitted.length === 1
-        ? [value(await runInCapturedContext(submitted[0].context, () => single(submitted[0].item)))]
-        : batchOrEach(submitted),
-    maxItems,
-    inFlight,
-  );
+  const send = async (submitted: Array<Submitted<T>>): Promise<Array<R | Error>> =>
+    submitted.length === 1
+      ? [value(await runInCapturedContext(submitted[0].context, () => single(submitted[0].item)))]
+      : batchOrEach(submitted);
+  const coalescing =
+    (to: typeof send) =>
+    (submitted: Array<Submitted<T>>): Promise<Array<R | Error>> =>
+      coalesce ? coalesced(submitted, coalesce, to, onCoalesced) : to(submitted);
+  const flush = coalescing(send);
+  const many = coalescing(batchOrEach);
+  const group = new GroupCommit<Submitted<T>, R>((_key, submitted) => flush(submitted), maxItems, inFlight);
   return {
     call: (item) => group.submit('', { item, context: captureContext() }),
-    many: (items) => batchOrEach(items.map((item) => ({ item, context: captureContext() }))),
+    many: (items) => many(items.map((item) => ({ item, context: captureContext() }))),
   };
 }
 
@@ -132,18 +173,32 @@ export interface RequestItem<Req> {
 export function groupedRequests<Req, Res>(options: {
   single: (request: Req) => Promise<Res>;
   batch: (items: Array<RequestItem<Req>>) => Promise<{ outcomes: ItemOutcome[] }>;
+  /**
+   * Reads only: identical requests of one flush are sent once (as the first of them, under its
+   * request id and trace) and share its answer, which callers must therefore never change. The
+   * key must cover the whole request, tenant included (`groupedCall`'s `coalesce`).
+   */
+  coalesce?: (request: Req) => string;
+  onCoalesced?: (requests: number) => void;
+  /**
+   * Calls in flight at once (2 unless stated). Two for adds: with one, the gateway's grouping and
+   * the server's (which groups one agent's adds again into one write) take turns, each idle while
+   * the other works. Measured: 845-889 single adds/s with one, 1,053-1,165/s with two
+   * (docs/performance.md).
+   */
+  inFlight?: number;
 }): (request: Req) => Promise<Res> {
-  // Two calls in flight: with one, the gateway's grouping and the server's (which groups one
-  // agent's adds again into one write) take turns, each idle while the other works. Measured:
-  // 845-889 single adds/s with one, 1,053-1,165/s with two (docs/performance.md).
+  const { coalesce, onCoalesced, inFlight = 2 } = options;
   const group = groupedCall(
     {
       single: (item: RequestItem<Req>) => options.single(item.request),
       batch: options.batch,
       value: (answer: Res) => answer,
+      coalesce: coalesce && ((item: RequestItem<Req>) => coalesce(item.request)),
+      onCoalesced,
     },
     MAX_ITEMS_PER_CALL,
-    2,
+    inFlight,
   );
   return (request) =>
     group.call({ request, requestId: currentRequestId() ?? '', traceparent: currentTraceparent() ?? '' });

@@ -159,4 +159,54 @@ describe('concurrent single memory adds and agent listings, grouped by the gatew
     });
     expect(await batchCalls('ListAgentsMany')).toBeGreaterThan(before);
   });
+
+  const createAgent = (http: Http, name: string) =>
+    http.post('/api/v1/agents', { name, type: 'support' }).then((res) => {
+      expect(res.status).toBe(201);
+      return res.body.id as string;
+    });
+  const listedIds = (res: { status: number; body: any }) => {
+    expect(res.status).toBe(200);
+    return (res.body.agents as Array<{ id: string }>).map((agent) => agent.id);
+  };
+  const coalescedListings = () =>
+    counter(suite.platform.service('gateway').ready!.metrics_port!, 'gateway_listings_coalesced_total', 'gateway');
+
+  it("answers two tenants' concurrent identical listings each with its own agents only, one read per tenant", async () => {
+    const a = await newTenant(suite.platform);
+    const b = await newTenant(suite.platform);
+    const agentsA = [await createAgent(a.http, 'A one'), await createAgent(a.http, 'A two')].reverse();
+    const agentsB = [await createAgent(b.http, 'B one')];
+    const before = await coalescedListings();
+    // The same request (path and query) for both tenants: only the tenant tells their listings apart.
+    const burst = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? 'a' : 'b'));
+    const answers = await Promise.all(burst.map((tenant) => (tenant === 'a' ? a.http : b.http).get('/api/v1/agents')));
+    answers.forEach((res, i) => {
+      expect(listedIds(res)).toEqual(burst[i] === 'a' ? agentsA : agentsB);
+      expect(res.body.total).toBe(burst[i] === 'a' ? 2 : 1);
+    });
+    // Identical listings of one grouped call shared a read (docs/agents-and-memory.md).
+    expect(await coalescedListings()).toBeGreaterThan(before);
+  });
+
+  it('shows an agent created before a burst of listings in every listing of it, and a deleted one in none', async () => {
+    const { http } = await newTenant(suite.platform);
+    const kept = await createAgent(http, 'kept');
+    const doomed = await createAgent(http, 'deleted before the burst');
+    // Listings in flight while the agents change: reads sent before the writes may not see them,
+    // and no listing made after the writes may be answered by one of those reads. Free plan: 60
+    // requests a minute, so the background is bounded.
+    let background = 24;
+    let stop = false;
+    const loop = async () => {
+      while (!stop && background-- > 0) listedIds(await http.get('/api/v1/agents'));
+    };
+    const loops = Array.from({ length: 4 }, loop);
+    const created = await createAgent(http, 'created before the burst');
+    expect((await http.delete(`/api/v1/agents/${doomed}`)).status).toBe(200);
+    const answers = await Promise.all(Array.from({ length: 12 }, () => http.get('/api/v1/agents')));
+    stop = true;
+    await Promise.all(loops);
+    for (const res of answers) expect(listedIds(res)).toEqual([created, kept]);
+  });
 });

@@ -24,7 +24,11 @@ export interface Backends {
    * own.
    */
   addMemory(request: agentMemoryV1.AddMemoryRequest): Promise<agentMemoryV1.MemoryItem>;
-  /** Agent listings, grouped like `addMemory` (ListAgents, ListAgentsMany); each item its own query. */
+  /**
+   * Agent listings, grouped like `addMemory` (ListAgents, ListAgentsMany) but one call in flight;
+   * identical listings of one group (same tenant and query) are sent once and share its answer:
+   * never change it.
+   */
   listAgents(request: agentMemoryV1.ListAgentsRequest): Promise<agentMemoryV1.ListAgentsResponse>;
   /** Health clients by service name, for the readiness probe. */
   health: Record<BackendName, Health>;
@@ -32,6 +36,16 @@ export interface Backends {
 }
 
 export type BackendName = 'identity' | 'agent-memory' | 'workflow' | 'webhook';
+
+/**
+ * What a listing's answer depends on: the whole request as encoded for the wire (tenant, page,
+ * page size, filters, and any field added later), so two listings share an answer only when
+ * agent-memory would be asked exactly the same thing.
+ */
+export function listingKey(request: agentMemoryV1.ListAgentsRequest): string {
+  const bytes = agentMemoryV1.ListAgentsRequest.encode(request).finish();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+}
 
 export function connectBackends(config: GatewayConfig, metrics: Metrics): Backends {
   const channels: Record<BackendName, Channel> = {
@@ -41,6 +55,10 @@ export function connectBackends(config: GatewayConfig, metrics: Metrics): Backen
     webhook: openChannel(config.WEBHOOK_GRPC_ADDR),
   };
   const options = { deadlineMs: config.GRPC_DEADLINE_MS, metrics };
+  const coalescedListings = metrics.counter(
+    'gateway_listings_coalesced_total',
+    "Agent listings answered by an identical listing's read (same tenant and query, one grouped call)",
+  );
   const agentMemory = createGrpcClient(agentMemoryV1.AgentMemoryServiceDefinition, channels['agent-memory'], options);
   // Each item carries its own request's id and trace context: agent-memory runs it in them.
   const addMemory = groupedRequests({
@@ -50,6 +68,10 @@ export function connectBackends(config: GatewayConfig, metrics: Metrics): Backen
   const listAgents = groupedRequests({
     single: (request: agentMemoryV1.ListAgentsRequest) => agentMemory.listAgents(request),
     batch: (items) => agentMemory.listAgentsMany({ items }),
+    coalesce: listingKey,
+    onCoalesced: (requests) => coalescedListings.inc(requests),
+    // One call at a time: the listings made meanwhile wait for it and coalesce into fewer calls.
+    inFlight: 1,
   });
   const health = (name: BackendName) => createGrpcClient(HealthDefinition, channels[name], { deadlineMs: 1_000 });
   return {

@@ -115,6 +115,107 @@ describe('memory adds written in groups', () => {
   });
 });
 
+describe('memory adds: reads beside the quota, and groups in a pipeline', () => {
+  /** Records the order in which the repositories and the quota counter are called. */
+  function trace(fakes: Awaited<ReturnType<typeof setup>>['fakes']) {
+    const calls: string[] = [];
+    for (const [target, name, label] of [
+      [fakes.agents, 'find', 'find'],
+      [fakes.agents, 'bumpMemoryVersion', 'bump'],
+      [fakes.memories, 'insertMany', 'insert'],
+      [fakes.quotas, 'acquire', 'acquire'],
+    ] as const) {
+      type Method = (...args: unknown[]) => Promise<unknown>;
+      const own = (target as unknown as Record<string, Method>)[name];
+      // setup() spies on some already: call the class's own method under them.
+      const method = jest.isMockFunction(own) ? (Object.getPrototypeOf(target) as Record<string, Method>)[name] : own;
+      const original = method.bind(target);
+      jest.spyOn(target as never, name as never).mockImplementation(((...args: unknown[]) => {
+        calls.push(`${label}:start`);
+        return original(...args).finally(() => calls.push(`${label}:end`));
+      }) as never);
+    }
+    return calls;
+  }
+
+  it("takes a known agent's quota while reading it, and writes the next group after the last", async () => {
+    const { deps, fakes, agentId } = await setup();
+    await add(deps, agentId, 'first'); // the agent is now known to be t1's
+    const calls = trace(fakes);
+    const items = await Promise.all(Array.from({ length: 6 }, (_, i) => add(deps, agentId, `fact ${i}`)));
+    expect(items.map((item) => item.content)).toEqual(Array.from({ length: 6 }, (_, i) => `fact ${i}`));
+    // Group 1 (one add) reads the agent and takes its unit at once; group 2 (five) reads while
+    // group 1 writes, and inserts only once group 1's version bump is done.
+    expect(calls.slice(0, 2).sort()).toEqual(['acquire:start', 'find:start']);
+    const secondGroupRead = calls.indexOf('find:start', 2);
+    expect(secondGroupRead).toBeGreaterThan(-1);
+    expect(secondGroupRead).toBeLessThan(calls.indexOf('bump:end'));
+    expect(calls.lastIndexOf('insert:start')).toBeGreaterThan(calls.indexOf('bump:end'));
+    expect(fakes.index.applied.map((a) => [a.version, a.upsert.length])).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 5],
+    ]);
+    expect(fakes.quotas.count(agentId, 'memories')).toBe(7);
+  });
+
+  it("never takes another tenant's agent's units, even for an agent this replica knows", async () => {
+    const { deps, fakes, agentId } = await setup();
+    await add(deps, agentId, 'mine');
+    const acquire = jest.spyOn(fakes.quotas, 'acquire');
+    const release = jest.spyOn(fakes.quotas, 'release');
+    await expect(addMemory(deps, { tenantId: 't2', agentId, content: 'theirs' })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    expect(acquire).not.toHaveBeenCalled();
+    expect(release).not.toHaveBeenCalled();
+    expect(fakes.quotas.count(agentId, 'memories')).toBe(1);
+  });
+
+  it('gives back the units taken for a known agent found deleted, and answers 404', async () => {
+    const { deps, fakes, agentId } = await setup();
+    await add(deps, agentId, 'first');
+    await fakes.agents.delete('t1', agentId);
+    await expect(add(deps, agentId, 'too late')).rejects.toMatchObject({ code: 'not_found' });
+    expect(fakes.quotas.count(agentId, 'memories')).toBe(1);
+    expect(fakes.memories.byId.size).toBe(1);
+  });
+
+  it('at the limit, refuses no add for a unit an add with a wrong type held', async () => {
+    const { deps, fakes, agentId } = await setup();
+    const now = new Date();
+    await add(deps, agentId, 'known'); // the agent is now known: its units are taken early
+    await fakes.memories.insertMany(
+      Array.from({ length: 9_997 }, (_, i) => ({
+        id: newId('mem'),
+        tenantId: 't1',
+        agentId,
+        memoryType: 'semantic' as const,
+        content: `old ${i}`,
+        metadata: {},
+        mergedFrom: [],
+        createdAt: now,
+        updatedAt: now,
+      })),
+    );
+    await fakes.quotas.forget(agentId, 'memories'); // counted again from the items: 9,998
+    await add(deps, agentId, 'alone'); // 9,999
+    // One group: a type the agent has not enabled first, then two adds for the one unit left.
+    const outcomes = await Promise.allSettled([
+      add(deps, agentId, 'wrong', { memoryType: 'procedural' }),
+      add(deps, agentId, 'fits'),
+      add(deps, agentId, 'over'),
+    ]);
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? 'stored' : o.reason.code))).toEqual([
+      'validation_error',
+      'stored',
+      'quota_exceeded',
+    ]);
+    expect(fakes.memories.byId.size).toBe(10_000);
+    expect(fakes.quotas.count(agentId, 'memories')).toBe(10_000);
+  });
+});
+
 describe('batch adds', () => {
   const batch = (deps: Parameters<typeof addMemories>[0], agentId: string, items: Array<Record<string, unknown>>) =>
     addMemories(deps, {

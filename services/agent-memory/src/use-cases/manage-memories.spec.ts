@@ -15,6 +15,24 @@ async function setup() {
 const add = (deps: Parameters<typeof addMemory>[0], agentId: string, content: string, extra = {}) =>
   addMemory(deps, { tenantId: 't1', agentId, content, ...extra });
 
+/** Stores `count` items of the agent directly, as if added before. */
+const seed = async (fakes: Awaited<ReturnType<typeof setup>>['fakes'], agentId: string, count: number) => {
+  const now = new Date();
+  await fakes.memories.insertMany(
+    Array.from({ length: count }, (_, i) => ({
+      id: newId('mem'),
+      tenantId: 't1',
+      agentId,
+      memoryType: 'semantic' as const,
+      content: `old ${i}`,
+      metadata: {},
+      mergedFrom: [],
+      createdAt: now,
+      updatedAt: now,
+    })),
+  );
+};
+
 describe('memory adds written in groups', () => {
   it('writes concurrent adds of one agent with one insert and one version bump per group', async () => {
     const { deps, fakes, agentId, inserts, bumps } = await setup();
@@ -183,21 +201,8 @@ describe('memory adds: reads beside the quota, and groups in a pipeline', () => 
 
   it('at the limit, refuses no add for a unit an add with a wrong type held', async () => {
     const { deps, fakes, agentId } = await setup();
-    const now = new Date();
     await add(deps, agentId, 'known'); // the agent is now known: its units are taken early
-    await fakes.memories.insertMany(
-      Array.from({ length: 9_997 }, (_, i) => ({
-        id: newId('mem'),
-        tenantId: 't1',
-        agentId,
-        memoryType: 'semantic' as const,
-        content: `old ${i}`,
-        metadata: {},
-        mergedFrom: [],
-        createdAt: now,
-        updatedAt: now,
-      })),
-    );
+    await seed(fakes, agentId, 9_997);
     await fakes.quotas.forget(agentId, 'memories'); // counted again from the items: 9,998
     await add(deps, agentId, 'alone'); // 9,999
     // One group: a type the agent has not enabled first, then two adds for the one unit left.
@@ -224,23 +229,6 @@ describe('batch adds', () => {
       items: items as Parameters<typeof addMemories>[1]['items'],
       plan: 'free',
     });
-
-  const seed = async (fakes: Awaited<ReturnType<typeof setup>>['fakes'], agentId: string, count: number) => {
-    const now = new Date();
-    await fakes.memories.insertMany(
-      Array.from({ length: count }, (_, i) => ({
-        id: newId('mem'),
-        tenantId: 't1',
-        agentId,
-        memoryType: 'semantic' as const,
-        content: `old ${i}`,
-        metadata: {},
-        mergedFrom: [],
-        createdAt: now,
-        updatedAt: now,
-      })),
-    );
-  };
 
   it('stores every item with one insert and one version bump, answering them in order', async () => {
     const { deps, fakes, agentId, inserts, bumps } = await setup();

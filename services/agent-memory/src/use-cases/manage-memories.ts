@@ -7,6 +7,7 @@ import {
   type FieldIssue,
   paging,
 } from '@agentplatform/service-kit';
+import { LRUCache } from 'lru-cache';
 import { LIMITS, MEMORY_TYPES, type Agent, type MemoryType } from '../domain/agent.js';
 import type { MemoryItem } from '../domain/memory.js';
 import type { MemoryChanges } from '../persistence/memory.repository.js';
@@ -78,12 +79,12 @@ interface Writer {
    * read (a missing agent is then a deleted one: the units go back). Any other group reads first,
    * so that no tenant's adds ever hold units of another tenant's agent.
    */
-  owners: Map<string, string>;
+  owners: LRUCache<string, string>;
 }
 
 const writers = new WeakMap<UseCaseDeps, Writer>();
 
-/** Agents remembered in `owners` at most; past it the map starts again. */
+/** Agents remembered in `owners` at most (least recently read first out). */
 const MAX_OWNERS = 10_000;
 
 function writer(deps: UseCaseDeps): Writer {
@@ -92,7 +93,7 @@ function writer(deps: UseCaseDeps): Writer {
     const state: Writer = {
       commit: new GroupCommit((key, adds, open) => writeGroup(deps, state, key, adds, open), 256, 2, true),
       writes: new Map(),
-      owners: new Map(),
+      owners: new LRUCache({ max: MAX_OWNERS }),
     };
     writers.set(deps, state);
     found = state;
@@ -169,7 +170,7 @@ function apiAddsByPlan(adds: PendingAdd[], keep: (i: number) => boolean): Map<st
  */
 async function readGroup(
   deps: UseCaseDeps,
-  owners: Map<string, string>,
+  owners: LRUCache<string, string>,
   adds: PendingAdd[],
   results: Array<MemoryItem | Error | undefined>,
 ): Promise<{ agent: Agent | undefined; held: number[] } | undefined> {
@@ -196,7 +197,6 @@ async function readGroup(
     for (const taken of tookEarly) await giveBack(taken.indexes.length);
     return undefined;
   }
-  if (owners.size >= MAX_OWNERS) owners.clear();
   owners.set(agentId, tenantId);
 
   adds.forEach((add, i) => {

@@ -98,42 +98,4 @@ describe('GroupCommit', () => {
     r.release();
     await expect(Promise.all(later)).resolves.toEqual([30, 40]);
   });
-
-  it('staged: starts the next flush of a key once the one before has opened, and keeps the order', async () => {
-    const opens: Array<() => void> = [];
-    const ends: Array<() => void> = [];
-    const batches: number[][] = [];
-    const commit = new GroupCommit(
-      async (_key: string, items: number[], open: () => void) => {
-        batches.push(items);
-        opens.push(open);
-        await new Promise<void>((resolve) => ends.push(resolve));
-        return items.map((n) => n * 10);
-      },
-      256,
-      2,
-      true,
-    );
-    const first = commit.submit('a', 1);
-    const waiting = [commit.submit('a', 2), commit.submit('a', 3)];
-    await tick();
-    // The first has not opened: the others wait for it, as with one flush in flight.
-    expect(batches).toEqual([[1]]);
-    opens[0]();
-    await tick();
-    expect(batches).toEqual([[1], [2, 3]]);
-    // Two in flight: a fourth waits even once the second has opened.
-    const fourth = commit.submit('a', 4);
-    opens[1]();
-    await tick();
-    expect(batches).toHaveLength(2);
-    ends[0]();
-    await expect(first).resolves.toBe(10);
-    await tick();
-    expect(batches).toEqual([[1], [2, 3], [4]]);
-    ends.splice(1).forEach((end) => end());
-    await tick();
-    ends.splice(0).forEach((end) => end());
-    await expect(Promise.all([...waiting, fourth])).resolves.toEqual([20, 30, 40]);
-  });
 });

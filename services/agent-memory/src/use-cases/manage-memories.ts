@@ -65,14 +65,11 @@ interface PendingAdd {
  * Adds to one agent that arrive while a write for it is in flight go out together: one agent
  * read, one quota increment, one insertMany and one version bump per group instead of per add.
  * The order of each add's writes is the one the search cache relies on (items first, then the
- * bump), so a group is as safe as a lone add; see writeGroup. Two groups of an agent may be in
- * flight: the second reads (the agent, the quota) while the first writes, and writes after it.
- * One writer per deps (a process builds one; each unit test its own).
+ * bump), so a group is as safe as a lone add; see writeGroup. One writer per deps (a process
+ * builds one; each unit test its own).
  */
 interface Writer {
   commit: GroupCommit<PendingAdd, MemoryItem>;
-  /** Per agent key, the end of the last group's writes: the next group writes after it. */
-  writes: Map<string, Promise<void>>;
   /**
    * Agents this process has read, by id: the tenant each belongs to. An agent's tenant never
    * changes, so a group for an agent known to be the tenant's takes its quota while the agent is
@@ -90,30 +87,11 @@ const MAX_OWNERS = 10_000;
 function writer(deps: UseCaseDeps): Writer {
   let found = writers.get(deps);
   if (!found) {
-    const state: Writer = {
-      commit: new GroupCommit((key, adds, open) => writeGroup(deps, state, key, adds, open), 256, 2, true),
-      writes: new Map(),
-      owners: new LRUCache({ max: MAX_OWNERS }),
-    };
-    writers.set(deps, state);
-    found = state;
+    const owners = new LRUCache<string, string>({ max: MAX_OWNERS });
+    found = { commit: new GroupCommit((_key, adds) => writeGroup(deps, owners, adds), 256), owners };
+    writers.set(deps, found);
   }
   return found;
-}
-
-/**
- * The group's turn to write: `before` settles once the groups before it have written; call `done`
- * once this group has written (or failed), and the next group's turn comes after both.
- */
-function writeTurn(writes: Map<string, Promise<void>>, key: string): { before: Promise<void>; done: () => void } {
-  const before = writes.get(key) ?? Promise.resolve();
-  let finish!: () => void;
-  const finished = new Promise<void>((resolve) => (finish = resolve));
-  const mine = Promise.all([before, finished]).then(() => {
-    if (writes.get(key) === mine) writes.delete(key);
-  });
-  writes.set(key, mine);
-  return { before, done: finish };
 }
 
 /**
@@ -230,12 +208,11 @@ async function readGroup(
 
 /**
  * Writes one agent's group of adds: the reads (readGroup: the agent unless every add brought it,
- * the type checks, the quota, one increment for the group), then, once the group before it has
- * written (`open` lets the next group read meanwhile), the chats' quota units, the items (one
- * insertMany), then the agent's memory version (one bump, after the items: see MemoryIndexCache).
- * The bump is addressed to the agent in the tenant, so it also checks that the agent still
- * exists: an agent deleted since the read (on any replica) gets no memories from a write that
- * answers after the delete did; its items are removed again and the adds answer 404.
+ * the type checks, the quota, one increment for the group), the chats' quota units, the items
+ * (one insertMany), then the agent's memory version (one bump, after the items: see
+ * MemoryIndexCache). The bump is addressed to the agent in the tenant, so it also checks that the
+ * agent still exists: an agent deleted since the read (on any replica) gets no memories from a
+ * write that answers after the delete did; its items are removed again and the adds answer 404.
  *
  * A crash after the insert and before the bump answers nobody; the items are stored without a
  * vector, and the embedding backlog's store of their vectors bumps the version, which brings every
@@ -243,25 +220,16 @@ async function readGroup(
  */
 async function writeGroup(
   deps: UseCaseDeps,
-  state: Writer,
-  key: string,
+  owners: LRUCache<string, string>,
   adds: PendingAdd[],
-  open: () => void,
 ): Promise<Array<MemoryItem | Error>> {
-  const turn = writeTurn(state.writes, key);
-  try {
-    const results: Array<MemoryItem | Error | undefined> = adds.map(() => undefined);
-    const read = await readGroup(deps, state.owners, adds, results);
-    open();
-    if (!read) return adds.map(() => new NotFoundError('Agent'));
-    await turn.before;
-    return await writeItems(deps, adds, results, read.held);
-  } finally {
-    turn.done();
-  }
+  const results: Array<MemoryItem | Error | undefined> = adds.map(() => undefined);
+  const read = await readGroup(deps, owners, adds, results);
+  if (!read) return adds.map(() => new NotFoundError('Agent'));
+  return writeItems(deps, adds, results, read.held);
 }
 
-/** writeGroup's writes, in the agent's write turn: `held` are the adds holding a quota unit. */
+/** writeGroup's writes: `held` are the adds holding a quota unit. */
 async function writeItems(
   deps: UseCaseDeps,
   adds: PendingAdd[],

@@ -15,6 +15,24 @@ async function setup() {
 const add = (deps: Parameters<typeof addMemory>[0], agentId: string, content: string, extra = {}) =>
   addMemory(deps, { tenantId: 't1', agentId, content, ...extra });
 
+/** Stores `count` items of the agent directly, as if added before. */
+const seed = async (fakes: Awaited<ReturnType<typeof setup>>['fakes'], agentId: string, count: number) => {
+  const now = new Date();
+  await fakes.memories.insertMany(
+    Array.from({ length: count }, (_, i) => ({
+      id: newId('mem'),
+      tenantId: 't1',
+      agentId,
+      memoryType: 'semantic' as const,
+      content: `old ${i}`,
+      metadata: {},
+      mergedFrom: [],
+      createdAt: now,
+      updatedAt: now,
+    })),
+  );
+};
+
 describe('memory adds written in groups', () => {
   it('writes concurrent adds of one agent with one insert and one version bump per group', async () => {
     const { deps, fakes, agentId, inserts, bumps } = await setup();
@@ -115,6 +133,95 @@ describe('memory adds written in groups', () => {
   });
 });
 
+describe('memory adds: the quota taken while the agent is read', () => {
+  /** Records the order in which the repositories and the quota counter are called. */
+  function trace(fakes: Awaited<ReturnType<typeof setup>>['fakes']) {
+    const calls: string[] = [];
+    for (const [target, name, label] of [
+      [fakes.agents, 'find', 'find'],
+      [fakes.agents, 'bumpMemoryVersion', 'bump'],
+      [fakes.memories, 'insertMany', 'insert'],
+      [fakes.quotas, 'acquire', 'acquire'],
+    ] as const) {
+      type Method = (...args: unknown[]) => Promise<unknown>;
+      const own = (target as unknown as Record<string, Method>)[name];
+      // setup() spies on some already: call the class's own method under them.
+      const method = jest.isMockFunction(own) ? (Object.getPrototypeOf(target) as Record<string, Method>)[name] : own;
+      const original = method.bind(target);
+      jest.spyOn(target as never, name as never).mockImplementation(((...args: unknown[]) => {
+        calls.push(`${label}:start`);
+        return original(...args).finally(() => calls.push(`${label}:end`));
+      }) as never);
+    }
+    return calls;
+  }
+
+  it("takes a known agent's quota while reading it, in one round trip's time", async () => {
+    const { deps, fakes, agentId } = await setup();
+    const calls = trace(fakes);
+    await add(deps, agentId, 'first'); // not known yet: the agent is read first
+    expect(calls.slice(0, 3)).toEqual(['find:start', 'find:end', 'acquire:start']);
+    calls.length = 0;
+    const items = await Promise.all(Array.from({ length: 6 }, (_, i) => add(deps, agentId, `fact ${i}`)));
+    expect(items.map((item) => item.content)).toEqual(Array.from({ length: 6 }, (_, i) => `fact ${i}`));
+    // Known now: both start before either ends, then the insert, then the bump.
+    expect(calls.slice(0, 2).sort()).toEqual(['acquire:start', 'find:start']);
+    expect(calls.indexOf('insert:start')).toBeGreaterThan(
+      Math.max(calls.indexOf('find:end'), calls.indexOf('acquire:end')),
+    );
+    expect(calls.indexOf('bump:start')).toBeGreaterThan(calls.indexOf('insert:end'));
+    expect(fakes.index.applied.map((a) => [a.version, a.upsert.length])).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 5],
+    ]);
+    expect(fakes.quotas.count(agentId, 'memories')).toBe(7);
+  });
+
+  it("never takes another tenant's agent's units, even for an agent this replica knows", async () => {
+    const { deps, fakes, agentId } = await setup();
+    await add(deps, agentId, 'mine');
+    const acquire = jest.spyOn(fakes.quotas, 'acquire');
+    const release = jest.spyOn(fakes.quotas, 'release');
+    await expect(addMemory(deps, { tenantId: 't2', agentId, content: 'theirs' })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    expect(acquire).not.toHaveBeenCalled();
+    expect(release).not.toHaveBeenCalled();
+    expect(fakes.quotas.count(agentId, 'memories')).toBe(1);
+  });
+
+  it('gives back the units taken for a known agent found deleted, and answers 404', async () => {
+    const { deps, fakes, agentId } = await setup();
+    await add(deps, agentId, 'first');
+    await fakes.agents.delete('t1', agentId);
+    await expect(add(deps, agentId, 'too late')).rejects.toMatchObject({ code: 'not_found' });
+    expect(fakes.quotas.count(agentId, 'memories')).toBe(1);
+    expect(fakes.memories.byId.size).toBe(1);
+  });
+
+  it('at the limit, refuses no add for a unit an add with a wrong type held', async () => {
+    const { deps, fakes, agentId } = await setup();
+    await add(deps, agentId, 'known'); // the agent is now known: its units are taken early
+    await seed(fakes, agentId, 9_997);
+    await fakes.quotas.forget(agentId, 'memories'); // counted again from the items: 9,998
+    await add(deps, agentId, 'alone'); // 9,999
+    // One group: a type the agent has not enabled first, then two adds for the one unit left.
+    const outcomes = await Promise.allSettled([
+      add(deps, agentId, 'wrong', { memoryType: 'procedural' }),
+      add(deps, agentId, 'fits'),
+      add(deps, agentId, 'over'),
+    ]);
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? 'stored' : o.reason.code))).toEqual([
+      'validation_error',
+      'stored',
+      'quota_exceeded',
+    ]);
+    expect(fakes.memories.byId.size).toBe(10_000);
+    expect(fakes.quotas.count(agentId, 'memories')).toBe(10_000);
+  });
+});
+
 describe('batch adds', () => {
   const batch = (deps: Parameters<typeof addMemories>[0], agentId: string, items: Array<Record<string, unknown>>) =>
     addMemories(deps, {
@@ -123,23 +230,6 @@ describe('batch adds', () => {
       items: items as Parameters<typeof addMemories>[1]['items'],
       plan: 'free',
     });
-
-  const seed = async (fakes: Awaited<ReturnType<typeof setup>>['fakes'], agentId: string, count: number) => {
-    const now = new Date();
-    await fakes.memories.insertMany(
-      Array.from({ length: count }, (_, i) => ({
-        id: newId('mem'),
-        tenantId: 't1',
-        agentId,
-        memoryType: 'semantic' as const,
-        content: `old ${i}`,
-        metadata: {},
-        mergedFrom: [],
-        createdAt: now,
-        updatedAt: now,
-      })),
-    );
-  };
 
   it('stores every item with one insert and one version bump, answering them in order', async () => {
     const { deps, fakes, agentId, inserts, bumps } = await setup();

@@ -7,6 +7,7 @@ import {
   type FieldIssue,
   paging,
 } from '@agentplatform/service-kit';
+import { LRUCache } from 'lru-cache';
 import { LIMITS, MEMORY_TYPES, type Agent, type MemoryType } from '../domain/agent.js';
 import type { MemoryItem } from '../domain/memory.js';
 import type { MemoryChanges } from '../persistence/memory.repository.js';
@@ -64,18 +65,33 @@ interface PendingAdd {
  * Adds to one agent that arrive while a write for it is in flight go out together: one agent
  * read, one quota increment, one insertMany and one version bump per group instead of per add.
  * The order of each add's writes is the one the search cache relies on (items first, then the
- * bump), so a group is as safe as a lone add; see writeGroup. One committer per deps (a process
+ * bump), so a group is as safe as a lone add; see writeGroup. One writer per deps (a process
  * builds one; each unit test its own).
  */
-const committers = new WeakMap<UseCaseDeps, GroupCommit<PendingAdd, MemoryItem>>();
+interface Writer {
+  commit: GroupCommit<PendingAdd, MemoryItem>;
+  /**
+   * Agents this process has read, by id: the tenant each belongs to. An agent's tenant never
+   * changes, so a group for an agent known to be the tenant's takes its quota while the agent is
+   * read (a missing agent is then a deleted one: the units go back). Any other group reads first,
+   * so that no tenant's adds ever hold units of another tenant's agent.
+   */
+  owners: LRUCache<string, string>;
+}
 
-function committer(deps: UseCaseDeps): GroupCommit<PendingAdd, MemoryItem> {
-  let commit = committers.get(deps);
-  if (!commit) {
-    commit = new GroupCommit((_key, adds) => writeGroup(deps, adds), 256);
-    committers.set(deps, commit);
+const writers = new WeakMap<UseCaseDeps, Writer>();
+
+/** Agents remembered in `owners` at most (least recently read first out). */
+const MAX_OWNERS = 10_000;
+
+function writer(deps: UseCaseDeps): Writer {
+  let found = writers.get(deps);
+  if (!found) {
+    const owners = new LRUCache<string, string>({ max: MAX_OWNERS });
+    found = { commit: new GroupCommit((_key, adds) => writeGroup(deps, owners, adds), 256), owners };
+    writers.set(deps, found);
   }
-  return commit;
+  return found;
 }
 
 /**
@@ -111,47 +127,121 @@ async function takeQuota(
   return taken;
 }
 
-/**
- * Writes one agent's group of adds: the agent read (unless every add brought it), the type
- * checks, the quota (one increment for the group, and one for its chats' adds), the items (one insertMany), then the agent's
- * memory version (one bump, after the items: see MemoryIndexCache). The bump is addressed to the
- * agent in the tenant, so it also checks that the agent still exists: an agent deleted since the
- * read (on any replica) gets no memories from a write that answers after the delete did; its items
- * are removed again and the adds answer 404.
- *
- * A crash after the insert and before the bump answers nobody; the items are stored without a
- * vector, and the embedding backlog's store of their vectors bumps the version, which brings every
- * replica's cached index up to date.
- */
-async function writeGroup(deps: UseCaseDeps, adds: PendingAdd[]): Promise<Array<MemoryItem | Error>> {
-  const { tenantId, agentId } = adds[0].item;
-  const results: Array<MemoryItem | Error | undefined> = adds.map(() => undefined);
-  const viaApi = adds.some((add) => 'plan' in add.checked);
-  const agent = viaApi ? await deps.agents.find(tenantId, agentId) : undefined;
-  if (viaApi && !agent) return adds.map(() => new NotFoundError('Agent'));
-
+/** The API adds of a group by plan: their indexes. */
+function apiAddsByPlan(adds: PendingAdd[], keep: (i: number) => boolean): Map<string | undefined, number[]> {
   const byPlan = new Map<string | undefined, number[]>();
+  adds.forEach((add, i) => {
+    if ('plan' in add.checked && keep(i)) byPlan.set(add.checked.plan, [...(byPlan.get(add.checked.plan) ?? []), i]);
+  });
+  return byPlan;
+}
+
+/**
+ * The group's reads: the agent (unless every add brought it) and the API adds' quota units. For
+ * an agent known to be the tenant's, the units of every API add are taken, all at once per plan,
+ * while the agent is read; the units of adds whose type then fails its check go back, and a plan
+ * whose units did not all fit is taken again, unit by unit, for the checked adds only (as when the
+ * agent is read first), so that no add of the group is refused for a unit held by one that is
+ * itself refused.
+ * Answers the agent (undefined: missing, every unit given back) and the indexes holding a unit;
+ * `results` gets each refusal.
+ */
+async function readGroup(
+  deps: UseCaseDeps,
+  owners: LRUCache<string, string>,
+  adds: PendingAdd[],
+  results: Array<MemoryItem | Error | undefined>,
+): Promise<{ agent: Agent | undefined; held: number[] } | undefined> {
+  const { tenantId, agentId } = adds[0].item;
+  const countActual = () => deps.memories.count(tenantId, agentId);
+  if (!adds.some((add) => 'plan' in add.checked)) return { agent: undefined, held: [] };
+  const early =
+    owners.get(agentId) === tenantId
+      ? [...apiAddsByPlan(adds, () => true)].map(([plan, indexes]) =>
+          deps.quotas.acquire(agentId, 'memories', plan, countActual, indexes.length).then(
+            () => ({ plan, indexes }),
+            () => undefined, // refused or failed: taken again below, unit by unit
+          ),
+        )
+      : [];
+  const giveBack = (units: number) => deps.quotas.release(agentId, 'memories', units);
+  const agent = await deps.agents.find(tenantId, agentId).catch(async (error: unknown) => {
+    for (const taken of await Promise.all(early)) if (taken) await giveBack(taken.indexes.length);
+    throw error;
+  });
+  const tookEarly = (await Promise.all(early)).filter((taken) => taken !== undefined);
+  if (!agent) {
+    if (owners.get(agentId) === tenantId) owners.delete(agentId);
+    for (const taken of tookEarly) await giveBack(taken.indexes.length);
+    return undefined;
+  }
+  owners.set(agentId, tenantId);
+
   adds.forEach((add, i) => {
     if (!('plan' in add.checked)) return;
     const issues: FieldIssue[] = [];
     checkMemoryType(agent, add.item.memoryType, issues);
     if (issues.length > 0) results[i] = new ValidationError(issues);
-    else byPlan.set(add.checked.plan, [...(byPlan.get(add.checked.plan) ?? []), i]);
   });
   const held: number[] = [];
+  const checked = (i: number) => results[i] === undefined;
+  for (const [plan, indexes] of apiAddsByPlan(adds, checked)) {
+    const taken = tookEarly.find((t) => t.plan === plan);
+    if (taken) {
+      held.push(...indexes);
+      await giveBack(taken.indexes.length - indexes.length);
+      continue;
+    }
+    const outcomes = await takeQuota(deps, agentId, plan, indexes.length, countActual);
+    indexes.forEach((i, n) => {
+      const outcome = outcomes[n];
+      if (outcome === true) held.push(i);
+      else results[i] = outcome;
+    });
+  }
+  // A plan whose adds were all refused by their type check: its early units go back.
+  for (const taken of tookEarly) {
+    if (!taken.indexes.some(checked)) await giveBack(taken.indexes.length);
+  }
+  return { agent, held };
+}
+
+/**
+ * Writes one agent's group of adds: the reads (readGroup: the agent unless every add brought it,
+ * the type checks, the quota, one increment for the group), the chats' quota units, the items
+ * (one insertMany), then the agent's memory version (one bump, after the items: see
+ * MemoryIndexCache). The bump is addressed to the agent in the tenant, so it also checks that the
+ * agent still exists: an agent deleted since the read (on any replica) gets no memories from a
+ * write that answers after the delete did; its items are removed again and the adds answer 404.
+ *
+ * A crash after the insert and before the bump answers nobody; the items are stored without a
+ * vector, and the embedding backlog's store of their vectors bumps the version, which brings every
+ * replica's cached index up to date.
+ */
+async function writeGroup(
+  deps: UseCaseDeps,
+  owners: LRUCache<string, string>,
+  adds: PendingAdd[],
+): Promise<Array<MemoryItem | Error>> {
+  const results: Array<MemoryItem | Error | undefined> = adds.map(() => undefined);
+  const read = await readGroup(deps, owners, adds, results);
+  if (!read) return adds.map(() => new NotFoundError('Agent'));
+  return writeItems(deps, adds, results, read.held);
+}
+
+/** writeGroup's writes: `held` are the adds holding a quota unit. */
+async function writeItems(
+  deps: UseCaseDeps,
+  adds: PendingAdd[],
+  results: Array<MemoryItem | Error | undefined>,
+  held: number[],
+): Promise<Array<MemoryItem | Error>> {
+  const { tenantId, agentId } = adds[0].item;
   // Chats' episodic memories: counted toward the quota, never refused (one increment per group).
   const chats = adds.map((_, i) => i).filter((i) => !('plan' in adds[i].checked));
   if (chats.length > 0) {
     await deps.quotas.add(agentId, 'memories', chats.length);
     held.push(...chats);
-  }
-  for (const [plan, indexes] of byPlan) {
-    const taken = await takeQuota(deps, agentId, plan, indexes.length, () => deps.memories.count(tenantId, agentId));
-    indexes.forEach((i, n) => {
-      const outcome = taken[n];
-      if (outcome === true) held.push(i);
-      else results[i] = outcome;
-    });
   }
   const release = (indexes: number[]) =>
     deps.quotas.release(agentId, 'memories', indexes.filter((i) => held.includes(i)).length);
@@ -218,7 +308,7 @@ export async function storeMemory(
   agent: Agent,
   input: { memoryType: MemoryType; content: string; metadata: Record<string, unknown> },
 ): Promise<MemoryItem> {
-  return committer(deps).submit(`${agent.tenantId}/${agent.id}`, {
+  return writer(deps).commit.submit(`${agent.tenantId}/${agent.id}`, {
     item: newItem(agent, input),
     checked: { agent },
   });
@@ -243,7 +333,7 @@ export async function addMemory(deps: UseCaseDeps, input: MemoryInput & { tenant
   const content = checkContent(input.content ?? '', issues);
   const memoryType = checkMemoryType(undefined, input.memoryType ?? 'semantic', issues);
   if (issues.length > 0) throw new ValidationError(issues);
-  return committer(deps).submit(`${tenantId}/${input.agentId}`, {
+  return writer(deps).commit.submit(`${tenantId}/${input.agentId}`, {
     item: newItem({ tenantId, id: input.agentId }, { memoryType, content, metadata: input.metadata ?? {} }),
     checked: { plan: input.plan },
   });

@@ -1,0 +1,78 @@
+import { trimYoungGenerationWhenQuiet, type NewSpace } from './young-generation';
+
+const MB = 1024 * 1024;
+
+describe('trimYoungGenerationWhenQuiet', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  /** A young generation that allocates `rate` bytes a check and is emptied by a collection. */
+  function youngGeneration(committed: number, rate: number) {
+    const space: NewSpace = { committed, used: 4 * MB };
+    const collections: number[] = [];
+    return {
+      space,
+      collections,
+      read: () => ({ ...space }),
+      allocate: () => {
+        space.used += rate;
+      },
+      collect: () => {
+        collections.push(Date.now());
+        space.used = 0.5 * MB;
+        space.committed = 1 * MB;
+      },
+    };
+  }
+
+  it('collects once after 20 s without a collection, and not again once the space is back to its start', () => {
+    const young = youngGeneration(32 * MB, 0.1 * MB);
+    const stop = trimYoungGenerationWhenQuiet({ readNewSpace: young.read, collect: young.collect });
+    for (let second = 0; second < 60; second += 5) {
+      young.allocate();
+      jest.advanceTimersByTime(5_000);
+    }
+    expect(young.collections).toHaveLength(1);
+    expect(young.space.committed).toBe(1 * MB);
+    stop();
+  });
+
+  it('never collects while the process collects on its own (used falls between checks)', () => {
+    const young = youngGeneration(32 * MB, 6 * MB);
+    const stop = trimYoungGenerationWhenQuiet({
+      readNewSpace: young.read,
+      collect: young.collect,
+    });
+    for (let second = 0; second < 120; second += 5) {
+      young.allocate();
+      // A scavenge of its own every other check, as a busy process has many.
+      if (second % 10 === 0) young.space.used = 1 * MB;
+      jest.advanceTimersByTime(5_000);
+    }
+    expect(young.collections).toHaveLength(0);
+    stop();
+  });
+
+  it('leaves a young generation that has not grown alone', () => {
+    const young = youngGeneration(1 * MB, 0.01 * MB);
+    const stop = trimYoungGenerationWhenQuiet({ readNewSpace: young.read, collect: young.collect });
+    for (let second = 0; second < 60; second += 5) {
+      young.allocate();
+      jest.advanceTimersByTime(5_000);
+    }
+    expect(young.collections).toHaveLength(0);
+    stop();
+  });
+
+  it('does nothing without a collector (gc not exposed) and stops its checks when asked', () => {
+    expect((globalThis as { gc?: unknown }).gc).toBeUndefined();
+    const read = jest.fn(() => ({ committed: 32 * MB, used: 1 * MB }));
+    trimYoungGenerationWhenQuiet({ readNewSpace: read })();
+    const collect = jest.fn();
+    const stop = trimYoungGenerationWhenQuiet({ readNewSpace: read, collect });
+    stop();
+    jest.advanceTimersByTime(60_000);
+    expect(read).toHaveBeenCalledTimes(1);
+    expect(collect).not.toHaveBeenCalled();
+  });
+});

@@ -23,6 +23,15 @@ export interface PlatformOptions {
  */
 const AGENT_MEMORY_ENV = { MALLOC_TRIM_THRESHOLD_: '131072' };
 
+/**
+ * As deploy/ runs the gateway: with V8's `gc` exposed, so that it gives back the young generation a
+ * burst of requests grew once it is quiet (docs/operations.md, "Memory of the gateway"). Node
+ * options the caller set (NODE_OPTIONS) are kept.
+ */
+export function gatewayNodeOptions(inherited = process.env.NODE_OPTIONS): string {
+  return [inherited, '--expose-gc'].filter(Boolean).join(' ');
+}
+
 const BACKENDS = [
   { name: 'identity', database: 'identity', addrVar: 'IDENTITY_GRPC_ADDR' },
   { name: 'agent-memory', database: 'agent_memory', addrVar: 'AGENT_MEMORY_GRPC_ADDR', env: AGENT_MEMORY_ENV },
@@ -140,7 +149,13 @@ export class Platform {
     );
     const gateway = new ServiceProcess(
       'gateway',
-      { ...common, ...addresses, MONGODB_DATABASE: this.gatewayDatabase, ...this.options.serviceEnv?.gateway },
+      {
+        ...common,
+        ...addresses,
+        MONGODB_DATABASE: this.gatewayDatabase,
+        NODE_OPTIONS: gatewayNodeOptions(common.NODE_OPTIONS),
+        ...this.options.serviceEnv?.gateway,
+      },
       path.join(this.logDir, 'gateway.log'),
     );
     this.processes.set('gateway', gateway);

@@ -73,7 +73,7 @@ async function main() {
     cwd: ROOT,
     stdio: 'inherit',
   });
-  const { ServiceProcess, gatewayNodeOptions } = require(path.join(ROOT, 'packages/testing/dist'));
+  const { ServiceProcess, serviceNodeOptions } = require(path.join(ROOT, 'packages/testing/dist'));
   const infra = require(path.join(ROOT, 'deploy/local/infra.js'));
 
   const stoppers = [];
@@ -89,7 +89,8 @@ async function main() {
   process.on('SIGTERM', () => stop(0));
 
   /** @type {NodeJS.ProcessEnv} */
-  const env = { ...process.env, EXIT_WITH_PARENT: 'true' };
+  // As deploy/ runs them: V8's gc exposed (docs/operations.md, "Young generation").
+  const env = { ...process.env, EXIT_WITH_PARENT: 'true', NODE_OPTIONS: serviceNodeOptions(process.env.NODE_OPTIONS) };
   fs.mkdirSync(path.join(DATA, 'logs'), { recursive: true });
   if (!env.DATA_ENCRYPTION_KEY) env.DATA_ENCRYPTION_KEY = localDataEncryptionKey();
   if (!env.MONGODB_URI || !env.KAFKA_BROKERS) await infra.fetchArtifacts({ quiet: false });
@@ -140,15 +141,7 @@ async function main() {
   );
   const gateway = new ServiceProcess(
     'gateway',
-    // As deploy/ runs it: V8's gc exposed (docs/operations.md, "Memory of the gateway").
-    {
-      ...env,
-      ...addresses,
-      HOST: '127.0.0.1',
-      PORT: String(PORT),
-      METRICS_PORT: '9460',
-      NODE_OPTIONS: gatewayNodeOptions(env.NODE_OPTIONS),
-    },
+    { ...env, ...addresses, HOST: '127.0.0.1', PORT: String(PORT), METRICS_PORT: '9460' },
     path.join(DATA, 'logs', 'gateway.log'),
     printer('gateway'),
   );

@@ -25,7 +25,7 @@ describe('trimYoungGenerationWhenQuiet', () => {
     };
   }
 
-  it('collects once after 20 s without a collection, and not again once the space is back to its start', () => {
+  it('collects once after 10 s without a collection, and not again once the space is back to its start', () => {
     const young = youngGeneration(32 * MB, 0.1 * MB);
     const stop = trimYoungGenerationWhenQuiet({ readNewSpace: young.read, collect: young.collect });
     for (let second = 0; second < 60; second += 5) {

@@ -35,14 +35,15 @@ function exposedMinorGc(): (() => void) | undefined {
  * Gives back the young generation a burst of work grew, once the process is quiet.
  *
  * Under load V8 grows the young generation to two 16 MB semi-spaces, and gives it back only at a
- * collection that finds the allocation rate since the previous one under 1 MB/s. Chrome calls
- * such collections in idle time; Node has no idle time, so a process that goes quiet collects only
- * when its slow idle allocation has filled a semi-space: 30-70 s later for the gateway, holding
- * about 30 MB of RSS until then (docs/performance.md, "Idle memory: the gateway's young
- * generation"). Here, once the young generation has grown and no collection has happened for
- * `quietMs` (20 s: a semi-space holds at most 16 MB, so under 0.8 MB/s), one young-generation
- * collection is asked for, and V8 shrinks the space at it. A busy process collects far more often
- * than that, so this never runs under load. Without `--expose-gc` (no `gc`) it does nothing.
+ * collection that finds the allocation rate since the previous one under 1 MB/s. Chrome runs such
+ * collections in idle time; Node has none, so a process that goes quiet collects only when its
+ * slow idle allocation has filled a semi-space: 30-70 s later for the gateway, holding about 30 MB
+ * of RSS until then (docs/performance.md, "Idle memory: the young generation given back when
+ * quiet"). Here, once the young generation has grown and no collection has happened for
+ * `quietMs` (10 s, so under 1.6 MB/s), one young-generation collection is asked for, and V8
+ * shrinks the space at it if the rate was under 1 MB/s; if not, the next quiet spell asks again,
+ * and by then the rate is the process's idle one. A busy process collects far more often, so this
+ * never runs under load. Without `--expose-gc` (no `gc`) it does nothing.
  *
  * @returns stops the checks
  */
@@ -51,7 +52,7 @@ export function trimYoungGenerationWhenQuiet(options: YoungGenerationTrimOptions
   if (!collect) return () => undefined;
   const read = options.readNewSpace ?? readNewSpace;
   const checkEveryMs = options.checkEveryMs ?? 5_000;
-  const quietChecks = Math.ceil((options.quietMs ?? 20_000) / checkEveryMs);
+  const quietChecks = Math.ceil((options.quietMs ?? 10_000) / checkEveryMs);
   let lastUsed = read().used;
   let quietFor = 0;
   const timer = setInterval(() => {

@@ -24,11 +24,11 @@ export interface PlatformOptions {
 const AGENT_MEMORY_ENV = { MALLOC_TRIM_THRESHOLD_: '131072' };
 
 /**
- * As deploy/ runs the gateway: with V8's `gc` exposed, so that it gives back the young generation a
- * burst of requests grew once it is quiet (docs/operations.md, "Memory of the gateway"). Node
+ * As deploy/ runs every process: with V8's `gc` exposed, so that each gives back the young
+ * generation a burst of work grew once it is quiet (docs/operations.md, "Young generation"). Node
  * options the caller set (NODE_OPTIONS) are kept.
  */
-export function gatewayNodeOptions(inherited = process.env.NODE_OPTIONS): string {
+export function serviceNodeOptions(inherited = process.env.NODE_OPTIONS): string {
   return [inherited, '--expose-gc'].filter(Boolean).join(' ');
 }
 
@@ -114,6 +114,7 @@ export class Platform {
       // New tenants start unlimited so suites that poll are not rate limited; rate-limit suites pass 'free'.
       DEFAULT_PLAN: 'enterprise',
       DATA_ENCRYPTION_KEY: this.dataEncryptionKey,
+      NODE_OPTIONS: serviceNodeOptions(process.env.NODE_OPTIONS),
       ...this.options.env,
     };
     const wanted = BACKENDS.filter((b) => !this.options.services || this.options.services.includes(b.name));
@@ -149,13 +150,7 @@ export class Platform {
     );
     const gateway = new ServiceProcess(
       'gateway',
-      {
-        ...common,
-        ...addresses,
-        MONGODB_DATABASE: this.gatewayDatabase,
-        NODE_OPTIONS: gatewayNodeOptions(common.NODE_OPTIONS),
-        ...this.options.serviceEnv?.gateway,
-      },
+      { ...common, ...addresses, MONGODB_DATABASE: this.gatewayDatabase, ...this.options.serviceEnv?.gateway },
       path.join(this.logDir, 'gateway.log'),
     );
     this.processes.set('gateway', gateway);

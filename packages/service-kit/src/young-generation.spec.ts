@@ -25,43 +25,37 @@ describe('trimYoungGenerationWhenQuiet', () => {
     };
   }
 
-  it('collects once after 10 s without a collection, and not again once the space is back to its start', () => {
-    const young = youngGeneration(32 * MB, 0.1 * MB);
+  /** Starts the trim on `young`, lets `seconds` pass in 5 s steps of allocation, and stops it. */
+  function run(young: ReturnType<typeof youngGeneration>, seconds: number, eachStep?: (second: number) => void) {
     const stop = trimYoungGenerationWhenQuiet({ readNewSpace: young.read, collect: young.collect });
-    for (let second = 0; second < 60; second += 5) {
+    for (let second = 0; second < seconds; second += 5) {
       young.allocate();
+      eachStep?.(second);
       jest.advanceTimersByTime(5_000);
     }
+    stop();
+  }
+
+  it('collects once after 10 s without a collection, and not again once the space is back to its start', () => {
+    const young = youngGeneration(32 * MB, 0.1 * MB);
+    run(young, 60);
     expect(young.collections).toHaveLength(1);
     expect(young.space.committed).toBe(1 * MB);
-    stop();
   });
 
   it('never collects while the process collects on its own (used falls between checks)', () => {
     const young = youngGeneration(32 * MB, 6 * MB);
-    const stop = trimYoungGenerationWhenQuiet({
-      readNewSpace: young.read,
-      collect: young.collect,
-    });
-    for (let second = 0; second < 120; second += 5) {
-      young.allocate();
+    run(young, 120, (second) => {
       // A scavenge of its own every other check, as a busy process has many.
       if (second % 10 === 0) young.space.used = 1 * MB;
-      jest.advanceTimersByTime(5_000);
-    }
+    });
     expect(young.collections).toHaveLength(0);
-    stop();
   });
 
   it('leaves a young generation that has not grown alone', () => {
     const young = youngGeneration(1 * MB, 0.01 * MB);
-    const stop = trimYoungGenerationWhenQuiet({ readNewSpace: young.read, collect: young.collect });
-    for (let second = 0; second < 60; second += 5) {
-      young.allocate();
-      jest.advanceTimersByTime(5_000);
-    }
+    run(young, 60);
     expect(young.collections).toHaveLength(0);
-    stop();
   });
 
   it('does nothing without a collector (gc not exposed) and stops its checks when asked', () => {

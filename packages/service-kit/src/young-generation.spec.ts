@@ -36,7 +36,7 @@ describe('trimYoungGenerationWhenQuiet', () => {
     stop();
   }
 
-  it('collects once after 30 s without a collection, and not again once the space is back to its start', () => {
+  it('collects once after 15 s without a collection, and not again once the space is back to its start', () => {
     const young = youngGeneration(32 * MB, 0.1 * MB);
     run(young, 90);
     expect(young.collections).toHaveLength(1);

@@ -40,11 +40,13 @@ function exposedMinorGc(): (() => void) | undefined {
  * slow idle allocation has filled a semi-space: 30-70 s later for the gateway, holding about 30 MB
  * of RSS until then (docs/performance.md, "Idle memory: the young generation given back when
  * quiet"). Here, once the young generation has grown and no collection has happened for
- * `quietMs` (30 s: a semi-space holds at most 16 MB, so under 0.6 MB/s), one young-generation
- * collection is asked for, and V8 shrinks the space at it. A busy process collects far more often,
- * so this never runs under load. The price is V8's own: the next burst starts with a small young
- * generation and scavenges more often until it has grown again, so the quiet spell is long enough
- * that V8 would soon have shrunk it anyway. Without `--expose-gc` (no `gc`) it does nothing.
+ * `quietMs`, one young-generation collection is asked for, and V8 shrinks the space at it. 15 s
+ * is well under the time a quiet process takes to fill a semi-space itself (32 s for the gateway),
+ * and a semi-space holds at most 16 MB, so the rate is about 1 MB/s or less; if V8 finds it above,
+ * it keeps the space and the next quiet spell asks again, when the rate is the process's idle one.
+ * A busy process collects far more often, so this never runs under load. The price is V8's own,
+ * paid sooner: the next burst starts with a small young generation and scavenges more often until
+ * it has grown again. Without `--expose-gc` (no `gc`) it does nothing.
  *
  * @returns stops the checks
  */
@@ -53,7 +55,7 @@ export function trimYoungGenerationWhenQuiet(options: YoungGenerationTrimOptions
   if (!collect) return () => undefined;
   const read = options.readNewSpace ?? readNewSpace;
   const checkEveryMs = options.checkEveryMs ?? 5_000;
-  const quietChecks = Math.ceil((options.quietMs ?? 30_000) / checkEveryMs);
+  const quietChecks = Math.ceil((options.quietMs ?? 15_000) / checkEveryMs);
   let lastUsed = read().used;
   let quietFor = 0;
   const timer = setInterval(() => {

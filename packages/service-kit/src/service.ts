@@ -6,6 +6,7 @@ import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { connectMongo, isMongoReady, type Connection } from './mongo.js';
 import { startTracing, type TracingConfig } from './tracing.js';
+import { trimYoungGenerationWhenQuiet } from './young-generation.js';
 
 export interface BaseServiceConfig extends TracingConfig {
   LOG_LEVEL: string;
@@ -47,6 +48,8 @@ export async function bootService(name: string, config: BaseServiceConfig): Prom
   const mongo = await connectMongo({ uri: config.MONGODB_URI, database: config.MONGODB_DATABASE, logger });
   lifecycle.onShutdown('mongodb', () => mongo.close());
   const { server, health } = createGrpcServer({ logger, metrics });
+  // With --expose-gc, as deploy/ runs the services (docs/operations.md, "Young generation").
+  lifecycle.onShutdown('young generation trim', trimYoungGenerationWhenQuiet());
   return { name, logger, metrics, mongo, server, health, lifecycle };
 }
 

@@ -23,6 +23,15 @@ export interface PlatformOptions {
  */
 const AGENT_MEMORY_ENV = { MALLOC_TRIM_THRESHOLD_: '131072' };
 
+/**
+ * As deploy/ runs every process: with V8's `gc` exposed, so that each gives back the young
+ * generation a burst of work grew once it is quiet (docs/operations.md, "Young generation"). Node
+ * options the caller set (NODE_OPTIONS) are kept.
+ */
+export function serviceNodeOptions(inherited = process.env.NODE_OPTIONS): string {
+  return [inherited, '--expose-gc'].filter(Boolean).join(' ');
+}
+
 const BACKENDS = [
   { name: 'identity', database: 'identity', addrVar: 'IDENTITY_GRPC_ADDR' },
   { name: 'agent-memory', database: 'agent_memory', addrVar: 'AGENT_MEMORY_GRPC_ADDR', env: AGENT_MEMORY_ENV },
@@ -105,6 +114,7 @@ export class Platform {
       // New tenants start unlimited so suites that poll are not rate limited; rate-limit suites pass 'free'.
       DEFAULT_PLAN: 'enterprise',
       DATA_ENCRYPTION_KEY: this.dataEncryptionKey,
+      NODE_OPTIONS: serviceNodeOptions(process.env.NODE_OPTIONS),
       ...this.options.env,
     };
     const wanted = BACKENDS.filter((b) => !this.options.services || this.options.services.includes(b.name));

@@ -1,7 +1,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createKafka } from '@agentplatform/events';
-import { Lifecycle, Metrics, connectMongo, createLogger, startTracing } from '@agentplatform/service-kit';
+import {
+  Lifecycle,
+  Metrics,
+  connectMongo,
+  createLogger,
+  startTracing,
+  trimYoungGenerationWhenQuiet,
+} from '@agentplatform/service-kit';
 import { createApp } from './app.js';
 import { connectBackends } from './clients/backends.js';
 import { JwksCache } from './clients/jwks-cache.js';
@@ -94,6 +101,9 @@ async function main(): Promise<void> {
         server.closeIdleConnections();
       }),
   );
+  // What a burst of requests grew of V8's young generation is given back once quiet (with --expose-gc,
+  // as deploy/ runs the gateway; docs/operations.md, "Memory of the gateway").
+  lifecycle.onShutdown('young generation trim', trimYoungGenerationWhenQuiet());
   const port = (server.address() as AddressInfo).port;
   // Supervisors (`npm start`, tests, bench) wait for this line, so it is written whatever LOG_LEVEL says.
   logger

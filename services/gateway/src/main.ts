@@ -101,8 +101,8 @@ async function main(): Promise<void> {
         server.closeIdleConnections();
       }),
   );
-  // What a burst of requests grew of V8's young generation is given back once quiet (with --expose-gc,
-  // as deploy/ runs the gateway; docs/operations.md, "Memory of the gateway").
+  // What a burst of requests grew of V8's young generation is given back once quiet (with
+  // --expose-gc, as deploy/ runs every service; docs/operations.md, "Young generation").
   lifecycle.onShutdown('young generation trim', trimYoungGenerationWhenQuiet());
   const port = (server.address() as AddressInfo).port;
   // Supervisors (`npm start`, tests, bench) wait for this line, so it is written whatever LOG_LEVEL says.

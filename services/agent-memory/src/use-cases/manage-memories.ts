@@ -143,7 +143,7 @@ function apiAddsByPlan(adds: PendingAdd[], keep: (i: number) => boolean): Map<st
  * whose units did not all fit is taken again, unit by unit, for the checked adds only (as when the
  * agent is read first), so that no add of the group is refused for a unit held by one that is
  * itself refused.
- * Answers the agent (undefined: missing, every unit given back) and the indexes holding a unit;
+ * Answers the indexes holding a unit (undefined: the agent is missing, every unit given back);
  * `results` gets each refusal.
  */
 async function readGroup(
@@ -151,19 +151,19 @@ async function readGroup(
   owners: LRUCache<string, string>,
   adds: PendingAdd[],
   results: Array<MemoryItem | Error | undefined>,
-): Promise<{ agent: Agent | undefined; held: number[] } | undefined> {
+): Promise<number[] | undefined> {
   const { tenantId, agentId } = adds[0].item;
   const countActual = () => deps.memories.count(tenantId, agentId);
-  if (!adds.some((add) => 'plan' in add.checked)) return { agent: undefined, held: [] };
-  const early =
-    owners.get(agentId) === tenantId
-      ? [...apiAddsByPlan(adds, () => true)].map(([plan, indexes]) =>
-          deps.quotas.acquire(agentId, 'memories', plan, countActual, indexes.length).then(
-            () => ({ plan, indexes }),
-            () => undefined, // refused or failed: taken again below, unit by unit
-          ),
-        )
-      : [];
+  if (!adds.some((add) => 'plan' in add.checked)) return [];
+  const known = owners.get(agentId) === tenantId;
+  const early = known
+    ? [...apiAddsByPlan(adds, () => true)].map(([plan, indexes]) =>
+        deps.quotas.acquire(agentId, 'memories', plan, countActual, indexes.length).then(
+          () => ({ plan, indexes }),
+          () => undefined, // refused or failed: taken again below, unit by unit
+        ),
+      )
+    : [];
   const giveBack = (units: number) => deps.quotas.release(agentId, 'memories', units);
   const agent = await deps.agents.find(tenantId, agentId).catch(async (error: unknown) => {
     for (const taken of await Promise.all(early)) if (taken) await giveBack(taken.indexes.length);
@@ -171,7 +171,7 @@ async function readGroup(
   });
   const tookEarly = (await Promise.all(early)).filter((taken) => taken !== undefined);
   if (!agent) {
-    if (owners.get(agentId) === tenantId) owners.delete(agentId);
+    if (known) owners.delete(agentId);
     for (const taken of tookEarly) await giveBack(taken.indexes.length);
     return undefined;
   }
@@ -203,7 +203,7 @@ async function readGroup(
   for (const taken of tookEarly) {
     if (!taken.indexes.some(checked)) await giveBack(taken.indexes.length);
   }
-  return { agent, held };
+  return held;
 }
 
 /**
@@ -224,9 +224,9 @@ async function writeGroup(
   adds: PendingAdd[],
 ): Promise<Array<MemoryItem | Error>> {
   const results: Array<MemoryItem | Error | undefined> = adds.map(() => undefined);
-  const read = await readGroup(deps, owners, adds, results);
-  if (!read) return adds.map(() => new NotFoundError('Agent'));
-  return writeItems(deps, adds, results, read.held);
+  const held = await readGroup(deps, owners, adds, results);
+  if (!held) return adds.map(() => new NotFoundError('Agent'));
+  return writeItems(deps, adds, results, held);
 }
 
 /** writeGroup's writes: `held` are the adds holding a quota unit. */

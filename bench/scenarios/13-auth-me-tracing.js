@@ -7,23 +7,37 @@ const { countSpans } = require('../otlp-spans');
 const { loggedInUser } = require('./10-auth-me-jwt');
 
 /**
- * A local OTLP/HTTP sink: accepts span exports, counts the spans, discards them. It stands in for
- * a collector, so "tracing on" pays for recording, batching, serializing and sending every span.
+ * A local OTLP/HTTP sink: accepts span exports and counts their spans. It stands in for a
+ * collector, so "tracing on" pays for recording, batching, serializing and sending every span.
+ * It counts them when asked, after the load, not as they come: it shares its thread with the load
+ * generator, and walking 5,000-10,000 spans a second there slowed the load of the traced arm alone
+ * (a collector runs elsewhere; what it costs is not the gateway's).
  */
 async function startSink() {
-  const sink = { spans: 0, requests: 0 };
+  /** @type {Array<{ body: Buffer[]; type: string | undefined }>} */
+  const received = [];
+  let counted = 0;
+  const sink = {
+    requests: 0,
+    url: '',
+    /** Spans received so far; counted here, after the load, not while it runs (see above). */
+    get spans() {
+      for (const one of received.splice(0)) counted += countSpans(Buffer.concat(one.body), one.type);
+      return counted;
+    },
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
   const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
+    const body = [];
+    req.on('data', (chunk) => body.push(chunk));
     req.on('end', () => {
       sink.requests += 1;
-      sink.spans += countSpans(Buffer.concat(chunks), req.headers['content-type']);
+      received.push({ body, type: req.headers['content-type'] });
       res.writeHead(200).end();
     });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
   sink.url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
-  sink.close = () => new Promise((resolve) => server.close(resolve));
   return sink;
 }
 
@@ -45,6 +59,17 @@ function cpuSeconds(pid) {
   const all = statSeconds(`/proc/${pid}/stat`);
   const main = statSeconds(`/proc/${pid}/task/${pid}/stat`);
   return { all: all.user + all.system, user: all.user, main: main.user + main.system };
+}
+
+/** A gateway's young generation: collections so far and the bytes it holds (prom-client's default metrics). */
+async function youngGeneration(metricsPort) {
+  const text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then(
+    (r) => r.text(),
+    () => '',
+  );
+  const count = /^nodejs_gc_duration_seconds_count\{[^}]*kind="minor"[^}]*\} (\d+)/m.exec(text);
+  const size = /^nodejs_heap_space_size_total_bytes\{[^}]*space="new"[^}]*\} (\d+)/m.exec(text);
+  return { scavenges: count ? Number(count[1]) : 0, bytes: size ? Number(size[1]) : 0 };
 }
 
 function change(on, off) {
@@ -73,12 +98,30 @@ async function warmUp(target, metricsPort) {
 }
 
 /**
+ * Each slice's length. Short, and many of them: the load is off and on in turn every 2 s, so both
+ * arms see the machine alike (its speed here changes within seconds), and neither idles long
+ * enough between its slices (2-4 s) for V8 to shrink its heap and make its next slice pay for
+ * growing it again. Six slices of 5-10 s did: an A/A run (both arms untraced) measured the second
+ * replica 7-20% dearer in five runs of five (docs/performance.md, "Tracing overhead").
+ */
+const SLICE_SECONDS = 2;
+
+/**
+ * The arms' order: pairs off/on then on/off (ABBA), so a drift in the machine's speed over the run
+ * weighs on both alike; as many slices as the old six slices of half BENCH_DURATION took.
+ */
+function sliceOrder(duration) {
+  const pairs = Math.max(2, Math.round((3 * duration) / 2 / SLICE_SECONDS));
+  return Array.from({ length: pairs }, (_, i) => (i % 2 === 0 ? ['off', 'on'] : ['on', 'off'])).flat();
+}
+
+/**
  * GET /api/v1/auth/me with a JWT through two gateways side by side, replicas started the same
  * way, one without tracing and one with OTEL_EXPORTER_OTLP_ENDPOINT pointing at the sink, both in
- * front of the same identity. The load alternates between them in short slices (off, on, on, off, off, on), so
- * both see the same machine: on a shared machine the CPU left to a process changes by the
- * minute, and a traced run minutes after the untraced one measured that more than tracing. Each
- * arm's figures add its three slices; the CPU is the gateway process's per request. The read
+ * front of the same identity. The load alternates between them in slices of 2 s (`sliceOrder`), so
+ * both see the same machine: the CPU left to a process here changes within seconds, and a traced
+ * run minutes after the untraced one measured that more than tracing. Each arm's figures add its
+ * slices; the CPU is the gateway process's per request. The read
  * itself does not reach identity (the gateway caches the profile under the revocation feed), so
  * a traced request records one span, the gateway's server span, batched and exported.
  */
@@ -119,34 +162,47 @@ module.exports = {
       },
     };
     for (const arm of Object.values(arms)) await warmUp({ url: arm.url, headers }, arm.metrics);
+    // One uncounted slice each under the full load: the first seconds of a load are the slowest
+    // (sockets opened, code optimized for it), and the arms must start the count alike.
+    for (const [name, arm] of Object.entries(arms)) {
+      const { requests } = await ctx.measure({ url: arm.url, headers, duration: SLICE_SECONDS });
+      ctx.log(`${name}, warm-up: ${requests} requests`);
+    }
     // The warm-up's spans leave within the exporter's delay (5 s): not counted as the load's.
     await new Promise((resolve) => setTimeout(resolve, 6_000));
     const before = state.sink.spans;
     // The machine's load while the slices run: on a shared machine the figures mean little without it.
     const loadBefore = os.loadavg()[0];
-    const slice = Math.max(3, Math.round(ctx.duration / 2));
     const totals = {
       off: { requests: 0, seconds: 0, cpu: 0, user: 0, main: 0, identity: 0, p50: [], p99: [], errors: 0 },
       on: { requests: 0, seconds: 0, cpu: 0, user: 0, main: 0, identity: 0, p50: [], p99: [], errors: 0 },
     };
     // Identity behind both arms (untraced, shared): its CPU in each arm's slices, per request.
     const identityPid = ctx.platform.service('identity').pid;
-    for (const name of ['off', 'on', 'on', 'off', 'off', 'on']) {
+    for (const name of sliceOrder(ctx.duration)) {
       const arm = arms[name];
       const cpu = cpuSeconds(arm.pid);
       const identityCpu = cpuSeconds(identityPid).all;
-      const figures = await ctx.measure({ url: arm.url, headers, duration: slice });
-      const total = totals[name];
+      const young = await youngGeneration(arm.metrics);
+      const figures = await ctx.measure({ url: arm.url, headers, duration: SLICE_SECONDS });
       const after = cpuSeconds(arm.pid);
+      const youngAfter = await youngGeneration(arm.metrics);
+      const total = totals[name];
       total.identity += cpuSeconds(identityPid).all - identityCpu;
       total.cpu += after.all - cpu.all;
       total.user += after.user - cpu.user;
       total.main += after.main - cpu.main;
       total.requests += figures.requests;
-      total.seconds += slice;
+      total.seconds += SLICE_SECONDS;
       total.p50.push(figures.p50);
       total.p99.push(figures.p99);
       total.errors += figures.errors;
+      ctx.log(
+        `${name}: ${Math.round(figures.requests / SLICE_SECONDS)} req/s, ` +
+          `${(((after.all - cpu.all) * 1000) / Math.max(1, figures.requests)).toFixed(4)} ms CPU per request, ` +
+          `${youngAfter.scavenges - young.scavenges} scavenges, young generation ` +
+          `${(young.bytes / 2 ** 20).toFixed(1)} -> ${(youngAfter.bytes / 2 ** 20).toFixed(1)} MB`,
+      );
     }
     const loadAfter = os.loadavg()[0];
     // The last batch leaves within the exporter's delay (5 s): wait for it before counting.
@@ -158,8 +214,8 @@ module.exports = {
       return {
         rps: Math.round(t.requests / t.seconds),
         // The median slice's p50 and the worst slice's p99.
-        p50: sorted(t.p50)[1],
-        p99: sorted(t.p99)[2],
+        p50: sorted(t.p50)[Math.floor(t.p50.length / 2)],
+        p99: sorted(t.p99)[t.p99.length - 1],
         requests: t.requests,
         errors: t.errors,
         cpuMs: t.requests > 0 ? (t.cpu * 1000) / t.requests : 0,
@@ -175,9 +231,9 @@ module.exports = {
       `gateway CPU ${figures.cpuMs.toFixed(3)} ms per request (user ${figures.userMs.toFixed(3)}, main thread ${figures.mainMs.toFixed(3)}; identity ${figures.identityMs.toFixed(3)})`;
     return {
       rows: [
-        { label: 'auth/me, tracing off (3 slices)', ...off, note: cpu(off) },
+        { label: `auth/me, tracing off (${totals.off.p50.length} slices)`, ...off, note: cpu(off) },
         {
-          label: 'auth/me, tracing on, OTLP to a local sink (3 slices)',
+          label: `auth/me, tracing on, OTLP to a local sink (${totals.on.p50.length} slices)`,
           ...on,
           note:
             `${cpu(on)} (${change(on.cpuMs, off.cpuMs)} than off, user ${change(on.userMs, off.userMs)}, main thread ${change(on.mainMs, off.mainMs)}); req/s ${change(on.rps, off.rps)} than off; ` +

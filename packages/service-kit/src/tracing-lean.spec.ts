@@ -10,6 +10,7 @@ import {
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { EncodedSpans, LeanRootSpans, LeanSpan, processorSink, type EncodedBatch } from './tracing-lean.js';
 import { PooledIdGenerator, samplerFor } from './tracing-sdk.js';
+import { endHttpServerSpan } from './tracing.js';
 
 /**
  * The lean root span against the SDK's own span: recorded through the same processor and
@@ -93,6 +94,26 @@ describe('LeanRootSpans', () => {
     expect(ms(lean!.duration)).toBeCloseTo(ms(lean!.endTime) - ms(lean!.startTime), 3);
   });
 
+  it("ends an HTTP request's span with the same attributes as an SDK span's", async () => {
+    const { finished, tracer, roots } = setup();
+    for (const span of [roots.start('GET', SpanKind.SERVER), tracer.startSpan('GET', { kind: SpanKind.SERVER })])
+      endHttpServerSpan(span, 'GET', '/api/v1/agents/a1', 'r-1', 502, '/api/v1/agents/:id');
+    const [lean, sdk] = await finished();
+    expect(exported(lean!)).toEqual(exported(sdk!));
+    expect(exported(lean!)).toMatchObject({
+      name: 'GET /api/v1/agents/:id',
+      attributes: {
+        'http.request.method': 'GET',
+        'url.path': '/api/v1/agents/a1',
+        'agentplatform.request.id': 'r-1',
+        'http.response.status_code': 502,
+        'http.route': '/api/v1/agents/:id',
+        'error.type': 'Error',
+      },
+      status: { code: SpanStatusCode.ERROR, message: 'HTTP 502' },
+    });
+  });
+
   it("records an exception's type and message, never its stack (it may quote inputs)", async () => {
     const { finished, roots } = setup();
     const span = roots.start('GET', SpanKind.SERVER);
@@ -149,7 +170,12 @@ describe('LeanRootSpans', () => {
         options,
         (error) => errors.push(error.message),
       );
-      return { sink, sent, errors, roots: new LeanRootSpans(sink, resource, scope, samplerFor('always_on', 1), ids) };
+      return {
+        sink,
+        sent,
+        errors,
+        roots: new LeanRootSpans(sink, resource, scope, samplerFor('always_on', 1), ids, true),
+      };
     }
 
     afterEach(() => jest.useRealTimers());
@@ -180,6 +206,47 @@ describe('LeanRootSpans', () => {
       const expected = ProtobufTraceSerializer.serializeRequest(spans)!;
       expect(Buffer.from(sent[0]!.body).equals(Buffer.from(expected))).toBe(true);
       // Sent once: the next flush has nothing to send.
+      await sink.flush();
+      expect(sent).toHaveLength(1);
+    });
+
+    it("writes an HTTP request's span from its values with the bytes of the generic calls", async () => {
+      const { sink, sent, roots } = encoded();
+      const cases: Array<[string, string, string, number, string | undefined]> = [
+        ['GET', '/api/v1/auth/me', '0f8fad5b-d9cb-469f-a165-70867728950e', 200, '/api/v1/auth/me'],
+        ['POST', '/api/v1/agents/a1/chat', 'r-1', 201, '/api/v1/agents/:id/chat'],
+        ['GET', '/nowhere', 'r-2', 404, undefined],
+        // Lengths past one byte, and characters past ASCII: written the general way.
+        ['GET', `/api/v1/${'x'.repeat(300)}`, 'r'.repeat(128), 200, `/api/v1/${'y'.repeat(120)}`],
+        ['GET', '/api/v1/naïve', 'r-3', 200, '/api/v1/ünïcode'],
+        // A failed request (a status message and error.type), and one with an attribute set before.
+        ['GET', '/api/v1/agents', 'r-4', 503, '/api/v1/agents'],
+        ['GET', '/api/v1/agents', 'r-5', 200, '/api/v1/agents'],
+      ];
+      const spans = cases.map(([method, path, requestId, status, route], i) => {
+        const span = roots.start(method, SpanKind.SERVER) as LeanSpan;
+        if (i === cases.length - 1) span.setAttribute('tenant', 't1');
+        span.endHttpRequest(method, path, requestId, status, route);
+        return span;
+      });
+      await sink.flush();
+      // What the generic calls leave on a span written from its values: its name and attributes.
+      for (const [i, [method, path, requestId, status, route]] of cases.entries()) {
+        const span = spans[i]!;
+        if (span.attributePairs.length > 0) continue;
+        span.name = route === undefined ? method : `${method} ${route}`;
+        span.attributePairs = ['http.request.method', method, 'url.path', path];
+        span.attributePairs.push('agentplatform.request.id', requestId, 'http.response.status_code', status);
+        if (route !== undefined) span.attributePairs.push('http.route', route);
+      }
+      expect(spans[5]!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'HTTP 503' });
+      expect(spans[5]!.attributes['error.type']).toBe('Error');
+      const expected = ProtobufTraceSerializer.serializeRequest(spans)!;
+      expect(sent.map((b) => b.count)).toEqual([cases.length]);
+      expect(Buffer.from(sent[0]!.body).equals(Buffer.from(expected))).toBe(true);
+      // Ended once: a second end writes nothing.
+      spans[0]!.endHttpRequest('GET', '/again', 'r', 200, undefined);
+      spans[0]!.end();
       await sink.flush();
       expect(sent).toHaveLength(1);
     });

@@ -20,11 +20,13 @@ import {
   SamplingDecision,
   type ReadableSpan,
   type Sampler,
+  type SamplingResult,
   type SpanProcessor,
   type TimedEvent,
 } from '@opentelemetry/sdk-trace';
 
 const NO_LINKS: Link[] = [];
+const NO_PAIRS = Object.freeze([]) as unknown as Array<string | AttributeValue>;
 const NO_EVENTS: TimedEvent[] = [];
 const UNSET: SpanStatus = { code: SpanStatusCode.UNSET };
 const NO_ATTRIBUTES: Attributes = Object.freeze({});
@@ -65,21 +67,16 @@ function isAttributeValue(value: unknown): value is AttributeValue {
  */
 export class LeanSpan implements Span, ReadableSpan {
   readonly kind: SpanKind;
-  readonly resource: Resource;
-  readonly instrumentationScope: InstrumentationScope;
-  readonly parentSpanContext = undefined;
   /**
    * The attributes, key and value alternating, in the order first set: an object with keys added
    * one by one made every store a generic (megamorphic) one, and the writer walks this as it is.
+   * Shared and empty until the first is set (a request's span usually has none before its end).
    */
-  readonly attributePairs: Array<string | AttributeValue> = [];
+  attributePairs: Array<string | AttributeValue> = NO_PAIRS;
   links: Link[] = NO_LINKS;
   events: TimedEvent[] = NO_EVENTS;
   status: SpanStatus = UNSET;
   ended = false;
-  readonly droppedAttributesCount = 0;
-  readonly droppedEventsCount = 0;
-  readonly droppedLinksCount = 0;
   /** Start and end in milliseconds since the epoch (end 0 until ended): the HrTimes are read from them. */
   readonly startMs: number;
   endMs = 0;
@@ -95,10 +92,33 @@ export class LeanSpan implements Span, ReadableSpan {
     attributes: Attributes | undefined,
   ) {
     this.kind = kind;
-    this.resource = recorder.resource;
-    this.instrumentationScope = recorder.scope;
     this.startMs = nowMs();
     if (attributes) this.setAttributes(attributes);
+  }
+
+  // What every lean span has alike, read from the recorder or fixed: no field of each span.
+  get resource(): Resource {
+    return this.recorder.resource;
+  }
+
+  get instrumentationScope(): InstrumentationScope {
+    return this.recorder.scope;
+  }
+
+  get parentSpanContext(): undefined {
+    return undefined;
+  }
+
+  get droppedAttributesCount(): number {
+    return 0;
+  }
+
+  get droppedEventsCount(): number {
+    return 0;
+  }
+
+  get droppedLinksCount(): number {
+    return 0;
   }
 
   // The SDK's HrTimes, made only when read (the OTLP writer reads the milliseconds).
@@ -135,7 +155,8 @@ export class LeanSpan implements Span, ReadableSpan {
         return this;
       }
     }
-    pairs.push(key, value);
+    if (pairs === NO_PAIRS) this.attributePairs = [key, value];
+    else pairs.push(key, value);
     return this;
   }
 
@@ -200,7 +221,57 @@ export class LeanSpan implements Span, ReadableSpan {
     this.endMs = Math.max(timeMs(endTime), this.startMs);
     this.recorder.sink.record(this);
   }
+
+  /**
+   * Ends an HTTP server request's span with what the gateway records of every request: the
+   * attributes `http.request.method`, `url.path`, `agentplatform.request.id`,
+   * `http.response.status_code` and `http.route`, the name `<method> <route>` (the method alone
+   * without a route), and a failed status from 500 on. The exported record is the same as after
+   * those calls and `end()` (unit test). When nothing else was set on the span and its sink writes
+   * records (production), the record is written from the arguments at once: no attribute list,
+   * no name string, and the keys' bytes written once for all spans.
+   */
+  endHttpRequest(method: string, path: string, requestId: string, status: number, route: string | undefined): void {
+    if (this.ended) return;
+    const sink = this.recorder.sink;
+    if (
+      sink.recordHttpRequest &&
+      status < 500 &&
+      this.attributePairs === NO_PAIRS &&
+      this.events === NO_EVENTS &&
+      this.links === NO_LINKS &&
+      this.status === UNSET
+    ) {
+      this.ended = true;
+      this.endMs = Math.max(nowMs(), this.startMs);
+      sink.recordHttpRequest(this, method, path, requestId, status, route);
+      return;
+    }
+    this.setAttribute(HTTP_REQUEST.method, method);
+    this.setAttribute(HTTP_REQUEST.path, path);
+    this.setAttribute(HTTP_REQUEST.requestId, requestId);
+    this.setAttribute(HTTP_REQUEST.status, status);
+    if (route !== undefined) {
+      this.updateName(`${method} ${route}`);
+      this.setAttribute(HTTP_REQUEST.route, route);
+    }
+    if (status >= 500) {
+      this.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${status}` });
+      this.setAttribute('error.type', 'Error');
+    }
+    this.end();
+  }
 }
+
+/** The attributes of an HTTP server request's span (`LeanSpan.endHttpRequest`), in the order written. */
+const HTTP_REQUEST = {
+  method: 'http.request.method',
+  path: 'url.path',
+  // The request id (X-Request-Id) finds a request's trace from a log line or a support ticket.
+  requestId: 'agentplatform.request.id',
+  status: 'http.response.status_code',
+  route: 'http.route',
+} as const;
 
 /**
  * Where lean root spans take their ids: a trace id and a span id at once, as hex (the span's
@@ -219,6 +290,15 @@ export interface RootIdPool {
 /** Where an ended lean span goes: its protobuf record (production) or a span processor (tests). */
 export interface LeanSpanSink {
   record(span: LeanSpan): void;
+  /** An HTTP request's span ended by `LeanSpan.endHttpRequest` with nothing else set, written from its arguments. */
+  recordHttpRequest?(
+    span: LeanSpan,
+    method: string,
+    path: string,
+    requestId: string,
+    status: number,
+    route: string | undefined,
+  ): void;
 }
 
 /** Hands ended lean spans to an SDK span processor, as the SDK's own spans are. */
@@ -237,6 +317,12 @@ export class LeanRootSpans {
     readonly scope: InstrumentationScope,
     private readonly sampler: Sampler,
     private readonly ids: RootIdPool,
+    /**
+     * Whether `sampler` records and samples every root span, whatever its id and name
+     * (`always_on`, `parentbased_always_on`: the default): its decision is then not asked for
+     * each span.
+     */
+    private readonly samplesEveryRoot = false,
   ) {}
 
   start(name: string, kind: SpanKind, attributes?: Attributes): Span {
@@ -244,14 +330,9 @@ export class LeanRootSpans {
     ids.takeRootIds();
     const traceId = ids.traceId;
     const spanId = ids.spanId;
-    const sampling = this.sampler.shouldSample(
-      ROOT_CONTEXT,
-      traceId,
-      name,
-      kind,
-      attributes ?? NO_ATTRIBUTES,
-      NO_LINKS,
-    );
+    const sampling = this.samplesEveryRoot
+      ? SAMPLED
+      : this.sampler.shouldSample(ROOT_CONTEXT, traceId, name, kind, attributes ?? NO_ATTRIBUTES, NO_LINKS);
     const traceFlags = sampling.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE;
     const context: SpanContext = { traceId, spanId, traceFlags, traceState: sampling.traceState };
     // Not recorded: a span that only carries its context (children and `traceparent` say "not sampled").
@@ -262,6 +343,9 @@ export class LeanRootSpans {
   }
 }
 
+/** What an always-on sampler decides for every span (`LeanRootSpans.samplesEveryRoot`). */
+const SAMPLED: SamplingResult = Object.freeze({ decision: SamplingDecision.RECORD_AND_SAMPLED });
+
 /** The value of each hex digit by its character code (ids are lowercase hex; others read as 0). */
 const HEX = new Uint8Array(128);
 for (let i = 0; i < 16; i++) {
@@ -271,6 +355,18 @@ for (let i = 0; i < 16; i++) {
 
 /** The OTLP span flags: the trace flags, and "whether the parent is remote" is known (a root: no). */
 const SPAN_FLAGS_HAS_IS_REMOTE = 0x100;
+
+/** Each request attribute's key as a KeyValue's field 1 (tag, length, characters): the same for every span. */
+const HTTP_KEYS = {
+  method: encodedKey(HTTP_REQUEST.method),
+  path: encodedKey(HTTP_REQUEST.path),
+  requestId: encodedKey(HTTP_REQUEST.requestId),
+  route: encodedKey(HTTP_REQUEST.route),
+};
+
+function encodedKey(key: string): Uint8Array {
+  return Uint8Array.from([1 * 8 + 2, key.length, ...Buffer.from(key, 'ascii')]);
+}
 
 /**
  * A protobuf writer for OTLP span records in one growable buffer. Strings are written by the
@@ -477,6 +573,122 @@ export class SpanWriter {
     }
   }
 
+  /**
+   * `value` as the bytes of field `field` (tag, length, characters) when it is ASCII and shorter
+   * than 128 characters, the length one byte; false, and nothing written, otherwise.
+   */
+  private shortAscii(field: number, value: string): boolean {
+    const n = value.length;
+    if (n > 127) return false;
+    this.ensure(n + 2);
+    const buf = this.buf;
+    let at = this.pos;
+    buf[at++] = field * 8 + 2;
+    buf[at++] = n;
+    for (let i = 0; i < n; i++) {
+      const code = value.charCodeAt(i);
+      if (code > 0x7f) return false;
+      buf[at++] = code;
+    }
+    this.pos = at;
+    return true;
+  }
+
+  /** The name `<method> <route>` (field 5) without making its string, when both are short ASCII. */
+  private requestName(method: string, route: string | undefined): void {
+    if (route === undefined) return this.string(5, method);
+    const n = method.length + 1 + route.length;
+    const start = this.pos;
+    if (n < 128 && this.shortAscii(5, method)) {
+      this.ensure(route.length + 1);
+      const buf = this.buf;
+      let at = this.pos;
+      buf[at++] = 0x20;
+      let i = 0;
+      for (; i < route.length; i++) {
+        const code = route.charCodeAt(i);
+        if (code > 0x7f) break;
+        buf[at++] = code;
+      }
+      if (i === route.length) {
+        buf[start + 1] = n;
+        this.pos = at;
+        return;
+      }
+    }
+    this.pos = start;
+    this.string(5, `${method} ${route}`);
+  }
+
+  /**
+   * An attribute (a KeyValue of field 9) whose key is written already (`key`: tag, length and
+   * characters) and whose value is a string: lengths of one byte when they fit, else as `keyValue`.
+   */
+  private stringAttribute(key: Uint8Array, name: string, value: string): void {
+    const start = this.pos;
+    // KeyValue tag and length, the key, AnyValue (field 2) tag and length, then the string value.
+    const anyLength = value.length + 2;
+    if (key.length + anyLength + 2 < 128) {
+      this.ensure(key.length + 4);
+      const buf = this.buf;
+      buf[this.pos++] = 9 * 8 + 2;
+      buf[this.pos++] = key.length + 2 + anyLength;
+      buf.set(key, this.pos);
+      this.pos += key.length;
+      buf[this.pos++] = 2 * 8 + 2;
+      buf[this.pos++] = anyLength;
+      if (this.shortAscii(1, value)) return;
+    }
+    this.pos = start;
+    this.keyValue(9, name, value);
+  }
+
+  /**
+   * The record `span()` writes for a span ended by `LeanSpan.endHttpRequest` with nothing else
+   * set (no events, links or status message), written from the request's values.
+   */
+  httpRequestSpan(
+    field: number,
+    span: LeanSpan,
+    method: string,
+    path: string,
+    requestId: string,
+    status: number,
+    route: string | undefined,
+  ): void {
+    const start = this.begin(field);
+    const context = span.spanContext();
+    this.bytes(1, span.idBytes, span.idsAt, 16);
+    this.bytes(2, span.idBytes, span.idsAt + 16, 8);
+    const traceState = context.traceState?.serialize();
+    if (traceState) this.string(3, traceState);
+    this.requestName(method, route);
+    this.tag(6, 0);
+    this.varint(span.kind + 1);
+    this.timeMs(7, span.startMs);
+    this.timeMs(8, span.endMs);
+    this.stringAttribute(HTTP_KEYS.method, HTTP_REQUEST.method, method);
+    this.stringAttribute(HTTP_KEYS.path, HTTP_REQUEST.path, path);
+    this.stringAttribute(HTTP_KEYS.requestId, HTTP_REQUEST.requestId, requestId);
+    this.keyValue(9, HTTP_REQUEST.status, status);
+    if (route !== undefined) this.stringAttribute(HTTP_KEYS.route, HTTP_REQUEST.route, route);
+    // Dropped attributes, dropped events, dropped links (none), then the status: UNSET, no message.
+    this.ensure(10);
+    const buf = this.buf;
+    buf[this.pos++] = 10 * 8;
+    buf[this.pos++] = 0;
+    buf[this.pos++] = 12 * 8;
+    buf[this.pos++] = 0;
+    buf[this.pos++] = 14 * 8;
+    buf[this.pos++] = 0;
+    buf[this.pos++] = 15 * 8 + 2;
+    buf[this.pos++] = 2;
+    buf[this.pos++] = 3 * 8;
+    buf[this.pos++] = SpanStatusCode.UNSET;
+    this.fixed32(16, (context.traceFlags & 0xff) | SPAN_FLAGS_HAS_IS_REMOTE);
+    this.end(start);
+  }
+
   /** One `Span` message (as field `field` of its ScopeSpans), its fields in the SDK's order. */
   span(field: number, span: LeanSpan): void {
     const start = this.begin(field);
@@ -581,12 +793,33 @@ export class EncodedSpans implements LeanSpanSink {
   }
 
   record(span: LeanSpan): void {
-    if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
-    if (this.writer.pos >= this.options.maxBytes) {
-      this.dropped++;
-      return;
-    }
+    if (!this.admit(span)) return;
     this.writer.span(2, span);
+    this.written();
+  }
+
+  recordHttpRequest(
+    span: LeanSpan,
+    method: string,
+    path: string,
+    requestId: string,
+    status: number,
+    route: string | undefined,
+  ): void {
+    if (!this.admit(span)) return;
+    this.writer.httpRequestSpan(2, span, method, path, requestId, status, route);
+    this.written();
+  }
+
+  /** Whether a span's record is to be written: sampled, and the bound not reached (else counted dropped). */
+  private admit(span: LeanSpan): boolean {
+    if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return false;
+    if (this.writer.pos < this.options.maxBytes) return true;
+    this.dropped++;
+    return false;
+  }
+
+  private written(): void {
     this.count++;
     if (this.writer.pos >= this.options.batchBytes && !this.scheduled) {
       this.scheduled = true;

@@ -1,6 +1,6 @@
 import { ROOT_CONTEXT, SpanKind, TraceFlags, isValidSpanId, isValidTraceId, trace } from '@opentelemetry/api';
 import { SamplingDecision, type Sampler } from '@opentelemetry/sdk-trace';
-import { PooledIdGenerator, samplerFor } from './tracing-sdk.js';
+import { PooledIdGenerator, samplerFor, samplesEveryRoot } from './tracing-sdk.js';
 
 describe('PooledIdGenerator', () => {
   it('gives valid, distinct W3C ids across many refills of its pool', () => {
@@ -72,6 +72,21 @@ describe('samplerFor (OTEL_TRACES_SAMPLER)', () => {
     // A call inside a trace the gateway kept is recorded, one it dropped is not: traces stay whole.
     expect(share(sampler, sampledParent)).toBe(1);
     expect(share(sampler, unsampledParent)).toBe(0);
+  });
+
+  it('says which samplers keep every root span, the ones whose decision is then not asked for', () => {
+    const names = [
+      'always_on',
+      'always_off',
+      'traceidratio',
+      'parentbased_always_on',
+      'parentbased_always_off',
+      'parentbased_traceidratio',
+    ] as const;
+    for (const name of names) {
+      // A ratio of 0.5: a ratio sampler keeps some roots and drops others.
+      expect([name, samplesEveryRoot(name)]).toEqual([name, share(samplerFor(name, 0.5)) === 1]);
+    }
   });
 
   it('applies a bare ratio or always_off regardless of the caller', () => {

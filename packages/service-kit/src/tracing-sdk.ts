@@ -126,6 +126,11 @@ export function samplerFor(name: TracesSampler, ratio: number): Sampler {
     : root(name);
 }
 
+/** Whether the sampler `name` records and samples every root span (a trace's first), whatever its id. */
+export function samplesEveryRoot(name: TracesSampler): boolean {
+  return name === 'always_on' || name === 'parentbased_always_on';
+}
+
 /**
  * The OpenTelemetry SDK, loaded only when tracing is on (tracing.ts imports this file lazily): a
  * process without an endpoint never pays its memory or start-up time.
@@ -155,7 +160,7 @@ export function registerTracerProvider(options: {
   const encoded = new EncodedSpans(resource, SCOPE, leanExport.send, LEAN_BATCH, (error) => globalErrorHandler(error));
   return {
     tracer: provider.getTracer(SCOPE.name),
-    rootSpans: new LeanRootSpans(encoded, resource, SCOPE, sampler, idGenerator),
+    rootSpans: new LeanRootSpans(encoded, resource, SCOPE, sampler, idGenerator, samplesEveryRoot(options.sampler)),
     ownContextManager,
     shutdown: async () => {
       await Promise.all([provider.shutdown(), encoded.shutdown()]);

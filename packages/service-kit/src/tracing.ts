@@ -21,7 +21,7 @@ import {
 } from './context.js';
 import type { Logger } from './logger.js';
 import { RootSpanContext } from './tracing-context.js';
-import type { LeanRootSpans } from './tracing-lean.js';
+import type { LeanRootSpans, LeanSpan } from './tracing-lean.js';
 
 export { SpanKind, type Span } from '@opentelemetry/api';
 
@@ -191,6 +191,36 @@ export function runRequestInRootSpan<T>(request: RequestContext, span: Span, fn:
 export function runInTraceContext<T>(ctx: Context, fn: () => T): T {
   if (!tracer) return fn();
   return ownContextManager ? runWithTraceContext(ctx, fn) : context.with(ctx, fn);
+}
+
+/**
+ * Ends the span of an HTTP request served (the gateway's root span of each request) with the
+ * request's attributes: `http.request.method`, `url.path`, `agentplatform.request.id`,
+ * `http.response.status_code` and, when a route matched, `http.route`, with the span named
+ * `<method> <route>` (never the raw path: ids in paths would make every name unique); failed from
+ * status 500 on. A lean root span writes its record from these values at once (tracing-lean.ts).
+ */
+export function endHttpServerSpan(
+  span: Span,
+  method: string,
+  path: string,
+  requestId: string,
+  status: number,
+  route: string | undefined,
+): void {
+  const lean = span as Partial<Pick<LeanSpan, 'endHttpRequest'>>;
+  if (lean.endHttpRequest) return lean.endHttpRequest(method, path, requestId, status, route);
+  // Another kind of span (a test's, or one not recorded): the same attributes, one by one.
+  span.setAttribute('http.request.method', method);
+  span.setAttribute('url.path', path);
+  span.setAttribute('agentplatform.request.id', requestId);
+  span.setAttribute('http.response.status_code', status);
+  if (route !== undefined) {
+    span.updateName(`${method} ${route}`);
+    span.setAttribute('http.route', route);
+  }
+  if (status >= 500) failSpan(span, new Error(`HTTP ${status}`));
+  span.end();
 }
 
 /** Marks a span failed with the error's message (never its stack: it may quote inputs). */

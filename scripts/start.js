@@ -73,7 +73,7 @@ async function main() {
     cwd: ROOT,
     stdio: 'inherit',
   });
-  const { ServiceProcess, serviceNodeOptions } = require(path.join(ROOT, 'packages/testing/dist'));
+  const { ServiceProcess, serviceMallocArenas, serviceNodeOptions } = require(path.join(ROOT, 'packages/testing/dist'));
   const infra = require(path.join(ROOT, 'deploy/local/infra.js'));
 
   const stoppers = [];
@@ -89,8 +89,14 @@ async function main() {
   process.on('SIGTERM', () => stop(0));
 
   /** @type {NodeJS.ProcessEnv} */
-  // As deploy/ runs them: V8's gc exposed (docs/operations.md, "Young generation").
-  const env = { ...process.env, EXIT_WITH_PARENT: 'true', NODE_OPTIONS: serviceNodeOptions(process.env.NODE_OPTIONS) };
+  // As deploy/ runs them: V8's gc exposed and two malloc arenas (docs/operations.md, "Young
+  // generation" and "Malloc arenas").
+  const env = {
+    ...process.env,
+    EXIT_WITH_PARENT: 'true',
+    NODE_OPTIONS: serviceNodeOptions(process.env.NODE_OPTIONS),
+    MALLOC_ARENA_MAX: serviceMallocArenas(process.env.MALLOC_ARENA_MAX),
+  };
   fs.mkdirSync(path.join(DATA, 'logs'), { recursive: true });
   if (!env.DATA_ENCRYPTION_KEY) env.DATA_ENCRYPTION_KEY = localDataEncryptionKey();
   if (!env.MONGODB_URI || !env.KAFKA_BROKERS) await infra.fetchArtifacts({ quiet: false });

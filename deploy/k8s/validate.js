@@ -64,7 +64,7 @@ const ENV_ALLOW_UNSET = new Set([
  */
 const COMPOSE_REQUIRED_PLACEHOLDERS = { DATA_ENCRYPTION_KEY: 'validate:placeholder' };
 /** Variables a deployment may set that no config.ts reads (read by Node.js itself, or glibc's malloc). */
-const ENV_RUNTIME = new Set(['NODE_OPTIONS', 'NODE_ENV', 'TZ', 'MALLOC_TRIM_THRESHOLD_']);
+const ENV_RUNTIME = new Set(['NODE_OPTIONS', 'NODE_ENV', 'TZ', 'MALLOC_TRIM_THRESHOLD_', 'MALLOC_ARENA_MAX']);
 
 // ---------------------------------------------------------------------------------------------
 // Tools and schemas (fetched once)

@@ -70,11 +70,14 @@ export class BatchConsumer {
       groupId: options.groupId,
       sessionTimeout: CONSUMER_GROUP_TIMING.sessionTimeout,
       heartbeatInterval: CONSUMER_GROUP_TIMING.heartbeatInterval,
-      // The broker answers a fetch once 32 KiB are waiting or after 50 ms: under load one fetch
-      // (and one round of the handler's writes) serves dozens of events instead of a few, and a
-      // quiet topic adds at most 50 ms to an event's way.
-      minBytes: 32 * 1024,
-      maxWaitTimeInMs: 50,
+      // Kafka's own consumer defaults: the broker answers a fetch as soon as one event is waiting,
+      // or after 500 ms. A lone event adds no wait; under load events gather while the previous
+      // fetch's batch is handled, so one fetch still serves many. An idle consumer fetches twice a
+      // second: each empty fetch allocates about 55 KB (kafkajs walks every partition), and 20 a
+      // second (the 50 ms wait this replaced) kept V8 from ever giving the young generation back
+      // (docs/performance.md, "Idle memory: the consumers' empty fetches").
+      minBytes: 1,
+      maxWaitTimeInMs: 500,
       allowAutoTopicCreation: false,
       retry: { ...CONSUMER_GROUP_TIMING.retry },
     });

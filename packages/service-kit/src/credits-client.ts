@@ -1,4 +1,4 @@
-import { identityV1 } from '@agentplatform/contracts';
+import { identityV1 } from '@agentplatform/contracts/identity-v1';
 import { createGrpcClient, openChannel, type Channel } from './grpc-client.js';
 import { groupedCall } from './grouped-calls.js';
 import type { Metrics } from './metrics.js';

@@ -32,6 +32,14 @@ export function serviceNodeOptions(inherited = process.env.NODE_OPTIONS): string
   return [inherited, '--expose-gc'].filter(Boolean).join(' ');
 }
 
+/**
+ * As deploy/ runs every process: glibc's malloc with two arenas, not one for each thread that
+ * allocates (docs/operations.md, "Malloc arenas"). A value the caller set is kept.
+ */
+export function serviceMallocArenas(inherited = process.env.MALLOC_ARENA_MAX): string {
+  return inherited || '2';
+}
+
 const BACKENDS = [
   { name: 'identity', database: 'identity', addrVar: 'IDENTITY_GRPC_ADDR' },
   { name: 'agent-memory', database: 'agent_memory', addrVar: 'AGENT_MEMORY_GRPC_ADDR', env: AGENT_MEMORY_ENV },
@@ -115,6 +123,7 @@ export class Platform {
       DEFAULT_PLAN: 'enterprise',
       DATA_ENCRYPTION_KEY: this.dataEncryptionKey,
       NODE_OPTIONS: serviceNodeOptions(process.env.NODE_OPTIONS),
+      MALLOC_ARENA_MAX: serviceMallocArenas(process.env.MALLOC_ARENA_MAX),
       ...this.options.env,
     };
     const wanted = BACKENDS.filter((b) => !this.options.services || this.options.services.includes(b.name));

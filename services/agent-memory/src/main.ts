@@ -1,4 +1,4 @@
-import { agentMemoryV1 } from '@agentplatform/contracts';
+import { agentMemoryV1 } from '@agentplatform/contracts/agent-memory-v1';
 import { startOutbox } from '@agentplatform/events';
 import {
   bootService,

@@ -1,4 +1,4 @@
-import { identityV1 } from '@agentplatform/contracts';
+import { identityV1 } from '@agentplatform/contracts/identity-v1';
 import { startOutbox } from '@agentplatform/events';
 import { bootService, serve } from '@agentplatform/service-kit';
 import { loadServiceConfig } from './config.js';

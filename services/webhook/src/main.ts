@@ -1,5 +1,5 @@
 import { startBatchConsumer, type BatchConsumer } from '@agentplatform/events';
-import { webhookV1 } from '@agentplatform/contracts';
+import { webhookV1 } from '@agentplatform/contracts/webhook-v1';
 import { bootService, QuotaCounter, serve } from '@agentplatform/service-kit';
 import { loadServiceConfig } from './config.js';
 import { Dispatcher } from './delivery/dispatcher.js';

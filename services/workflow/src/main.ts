@@ -1,4 +1,4 @@
-import { workflowV1 } from '@agentplatform/contracts';
+import { workflowV1 } from '@agentplatform/contracts/workflow-v1';
 import { startOutbox } from '@agentplatform/events';
 import {
   bootService,

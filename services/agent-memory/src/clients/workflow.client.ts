@@ -1,4 +1,4 @@
-import { workflowV1 } from '@agentplatform/contracts';
+import { workflowV1 } from '@agentplatform/contracts/workflow-v1';
 import { createGrpcClient, DomainError, openChannel, type Metrics } from '@agentplatform/service-kit';
 
 export interface WorkflowRun {

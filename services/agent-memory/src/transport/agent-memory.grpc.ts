@@ -1,4 +1,4 @@
-import { agentMemoryV1 } from '@agentplatform/contracts';
+import { agentMemoryV1 } from '@agentplatform/contracts/agent-memory-v1';
 import { answerEach } from '@agentplatform/service-kit';
 import type { Agent, AgentInput } from '../domain/agent.js';
 import type { ChatMessage, Session, ToolStep, Usage } from '../domain/chat.js';

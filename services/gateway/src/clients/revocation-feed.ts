@@ -44,7 +44,10 @@ export class RevocationFeed {
       groupId: this.groupId,
       sessionTimeout: CONSUMER_GROUP_TIMING.sessionTimeout,
       heartbeatInterval: CONSUMER_GROUP_TIMING.heartbeatInterval,
-      maxWaitTimeInMs: 100,
+      // A revocation is answered at once (kafkajs' minBytes is 1); the wait only sets how often an
+      // idle feed fetches: twice a second, as Kafka's own consumer does, not ten times (each empty
+      // fetch allocates; docs/performance.md, "Idle memory: the consumers' empty fetches").
+      maxWaitTimeInMs: 500,
       allowAutoTopicCreation: false,
       retry: { ...CONSUMER_GROUP_TIMING.retry },
     });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { identityV1 } from '@agentplatform/contracts';
+import { identityV1 } from '@agentplatform/contracts/identity-v1';
 import { ValidationError, toCallError, type Logger } from '@agentplatform/service-kit';
 import type { ApiKey } from '../persistence/api-key.repository.js';
 import type { LedgerEntry } from '../persistence/credit.repository.js';

@@ -1,4 +1,4 @@
-import { webhookV1 } from '@agentplatform/contracts';
+import { webhookV1 } from '@agentplatform/contracts/webhook-v1';
 import type { Delivery, Webhook } from '../domain/types.js';
 import { createWebhook } from '../use-cases/create-webhook.js';
 import { deleteWebhook } from '../use-cases/delete-webhook.js';

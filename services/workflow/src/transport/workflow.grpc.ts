@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { workflowV1 } from '@agentplatform/contracts';
+import { workflowV1 } from '@agentplatform/contracts/workflow-v1';
 import { ValidationError, runWithContext, toCallError } from '@agentplatform/service-kit';
 import type { Execution, NodeExecution } from '../domain/execution.types.js';
 import {

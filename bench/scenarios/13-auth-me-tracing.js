@@ -107,17 +107,26 @@ async function warmUp(target, metricsPort) {
 const SLICE_SECONDS = 2;
 
 /**
- * The arms' order: pairs off/on then on/off (ABBA), so a drift in the machine's speed over the run
- * weighs on both alike; as many slices as the old six slices of half BENCH_DURATION took.
+ * The slices' order, each an arm and one of its two replicas: pairs off/on then on/off (ABBA), so
+ * a drift in the machine's speed over the run weighs on both arms alike, the replicas of each arm
+ * taking turns; as many seconds an arm as the old six slices of half BENCH_DURATION took.
+ * @returns {Array<['off' | 'on', number]>}
  */
-function sliceOrder(duration) {
-  const pairs = Math.max(2, Math.round((3 * duration) / 2 / SLICE_SECONDS));
-  return Array.from({ length: pairs }, (_, i) => (i % 2 === 0 ? ['off', 'on'] : ['on', 'off'])).flat();
+function sliceOrder(/** @type {number} */ duration) {
+  /** @type {Array<['off' | 'on', number]>} */
+  const order = [];
+  const pairs = Math.max(4, Math.round((3 * duration) / 2 / SLICE_SECONDS));
+  for (let i = 0; i < pairs; i++) {
+    const n = i % 2;
+    if (Math.floor(i / 2) % 2 === 0) order.push(['off', n], ['on', n]);
+    else order.push(['on', n], ['off', n]);
+  }
+  return order;
 }
 
 /**
- * GET /api/v1/auth/me with a JWT through two gateways side by side, replicas started the same
- * way, one without tracing and one with OTEL_EXPORTER_OTLP_ENDPOINT pointing at the sink, both in
+ * GET /api/v1/auth/me with a JWT through gateways side by side, replicas started the same way,
+ * two without tracing and two with OTEL_EXPORTER_OTLP_ENDPOINT pointing at the sink, all in
  * front of the same identity. The load alternates between them in slices of 2 s (`sliceOrder`), so
  * both see the same machine: the CPU left to a process here changes within seconds, and a traced
  * run minutes after the untraced one measured that more than tracing. Each arm's figures add its
@@ -136,51 +145,61 @@ module.exports = {
     // BENCH_TRACING_CONTROL=1: the second gateway without tracing too (an A/A run), to see how far
     // apart two identical gateways measure on this machine.
     const control = process.env.BENCH_TRACING_CONTROL === '1';
-    const traced = platform.replica(
-      `${platform.logFile}.traced`,
-      control ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url },
-    );
-    // The untraced arm is a replica started the same way, not the platform's own gateway: an A/A
-    // run of the platform's gateway against a replica found the replica paying about 12 us more
-    // per request in process.nextTick alone, whatever the cause, which is not tracing's.
-    const plain = platform.replica(`${platform.logFile}.plain`, {});
-    const [ready, plainReady] = await Promise.all([traced.start(), plain.start()]);
-    return { user: await loggedInUser(ctx), sink, traced, tracedReady: ready, plain, plainReady };
+    const replica = (/** @type {'off' | 'on'} */ arm, /** @type {number} */ n) =>
+      platform.replica(
+        `${platform.logFile}.${arm === 'on' ? 'traced' : 'plain'}-${n}`,
+        arm === 'on' && !control ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : {},
+      );
+    // Two replicas an arm, started in two pairs: traced then plain, plain then traced. The first
+    // of two replicas started together measured 3-5% dearer for the rest of the run in A/A runs,
+    // whichever arm it was (docs/performance.md, "Tracing overhead"); each arm now has one of each.
+    const replicas = { off: [replica('off', 0), replica('off', 1)], on: [replica('on', 0), replica('on', 1)] };
+    /** @type {Record<'off' | 'on', import('@agentplatform/testing').ReadyLine[]>} */
+    const ready = { off: [], on: [] };
+    [ready.on[0], ready.off[0]] = await Promise.all([replicas.on[0].start(), replicas.off[0].start()]);
+    [ready.off[1], ready.on[1]] = await Promise.all([replicas.off[1].start(), replicas.on[1].start()]);
+    return { user: await loggedInUser(ctx), sink, replicas, ready };
   },
   async run(ctx, state) {
     const headers = { authorization: `Bearer ${state.user.accessToken}` };
-    const arms = {
-      off: {
-        pid: state.plain.pid,
-        url: `http://127.0.0.1:${state.plainReady.http_port}/api/v1/auth/me`,
-        metrics: state.plainReady.metrics_port,
-      },
-      on: {
-        pid: state.traced.pid,
-        url: `http://127.0.0.1:${state.tracedReady.http_port}/api/v1/auth/me`,
-        metrics: state.tracedReady.metrics_port,
-      },
-    };
-    for (const arm of Object.values(arms)) await warmUp({ url: arm.url, headers }, arm.metrics);
+    /** @type {Record<'off' | 'on', Array<{ pid: number; url: string; metrics: number }>>} */
+    const arms = { off: [], on: [] };
+    for (const name of /** @type {const} */ (['off', 'on']))
+      for (const [n, process] of state.replicas[name].entries())
+        arms[name].push({
+          pid: process.pid,
+          url: `http://127.0.0.1:${state.ready[name][n].http_port}/api/v1/auth/me`,
+          metrics: state.ready[name][n].metrics_port,
+        });
+    const all = [...arms.off, ...arms.on];
+    for (const arm of all) await warmUp({ url: arm.url, headers }, arm.metrics);
     // One uncounted slice each under the full load: the first seconds of a load are the slowest
     // (sockets opened, code optimized for it), and the arms must start the count alike.
-    for (const [name, arm] of Object.entries(arms)) {
+    for (const arm of all) {
       const { requests } = await ctx.measure({ url: arm.url, headers, duration: SLICE_SECONDS });
-      ctx.log(`${name}, warm-up: ${requests} requests`);
+      ctx.log(`${arm.url}, warm-up: ${requests} requests`);
     }
     // The warm-up's spans leave within the exporter's delay (5 s): not counted as the load's.
     await new Promise((resolve) => setTimeout(resolve, 6_000));
     const before = state.sink.spans;
     // The machine's load while the slices run: on a shared machine the figures mean little without it.
     const loadBefore = os.loadavg()[0];
-    const totals = {
-      off: { requests: 0, seconds: 0, cpu: 0, user: 0, main: 0, identity: 0, p50: [], p99: [], errors: 0 },
-      on: { requests: 0, seconds: 0, cpu: 0, user: 0, main: 0, identity: 0, p50: [], p99: [], errors: 0 },
-    };
+    const emptyTotal = () => ({
+      requests: 0,
+      seconds: 0,
+      cpu: 0,
+      user: 0,
+      main: 0,
+      identity: 0,
+      /** @type {number[]} */ p50: [],
+      /** @type {number[]} */ p99: [],
+      errors: 0,
+    });
+    const totals = { off: emptyTotal(), on: emptyTotal() };
     // Identity behind both arms (untraced, shared): its CPU in each arm's slices, per request.
     const identityPid = ctx.platform.service('identity').pid;
-    for (const name of sliceOrder(ctx.duration)) {
-      const arm = arms[name];
+    for (const [name, n] of sliceOrder(ctx.duration)) {
+      const arm = arms[name][n];
       const cpu = cpuSeconds(arm.pid);
       const identityCpu = cpuSeconds(identityPid).all;
       const young = await youngGeneration(arm.metrics);
@@ -198,7 +217,7 @@ module.exports = {
       total.p99.push(figures.p99);
       total.errors += figures.errors;
       ctx.log(
-        `${name}: ${Math.round(figures.requests / SLICE_SECONDS)} req/s, ` +
+        `${name} ${n}: ${Math.round(figures.requests / SLICE_SECONDS)} req/s, ` +
           `${(((after.all - cpu.all) * 1000) / Math.max(1, figures.requests)).toFixed(4)} ms CPU per request, ` +
           `${youngAfter.scavenges - young.scavenges} scavenges, young generation ` +
           `${(young.bytes / 2 ** 20).toFixed(1)} -> ${(youngAfter.bytes / 2 ** 20).toFixed(1)} MB`,
@@ -243,8 +262,7 @@ module.exports = {
     };
   },
   async teardown(_ctx, state) {
-    await state.traced?.stop();
-    await state.plain?.stop();
+    for (const process of [...(state.replicas?.off ?? []), ...(state.replicas?.on ?? [])]) await process.stop();
     await state.sink?.close();
   },
 };

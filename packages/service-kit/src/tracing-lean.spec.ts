@@ -219,6 +219,8 @@ describe('LeanRootSpans', () => {
         // Lengths past one byte, and characters past ASCII: written the general way.
         ['GET', `/api/v1/${'x'.repeat(300)}`, 'r'.repeat(128), 200, `/api/v1/${'y'.repeat(120)}`],
         ['GET', '/api/v1/naïve', 'r-3', 200, '/api/v1/ünïcode'],
+        // A record of 16 KiB or more (a length of three bytes), and a status under 128 (one byte).
+        ['GET', `/${'z'.repeat(17_000)}`, 'r-6', 99, undefined],
         // A failed request (a status message and error.type), and one with an attribute set before.
         ['GET', '/api/v1/agents', 'r-4', 503, '/api/v1/agents'],
         ['GET', '/api/v1/agents', 'r-5', 200, '/api/v1/agents'],
@@ -239,8 +241,9 @@ describe('LeanRootSpans', () => {
         span.attributePairs.push('agentplatform.request.id', requestId, 'http.response.status_code', status);
         if (route !== undefined) span.attributePairs.push('http.route', route);
       }
-      expect(spans[5]!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'HTTP 503' });
-      expect(spans[5]!.attributes['error.type']).toBe('Error');
+      const failed = spans[cases.findIndex(([, , requestId]) => requestId === 'r-4')]!;
+      expect(failed.status).toEqual({ code: SpanStatusCode.ERROR, message: 'HTTP 503' });
+      expect(failed.attributes['error.type']).toBe('Error');
       const expected = ProtobufTraceSerializer.serializeRequest(spans)!;
       expect(sent.map((b) => b.count)).toEqual([cases.length]);
       expect(Buffer.from(sent[0]!.body).equals(Buffer.from(expected))).toBe(true);

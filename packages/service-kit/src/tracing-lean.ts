@@ -361,6 +361,7 @@ const HTTP_KEYS = {
   method: encodedKey(HTTP_REQUEST.method),
   path: encodedKey(HTTP_REQUEST.path),
   requestId: encodedKey(HTTP_REQUEST.requestId),
+  status: encodedKey(HTTP_REQUEST.status),
   route: encodedKey(HTTP_REQUEST.route),
 };
 
@@ -656,7 +657,8 @@ export class SpanWriter {
     status: number,
     route: string | undefined,
   ): void {
-    const start = this.begin(field);
+    // The record is 128 bytes or more (ids, keys and times alone): its length takes two bytes.
+    const start = this.beginWide(field);
     const context = span.spanContext();
     this.bytes(1, span.idBytes, span.idsAt, 16);
     this.bytes(2, span.idBytes, span.idsAt + 16, 8);
@@ -670,7 +672,7 @@ export class SpanWriter {
     this.stringAttribute(HTTP_KEYS.method, HTTP_REQUEST.method, method);
     this.stringAttribute(HTTP_KEYS.path, HTTP_REQUEST.path, path);
     this.stringAttribute(HTTP_KEYS.requestId, HTTP_REQUEST.requestId, requestId);
-    this.keyValue(9, HTTP_REQUEST.status, status);
+    this.intAttribute(HTTP_KEYS.status, HTTP_REQUEST.status, status);
     if (route !== undefined) this.stringAttribute(HTTP_KEYS.route, HTTP_REQUEST.route, route);
     // Dropped attributes, dropped events, dropped links (none), then the status: UNSET, no message.
     this.ensure(10);
@@ -686,7 +688,54 @@ export class SpanWriter {
     buf[this.pos++] = 3 * 8;
     buf[this.pos++] = SpanStatusCode.UNSET;
     this.fixed32(16, (context.traceFlags & 0xff) | SPAN_FLAGS_HAS_IS_REMOTE);
-    this.end(start);
+    this.endWide(start);
+  }
+
+  /**
+   * An attribute (a KeyValue of field 9) whose key is written already and whose value is an
+   * integer from 0 to 16,383 (an HTTP status), as `keyValue` writes it; any other as `keyValue`.
+   */
+  private intAttribute(key: Uint8Array, name: string, value: number): void {
+    if (!Number.isInteger(value) || value < 0 || value >= 1 << 14) return this.keyValue(9, name, value);
+    const size = value < 128 ? 1 : 2;
+    this.ensure(key.length + 5 + size);
+    const buf = this.buf;
+    buf[this.pos++] = 9 * 8 + 2;
+    buf[this.pos++] = key.length + 3 + size;
+    buf.set(key, this.pos);
+    this.pos += key.length;
+    buf[this.pos++] = 2 * 8 + 2;
+    buf[this.pos++] = 1 + size;
+    buf[this.pos++] = 3 * 8;
+    this.varint(value);
+  }
+
+  /** Starts a length-delimited field whose length is expected to take two bytes; `endWide` closes it. */
+  private beginWide(field: number): number {
+    this.tag(field, 2);
+    this.ensure(2);
+    const start = this.pos;
+    this.pos += 2;
+    return start;
+  }
+
+  /** Closes a `beginWide` field: its length as a minimal varint, the body moved when it is not two bytes. */
+  private endWide(start: number): void {
+    const length = this.pos - start - 2;
+    const size = varintSize(length);
+    if (size !== 2) {
+      this.ensure(1);
+      this.buf.copyWithin(start + size, start + 2, this.pos);
+      this.pos += size - 2;
+    }
+    const buf = this.buf;
+    let v = length;
+    let at = start;
+    while (v > 0x7f) {
+      buf[at++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    buf[at] = v;
   }
 
   /** One `Span` message (as field `field` of its ScopeSpans), its fields in the SDK's order. */

@@ -109,13 +109,15 @@ const SLICE_SECONDS = 2;
 /**
  * The slices' order, each an arm and one of its two replicas: pairs off/on then on/off (ABBA), so
  * a drift in the machine's speed over the run weighs on both arms alike, the replicas of each arm
- * taking turns; as many seconds an arm as the old six slices of half BENCH_DURATION took.
+ * taking turns. At least 30 s an arm (15 slices), more with a BENCH_DURATION over 20: slices of
+ * one arm differ by 20-40% on this machine, and eight of them left the comparison a few percent
+ * either way from run to run.
  * @returns {Array<['off' | 'on', number]>}
  */
 function sliceOrder(/** @type {number} */ duration) {
   /** @type {Array<['off' | 'on', number]>} */
   const order = [];
-  const pairs = Math.max(4, Math.round((3 * duration) / 2 / SLICE_SECONDS));
+  const pairs = Math.max(15, Math.round((3 * duration) / 2 / SLICE_SECONDS));
   for (let i = 0; i < pairs; i++) {
     const n = i % 2;
     if (Math.floor(i / 2) % 2 === 0) order.push(['off', n], ['on', n]);

@@ -24,6 +24,7 @@ import {
   type SpanProcessor,
   type TimedEvent,
 } from '@opentelemetry/sdk-trace';
+import { HTTP_REQUEST, setHttpRequestAttributes } from './tracing-http.js';
 
 const NO_LINKS: Link[] = [];
 const NO_PAIRS = Object.freeze([]) as unknown as Array<string | AttributeValue>;
@@ -223,13 +224,11 @@ export class LeanSpan implements Span, ReadableSpan {
   }
 
   /**
-   * Ends an HTTP server request's span with what the gateway records of every request: the
-   * attributes `http.request.method`, `url.path`, `agentplatform.request.id`,
-   * `http.response.status_code` and `http.route`, the name `<method> <route>` (the method alone
-   * without a route), and a failed status from 500 on. The exported record is the same as after
-   * those calls and `end()` (unit test). When nothing else was set on the span and its sink writes
-   * records (production), the record is written from the arguments at once: no attribute list,
-   * no name string, and the keys' bytes written once for all spans.
+   * Ends an HTTP server request's span with what the gateway records of every request
+   * (`setHttpRequestAttributes`). When nothing else was set on the span and its sink writes
+   * records (production), the record is written from the arguments at once, the same bytes as
+   * after those calls and `end()` (unit test): no attribute list, no name string, and the keys'
+   * bytes written once for all spans.
    */
   endHttpRequest(method: string, path: string, requestId: string, status: number, route: string | undefined): void {
     if (this.ended) return;
@@ -247,31 +246,10 @@ export class LeanSpan implements Span, ReadableSpan {
       sink.recordHttpRequest(this, method, path, requestId, status, route);
       return;
     }
-    this.setAttribute(HTTP_REQUEST.method, method);
-    this.setAttribute(HTTP_REQUEST.path, path);
-    this.setAttribute(HTTP_REQUEST.requestId, requestId);
-    this.setAttribute(HTTP_REQUEST.status, status);
-    if (route !== undefined) {
-      this.updateName(`${method} ${route}`);
-      this.setAttribute(HTTP_REQUEST.route, route);
-    }
-    if (status >= 500) {
-      this.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${status}` });
-      this.setAttribute('error.type', 'Error');
-    }
+    setHttpRequestAttributes(this, method, path, requestId, status, route);
     this.end();
   }
 }
-
-/** The attributes of an HTTP server request's span (`LeanSpan.endHttpRequest`), in the order written. */
-const HTTP_REQUEST = {
-  method: 'http.request.method',
-  path: 'url.path',
-  // The request id (X-Request-Id) finds a request's trace from a log line or a support ticket.
-  requestId: 'agentplatform.request.id',
-  status: 'http.response.status_code',
-  route: 'http.route',
-} as const;
 
 /**
  * Where lean root spans take their ids: a trace id and a span id at once, as hex (the span's

@@ -21,6 +21,7 @@ import {
 } from './context.js';
 import type { Logger } from './logger.js';
 import { RootSpanContext } from './tracing-context.js';
+import { setHttpRequestAttributes } from './tracing-http.js';
 import type { LeanRootSpans, LeanSpan } from './tracing-lean.js';
 
 export { SpanKind, type Span } from '@opentelemetry/api';
@@ -211,15 +212,7 @@ export function endHttpServerSpan(
   const lean = span as Partial<Pick<LeanSpan, 'endHttpRequest'>>;
   if (lean.endHttpRequest) return lean.endHttpRequest(method, path, requestId, status, route);
   // Another kind of span (a test's, or one not recorded): the same attributes, one by one.
-  span.setAttribute('http.request.method', method);
-  span.setAttribute('url.path', path);
-  span.setAttribute('agentplatform.request.id', requestId);
-  span.setAttribute('http.response.status_code', status);
-  if (route !== undefined) {
-    span.updateName(`${method} ${route}`);
-    span.setAttribute('http.route', route);
-  }
-  if (status >= 500) failSpan(span, new Error(`HTTP ${status}`));
+  setHttpRequestAttributes(span, method, path, requestId, status, route);
   span.end();
 }
 

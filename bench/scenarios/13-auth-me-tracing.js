@@ -109,15 +109,16 @@ const SLICE_SECONDS = 2;
 /**
  * The slices' order, each an arm and one of its two replicas: pairs off/on then on/off (ABBA), so
  * a drift in the machine's speed over the run weighs on both arms alike, the replicas of each arm
- * taking turns. At least 30 s an arm (15 slices), more with a BENCH_DURATION over 20: slices of
- * one arm differ by 20-40% on this machine, and eight of them left the comparison a few percent
- * either way from run to run.
+ * taking turns. At least 120 s an arm (60 slices), more with a BENCH_DURATION over 80: slices
+ * of one arm differ by 20-40% on this machine, one slice pair's comparison anywhere from -37% to
+ * +34%, and with 15 slices an arm the same code read from -5% to +12% over eight runs
+ * (docs/performance.md, "Tracing overhead"). Four times the slices halve that spread.
  * @returns {Array<['off' | 'on', number]>}
  */
 function sliceOrder(/** @type {number} */ duration) {
   /** @type {Array<['off' | 'on', number]>} */
   const order = [];
-  const pairs = Math.max(15, Math.round((3 * duration) / 2 / SLICE_SECONDS));
+  const pairs = Math.max(60, Math.round((3 * duration) / 2 / SLICE_SECONDS));
   for (let i = 0; i < pairs; i++) {
     const n = i % 2;
     if (Math.floor(i / 2) % 2 === 0) order.push(['off', n], ['on', n]);

@@ -608,14 +608,7 @@ export class SpanWriter {
     // KeyValue tag and length, the key, AnyValue (field 2) tag and length, then the string value.
     const anyLength = value.length + 2;
     if (key.length + anyLength + 2 < 128) {
-      this.ensure(key.length + 4);
-      const buf = this.buf;
-      buf[this.pos++] = 9 * 8 + 2;
-      buf[this.pos++] = key.length + 2 + anyLength;
-      buf.set(key, this.pos);
-      this.pos += key.length;
-      buf[this.pos++] = 2 * 8 + 2;
-      buf[this.pos++] = anyLength;
+      this.attributeHead(key, anyLength);
       if (this.shortAscii(1, value)) return;
     }
     this.pos = start;
@@ -676,16 +669,25 @@ export class SpanWriter {
   private intAttribute(key: Uint8Array, name: string, value: number): void {
     if (!Number.isInteger(value) || value < 0 || value >= 1 << 14) return this.keyValue(9, name, value);
     const size = value < 128 ? 1 : 2;
-    this.ensure(key.length + 5 + size);
+    this.attributeHead(key, 1 + size);
+    this.tag(3, 0);
+    this.varint(value);
+  }
+
+  /**
+   * The head of an attribute (a KeyValue of field 9) whose key is written already and whose
+   * AnyValue (field 2) is `anyLength` bytes: tags and one-byte lengths, the key, up to the value.
+   * The caller has checked that the KeyValue's length fits one byte.
+   */
+  private attributeHead(key: Uint8Array, anyLength: number): void {
+    this.ensure(key.length + 4);
     const buf = this.buf;
     buf[this.pos++] = 9 * 8 + 2;
-    buf[this.pos++] = key.length + 3 + size;
+    buf[this.pos++] = key.length + 2 + anyLength;
     buf.set(key, this.pos);
     this.pos += key.length;
     buf[this.pos++] = 2 * 8 + 2;
-    buf[this.pos++] = 1 + size;
-    buf[this.pos++] = 3 * 8;
-    this.varint(value);
+    buf[this.pos++] = anyLength;
   }
 
   /** Starts a length-delimited field whose length is expected to take two bytes; `endWide` closes it. */

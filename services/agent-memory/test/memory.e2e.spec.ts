@@ -34,6 +34,36 @@ describe('memory through the gateway', () => {
     return res.body;
   };
 
+  /** A second agent-memory replica beside the gateway's, with a gRPC client to it; stop it after. */
+  const startReplica = async () => {
+    const replica = new ServiceProcess(
+      'agent-memory',
+      {
+        ...process.env,
+        LOG_LEVEL: 'info',
+        MONGODB_URI: suite.platform.mongoUri,
+        MONGODB_DATABASE: suite.platform.database('agent-memory'),
+        KAFKA_BROKERS: suite.platform.kafkaBrokers.join(','),
+        KAFKA_TOPIC: suite.platform.topic,
+        GRPC_HOST: '127.0.0.1',
+        GRPC_PORT: '0',
+        METRICS_PORT: '0',
+        IDENTITY_GRPC_ADDR: `127.0.0.1:${suite.platform.service('identity').ready!.grpc_port}`,
+        DATA_ENCRYPTION_KEY: suite.platform.dataEncryptionKey,
+      },
+      path.join(suite.platform.logDir, 'agent-memory-replica.log'),
+    );
+    const ready = await replica.start();
+    const channel = openChannel(`127.0.0.1:${ready.grpc_port}`);
+    return {
+      client: createGrpcClient(agentMemoryV1.AgentMemoryServiceDefinition, channel, { deadlineMs: 10_000 }),
+      stop: async () => {
+        channel.close();
+        await replica.stop();
+      },
+    };
+  };
+
   const search = async (body: Record<string, unknown>) => {
     const res = await suite.http.post('/api/v1/memory/search', body);
     expect(res.status).toBe(200);
@@ -96,6 +126,28 @@ describe('memory through the gateway', () => {
         message: expect.stringContaining('not enabled'),
       });
       expect((await suite.http.post('/api/v1/memory', { agent_id: 'agt_unknown', content: 'x' })).status).toBe(404);
+    });
+
+    it('refuses a memory type another replica disabled after this one last wrote to the agent', async () => {
+      const agentId = await newAgent(['semantic', 'episodic']);
+      const first = await add(agentId, 'Known to the replica that wrote it.');
+      const { client: other, stop } = await startReplica();
+      try {
+        await other.updateAgent({ tenantId: suite.tenantId, agentId, memoryTypes: { values: ['episodic'] } });
+      } finally {
+        await stop();
+      }
+      const refused = await suite.http.post('/api/v1/memory', { agent_id: agentId, content: 'A semantic fact.' });
+      expect(refused.status).toBe(400);
+      expect(refused.body.details).toEqual([
+        expect.objectContaining({ field: 'memory_type', message: expect.stringContaining('not enabled') }),
+      ]);
+      const event = await add(agentId, 'An episode.', {}, 'episodic');
+      const listed = await suite.http.get(`/api/v1/memory?agent_id=${agentId}`);
+      expect(listed.status).toBe(200);
+      expect(listed.body.items.map((m: { id: string }) => m.id).sort()).toEqual([first.id, event.id].sort());
+      const found = await search({ agent_id: agentId, query: 'semantic fact' });
+      expect(found.map((r) => r.content)).not.toContain('A semantic fact.');
     });
 
     it('updates content (re-embedded and re-indexed) and metadata, and deletes', async () => {
@@ -320,27 +372,8 @@ describe('memory through the gateway', () => {
     });
 
     it('sees writes made through another replica (the cache is checked against the agent version)', async () => {
-      const replica = new ServiceProcess(
-        'agent-memory',
-        {
-          ...process.env,
-          LOG_LEVEL: 'info',
-          MONGODB_URI: suite.platform.mongoUri,
-          MONGODB_DATABASE: suite.platform.database('agent-memory'),
-          KAFKA_BROKERS: suite.platform.kafkaBrokers.join(','),
-          KAFKA_TOPIC: suite.platform.topic,
-          GRPC_HOST: '127.0.0.1',
-          GRPC_PORT: '0',
-          METRICS_PORT: '0',
-          IDENTITY_GRPC_ADDR: `127.0.0.1:${suite.platform.service('identity').ready!.grpc_port}`,
-          DATA_ENCRYPTION_KEY: suite.platform.dataEncryptionKey,
-        },
-        path.join(suite.platform.logDir, 'agent-memory-replica.log'),
-      );
-      const ready = await replica.start();
-      const channel = openChannel(`127.0.0.1:${ready.grpc_port}`);
+      const { client: other, stop } = await startReplica();
       try {
-        const other = createGrpcClient(agentMemoryV1.AgentMemoryServiceDefinition, channel, { deadlineMs: 10_000 });
         const query = { tenantId: suite.tenantId, agentId, query: 'penguins in the zoo', topK: 3 };
         expect((await other.searchMemory(query)).results.map((r) => r.content)).not.toContain(
           'The zoo has twelve penguins.',
@@ -360,8 +393,7 @@ describe('memory through the gateway', () => {
         expect((await search({ agent_id: agentId, query: 'when are penguins fed' }))[0].id).toBe(viaReplica.id);
         await suite.http.delete(`/api/v1/memory/${viaReplica.id}`);
       } finally {
-        channel.close();
-        await replica.stop();
+        await stop();
       }
     });
   });

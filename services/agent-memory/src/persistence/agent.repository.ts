@@ -27,11 +27,14 @@ export interface AgentChanges {
   config?: AgentConfig;
 }
 
+/** An agent as a version bump leaves it: what a write of its memories checks against. */
+export type BumpedAgent = Pick<Agent, 'memoryVersion' | 'memoryTypes'>;
+
 export class AgentRepository {
   private readonly model: Model<AgentDoc>;
   /**
-   * The driver's collection, for the reads on every request (an add's or a chat's agent, the
-   * list and its count): a mongoose query builds, casts and wraps each one, which cost about as much CPU as the
+   * The driver's collection, for the reads and writes on every request (an add's or a chat's
+   * agent, the list and its count, the memory version's bump): a mongoose query builds, casts and wraps each one, which cost about as much CPU as the
    * driver's own round trip here. The documents are plain either way (these reads were `lean`).
    */
   private readonly collection: Collection<AgentDoc>;
@@ -126,15 +129,20 @@ export class AgentRepository {
    * Marks a change to the agent's memory items, after the items were written: a replica whose
    * cache holds version v knows it has seen every write whose bump returned <= v.
    */
-  async bumpMemoryVersion(tenantId: string, id: string): Promise<number | undefined> {
-    const doc = await this.model
-      .findOneAndUpdate(
-        { _id: id, tenant_id: tenantId },
-        { $inc: { memory_version: 1 } },
-        { returnDocument: 'after', projection: { memory_version: 1 } },
-      )
-      .lean<Pick<AgentDoc, 'memory_version'>>();
-    return doc?.memory_version;
+  /**
+   * Adds one to the agent's memory version; answers the agent's version and memory types after it
+   * (a single adds' group checks its types against these: see manage-memories' writeItems), or
+   * undefined for an agent the tenant does not have (deleted).
+   */
+  async bumpMemoryVersion(tenantId: string, id: string): Promise<BumpedAgent | undefined> {
+    const doc = await this.collection.findOneAndUpdate(
+      { _id: id, tenant_id: tenantId },
+      { $inc: { memory_version: 1 } },
+      { returnDocument: 'after', projection: { memory_version: 1, memory_types: 1 } },
+    );
+    return doc
+      ? { memoryVersion: doc.memory_version ?? 0, memoryTypes: (doc.memory_types ?? []) as MemoryType[] }
+      : undefined;
   }
 
   async delete(tenantId: string, id: string): Promise<boolean> {

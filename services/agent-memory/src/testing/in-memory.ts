@@ -24,7 +24,7 @@ import type { MemoryItem } from '../domain/memory.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import { LocalEmbeddingProvider } from '../embeddings/local-embedding.js';
 import { LocalResponder } from '../llm/local-responder.js';
-import type { AgentChanges, AgentRepository } from '../persistence/agent.repository.js';
+import type { AgentChanges, AgentRepository, BumpedAgent } from '../persistence/agent.repository.js';
 import { clientSessionId, type ChatRepository, type TurnWrite } from '../persistence/chat.repository.js';
 import type { MemoryChanges, MemoryRepository } from '../persistence/memory.repository.js';
 import { MemoryIndexCache, type IndexChange } from '../search/memory-index-cache.js';
@@ -63,9 +63,9 @@ export class InMemoryAgents extends InMemoryTenantRecords<Agent> implements Agen
   async memoryVersion(tenantId: string, id: string): Promise<number | undefined> {
     return (await this.find(tenantId, id))?.memoryVersion;
   }
-  async bumpMemoryVersion(tenantId: string, id: string): Promise<number | undefined> {
+  async bumpMemoryVersion(tenantId: string, id: string): Promise<BumpedAgent | undefined> {
     const bumped = await this.change(tenantId, id, (agent) => ({ ...agent, memoryVersion: agent.memoryVersion + 1 }));
-    return bumped?.memoryVersion;
+    return bumped && { memoryVersion: bumped.memoryVersion, memoryTypes: [...bumped.memoryTypes] };
   }
 }
 

@@ -80,7 +80,7 @@ function setup(options: {
   const backlog = new EmbeddingBacklog(
     {
       memories: memories as unknown as MemoryRepository,
-      agents: { bumpMemoryVersion: async () => ++version } as never,
+      agents: { bumpMemoryVersion: async () => ({ memoryVersion: ++version, memoryTypes: [] }) } as never,
       embedder,
       index: new RecordingIndex() as never,
       logger: createLogger('agent-memory', 'silent'),

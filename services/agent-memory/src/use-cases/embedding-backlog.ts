@@ -356,9 +356,9 @@ export class EmbeddingBacklog {
     for (const item of stored) byAgent.get(`${item.tenantId}/${item.agentId}`)?.items.push(item);
     for (const { tenantId, agentId, items } of byAgent.values()) {
       if (items.length === 0) continue;
-      const version = await this.deps.agents.bumpMemoryVersion(tenantId, agentId);
-      if (version === undefined) this.deps.index.drop(tenantId, agentId);
-      else this.deps.index.apply(tenantId, agentId, version, { upsert: items });
+      const bumped = await this.deps.agents.bumpMemoryVersion(tenantId, agentId);
+      if (bumped === undefined) this.deps.index.drop(tenantId, agentId);
+      else this.deps.index.apply(tenantId, agentId, bumped.memoryVersion, { upsert: items });
     }
   }
 

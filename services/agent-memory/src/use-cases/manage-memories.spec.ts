@@ -156,7 +156,7 @@ describe('memory adds: the quota taken while the agent is read', () => {
     return calls;
   }
 
-  it("takes a known agent's quota while reading it, in one round trip's time", async () => {
+  it('reads an unknown agent first, then no more while the types it has enabled cover the adds', async () => {
     const { deps, fakes, agentId } = await setup();
     const calls = trace(fakes);
     await add(deps, agentId, 'first'); // not known yet: the agent is read first
@@ -164,18 +164,68 @@ describe('memory adds: the quota taken while the agent is read', () => {
     calls.length = 0;
     const items = await Promise.all(Array.from({ length: 6 }, (_, i) => add(deps, agentId, `fact ${i}`)));
     expect(items.map((item) => item.content)).toEqual(Array.from({ length: 6 }, (_, i) => `fact ${i}`));
-    // Known now: both start before either ends, then the insert, then the bump.
-    expect(calls.slice(0, 2).sort()).toEqual(['acquire:start', 'find:start']);
-    expect(calls.indexOf('insert:start')).toBeGreaterThan(
-      Math.max(calls.indexOf('find:end'), calls.indexOf('acquire:end')),
+    // Known now: no read; the quota, then the insert, then the bump, for each of the two groups.
+    expect(calls).toEqual(
+      Array.from({ length: 2 }, () =>
+        ['acquire', 'insert', 'bump'].flatMap((call) => [`${call}:start`, `${call}:end`]),
+      ).flat(),
     );
-    expect(calls.indexOf('bump:start')).toBeGreaterThan(calls.indexOf('insert:end'));
     expect(fakes.index.applied.map((a) => [a.version, a.upsert.length])).toEqual([
       [1, 1],
       [2, 1],
       [3, 5],
     ]);
     expect(fakes.quotas.count(agentId, 'memories')).toBe(7);
+  });
+
+  it("takes a known agent's quota while reading it when an add's type is not among those it knew", async () => {
+    const { deps, fakes, agentId } = await setup();
+    await add(deps, agentId, 'first'); // known: semantic and episodic enabled
+    // Another replica enables procedural memories.
+    await fakes.agents.update('t1', agentId, { memoryTypes: ['semantic', 'procedural'] }, new Date());
+    const calls = trace(fakes);
+    const stored = await add(deps, agentId, 'a procedure', { memoryType: 'procedural' });
+    expect(stored.memoryType).toBe('procedural');
+    // Both start before either ends, then the insert, then the bump.
+    expect(calls.slice(0, 2).sort()).toEqual(['acquire:start', 'find:start']);
+    expect(calls.indexOf('insert:start')).toBeGreaterThan(
+      Math.max(calls.indexOf('find:end'), calls.indexOf('acquire:end')),
+    );
+    expect(calls.indexOf('bump:start')).toBeGreaterThan(calls.indexOf('insert:end'));
+    // What that read found is known now: the next procedural add is not read.
+    calls.length = 0;
+    await add(deps, agentId, 'another procedure', { memoryType: 'procedural' });
+    expect(calls).not.toContain('find:start');
+    expect(fakes.quotas.count(agentId, 'memories')).toBe(3);
+  });
+
+  it('refuses an add whose type another replica disabled since this one read the agent', async () => {
+    const { deps, fakes, agentId } = await setup();
+    await add(deps, agentId, 'first'); // known: semantic and episodic enabled
+    await fakes.agents.update('t1', agentId, { memoryTypes: ['episodic'] }, new Date());
+    const find = jest.spyOn(fakes.agents, 'find');
+    const outcomes = await Promise.allSettled([
+      add(deps, agentId, 'a fact'), // semantic: disabled now
+      add(deps, agentId, 'an event', { memoryType: 'episodic' }),
+    ]);
+    expect(find).not.toHaveBeenCalled();
+    expect(outcomes[0]).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'validation_error', details: [expect.objectContaining({ field: 'memory_type' })] },
+    });
+    expect(outcomes[1]).toMatchObject({ status: 'fulfilled', value: { content: 'an event' } });
+    // The refused item is gone again, its unit given back, and the version bumped after that.
+    expect([...fakes.memories.byId.values()].map((m) => m.content).sort()).toEqual(['an event', 'first']);
+    expect(fakes.quotas.count(agentId, 'memories')).toBe(2);
+    expect((await fakes.agents.find('t1', agentId))!.memoryVersion).toBe(4);
+    // This replica's index was dropped (reloaded at the next search) and then given the stored add only.
+    expect(fakes.index.dropped).toEqual([agentId]);
+    expect(fakes.index.applied.at(-1)).toMatchObject({ version: 4, upsert: [expect.any(String)] });
+    // The types the bump answered are known now: the next semantic add is refused without a write.
+    const inserts = jest.spyOn(fakes.memories, 'insertMany');
+    inserts.mockClear();
+    await expect(add(deps, agentId, 'again')).rejects.toMatchObject({ code: 'validation_error' });
+    expect(inserts).not.toHaveBeenCalled();
   });
 
   it("never takes another tenant's agent's units, even for an agent this replica knows", async () => {

@@ -32,7 +32,11 @@ function checkContent(content: string, issues: FieldIssue[]): string {
 }
 
 /** A memory type must be a known one and enabled in the agent's memory_types. */
-export function checkMemoryType(agent: Agent | undefined, value: string, issues: FieldIssue[]): MemoryType {
+export function checkMemoryType(
+  agent: Pick<Agent, 'memoryTypes'> | undefined,
+  value: string,
+  issues: FieldIssue[],
+): MemoryType {
   if (!(MEMORY_TYPES as readonly string[]).includes(value)) {
     issues.push({ field: 'memory_type', message: `must be one of ${MEMORY_TYPES.join(', ')}` });
   } else if (agent && !agent.memoryTypes.includes(value as MemoryType)) {
@@ -54,41 +58,48 @@ async function findAgent(deps: UseCaseDeps, tenantId: string, agentId: string): 
 interface PendingAdd {
   item: MemoryItem;
   /**
-   * An add through the API: the write reads the agent (once per group), checks the type is
-   * enabled and takes a unit of the plan's memories quota. A chat's add brings the agent it
-   * already read; its unit is counted with the group's (never refused).
+   * An add through the API: the write checks the type is enabled for the agent (read once per
+   * group, or as this replica knows it: see Writer) and takes a unit of the plan's memories
+   * quota. A chat's add brings the agent it already read; its unit is counted with the group's
+   * (never refused).
    */
   checked: { plan: string | undefined } | { agent: Agent };
 }
 
 /*
- * Adds to one agent that arrive while a write for it is in flight go out together: one agent
- * read, one quota increment, one insertMany and one version bump per group instead of per add.
+ * Adds to one agent that arrive while a write for it is in flight go out together: one quota
+ * increment, one insertMany and one version bump per group instead of per add (and one agent
+ * read, for an agent this replica does not know).
  * The order of each add's writes is the one the search cache relies on (items first, then the
  * bump), so a group is as safe as a lone add; see writeGroup. One writer per deps (a process
  * builds one; each unit test its own).
  */
 interface Writer {
   commit: GroupCommit<PendingAdd, MemoryItem>;
-  /**
-   * Agents this process has read, by id: the tenant each belongs to. An agent's tenant never
-   * changes, so a group for an agent known to be the tenant's takes its quota while the agent is
-   * read (a missing agent is then a deleted one: the units go back). Any other group reads first,
-   * so that no tenant's adds ever hold units of another tenant's agent.
-   */
-  owners: LRUCache<string, string>;
+  known: KnownAgents;
 }
+
+/**
+ * Agents this process has read or bumped, by id: the tenant each belongs to and its memory types
+ * as last seen. An agent's tenant never changes. A group for an agent known to be the tenant's,
+ * whose API adds all have a type it knows enabled, is not read at all: its quota is taken at
+ * once, and the bump after the insert (which answers the agent's types, and finds a deleted agent
+ * missing) confirms the types (see writeItems). Any other group reads the agent, taking a known
+ * agent's units meanwhile; an unknown agent is read first, so that no tenant's adds ever hold
+ * units of another tenant's agent.
+ */
+type KnownAgents = LRUCache<string, Pick<Agent, 'tenantId' | 'memoryTypes'>>;
 
 const writers = new WeakMap<UseCaseDeps, Writer>();
 
-/** Agents remembered in `owners` at most (least recently read first out). */
-const MAX_OWNERS = 10_000;
+/** Agents remembered in `known` at most (least recently used first out). */
+const MAX_KNOWN = 10_000;
 
 function writer(deps: UseCaseDeps): Writer {
   let found = writers.get(deps);
   if (!found) {
-    const owners = new LRUCache<string, string>({ max: MAX_OWNERS });
-    found = { commit: new GroupCommit((_key, adds) => writeGroup(deps, owners, adds), 256), owners };
+    const known: KnownAgents = new LRUCache({ max: MAX_KNOWN });
+    found = { commit: new GroupCommit((_key, adds) => writeGroup(deps, known, adds), 256), known };
     writers.set(deps, found);
   }
   return found;
@@ -137,25 +148,55 @@ function apiAddsByPlan(adds: PendingAdd[], keep: (i: number) => boolean): Map<st
 }
 
 /**
- * The group's reads: the agent (unless every add brought it) and the API adds' quota units. For
- * an agent known to be the tenant's, the units of every API add are taken, all at once per plan,
- * while the agent is read; the units of adds whose type then fails its check go back, and a plan
- * whose units did not all fit is taken again, unit by unit, for the checked adds only (as when the
- * agent is read first), so that no add of the group is refused for a unit held by one that is
- * itself refused.
+ * Takes the units of the API adds `keep` selects, all at once per plan (unit by unit for a plan
+ * whose units do not all fit, see takeQuota). Answers the indexes holding a unit; `results` gets
+ * each refusal.
+ */
+async function takeUnits(
+  deps: UseCaseDeps,
+  adds: PendingAdd[],
+  keep: (i: number) => boolean,
+  results: Array<MemoryItem | Error | undefined>,
+): Promise<number[]> {
+  const { tenantId, agentId } = adds[0].item;
+  const held: number[] = [];
+  for (const [plan, indexes] of apiAddsByPlan(adds, keep)) {
+    const outcomes = await takeQuota(deps, agentId, plan, indexes.length, () => deps.memories.count(tenantId, agentId));
+    indexes.forEach((i, n) => {
+      const outcome = outcomes[n];
+      if (outcome === true) held.push(i);
+      else results[i] = outcome;
+    });
+  }
+  return held;
+}
+
+/**
+ * The group's reads: the agent (unless every add brought it, or this replica knows it: see
+ * KnownAgents) and the API adds' quota units. For an agent known to be the tenant's that is read
+ * all the same (an add's type is not among the types known), the units of every API add are
+ * taken, all at once per plan, while the agent is read; the units of adds whose type then fails
+ * its check go back, and a plan whose units did not all fit is taken again, unit by unit, for the
+ * checked adds only (as when the agent is read first), so that no add of the group is refused for
+ * a unit held by one that is itself refused.
  * Answers the indexes holding a unit (undefined: the agent is missing, every unit given back);
  * `results` gets each refusal.
  */
 async function readGroup(
   deps: UseCaseDeps,
-  owners: LRUCache<string, string>,
+  knownAgents: KnownAgents,
   adds: PendingAdd[],
   results: Array<MemoryItem | Error | undefined>,
 ): Promise<number[] | undefined> {
   const { tenantId, agentId } = adds[0].item;
   const countActual = () => deps.memories.count(tenantId, agentId);
-  if (!adds.some((add) => 'plan' in add.checked)) return [];
-  const known = owners.get(agentId) === tenantId;
+  const api = (i: number) => 'plan' in adds[i].checked;
+  if (!adds.some((_, i) => api(i))) return [];
+  const seen = knownAgents.get(agentId);
+  const known = seen?.tenantId === tenantId;
+  if (known && adds.every((add, i) => !api(i) || seen.memoryTypes.includes(add.item.memoryType))) {
+    return takeUnits(deps, adds, () => true, results);
+  }
   const early = known
     ? [...apiAddsByPlan(adds, () => true)].map(([plan, indexes]) =>
         deps.quotas.acquire(agentId, 'memories', plan, countActual, indexes.length).then(
@@ -171,11 +212,11 @@ async function readGroup(
   });
   const tookEarly = (await Promise.all(early)).filter((taken) => taken !== undefined);
   if (!agent) {
-    if (known) owners.delete(agentId);
+    if (known) knownAgents.delete(agentId);
     for (const taken of tookEarly) await giveBack(taken.indexes.length);
     return undefined;
   }
-  owners.set(agentId, tenantId);
+  knownAgents.set(agentId, { tenantId, memoryTypes: agent.memoryTypes });
 
   adds.forEach((add, i) => {
     if (!('plan' in add.checked)) return;
@@ -187,18 +228,12 @@ async function readGroup(
   const checked = (i: number) => results[i] === undefined;
   for (const [plan, indexes] of apiAddsByPlan(adds, checked)) {
     const taken = tookEarly.find((t) => t.plan === plan);
-    if (taken) {
-      held.push(...indexes);
-      await giveBack(taken.indexes.length - indexes.length);
-      continue;
-    }
-    const outcomes = await takeQuota(deps, agentId, plan, indexes.length, countActual);
-    indexes.forEach((i, n) => {
-      const outcome = outcomes[n];
-      if (outcome === true) held.push(i);
-      else results[i] = outcome;
-    });
+    if (!taken) continue;
+    held.push(...indexes);
+    await giveBack(taken.indexes.length - indexes.length);
   }
+  const takenEarly = (i: number) => tookEarly.some((taken) => taken.indexes.includes(i));
+  held.push(...(await takeUnits(deps, adds, (i) => checked(i) && !takenEarly(i), results)));
   // A plan whose adds were all refused by their type check: its early units go back.
   for (const taken of tookEarly) {
     if (!taken.indexes.some(checked)) await giveBack(taken.indexes.length);
@@ -207,12 +242,15 @@ async function readGroup(
 }
 
 /**
- * Writes one agent's group of adds: the reads (readGroup: the agent unless every add brought it,
- * the type checks, the quota, one increment for the group), the chats' quota units, the items
- * (one insertMany), then the agent's memory version (one bump, after the items: see
- * MemoryIndexCache). The bump is addressed to the agent in the tenant, so it also checks that the
- * agent still exists: an agent deleted since the read (on any replica) gets no memories from a
- * write that answers after the delete did; its items are removed again and the adds answer 404.
+ * Writes one agent's group of adds: the reads (readGroup: the agent unless every add brought it
+ * or this replica knows it, the type checks, the quota, one increment for the group), the chats'
+ * quota units, the items (one insertMany), then the agent's memory version (one bump, after the
+ * items: see MemoryIndexCache). The bump is addressed to the agent in the tenant, so it also
+ * checks that the agent still exists: an agent deleted since the read (on any replica) gets no
+ * memories from a write that answers after the delete did; its items are removed again and the
+ * adds answer 404. The bump answers the agent's memory types too: an API add whose type was
+ * disabled since (or since this replica last saw the agent) is removed again and answers 400, as
+ * it would have had the change come first.
  *
  * A crash after the insert and before the bump answers nobody; the items are stored without a
  * vector, and the embedding backlog's store of their vectors bumps the version, which brings every
@@ -220,18 +258,19 @@ async function readGroup(
  */
 async function writeGroup(
   deps: UseCaseDeps,
-  owners: LRUCache<string, string>,
+  knownAgents: KnownAgents,
   adds: PendingAdd[],
 ): Promise<Array<MemoryItem | Error>> {
   const results: Array<MemoryItem | Error | undefined> = adds.map(() => undefined);
-  const held = await readGroup(deps, owners, adds, results);
+  const held = await readGroup(deps, knownAgents, adds, results);
   if (!held) return adds.map(() => new NotFoundError('Agent'));
-  return writeItems(deps, adds, results, held);
+  return writeItems(deps, knownAgents, adds, results, held);
 }
 
 /** writeGroup's writes: `held` are the adds holding a quota unit. */
 async function writeItems(
   deps: UseCaseDeps,
+  knownAgents: KnownAgents,
   adds: PendingAdd[],
   results: Array<MemoryItem | Error | undefined>,
   held: number[],
@@ -258,20 +297,42 @@ async function writeItems(
     });
     await release(writes.filter((i) => !stored.includes(i)));
     if (stored.length === 0) return results as Array<MemoryItem | Error>;
-    const version = await deps.agents.bumpMemoryVersion(tenantId, agentId);
-    if (version === undefined) {
+    const agent = await deps.agents.bumpMemoryVersion(tenantId, agentId);
+    if (agent === undefined) {
       // Deleted since the read: its delete has removed (or is removing) its items; these too.
+      knownAgents.delete(agentId);
       await deps.memories.deleteIds(
         tenantId,
         stored.map((i) => adds[i].item.id),
       );
       deps.index.drop(tenantId, agentId);
+      await release(stored);
       for (const i of stored) results[i] = new NotFoundError('Agent');
       return results as Array<MemoryItem | Error>;
     }
-    deps.index.apply(tenantId, agentId, version, { upsert: stored.map((i) => adds[i].item) });
+    knownAgents.set(agentId, { tenantId, memoryTypes: agent.memoryTypes });
+    const disabled = stored.filter((i) => {
+      const issues: FieldIssue[] = [];
+      if ('plan' in adds[i].checked) checkMemoryType(agent, adds[i].item.memoryType, issues);
+      if (issues.length > 0) results[i] = new ValidationError(issues);
+      return issues.length > 0;
+    });
+    const kept = stored.filter((i) => !disabled.includes(i));
+    const upsert = kept.map((i) => adds[i].item);
+    if (disabled.length === 0) deps.index.apply(tenantId, agentId, agent.memoryVersion, { upsert });
+    else {
+      // The version just taken covers the refused items too: once they are removed, a second bump
+      // makes every replica that loaded its index meanwhile load it again.
+      await deps.memories.deleteIds(
+        tenantId,
+        disabled.map((i) => adds[i].item.id),
+      );
+      await release(disabled);
+      deps.index.drop(tenantId, agentId);
+      await bumped(deps, tenantId, agentId, { upsert });
+    }
     deps.backlog.kick();
-    for (const i of stored) results[i] = adds[i].item;
+    for (const i of kept) results[i] = adds[i].item;
     return results as Array<MemoryItem | Error>;
   } catch (error) {
     await release(writes).catch(() => undefined);
@@ -321,9 +382,9 @@ export async function bumped(
   agentId: string,
   change: { upsert?: MemoryItem[]; remove?: string[] },
 ): Promise<void> {
-  const version = await deps.agents.bumpMemoryVersion(tenantId, agentId);
-  if (version === undefined) deps.index.drop(tenantId, agentId);
-  else deps.index.apply(tenantId, agentId, version, change);
+  const agent = await deps.agents.bumpMemoryVersion(tenantId, agentId);
+  if (agent === undefined) deps.index.drop(tenantId, agentId);
+  else deps.index.apply(tenantId, agentId, agent.memoryVersion, change);
 }
 
 export async function addMemory(deps: UseCaseDeps, input: MemoryInput & { tenantId: string }): Promise<MemoryItem> {
@@ -411,8 +472,8 @@ export async function addMemories(
     await release().catch(() => undefined);
     throw error;
   }
-  const version = await deps.agents.bumpMemoryVersion(tenantId, agent.id);
-  if (version === undefined) {
+  const bumpedAgent = await deps.agents.bumpMemoryVersion(tenantId, agent.id);
+  if (bumpedAgent === undefined) {
     // Deleted since the read: its delete has removed (or is removing) its items; these too.
     await deps.memories.deleteIds(
       tenantId,
@@ -421,7 +482,7 @@ export async function addMemories(
     deps.index.drop(tenantId, agent.id);
     throw new NotFoundError('Agent');
   }
-  deps.index.apply(tenantId, agent.id, version, { upsert: items });
+  deps.index.apply(tenantId, agent.id, bumpedAgent.memoryVersion, { upsert: items });
   deps.backlog.kick();
   return items;
 }

@@ -228,6 +228,34 @@ describe('memory adds: the quota taken while the agent is read', () => {
     expect(inserts).not.toHaveBeenCalled();
   });
 
+  it('keeps the units of stored items when removing a refused one fails after the bump', async () => {
+    const { deps, fakes, agentId, bumps } = await setup();
+    await add(deps, agentId, 'first');
+    // Another replica disables semantic memories just after the next group's bump has answered,
+    // so that the group after it is written as this replica knew the agent.
+    const bump = (Object.getPrototypeOf(fakes.agents) as typeof fakes.agents).bumpMemoryVersion.bind(fakes.agents);
+    bumps.mockImplementationOnce(async (tenantId, id) => {
+      const answer = await bump(tenantId, id);
+      await fakes.agents.update('t1', agentId, { memoryTypes: ['episodic'] }, new Date());
+      return answer;
+    });
+    jest.spyOn(fakes.memories, 'deleteIds').mockRejectedValueOnce(new Error('connection lost'));
+    // The first add goes out alone; the other two share the next group, whose removal fails.
+    const outcomes = await Promise.allSettled([
+      add(deps, agentId, 'an early event', { memoryType: 'episodic' }),
+      add(deps, agentId, 'a fact'), // semantic: disabled by then
+      add(deps, agentId, 'an event', { memoryType: 'episodic' }),
+    ]);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? o.reason.message : o.status))).toEqual([
+      'fulfilled',
+      'connection lost',
+      'connection lost',
+    ]);
+    // The group's items stay stored, as after a crash there: the counter counts them (never fewer).
+    expect(fakes.memories.byId.size).toBe(4);
+    expect(fakes.quotas.count(agentId, 'memories')).toBe(4);
+  });
+
   it("never takes another tenant's agent's units, even for an agent this replica knows", async () => {
     const { deps, fakes, agentId } = await setup();
     await add(deps, agentId, 'mine');

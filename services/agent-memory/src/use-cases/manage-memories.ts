@@ -10,6 +10,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import { LIMITS, MEMORY_TYPES, type Agent, type MemoryType } from '../domain/agent.js';
 import type { MemoryItem } from '../domain/memory.js';
+import type { BumpedAgent } from '../persistence/agent.repository.js';
 import type { MemoryChanges } from '../persistence/memory.repository.js';
 import type { UseCaseDeps } from './deps.js';
 
@@ -287,9 +288,10 @@ async function writeItems(
 
   const writes = adds.map((_, i) => i).filter((i) => results[i] === undefined);
   if (writes.length === 0) return results as Array<MemoryItem | Error>;
+  const stored: number[] = [];
+  let agent: BumpedAgent | undefined;
   try {
     const inserted = await deps.memories.insertMany(writes.map((i) => adds[i].item));
-    const stored: number[] = [];
     writes.forEach((i, n) => {
       const error = inserted[n];
       if (error) results[i] = error;
@@ -297,7 +299,7 @@ async function writeItems(
     });
     await release(writes.filter((i) => !stored.includes(i)));
     if (stored.length === 0) return results as Array<MemoryItem | Error>;
-    const agent = await deps.agents.bumpMemoryVersion(tenantId, agentId);
+    agent = await deps.agents.bumpMemoryVersion(tenantId, agentId);
     if (agent === undefined) {
       // Deleted since the read: its delete has removed (or is removing) its items; these too.
       knownAgents.delete(agentId);
@@ -310,34 +312,37 @@ async function writeItems(
       for (const i of stored) results[i] = new NotFoundError('Agent');
       return results as Array<MemoryItem | Error>;
     }
-    knownAgents.set(agentId, { tenantId, memoryTypes: agent.memoryTypes });
-    const disabled = stored.filter((i) => {
-      const issues: FieldIssue[] = [];
-      if ('plan' in adds[i].checked) checkMemoryType(agent, adds[i].item.memoryType, issues);
-      if (issues.length > 0) results[i] = new ValidationError(issues);
-      return issues.length > 0;
-    });
-    const kept = stored.filter((i) => !disabled.includes(i));
-    const upsert = kept.map((i) => adds[i].item);
-    if (disabled.length === 0) deps.index.apply(tenantId, agentId, agent.memoryVersion, { upsert });
-    else {
-      // The version just taken covers the refused items too: once they are removed, a second bump
-      // makes every replica that loaded its index meanwhile load it again.
-      await deps.memories.deleteIds(
-        tenantId,
-        disabled.map((i) => adds[i].item.id),
-      );
-      await release(disabled);
-      deps.index.drop(tenantId, agentId);
-      await bumped(deps, tenantId, agentId, { upsert });
-    }
-    deps.backlog.kick();
-    for (const i of kept) results[i] = adds[i].item;
-    return results as Array<MemoryItem | Error>;
   } catch (error) {
     await release(writes).catch(() => undefined);
     throw error;
   }
+  // From here the stored items keep their units: a failure leaves them as a crash would.
+  knownAgents.set(agentId, { tenantId, memoryTypes: agent.memoryTypes });
+  const disabled: number[] = [];
+  for (const i of stored) {
+    const issues: FieldIssue[] = [];
+    if ('plan' in adds[i].checked) checkMemoryType(agent, adds[i].item.memoryType, issues);
+    if (issues.length === 0) continue;
+    results[i] = new ValidationError(issues);
+    disabled.push(i);
+  }
+  const kept = stored.filter((i) => !disabled.includes(i));
+  const upsert = kept.map((i) => adds[i].item);
+  if (disabled.length === 0) deps.index.apply(tenantId, agentId, agent.memoryVersion, { upsert });
+  else {
+    // The version just taken covers the refused items too: once they are removed, a second bump
+    // makes every replica that loaded its index meanwhile load it again.
+    await deps.memories.deleteIds(
+      tenantId,
+      disabled.map((i) => adds[i].item.id),
+    );
+    await release(disabled);
+    deps.index.drop(tenantId, agentId);
+    await bumped(deps, tenantId, agentId, { upsert });
+  }
+  deps.backlog.kick();
+  for (const i of kept) results[i] = adds[i].item;
+  return results as Array<MemoryItem | Error>;
 }
 
 function newItem(

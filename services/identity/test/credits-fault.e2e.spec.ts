@@ -84,14 +84,18 @@ describe('identity credits under crashes', () => {
     throw answer?.outcome?.$case === 'error' ? fromCallError(answer.outcome.value) : new Error('no outcome');
   }
 
-  /** Kills identity after a random time up, restarts it, until `done`; answers the number of kills. */
-  async function crashLoop(done: () => boolean): Promise<number> {
+  /**
+   * Kills identity at a random point of the round's first half (counted in finished operations:
+   * on a fast machine the whole round can finish within any fixed time), then after random times
+   * up, restarting it each time, until `done`; answers the number of kills.
+   */
+  async function crashLoop(done: () => boolean, finished: () => number): Promise<number> {
     const service = platform.service('identity');
+    const firstAt = randomInt(Math.ceil(OPERATIONS * 0.05), Math.floor(OPERATIONS * 0.5));
     let kills = 0;
     while (!done()) {
-      // Up long enough for some work to get through, down at a random point of it. The first kill
-      // comes early: on a quiet machine the whole round can finish within the later intervals.
-      await sleep(kills === 0 ? 200 + randomInt(600) : 1_000 + randomInt(3_000));
+      if (kills > 0) await sleep(1_000 + randomInt(3_000));
+      else while (!done() && finished() < firstAt) await sleep(2);
       if (done()) break;
       await service.kill();
       kills++;
@@ -153,7 +157,10 @@ describe('identity credits under crashes', () => {
         }
       });
       let failed = false;
-      const crashes = crashLoop(() => failed || finished >= OPERATIONS);
+      const crashes = crashLoop(
+        () => failed || finished >= OPERATIONS,
+        () => finished,
+      );
       try {
         await Promise.all(workers);
       } catch (error) {

@@ -34,8 +34,9 @@ export class AgentRepository {
   private readonly model: Model<AgentDoc>;
   /**
    * The driver's collection, for the reads and writes on every request (an add's or a chat's
-   * agent, the list and its count, the memory version's bump): a mongoose query builds, casts and wraps each one, which cost about as much CPU as the
-   * driver's own round trip here. The documents are plain either way (these reads were `lean`).
+   * agent, the list and its count, the memory version's bump): a mongoose query builds, casts
+   * and wraps each one, which cost about as much CPU as the driver's own round trip here. The
+   * documents are plain either way (these reads were `lean`).
    */
   private readonly collection: Collection<AgentDoc>;
 
@@ -127,12 +128,10 @@ export class AgentRepository {
 
   /**
    * Marks a change to the agent's memory items, after the items were written: a replica whose
-   * cache holds version v knows it has seen every write whose bump returned <= v.
-   */
-  /**
-   * Adds one to the agent's memory version; answers the agent's version and memory types after it
-   * (a single adds' group checks its types against these: see manage-memories' writeItems), or
-   * undefined for an agent the tenant does not have (deleted).
+   * cache holds version v knows it has seen every write whose bump returned <= v. Answers the
+   * agent's version and memory types after the bump (a group of single adds checks its types
+   * against these: see manage-memories' writeItems), or undefined for an agent the tenant does
+   * not have (deleted).
    */
   async bumpMemoryVersion(tenantId: string, id: string): Promise<BumpedAgent | undefined> {
     const doc = await this.collection.findOneAndUpdate(

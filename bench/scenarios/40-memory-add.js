@@ -236,8 +236,14 @@ function searchScenario(count) {
  * process's load generator), database operations and version bumps per memory, and the time until
  * the last vector is stored: on a shared machine req/s follow the CPU share the processes get,
  * CPU per memory does not.
+ *
+ * With `warmUp`, that many requests go first, uncounted, at the same concurrency (their indexes
+ * follow the measured ones'), and their vectors are stored before the measured adds start: a
+ * fresh process runs the add path in V8's (and the stand-in's JVM's) unoptimised code for its
+ * first seconds, which is not the steady state a long-running replica serves. The note gives the
+ * warm-up's own memories/s too.
  */
-async function measuredAdds(ctx, state, { memories, perRequest, concurrency, request }) {
+async function measuredAdds(ctx, state, { memories, perRequest, concurrency, request, warmUp = 0 }) {
   const os = require('node:os');
   const pids = ['gateway', 'agent-memory'].map((name) => ctx.platform.service(name).pid);
   const standIn = standInPid(ctx.platform.mongoUri);
@@ -251,10 +257,15 @@ async function measuredAdds(ctx, state, { memories, perRequest, concurrency, req
     standIn ? cpuSeconds(standIn) : 0,
     own(),
   ];
-  // The model loads in agent-memory's worker after the process is up (seconds of CPU), and an
-  // earlier scenario's backlog may still drain (chat-local leaves thousands of episodic memories of
-  // about 2 KB, a few per second each at the model's 256 word pieces): wait until its threads other
-  // than the main one are quiet, so that the figures and the drain are the adds' own.
+  const total = Math.ceil(memories / perRequest);
+  const warmed =
+    warmUp > 0 ? await latencies({ total: warmUp, concurrency, request: (i) => request(total + i) }) : undefined;
+  if (warmed?.errors) throw new Error(`${warmed.errors} of the ${warmUp} warm-up requests failed`);
+  // The model loads in agent-memory's worker after the process is up (seconds of CPU), the warm-up's
+  // vectors are being stored, and an earlier scenario's backlog may still drain (chat-local leaves
+  // thousands of episodic memories of about 2 KB, a few per second each at the model's 256 word
+  // pieces): wait until its threads other than the main one are quiet, so that the figures and the
+  // drain are the adds' own.
   const settleStarted = Date.now();
   let settleLogged = settleStarted;
   for (;;) {
@@ -263,23 +274,22 @@ async function measuredAdds(ctx, state, { memories, perRequest, concurrency, req
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     if (others() - before < 0.05) break;
     if (Date.now() - settleStarted > DRAIN_BOUND_MS) {
-      ctx.log('an earlier backlog still drains after the drain bound: measuring beside it');
+      ctx.log('the embedding backlog still drains after the drain bound: measuring beside it');
       break;
     }
     if (Date.now() - settleLogged >= DRAIN_LOG_MS) {
       settleLogged = Date.now();
       ctx.log(
-        `waiting for an earlier scenario's embedding backlog (${Math.round((settleLogged - settleStarted) / 1000)} s)`,
+        `waiting for the embedding backlog of the warm-up or an earlier scenario (${Math.round((settleLogged - settleStarted) / 1000)} s)`,
       );
     }
   }
   const settledAfter = Math.round((Date.now() - settleStarted) / 1000);
-  if (settledAfter > 5) ctx.log(`an earlier backlog drained in ${settledAfter} s before the adds`);
+  if (settledAfter > 5) ctx.log(`the embedding backlog drained in ${settledAfter} s before the adds`);
   const cpuBefore = cpu();
   const opsBefore = await databaseOps(ctx);
   const versionBefore = await memoryVersion(ctx, state.agentId);
   const loadBefore = os.loadavg()[0];
-  const total = Math.ceil(memories / perRequest);
   const embeddedBefore = await embeddedTotal(ctx);
   const addsStarted = Date.now();
   const figures = await latencies({ total, concurrency, request });
@@ -291,8 +301,11 @@ async function measuredAdds(ctx, state, { memories, perRequest, concurrency, req
   const drain = await drainAfterAdds(ctx, state, { memories, addsStarted, embeddedBefore, cpu, cpuAdds, opsAfter });
   const ops = opsBefore && opsAfter ? ((opsAfter - opsBefore) / memories).toFixed(2) : 'n/a';
   const perSecond = Math.round(memories / figures.seconds);
+  const warmNote = warmed
+    ? ` after a warm-up of ${warmUp * perRequest} uncounted memories at ${Math.round((warmUp * perRequest) / warmed.seconds)}/s`
+    : '';
   const note =
-    `${perSecond} memories/s (${perRequest} per request); CPU per memory during the adds: gateway ` +
+    `${perSecond} memories/s (${perRequest} per request)${warmNote}; CPU per memory during the adds: gateway ` +
     `${cpuMs[0].toFixed(2)} ms, agent-memory ${cpuMs[1].toFixed(2)} ms (its main thread ${cpuMs[2].toFixed(2)} ms, ` +
     `the rest its other threads: the embedding model's worker, V8's and libuv's helpers), MongoDB stand-in ` +
     `${standIn ? `${cpuMs[3].toFixed(2)} ms` : 'n/a'}, load generator ${cpuMs[4].toFixed(2)} ms; all ` +
@@ -419,6 +432,7 @@ module.exports = {
       memories: Number(process.env.BENCH_MEMORY_ADDS || 3_000),
       perRequest: 1,
       concurrency: 16,
+      warmUp: Number(process.env.BENCH_MEMORY_ADDS || 3_000),
       request: (i) =>
         post(ctx, state.accessToken, '/memory', {
           agent_id: state.agentId,

@@ -428,11 +428,13 @@ module.exports = {
   measuredAdds,
   setup: (ctx) => agentWithMemories(ctx, 0, 'add'),
   async run(ctx, state) {
+    const memories = Number(process.env.BENCH_MEMORY_ADDS || 3_000);
     const { figures, note } = await measuredAdds(ctx, state, {
-      memories: Number(process.env.BENCH_MEMORY_ADDS || 3_000),
+      memories,
       perRequest: 1,
       concurrency: 16,
-      warmUp: Number(process.env.BENCH_MEMORY_ADDS || 3_000),
+      // As many uncounted adds first as are measured (one memory per request).
+      warmUp: memories,
       request: (i) =>
         post(ctx, state.accessToken, '/memory', {
           agent_id: state.agentId,

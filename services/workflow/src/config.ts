@@ -1,4 +1,4 @@
-import { env, kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
+import { dataEncryptionKeyEnv, env, kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
 
 export const configShape = {
   ...serviceEnvShape({ grpcPort: 50053, metricsPort: 9463, database: 'workflow' }),
@@ -8,6 +8,8 @@ export const configShape = {
   /** identity (a run costs one credit, charged when it starts). */
   IDENTITY_GRPC_ADDR: env.string('127.0.0.1:50051'),
   GRPC_DEADLINE_MS: env.int(5_000, 1),
+  /** Seals the header values of http nodes at rest (docs/security.md); required. */
+  DATA_ENCRYPTION_KEY: dataEncryptionKeyEnv(),
   /** The http integration may reach private, loopback and link-local addresses (docs/design.md 8). */
   WEBHOOK_ALLOW_PRIVATE_URLS: env.bool(false),
   /** How long a replica owns an execution without renewing; a crashed replica's work moves after this. */

@@ -21,6 +21,7 @@ import { startRetentionJob } from './jobs/retention.job.js';
 import { startScheduler } from './jobs/scheduler.job.js';
 import { workflowGrpcService } from './transport/workflow.grpc.js';
 import type { UseCaseDeps } from './use-cases/deps.js';
+import { resealExecutionSecrets, resealWorkflowSecrets } from './use-cases/reseal-secrets.js';
 import { childRunner } from './use-cases/run-child.js';
 
 /** config -> mongo -> kafka (outbox relay) -> engine -> grpc server -> graceful shutdown */
@@ -35,6 +36,11 @@ async function main(): Promise<void> {
   await Promise.all([workflows.init(), executions.init(), claims.init()]);
   const migrated = await workflows.migrateHookIds(newHookId);
   if (migrated > 0) runtime.logger.info({ workflows: migrated }, 'gave existing workflows secret hook ids');
+  const box = config.DATA_ENCRYPTION_KEY;
+  // Before serving: header values stored in plaintext by older releases, or under a retired data key.
+  const sealing = { workflows, executions, box, logger: runtime.logger };
+  const resealed = await resealWorkflowSecrets(sealing);
+  if (resealed > 0) runtime.logger.info({ workflows: resealed }, 're-encrypted workflow header values');
 
   // gRPC channels connect lazily, so the peers need not be up yet.
   const agentMemoryChannel = openChannel(config.AGENT_MEMORY_GRPC_ADDR);
@@ -58,7 +64,7 @@ async function main(): Promise<void> {
   const engine = new ExecutionEngine({
     executions,
     outbox,
-    runners: { agents, http, expressions, children },
+    runners: { agents, http, expressions, children, box },
     logger: runtime.logger,
     options: {
       leaseMs: config.EXECUTION_LEASE_MS,
@@ -81,6 +87,7 @@ async function main(): Promise<void> {
     outbox,
     quotas: new QuotaCounter(runtime.mongo),
     logger: runtime.logger,
+    box,
     settings: {
       maxExecutionDurationMs: config.EXECUTION_MAX_DURATION_MS,
       retentionDays: config.EXECUTION_RETENTION_DAYS,
@@ -96,6 +103,14 @@ async function main(): Promise<void> {
   });
   runtime.server.add(workflowV1.WorkflowServiceDefinition, workflowGrpcService(deps));
   await serve(runtime, config);
+  // Executions can be many, and runs open values under any key of the keyring: their snapshots
+  // are re-sealed while the service serves.
+  resealExecutionSecrets(sealing).then(
+    (count) => {
+      if (count > 0) runtime.logger.info({ executions: count }, 're-encrypted execution header values');
+    },
+    (error: unknown) => runtime.logger.error({ err: error }, 'could not re-encrypt execution header values'),
+  );
 }
 
 main().catch((error) => {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { FieldIssue, NodeType } from '@agentplatform/service-kit';
 import { checkExpression, templateExpressions } from './expressions.js';
 import { cronProblem, isTimezone } from './schedule.js';
+import { fixedOrigin } from './sealed-headers.js';
 import type { JsonValue } from './workflow.types.js';
 
 /** Limits of docs/design.md section 7 and of this implementation (docs/workflows.md). */
@@ -200,8 +201,7 @@ function checkConfigExpressions(type: NodeType, config: Record<string, JsonValue
       }
       const url = config.url as string;
       const issues = templateIssues(`${root}.url`, url);
-      if (issues.length === 0 && templateExpressions(url).length === 0)
-        issues.push(...checkStaticUrl(`${root}.url`, url));
+      if (issues.length === 0) issues.push(...checkUrl(`${root}.url`, url));
       return [
         ...issues,
         ...templateIssues(`${root}.headers`, config.headers),
@@ -226,13 +226,25 @@ function checkConfigExpressions(type: NodeType, config: Record<string, JsonValue
   }
 }
 
-function checkStaticUrl(field: string, url: string): FieldIssue[] {
-  try {
-    const parsed = new URL(url);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-      return [{ field, message: 'must be an http(s) URL' }];
-    return [];
-  } catch {
-    return [{ field, message: 'must be a valid URL' }];
+/**
+ * A static URL must be http(s); a template may fill only the path and query, so the origin its
+ * header values are bound to is fixed (domain/sealed-headers.ts).
+ */
+function checkUrl(field: string, url: string): FieldIssue[] {
+  const isTemplate = templateExpressions(url).length > 0;
+  const origin = fixedOrigin(url);
+  if (origin === undefined) {
+    return [
+      isTemplate
+        ? {
+            field,
+            message:
+              'templates may fill only the path and query: write the scheme, host and port out, followed by /, ? or #',
+          }
+        : { field, message: 'must be a valid http(s) URL' },
+    ];
   }
+  return origin.startsWith('http://') || origin.startsWith('https://')
+    ? []
+    : [{ field, message: 'must be an http(s) URL' }];
 }

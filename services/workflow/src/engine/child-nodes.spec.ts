@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { SecretBox } from '@agentplatform/service-kit';
 import type { AgentDirectory } from '../clients/agents.client.js';
 import type { JsonObject, WorkflowNode } from '../domain/workflow.types.js';
 import type { ExpressionRunner } from './expression-sandbox.js';
@@ -31,6 +32,7 @@ const deps = (runner: ChildRunner) => ({
   agents: {} as AgentDirectory,
   http: {} as Dispatcher,
   expressions: {} as ExpressionRunner,
+  box: {} as SecretBox,
   children: runner,
 });
 
@@ -38,7 +40,7 @@ function run(node: WorkflowNode, runner: ChildRunner, depth = 0, input: JsonObje
   return runNode(
     {
       tenantId: 't1',
-      execution: { id: 'exe_parent', depth },
+      execution: { id: 'exe_parent', depth, workflowId: 'wf_parent' },
       attempt: 1,
       node,
       scope: { input, nodes: {}, previous: { from: 'previous' } },

@@ -1,5 +1,5 @@
 import { InMemoryOutbox } from '@agentplatform/testing/in-memory';
-import { createGuardedAgent, createLogger } from '@agentplatform/service-kit';
+import { SecretBox, createGuardedAgent, createLogger } from '@agentplatform/service-kit';
 import type { Execution } from '../domain/execution.types.js';
 import type { WorkflowNode } from '../domain/workflow.types.js';
 import { InMemoryExecutions, inlineExpressions, newExecution } from '../testing/in-memory.js';
@@ -20,6 +20,7 @@ function setup(options: { defaultNodeTimeoutMs?: number; expressions?: Expressio
       agents: {} as never,
       http: createGuardedAgent({ allowPrivate: false }),
       expressions: options.expressions ?? inlineExpressions,
+      box: SecretBox.fromKeyring(SecretBox.generateKeyring()),
     },
     logger: createLogger('engine-test', 'silent'),
     options: {

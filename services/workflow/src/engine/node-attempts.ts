@@ -78,7 +78,7 @@ export async function attemptNode(
       const output = await runNode(
         {
           tenantId: execution.tenantId,
-          execution: { id: execution.id, depth: execution.depth ?? 0 },
+          execution: { id: execution.id, depth: execution.depth ?? 0, workflowId: execution.workflowId },
           attempt,
           node,
           scope,

@@ -1,9 +1,10 @@
 import type { Dispatcher } from 'undici';
-import { callHttp, DomainError, HttpCallError } from '@agentplatform/service-kit';
+import { callHttp, DomainError, HttpCallError, type SecretBox } from '@agentplatform/service-kit';
 import type { AgentDirectory } from '../clients/agents.client.js';
 import { ExpressionError, ExpressionResourceError, isInlineSafe, type ExpressionScope } from '../domain/expressions.js';
 import { computeNode, nodeExpressions } from '../domain/node-expressions.js';
 import { LIMITS } from '../domain/node-config.js';
+import { openHeaders, UnreadableHeaderError } from '../domain/sealed-headers.js';
 import type { JsonObject, JsonValue, WorkflowNode } from '../domain/workflow.types.js';
 import { ExpressionBudgetExceeded, SandboxExpressionError, type ExpressionRunner } from './expression-sandbox.js';
 
@@ -59,7 +60,7 @@ export interface ChildRunner {
 export interface NodeRunInput {
   tenantId: string;
   /** The execution the node runs in. */
-  execution: { id: string; depth: number };
+  execution: { id: string; depth: number; workflowId: string };
   /** 1 for the first attempt of the node, 2 for its first retry, ... */
   attempt: number;
   node: WorkflowNode;
@@ -74,6 +75,8 @@ export interface NodeRunnerDeps {
   agents: AgentDirectory;
   http: Dispatcher;
   expressions: ExpressionRunner;
+  /** Opens the sealed header values of http nodes (domain/sealed-headers.ts). */
+  box: SecretBox;
   /** Runs child workflows (workflow and foreach nodes). */
   children?: ChildRunner;
 }
@@ -190,9 +193,20 @@ async function runAgent(input: NodeRunInput, deps: NodeRunnerDeps): Promise<Json
   }
 }
 
+/** The http node with its header values opened, for this attempt only; unreadable ones fail the node. */
+function withOpenedHeaders(input: NodeRunInput, box: SecretBox): NodeRunInput {
+  try {
+    const owner = { tenantId: input.tenantId, workflowId: input.execution.workflowId };
+    return { ...input, node: openHeaders(box, owner, input.node) };
+  } catch (error) {
+    if (error instanceof UnreadableHeaderError) throw new NodeError(error.message, false);
+    throw error;
+  }
+}
+
 async function runHttp(input: NodeRunInput, deps: NodeRunnerDeps): Promise<JsonObject> {
   const config = input.node.config;
-  const rendered = await compute(input, deps);
+  const rendered = await compute(withOpenedHeaders(input, deps.box), deps);
   const url = String(rendered.url);
   const headers = rendered.headers as Record<string, string>;
   const body = rendered.body as JsonValue;

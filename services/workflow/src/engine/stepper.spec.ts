@@ -1,4 +1,4 @@
-import { DomainError, createGuardedAgent, createLogger } from '@agentplatform/service-kit';
+import { DomainError, SecretBox, createGuardedAgent, createLogger } from '@agentplatform/service-kit';
 import { InMemoryOutbox } from '@agentplatform/testing/in-memory';
 import type { Execution } from '../domain/execution.types.js';
 import type { WorkflowEdge, WorkflowNode } from '../domain/workflow.types.js';
@@ -15,7 +15,12 @@ async function step(execution: Execution, agents = new InMemoryAgents()) {
   const outbox = new InMemoryOutbox();
   await store.insert(execution, { owner: OWNER, until: new Date(Date.now() + 60_000) });
   const checkpoints = new Checkpointer(execution, { store, outbox, owner: OWNER });
-  const runners = { agents, http: createGuardedAgent({ allowPrivate: false }), expressions: inlineExpressions };
+  const runners = {
+    agents,
+    http: createGuardedAgent({ allowPrivate: false }),
+    expressions: inlineExpressions,
+    box: SecretBox.fromKeyring(SecretBox.generateKeyring()),
+  };
   const stepper = new Stepper(detachedRun(execution), checkpoints, {
     runners,
     logger: createLogger('stepper-test', 'silent'),

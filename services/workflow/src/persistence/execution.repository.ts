@@ -1,9 +1,12 @@
 import { GroupCommit, findPage, insertEach } from '@agentplatform/service-kit';
 import type { ClientSession, Collection, Connection, Model } from 'mongoose';
 import type { Execution, ExecutionStatus, NodeExecution } from '../domain/execution.types.js';
+import { sealedKeyId } from '../domain/sealed-headers.js';
+import type { WorkflowNode } from '../domain/workflow.types.js';
 import type { StatusCounts } from '../domain/statistics.js';
 import { executionModel, type ExecutionDocument, type NodeExecutionDocument } from './execution.schema.js';
 import type { Lease } from './lease.js';
+import { staleSecretsFilter } from './workflow.repository.js';
 
 /** The object without its undefined fields: a document stores no key for a field it does not have. */
 function defined<T extends object>(value: T): T {
@@ -92,6 +95,7 @@ function toExecutionDoc(execution: Execution, lease: Lease): ExecutionDocument {
     depth: rest.depth,
     retry_of: rest.retryOf,
     graph: rest.graph,
+    secret_key_id: sealedKeyId(rest.graph.nodes),
     started_at: rest.startedAt,
     deadline_at: rest.deadlineAt,
     ...changesDoc({ ...rest, nodeExecutions, inFlight }),
@@ -121,6 +125,12 @@ export type ExecutionChanges = Partial<
     | 'startedEvent'
   >
 >;
+
+/** An execution read for re-sealing, with the key id stored beside its snapshot (if any). */
+export interface SealedSnapshot {
+  execution: Execution;
+  keyId: string | undefined;
+}
 
 // Defined apart from this file (and mongoose): the engine and its unit specs use them.
 export { NO_LEASE, type Lease } from './lease.js';
@@ -317,6 +327,38 @@ export class ExecutionRepository {
       ])
       .toArray();
     return new Map(rows.map((r) => [r._id, new Date(r.last)]));
+  }
+
+  /** Every execution whose snapshot has header values not all under the current key (across tenants: re-sealing). */
+  async *withStaleSecrets(currentKeyId: string): AsyncGenerator<SealedSnapshot> {
+    const cursor = this.model
+      .find(staleSecretsFilter(currentKeyId, 'graph.nodes'), { node_executions: 0, input: 0, output: 0 })
+      .lean<ExecutionDocument[]>()
+      .cursor();
+    for await (const found of cursor) {
+      const doc = found as unknown as ExecutionDocument;
+      yield { execution: toExecution(doc), keyId: doc.secret_key_id };
+    }
+  }
+
+  /**
+   * Stores a snapshot's re-sealed nodes. Only re-sealing writes the graph after the insert, so the
+   * condition on the key id it read makes replicas re-sealing together write it once.
+   */
+  async replaceSealedNodes(snapshot: SealedSnapshot, nodes: WorkflowNode[]): Promise<boolean> {
+    const { execution } = snapshot;
+    const keyId = sealedKeyId(nodes);
+    const result = await this.collection.updateOne(
+      {
+        _id: execution.id,
+        tenant_id: execution.tenantId,
+        secret_key_id: snapshot.keyId ?? { $exists: false },
+      } as never,
+      keyId === undefined
+        ? { $set: { 'graph.nodes': nodes }, $unset: { secret_key_id: '' } }
+        : { $set: { 'graph.nodes': nodes, secret_key_id: keyId } },
+    );
+    return result.modifiedCount > 0;
   }
 
   async deleteForWorkflow(tenantId: string, workflowId: string): Promise<void> {

@@ -28,6 +28,8 @@ export interface ExecutionDocument {
   depth?: number;
   retry_of?: string;
   graph: { nodes: WorkflowNode[]; edges: WorkflowEdge[] };
+  /** The data key that opens every header value of the graph, as on workflows (workflow.schema.ts). */
+  secret_key_id?: string;
   node_executions?: NodeExecutionDocument[];
   in_flight?: { node_id: string; started_at: Date };
   output?: JsonObject;
@@ -55,6 +57,7 @@ const executionSchema = new Schema(
     trigger: { type: String, required: true },
     input: { type: Schema.Types.Mixed, default: {} },
     graph: { type: Schema.Types.Mixed, required: true },
+    secret_key_id: String,
     workflow_version: Number,
     parent_execution_id: String,
     parent_node_id: String,
@@ -88,6 +91,8 @@ executionSchema.index({ status: 1, lease_until: 1 });
 executionSchema.index({ parent_execution_id: 1 }, { sparse: true });
 // Retention pruning.
 executionSchema.index({ completed_at: 1 });
+// Re-sealing after a key rotation: the executions whose header values are under a retired key.
+executionSchema.index({ secret_key_id: 1 }, { sparse: true });
 
 export function executionModel(connection: Connection): Model<ExecutionDocument> {
   return (

@@ -1,6 +1,7 @@
 import { GroupCommit, findPage } from '@agentplatform/service-kit';
 import type { Connection, Model } from 'mongoose';
-import type { Workflow, WorkflowStatus } from '../domain/workflow.types.js';
+import { sealedKeyId } from '../domain/sealed-headers.js';
+import type { Workflow, WorkflowNode, WorkflowStatus } from '../domain/workflow.types.js';
 import { workflowModel, type WorkflowDocument } from './workflow.schema.js';
 
 function toWorkflow(doc: WorkflowDocument): Workflow {
@@ -21,6 +22,25 @@ function toWorkflow(doc: WorkflowDocument): Workflow {
   };
 }
 
+/** The key id stored beside nodes (only when they hold header values: no key stored as null). */
+function secretKeyIdDoc(nodes: readonly WorkflowNode[]): Pick<WorkflowDocument, 'secret_key_id'> {
+  const keyId = sealedKeyId(nodes);
+  return keyId === undefined ? {} : { secret_key_id: keyId };
+}
+
+/**
+ * Documents whose header values are not all sealed under `currentKeyId`: under another key, in
+ * plaintext, or stored before the key id was (`nodesPath` is where the nodes are).
+ */
+export function staleSecretsFilter(currentKeyId: string, nodesPath: string): Record<string, unknown> {
+  return {
+    $or: [
+      { secret_key_id: { $exists: true, $ne: currentKeyId } },
+      { secret_key_id: { $exists: false }, [`${nodesPath}.config.headers`]: { $exists: true } },
+    ],
+  };
+}
+
 function toWorkflowDoc(workflow: Workflow): WorkflowDocument {
   return {
     _id: workflow.id,
@@ -33,6 +53,7 @@ function toWorkflowDoc(workflow: Workflow): WorkflowDocument {
     nodes: workflow.nodes,
     edges: workflow.edges,
     next_run_at: workflow.nextRunAt ?? null,
+    ...secretKeyIdDoc(workflow.nodes),
     created_at: workflow.createdAt,
     updated_at: workflow.updatedAt,
   };
@@ -152,10 +173,13 @@ export class WorkflowRepository {
     const filter: Record<string, unknown> = { _id: id, tenant_id: tenantId };
     if (conditions.status) filter.status = conditions.status;
     if (conditions.version !== undefined) filter.version = conditions.version;
+    const set = changesDoc(changes);
+    // New nodes bring their own key id, or none (no header values left).
+    const keyId = changes.nodes && secretKeyIdDoc(changes.nodes);
+    if (keyId) Object.assign(set, keyId);
+    const unset = keyId && keyId.secret_key_id === undefined ? { $unset: { secret_key_id: '' } } : {};
     const write = (query: Record<string, unknown>) =>
-      this.model
-        .findOneAndUpdate(query, { $set: changesDoc(changes) }, { returnDocument: 'after' })
-        .lean<WorkflowDocument>();
+      this.model.findOneAndUpdate(query, { $set: set, ...unset }, { returnDocument: 'after' }).lean<WorkflowDocument>();
     let doc = await write(filter);
     // A workflow stored before versions has none and reads as version 1: only then (or when the
     // version moved on, a conflict anyway) is the write tried again with that alternative.
@@ -211,6 +235,33 @@ export class WorkflowRepository {
       .find({ _id: { $in: ids } } as never, { projection: { _id: 1, status: 1 } })
       .toArray();
     return new Map(docs.map((d) => [d._id as unknown as string, d.status as WorkflowStatus]));
+  }
+
+  /** One workflow whose header values are all sealed under this key (the start-up check of the key). */
+  async sealedWith(keyId: string): Promise<Workflow | undefined> {
+    const doc = await this.model.findOne({ secret_key_id: keyId }).lean<WorkflowDocument>();
+    return doc ? toWorkflow(doc) : undefined;
+  }
+
+  /** Every workflow with header values not all sealed under the current key (across tenants: re-sealing). */
+  async *withStaleSecrets(currentKeyId: string): AsyncGenerator<Workflow> {
+    const cursor = this.model.find(staleSecretsFilter(currentKeyId, 'nodes')).lean<WorkflowDocument[]>().cursor();
+    for await (const doc of cursor) yield toWorkflow(doc as unknown as WorkflowDocument);
+  }
+
+  /**
+   * Stores re-sealed nodes (same values, another key) without touching the version or update
+   * time, unless the workflow changed since it was read: that write sealed its own values.
+   */
+  async replaceSealedNodes(workflow: Workflow, nodes: WorkflowNode[]): Promise<boolean> {
+    const keyId = secretKeyIdDoc(nodes);
+    const result = await this.model.updateOne(
+      { _id: workflow.id, tenant_id: workflow.tenantId, updated_at: workflow.updatedAt },
+      keyId.secret_key_id === undefined
+        ? { $set: { nodes }, $unset: { secret_key_id: '' } }
+        : { $set: { nodes, ...keyId } },
+    );
+    return result.modifiedCount > 0;
   }
 
   async delete(tenantId: string, id: string): Promise<boolean> {

@@ -15,6 +15,12 @@ export interface WorkflowDocument {
   nodes?: WorkflowNode[];
   edges?: WorkflowEdge[];
   next_run_at?: Date | null;
+  /**
+   * The data key that opens every header value of the nodes (domain/sealed-headers.ts): `''` when
+   * some are in plaintext (older releases) or under different keys; absent without header values.
+   * Re-sealing on start rewrites every workflow whose key is not the current one.
+   */
+  secret_key_id?: string;
   created_at: Date;
   updated_at: Date;
 }
@@ -31,6 +37,7 @@ const workflowSchema = new Schema<WorkflowDocument>(
     nodes: { type: Schema.Types.Mixed, default: [] },
     edges: { type: Schema.Types.Mixed, default: [] },
     next_run_at: { type: Date, default: null },
+    secret_key_id: { type: String },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },

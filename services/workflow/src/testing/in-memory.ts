@@ -1,5 +1,5 @@
 import { InMemoryOutbox, InMemoryQuotaCounter } from '@agentplatform/testing/in-memory';
-import { createLogger, InsufficientCreditsError, NotFoundError } from '@agentplatform/service-kit';
+import { createLogger, InsufficientCreditsError, NotFoundError, SecretBox } from '@agentplatform/service-kit';
 import type { AgentDirectory, ChatReply } from '../clients/agents.client.js';
 import type { CreditLedger } from '../clients/credits.client.js';
 import type { StatusCounts } from '../domain/statistics.js';
@@ -347,6 +347,7 @@ export function inMemoryWorkflowDeps() {
     outbox: new InMemoryOutbox(),
     quotas: new InMemoryQuotaCounter(),
     logger: createLogger('workflow', 'silent'),
+    box: SecretBox.fromKeyring(SecretBox.generateKeyring('unit')),
     settings: { maxExecutionDurationMs: 60_000, retentionDays: 7 },
   };
   // The fakes implement the methods the use cases call (checked above); the repository classes

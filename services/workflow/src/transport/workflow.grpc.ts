@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { workflowV1 } from '@agentplatform/contracts/workflow-v1';
 import { ValidationError, runWithContext, toCallError } from '@agentplatform/service-kit';
 import type { Execution, NodeExecution } from '../domain/execution.types.js';
+import { maskHeaders } from '../domain/sealed-headers.js';
 import {
   triggerType,
   webhookPath,
@@ -71,7 +72,8 @@ function workflowToProto(
     description: w.description,
     status: w.status,
     triggerType: triggerType(w),
-    nodes: w.nodes.map(nodeToProto),
+    // Header values never leave the service, sealed or not: answers show `"[set]"`.
+    nodes: maskHeaders(w.nodes).map(nodeToProto),
     edges: w.edges,
     webhookPath: webhookPath(w),
     statistics: extra.statistics

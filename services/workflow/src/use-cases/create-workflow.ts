@@ -1,5 +1,6 @@
-import { newId, type FieldIssue } from '@agentplatform/service-kit';
+import { newId, ValidationError, type FieldIssue } from '@agentplatform/service-kit';
 import { newHookId } from '../domain/hook-id.js';
+import { sealHeaders } from '../domain/sealed-headers.js';
 import type { Workflow, WorkflowGraph } from '../domain/workflow.types.js';
 import type { UseCaseDeps } from './deps.js';
 import { checkDescription, checkName, checkSchedulePlan, validateWorkflow } from './validate-workflow.js';
@@ -14,7 +15,7 @@ export interface CreateWorkflowInput extends WorkflowGraph {
 
 /** A new workflow starts as draft (docs/design.md section 7). */
 export async function createWorkflow(
-  deps: Pick<UseCaseDeps, 'workflows' | 'agents' | 'quotas'>,
+  deps: Pick<UseCaseDeps, 'workflows' | 'agents' | 'quotas' | 'box'>,
   input: CreateWorkflowInput,
 ): Promise<Workflow> {
   const issues: FieldIssue[] = [];
@@ -24,9 +25,13 @@ export async function createWorkflow(
     workflows: deps.workflows,
   });
   checkSchedulePlan({ nodes: input.nodes, edges: input.edges }, input.plan);
+  const id = newId('wf');
+  // Header values are stored sealed; "[set]" has nothing to keep on a new workflow.
+  const nodes = sealHeaders(deps.box, { tenantId: input.tenantId, workflowId: id }, input.nodes, [], issues);
+  if (issues.length > 0) throw new ValidationError(issues);
   const now = new Date();
   const workflow: Workflow = {
-    id: newId('wf'),
+    id,
     tenantId: input.tenantId,
     hookId: newHookId(),
     name: input.name.trim(),
@@ -34,7 +39,7 @@ export async function createWorkflow(
     status: 'draft',
     nextRunAt: null,
     version: 1,
-    nodes: input.nodes,
+    nodes,
     edges: input.edges,
     createdAt: now,
     updatedAt: now,

@@ -1,5 +1,5 @@
 import type { Outbox } from '@agentplatform/events';
-import type { Logger, QuotaCounter } from '@agentplatform/service-kit';
+import type { Logger, QuotaCounter, SecretBox } from '@agentplatform/service-kit';
 import type { AgentDirectory } from '../clients/agents.client.js';
 import type { CreditLedger } from '../clients/credits.client.js';
 import type { ExecutionEngine } from '../engine/execution-engine.js';
@@ -20,6 +20,8 @@ export interface UseCaseDeps {
   /** Workflows per tenant (docs/design.md section 5). */
   quotas: QuotaCounter;
   logger: Logger;
+  /** Seals http nodes' header values (DATA_ENCRYPTION_KEY; domain/sealed-headers.ts). */
+  box: SecretBox;
   settings: {
     maxExecutionDurationMs: number;
     retentionDays: number;

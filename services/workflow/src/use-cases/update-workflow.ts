@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ConflictError, NotFoundError, type FieldIssue } from '@agentplatform/service-kit';
+import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '@agentplatform/service-kit';
 import { nextTick, scheduleOf } from '../domain/schedule.js';
+import { sealHeaders } from '../domain/sealed-headers.js';
 import type { Workflow, WorkflowGraph } from '../domain/workflow.types.js';
 import type { UseCaseDeps } from './deps.js';
 import { checkDescription, checkName, checkSchedulePlan, validateWorkflow } from './validate-workflow.js';
@@ -26,7 +27,7 @@ const UPDATE_ATTEMPTS = 3;
  * read, so two concurrent updates never share a number).
  */
 export async function updateWorkflow(
-  deps: Pick<UseCaseDeps, 'workflows' | 'agents'>,
+  deps: Pick<UseCaseDeps, 'workflows' | 'agents' | 'box'>,
   input: UpdateWorkflowInput,
 ): Promise<Workflow> {
   for (let attempt = 1; attempt <= UPDATE_ATTEMPTS; attempt++) {
@@ -41,10 +42,15 @@ export async function updateWorkflow(
       selfId: current.id,
     });
     checkSchedulePlan(graph, input.plan);
+    // New header values are sealed; "[set]" keeps the stored one while the node's origin stays.
+    const nodes =
+      input.nodes &&
+      sealHeaders(deps.box, { tenantId: current.tenantId, workflowId: current.id }, input.nodes, current.nodes, issues);
+    if (issues.length > 0) throw new ValidationError(issues);
     const changes = {
       ...(input.name !== undefined ? { name: input.name.trim() } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
-      ...(input.nodes ? { nodes: input.nodes } : {}),
+      ...(nodes ? { nodes } : {}),
       ...(input.edges ? { edges: input.edges } : {}),
     };
     const changed = Object.entries(changes).some(

@@ -5875,7 +5875,7 @@ export interface operations {
           name: string;
           nodes: {
             /**
-             * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig
+             * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig. An integration node's header values are write-only: answers show "[set]", and an update that sends "[set]" keeps the stored value
              * @default {}
              */
             config?: {
@@ -5924,7 +5924,7 @@ export interface operations {
             next_run_at: string | null;
             nodes: {
               /**
-               * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig
+               * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig. An integration node's header values are write-only: answers show "[set]", and an update that sends "[set]" keeps the stored value
                * @default {}
                */
               config: {
@@ -5962,7 +5962,8 @@ export interface operations {
             updated_at: string;
             /** @description bumped by every change of nodes, edges, name or description; 1 on create */
             version: number;
-            webhook_url: string;
+            /** @description the secret hook URL; null for callers without workflows:execute (it starts runs) */
+            webhook_url: string | null;
           };
         };
       };
@@ -6084,7 +6085,7 @@ export interface operations {
             next_run_at: string | null;
             nodes: {
               /**
-               * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig
+               * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig. An integration node's header values are write-only: answers show "[set]", and an update that sends "[set]" keeps the stored value
                * @default {}
                */
               config: {
@@ -6122,7 +6123,8 @@ export interface operations {
             updated_at: string;
             /** @description bumped by every change of nodes, edges, name or description; 1 on create */
             version: number;
-            webhook_url: string;
+            /** @description the secret hook URL; null for callers without workflows:execute (it starts runs) */
+            webhook_url: string | null;
           };
         };
       };
@@ -6233,7 +6235,7 @@ export interface operations {
           name?: string;
           nodes?: {
             /**
-             * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig
+             * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig. An integration node's header values are write-only: answers show "[set]", and an update that sends "[set]" keeps the stored value
              * @default {}
              */
             config?: {
@@ -6282,7 +6284,7 @@ export interface operations {
             next_run_at: string | null;
             nodes: {
               /**
-               * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig
+               * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig. An integration node's header values are write-only: answers show "[set]", and an update that sends "[set]" keeps the stored value
                * @default {}
                */
               config: {
@@ -6320,7 +6322,8 @@ export interface operations {
             updated_at: string;
             /** @description bumped by every change of nodes, edges, name or description; 1 on create */
             version: number;
-            webhook_url: string;
+            /** @description the secret hook URL; null for callers without workflows:execute (it starts runs) */
+            webhook_url: string | null;
           };
         };
       };
@@ -7089,7 +7092,7 @@ export interface operations {
             next_run_at: string | null;
             nodes: {
               /**
-               * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig
+               * @description depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig. An integration node's header values are write-only: answers show "[set]", and an update that sends "[set]" keeps the stored value
                * @default {}
                */
               config: {
@@ -7127,7 +7130,8 @@ export interface operations {
             updated_at: string;
             /** @description bumped by every change of nodes, edges, name or description; 1 on create */
             version: number;
-            webhook_url: string;
+            /** @description the secret hook URL; null for callers without workflows:execute (it starts runs) */
+            webhook_url: string | null;
           };
         };
       };

@@ -8,7 +8,7 @@ import type { RouteDeps } from '../deps.js';
 import {
   executionSummaryToJson,
   executionToJson,
-  hooksBase,
+  visibleHooksBase,
   workflowSummaryToJson,
   workflowToJson,
 } from './workflows.mapping.js';
@@ -141,7 +141,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
           edges: body.edges,
           plan: caller!.plan ?? '',
         });
-        return workflowToJson(workflow, hooksBase(config, ctx));
+        return workflowToJson(workflow, visibleHooksBase(config, ctx, caller!));
       },
     }),
     defineRoute({
@@ -154,7 +154,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       response: workflowResponse,
       handler: async ({ params, caller, ctx }) => {
         const workflow = await workflows.getWorkflow({ tenantId: caller!.tenantId, workflowId: params.workflow_id });
-        return workflowToJson(workflow, hooksBase(config, ctx));
+        return workflowToJson(workflow, visibleHooksBase(config, ctx, caller!));
       },
     }),
     defineRoute({
@@ -186,7 +186,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
           edges: body.edges ?? [],
           plan: caller!.plan ?? '',
         });
-        return workflowToJson(workflow, hooksBase(config, ctx));
+        return workflowToJson(workflow, visibleHooksBase(config, ctx, caller!));
       },
     }),
     defineRoute({
@@ -238,7 +238,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       response: workflowResponse,
       handler: async ({ params, caller, ctx }) => {
         const workflow = await workflows.rotateHook({ tenantId: caller!.tenantId, workflowId: params.workflow_id });
-        return workflowToJson(workflow, hooksBase(config, ctx));
+        return workflowToJson(workflow, visibleHooksBase(config, ctx, caller!));
       },
     }),
     defineRoute({

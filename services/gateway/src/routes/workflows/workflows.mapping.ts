@@ -1,17 +1,27 @@
 import type { Context } from 'koa';
 import type { workflowV1 } from '@agentplatform/contracts';
 import type { GatewayConfig } from '../../config.js';
+import type { Caller } from '../../http/route.js';
 
 /**
  * The base of hook URLs: HOOKS_URL, else the public URL's `/hooks`, else the address this request
  * came in on (so a gateway on a random port in tests, or behind a proxy with TRUSTED_PROXY_HOPS, answers
  * URLs that work). Computed here rather than in the workflow service, which cannot know it.
  */
-export function hooksBase(config: GatewayConfig, ctx: Context): string {
+function hooksBase(config: GatewayConfig, ctx: Context): string {
   if (config.HOOKS_URL) return config.HOOKS_URL.replace(/\/+$/, '');
   // Koa 3's ctx.origin is the Origin request header, not this server's origin.
   const origin = config.PUBLIC_URL ? config.PUBLIC_URL.replace(/\/+$/, '') : `${ctx.protocol}://${ctx.host}`;
   return `${origin}/hooks`;
+}
+
+/**
+ * The hook URL's base for a caller who may see it: the URL is a bearer secret that starts runs, so
+ * only roles and keys with `workflows:execute` get it (docs/workflows.md, "Hook URLs"); others
+ * get `webhook_url: null`.
+ */
+export function visibleHooksBase(config: GatewayConfig, ctx: Context, caller: Pick<Caller, 'scopes'>): string | null {
+  return caller.scopes.includes('workflows:execute') ? hooksBase(config, ctx) : null;
 }
 
 /** `"1.24s"` (docs/design.md section 7). */
@@ -29,12 +39,13 @@ export function nodeToJson(n: workflowV1.Node) {
   };
 }
 
-export function workflowToJson(w: workflowV1.Workflow, base: string) {
+/** `base`: visibleHooksBase (null hides the hook URL). */
+export function workflowToJson(w: workflowV1.Workflow, base: string | null) {
   return {
     ...workflowSummaryToJson(w),
     nodes: w.nodes.map(nodeToJson),
     edges: w.edges.map((e) => ({ source: e.source, target: e.target })),
-    webhook_url: `${base}/${w.webhookPath}`,
+    webhook_url: base === null ? null : `${base}/${w.webhookPath}`,
     ...(w.statistics
       ? {
           statistics: {

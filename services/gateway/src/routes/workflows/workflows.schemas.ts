@@ -30,7 +30,9 @@ export const nodeSchema = z.object({
   config: z
     .record(z.string(), z.unknown())
     .default({})
-    .describe('depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig'),
+    .describe(
+      'depends on type (docs/workflows.md); a schedule node takes ScheduleNodeConfig. An integration node\'s header values are write-only: answers show "[set]", and an update that sends "[set]" keeps the stored value',
+    ),
   retry: retry.optional(),
   timeout_ms: int32().optional(),
 });
@@ -118,7 +120,10 @@ export const workflowResponse = z.object({
   trigger_type: z.enum(['webhook', 'manual', 'schedule']),
   nodes: z.array(nodeSchema),
   edges: z.array(edgeSchema),
-  webhook_url: z.string(),
+  webhook_url: z
+    .string()
+    .nullable()
+    .describe('the secret hook URL; null for callers without workflows:execute (it starts runs)'),
   statistics: z
     .object({ total_runs: z.number().int(), success_rate: z.number(), avg_duration: z.string() })
     .optional()

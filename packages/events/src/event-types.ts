@@ -28,6 +28,20 @@ export const API_VERSION = '2026-11-01';
 /** The one topic of domain events; the message key is the tenant id. */
 export const EVENTS_TOPIC = 'platform.events';
 
+/**
+ * The broker's message limit (`message.max.bytes` / `max.message.bytes`, set explicitly in
+ * deploy/compose.yaml, the k8s manifests and deploy/local/infra.js). The outbox relay holds itself
+ * to it (MAX_SEND_BYTES) and never sends what the broker would refuse.
+ */
+export const KAFKA_MESSAGE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The most output (serialised JSON) an execution event carries: a larger one is left out and the
+ * event says `output_truncated: true` (docs/design.md section 7), so that every event fits the
+ * broker's limit with room to spare, and receivers are not sent megabytes per event.
+ */
+export const EVENT_OUTPUT_MAX_BYTES = 256 * 1024;
+
 /** Kafka header names. */
 export const EVENT_HEADERS = {
   type: 'event-type',
@@ -86,7 +100,12 @@ export interface EventData {
     /** manual, webhook or schedule: what started the run. */
     trigger: string;
     duration_ms: number;
-    output: Record<string, unknown>;
+    /** The execution's output; left out when larger than EVENT_OUTPUT_MAX_BYTES. */
+    output?: Record<string, unknown>;
+    /** Whether `output` was left out for its size: GET `execution_url` has it whole. */
+    output_truncated: boolean;
+    /** The execution's path in the API (`/api/v1/workflows/{id}/executions/{id}`), where its whole output is. */
+    execution_url: string;
     retry_of?: string;
     parent_execution_id?: string;
   };

@@ -83,7 +83,15 @@ export const sampleData = {
     tool_calls: 0,
     latency_ms: 30,
   },
-  executionCompleted: { workflow_id: 'wf_1', execution_id: 'exe_1', trigger: 'manual', duration_ms: 12, output: {} },
+  executionCompleted: {
+    workflow_id: 'wf_1',
+    execution_id: 'exe_1',
+    trigger: 'manual',
+    duration_ms: 12,
+    output: {},
+    output_truncated: false,
+    execution_url: '/api/v1/workflows/wf_1/executions/exe_1',
+  },
   executionStarted: { workflow_id: 'wf_1', execution_id: 'exe_1', trigger: 'manual' },
   creditsLow: { balance: 50, threshold: 100 },
 } as const;

@@ -26,6 +26,8 @@ export const SAMPLE_EVENT_DATA: { [T in EventType]: EventData[T] } = {
     trigger: 'manual',
     duration_ms: 1240,
     output: { ok: true },
+    output_truncated: false,
+    execution_url: '/api/v1/workflows/wf_test/executions/exe_test',
   },
   'workflow.execution.failed': {
     workflow_id: 'wf_test',

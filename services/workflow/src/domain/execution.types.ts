@@ -5,6 +5,17 @@ export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 export type NodeStatus = 'completed' | 'failed' | 'skipped';
 export type ExecutionTrigger = 'manual' | 'webhook' | 'schedule';
 
+/**
+ * The most output (serialised JSON) a node may produce: a larger one fails the node with
+ * `output_too_large` (docs/design.md section 7). The execution's output is its last node's, so it
+ * is bounded too; this keeps an execution document, and what a GET answers, a size the database
+ * and the API carry well.
+ */
+export const NODE_OUTPUT_MAX_BYTES = 1024 * 1024;
+
+/** The node error code of an output over NODE_OUTPUT_MAX_BYTES. */
+export const OUTPUT_TOO_LARGE = 'output_too_large';
+
 export interface NodeExecution {
   nodeId: string;
   status: NodeStatus;

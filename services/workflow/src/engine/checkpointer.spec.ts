@@ -57,6 +57,26 @@ describe('Checkpointer', () => {
     expect(execution).toMatchObject({ status: 'completed', startedEvent: true });
   });
 
+  it('leaves an output over 256 KiB out of the completed event, which points at the execution instead', async () => {
+    const { store, outbox, execution, checkpoints } = await held();
+    const atLimit = { s: 'x'.repeat(256 * 1024 - 8) }; // `{"s":"` and `"}` make it 256 KiB exactly
+    const over = { s: 'x'.repeat(256 * 1024 - 7) };
+    const url = `/api/v1/workflows/${execution.workflowId}/executions/${execution.id}`;
+
+    await checkpoints.finish([done('a', over)], { status: 'completed', output: over });
+    const data = (outbox.events[1] as EventEnvelope<'workflow.execution.completed'>).data;
+    expect(data).toMatchObject({ execution_id: execution.id, output_truncated: true, execution_url: url });
+    expect(data).not.toHaveProperty('output');
+    expect(store.byId.get(execution.id)!.output).toEqual(over);
+
+    const again = await held();
+    await again.checkpoints.finish([done('a', atLimit)], { status: 'completed', output: atLimit });
+    expect((again.outbox.events[1] as EventEnvelope<'workflow.execution.completed'>).data).toMatchObject({
+      output: atLimit,
+      output_truncated: false,
+    });
+  });
+
   it('names the failed node in the failed event', async () => {
     const { outbox, checkpoints } = await held();
     await checkpoints.finish([done('a')], { status: 'failed', output: {}, error: 'boom', failedNodeId: 'wait' });

@@ -1,4 +1,4 @@
-import { createEvent, type EventEnvelope } from '@agentplatform/events/catalogue';
+import { EVENT_OUTPUT_MAX_BYTES, createEvent, type EventEnvelope } from '@agentplatform/events/catalogue';
 import type { ClientSession } from 'mongoose';
 import type { Execution, ExecutionStatus, InFlightNode, NodeExecution } from '../domain/execution.types.js';
 import { lineage } from '../domain/execution.types.js';
@@ -65,7 +65,10 @@ export class Checkpointer {
     };
     events.push(
       end.status === 'completed'
-        ? createEvent('workflow.execution.completed', this.execution.tenantId, { ...base, output: end.output })
+        ? createEvent('workflow.execution.completed', this.execution.tenantId, {
+            ...base,
+            ...this.eventOutput(end.output),
+          })
         : createEvent('workflow.execution.failed', this.execution.tenantId, {
             ...base,
             error: end.error ?? 'failed',
@@ -83,6 +86,18 @@ export class Checkpointer {
     if (end.error) changes.error = end.error;
     if (end.failedNodeId) changes.failedNodeId = end.failedNodeId;
     await this.write(changes, { clearInFlight: true, releaseLease: true }, events);
+  }
+
+  /**
+   * The output as the completed event carries it: whole up to EVENT_OUTPUT_MAX_BYTES, else left out
+   * (`output_truncated`); the execution's URL has it whole either way (docs/design.md section 7).
+   */
+  private eventOutput(output: JsonObject): { output?: JsonObject; output_truncated: boolean; execution_url: string } {
+    const execution_url = `/api/v1/workflows/${this.execution.workflowId}/executions/${this.execution.id}`;
+    if (Buffer.byteLength(JSON.stringify(output)) > EVENT_OUTPUT_MAX_BYTES) {
+      return { output_truncated: true, execution_url };
+    }
+    return { output, output_truncated: false, execution_url };
   }
 
   private startedEvent(): EventEnvelope {

@@ -34,12 +34,13 @@ function setup(options: { defaultNodeTimeoutMs?: number; expressions?: Expressio
   return { engine, executions, outbox };
 }
 
-function execution(nodes: WorkflowNode[], maxDurationMs = 60_000): Execution {
+function execution(nodes: WorkflowNode[], maxDurationMs = 60_000, input?: Execution['input']): Execution {
   const now = new Date();
   return newExecution(nodes, {
     tenantId: 'ten_1',
     startedAt: now,
     deadlineAt: new Date(now.getTime() + maxDurationMs),
+    ...(input ? { input } : {}),
   });
 }
 
@@ -135,5 +136,29 @@ describe('ExecutionEngine', () => {
       error: { code: 'expression_budget_exceeded', expression: 'L.all(x, true)', budget_ms: 50, resource: 'time' },
     });
     expect(calls).toBe(1);
+  });
+
+  it('fails a node whose output is over 1 MiB with output_too_large, without retrying it', async () => {
+    const { engine, outbox } = setup();
+    const node: WorkflowNode = {
+      id: 'triple',
+      type: 'transform',
+      retry: { max_attempts: 3, backoff_ms: 1 },
+      config: { fields: { s: 'input.s + input.s + input.s' } },
+    };
+    const fits = execution([node], 60_000, { s: 'x'.repeat(349_000) });
+    const over = execution([node], 60_000, { s: 'x'.repeat(350_000) });
+    await engine.submit(fits);
+    await engine.submit(over);
+    expect(await engine.waitFor('ten_1', 'wf_1', fits.id, 3_000)).toMatchObject({ status: 'completed' });
+    const done = await engine.waitFor('ten_1', 'wf_1', over.id, 3_000);
+    expect(done).toMatchObject({ status: 'failed', failedNodeId: 'triple', output: {} });
+    expect(done?.error).toMatch(/output_too_large: the node's output is 1050008 bytes, over the limit of 1048576/);
+    expect(done?.nodeExecutions[0]).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      output: { error: { code: 'output_too_large', size_bytes: 1_050_008, limit_bytes: 1_048_576 } },
+    });
+    expect(outbox.types()).toContain('workflow.execution.failed');
   });
 });

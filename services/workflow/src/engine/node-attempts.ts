@@ -1,8 +1,13 @@
 import { backoffDelay, type Logger } from '@agentplatform/service-kit';
-import type { Execution, NodeExecution } from '../domain/execution.types.js';
+import {
+  NODE_OUTPUT_MAX_BYTES,
+  OUTPUT_TOO_LARGE,
+  type Execution,
+  type NodeExecution,
+} from '../domain/execution.types.js';
 import { isInlineSafe, type ExpressionScope } from '../domain/expressions.js';
 import { nodeExpressions } from '../domain/node-expressions.js';
-import { CHILD_NODE_TYPES, type RetryPolicy, type WorkflowNode } from '../domain/workflow.types.js';
+import { CHILD_NODE_TYPES, type JsonObject, type RetryPolicy, type WorkflowNode } from '../domain/workflow.types.js';
 import { NodeError, NodeTimeout, isPure, runNode, type NodeRunnerDeps } from './node-runners.js';
 import { Abandoned } from './run.js';
 
@@ -88,6 +93,7 @@ export async function attemptNode(
         },
         context.runners,
       );
+      boundOutput(output);
       return {
         nodeId: node.id,
         status: 'completed',
@@ -125,6 +131,17 @@ export async function attemptNode(
     error: lastError?.message ?? 'failed',
     attempts,
   };
+}
+
+/** Fails the node (not retried: the same work gives the same output) when its output is too large to store. */
+function boundOutput(output: JsonObject): void {
+  const bytes = Buffer.byteLength(JSON.stringify(output));
+  if (bytes <= NODE_OUTPUT_MAX_BYTES) return;
+  throw new NodeError(
+    `${OUTPUT_TOO_LARGE}: the node's output is ${bytes} bytes, over the limit of ${NODE_OUTPUT_MAX_BYTES}`,
+    false,
+    { error: { code: OUTPUT_TOO_LARGE, size_bytes: bytes, limit_bytes: NODE_OUTPUT_MAX_BYTES } },
+  );
 }
 
 /** Waits between attempts; an abort of the run ends the wait (and the run) at once. */

@@ -599,6 +599,8 @@ function kafkaServerProperties({ port, controllerPort, logDirs, partitions }) {
     'log.cleaner.threads=1',
     'log.cleaner.dedupe.buffer.size=8388608',
     'log.retention.hours=168',
+    // the message limit the deployments set explicitly (packages/events KAFKA_MESSAGE_MAX_BYTES)
+    'message.max.bytes=1048576',
     '',
   ].join('\n');
 }

@@ -1,5 +1,6 @@
 export * from './catalogue.js';
 export * from './consumer.js';
+export * from './dead-letters.js';
 export * from './kafka.js';
 export * from './outbox.js';
 export * from './relay.js';

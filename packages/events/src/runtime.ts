@@ -2,6 +2,7 @@ import type { Kafka } from 'kafkajs';
 import type { ServiceRuntime } from '@agentplatform/service-kit';
 import { BatchConsumer, type ConsumedEvent } from './consumer.js';
 import { accessTopicOf } from './access-events.js';
+import { DEAD_LETTER_PRUNE_INTERVAL_MS, DeadLetters } from './dead-letters.js';
 import { createKafka, ensureTopic } from './kafka.js';
 import { Outbox } from './outbox.js';
 import { OutboxRelay } from './relay.js';
@@ -12,6 +13,11 @@ export interface KafkaConfig {
   KAFKA_CLIENT_ID?: string;
   KAFKA_TOPIC: string;
   KAFKA_TOPIC_PARTITIONS: number;
+}
+
+/** The outbox's variables (see `outboxEnvShape` in service-kit). */
+export interface OutboxConfig {
+  OUTBOX_DEAD_LETTER_RETENTION_DAYS: number;
 }
 
 /**
@@ -46,12 +52,29 @@ function kafkaFor(runtime: ServiceRuntime, config: KafkaConfig): Kafka {
   });
 }
 
-/** Opens the service's outbox and starts relaying it to Kafka; stops the relay on shutdown. */
-export async function startOutbox(runtime: ServiceRuntime, config: KafkaConfig): Promise<Outbox> {
+/**
+ * Opens the service's outbox and starts relaying it to Kafka, and pruning its expired dead letters;
+ * stops both on shutdown.
+ */
+export async function startOutbox(runtime: ServiceRuntime, config: KafkaConfig & OutboxConfig): Promise<Outbox> {
   const kafka = kafkaFor(runtime, config);
   const outbox = await Outbox.open(runtime.mongo);
+  const deadLetters = await DeadLetters.open(runtime.mongo);
   const accessTopic = accessTopicOf(config.KAFKA_TOPIC);
-  const relay = new OutboxRelay({ outbox, kafka, topic: config.KAFKA_TOPIC, accessTopic, logger: runtime.logger });
+  const relay = new OutboxRelay({
+    outbox,
+    deadLetters,
+    deadLetterCounter: runtime.metrics.counter(
+      'outbox_dead_letters_total',
+      'Outbox records moved to the dead letters, by reason (too_large, rejected, attempts)',
+      ['reason'],
+    ),
+    kafka,
+    topic: config.KAFKA_TOPIC,
+    accessTopic,
+    logger: runtime.logger,
+  });
+  startDeadLetterPruning(runtime, deadLetters, config.OUTBOX_DEAD_LETTER_RETENTION_DAYS);
   void ensureTopicInBackground(runtime, kafka, config);
   // Few events, read whole by every gateway replica: one partition keeps them in order.
   void ensureTopicInBackground(runtime, kafka, { KAFKA_TOPIC: accessTopic, KAFKA_TOPIC_PARTITIONS: 1 });
@@ -59,6 +82,32 @@ export async function startOutbox(runtime: ServiceRuntime, config: KafkaConfig):
   runtime.lifecycle.onShutdown('outbox relay', () => relay.stop());
   runtime.logger.info({ transactional: outbox.transactional }, 'outbox ready');
   return outbox;
+}
+
+/**
+ * Deletes dead letters older than the retention, hourly, on every replica (deletes by id are
+ * idempotent). A prune by index rather than a TTL index: the local stand-in has no TTL monitor.
+ */
+function startDeadLetterPruning(runtime: ServiceRuntime, deadLetters: DeadLetters, retentionDays: number): void {
+  let running: Promise<void> | undefined;
+  const tick = () => {
+    const before = new Date(Date.now() - retentionDays * 24 * 3600_000);
+    running = deadLetters.prune(before).then(
+      (deleted) => {
+        if (deleted > 0) runtime.logger.info({ deleted, retention_days: retentionDays }, 'pruned old dead letters');
+      },
+      (error) => runtime.logger.warn({ err: error }, 'dead-letter pruning failed'),
+    );
+  };
+  const first = setTimeout(tick, 5_000);
+  first.unref();
+  const timer = setInterval(tick, DEAD_LETTER_PRUNE_INTERVAL_MS);
+  timer.unref();
+  runtime.lifecycle.onShutdown('dead-letter pruning', async () => {
+    clearTimeout(first);
+    clearInterval(timer);
+    await running;
+  });
 }
 
 /**

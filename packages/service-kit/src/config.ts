@@ -186,6 +186,12 @@ export const kafkaEnvShape = {
   KAFKA_TOPIC_PARTITIONS: env.int(6, 1),
 };
 
+/** The variables of a service with an outbox (packages/events: the relay and its dead letters). */
+export const outboxEnvShape = {
+  /** Outbox records that could never be published are kept this long; fractions of a day are allowed. */
+  OUTBOX_DEAD_LETTER_RETENTION_DAYS: env.positive(14),
+};
+
 const MISSING_DATA_KEY =
   'is required: the keyring that encrypts secrets at rest, as kid:base64key[,kid:base64key] ' +
   '(32-byte keys, the first one current; `npm start` creates one, production sets it from a Secret; see docs/security.md)';

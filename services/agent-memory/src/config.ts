@@ -1,5 +1,12 @@
 import path from 'node:path';
-import { dataEncryptionKeyEnv, env, kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
+import {
+  dataEncryptionKeyEnv,
+  env,
+  kafkaEnvShape,
+  loadConfig,
+  outboxEnvShape,
+  serviceEnvShape,
+} from '@agentplatform/service-kit';
 
 const optionalUrl = env.url().orUnset();
 
@@ -12,6 +19,7 @@ const DEFAULT_MODEL_DIR = path.resolve(__dirname, '../../../deploy/local/.cache/
 export const configShape = {
   ...serviceEnvShape({ grpcPort: 50052, metricsPort: 9462, database: 'agent_memory' }),
   ...kafkaEnvShape,
+  ...outboxEnvShape,
   /** identity: credit balance check and charge of every chat (docs/design.md section 5). */
   IDENTITY_GRPC_ADDR: env.string('127.0.0.1:50051'),
   GRPC_DEADLINE_MS: env.int(5_000, 1),

@@ -2,6 +2,7 @@ import {
   dataEncryptionKeyEnv,
   env,
   kafkaEnvShape,
+  outboxEnvShape,
   loadConfig,
   PLAN_NAMES,
   serviceEnvShape,
@@ -10,6 +11,7 @@ import {
 export const configShape = {
   ...serviceEnvShape({ grpcPort: 50051, metricsPort: 9461, database: 'identity' }),
   ...kafkaEnvShape,
+  ...outboxEnvShape,
   /** Lifetime of an access token in seconds (docs/design.md section 4: 900). */
   ACCESS_TOKEN_TTL_SECONDS: env.int(900, 30),
   REFRESH_TOKEN_TTL_DAYS: env.int(30, 1),

@@ -1,8 +1,16 @@
-import { dataEncryptionKeyEnv, env, kafkaEnvShape, loadConfig, serviceEnvShape } from '@agentplatform/service-kit';
+import {
+  dataEncryptionKeyEnv,
+  env,
+  kafkaEnvShape,
+  loadConfig,
+  outboxEnvShape,
+  serviceEnvShape,
+} from '@agentplatform/service-kit';
 
 export const configShape = {
   ...serviceEnvShape({ grpcPort: 50053, metricsPort: 9463, database: 'workflow' }),
   ...kafkaEnvShape,
+  ...outboxEnvShape,
   /** agent-memory (agent nodes: GetAgent at validation, Chat at run time). */
   AGENT_MEMORY_GRPC_ADDR: env.string('127.0.0.1:50052'),
   /** identity (a run costs one credit, charged when it starts). */

@@ -129,6 +129,45 @@ describe('outbox relay: dead letters', () => {
     }
   }, 60_000);
 
+  it('publishes a batch larger than the broker limit whole, in order, none dead-lettered', async () => {
+    const kafka = createKafka({ brokers: process.env.KAFKA_BROKERS!.split(','), clientId: 'relay-chunk-test', logger });
+    // The broker's own limit (1 MiB, deploy/local/infra.js); one partition takes the whole batch.
+    const topic = `relay-chunks.${suffix}`;
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+    await admin.disconnect();
+    const own = await mongoose
+      .createConnection(process.env.MONGODB_URI!, { dbName: `relay_chunks_${suffix}` })
+      .asPromise();
+    const outbox = await Outbox.open(own);
+    const deadLetters = await DeadLetters.open(own);
+    // Six events of 250 KB (each under the 256 KiB an event may carry): 1.5 MB in one batch.
+    const events = Array.from({ length: 6 }, (_, i) => event('ten_a', String(i).repeat(250_000)));
+    await outbox.publish(events);
+    const seen: string[] = [];
+    const consumer = kafka.consumer({ groupId: `relay-chunks-${suffix}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        seen.push((JSON.parse(message.value!.toString()) as { id: string }).id);
+      },
+    });
+    const relay = new OutboxRelay({ outbox, deadLetters, kafka, topic, logger, pollIntervalMs: 50 });
+    relay.start();
+    try {
+      await waitFor(() => seen.length === events.length, { timeoutMs: 30_000, what: 'all six published' });
+      expect(seen).toEqual(events.map((e) => e.id));
+      expect(await deadLetters.model.countDocuments()).toBe(0);
+      await waitFor(async () => (await outbox.model.countDocuments()) === 0, { what: 'the outbox emptied' });
+    } finally {
+      await relay.stop();
+      await consumer.disconnect();
+      await own.close();
+    }
+  }, 60_000);
+
   /**
    * A producer that refuses one event id with a retriable broker error (after kafkajs' own
    * retries), or fails every send as an unreachable broker would; records what it published.

@@ -64,6 +64,7 @@ export interface RelayOptions {
 interface Outgoing {
   record: OutboxRecord;
   topic: string;
+  value: string;
   bytes: number;
 }
 
@@ -202,11 +203,12 @@ export class OutboxRelay {
     return batch.length;
   }
 
-  /** A record's message size and topic. */
+  /** A record's message, topic and size. */
   private outgoing(record: OutboxRecord): Outgoing {
-    let bytes = Buffer.byteLength(JSON.stringify(record.envelope)) + Buffer.byteLength(record.envelope.tenant_id);
-    for (const [name, value] of Object.entries(this.headersOf(record))) bytes += name.length + value.length;
-    return { record, topic: this.topicOf(record), bytes };
+    const value = JSON.stringify(record.envelope);
+    let bytes = Buffer.byteLength(value) + Buffer.byteLength(record.envelope.tenant_id);
+    for (const [name, header] of Object.entries(this.headersOf(record))) bytes += name.length + header.length;
+    return { record, topic: this.topicOf(record), value, bytes };
   }
 
   /**
@@ -276,9 +278,9 @@ export class OutboxRelay {
       await this.producer.send({
         acks: -1,
         topic: send[0]!.topic,
-        messages: send.map(({ record }) => ({
+        messages: send.map(({ record, value }) => ({
           key: record.envelope.tenant_id,
-          value: JSON.stringify(record.envelope),
+          value,
           headers: { ...this.headersOf(record), ...traceHeader(spans?.get(record._id) ?? record.traceparent) },
         })),
       });

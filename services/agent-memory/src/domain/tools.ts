@@ -24,6 +24,20 @@ export const TOOL_LIMITS = {
   minTimeoutMs: 100,
   maxTimeoutMs: 120_000,
   defaultTimeoutMs: 30_000,
+  /** Tool calls run per model round; the model's further calls of that round get an error result. */
+  callsPerRound: 8,
+} as const;
+
+/**
+ * Bounds of a remote MCP server (docs/security.md), enforced while its answers are read: a JSON
+ * answer, or one event of an SSE answer (and so each of its lines), of at most `messageBytes`;
+ * every exchange and every listing or call (connection included) within `callMs` (or the
+ * agent's shorter tool timeout); a `tools/list` of more than `tools` tools is refused.
+ */
+export const MCP_LIMITS = {
+  messageBytes: 1024 * 1024,
+  callMs: 30_000,
+  tools: 128,
 } as const;
 
 /** What OpenAI-compatible providers accept as a function name. */

@@ -26,3 +26,18 @@ export interface ToolScope {
   /** The chat's depth in a chain of compositions (0 from a user; see ChatInput.depth). */
   depth?: number;
 }
+
+/**
+ * A tool that cannot work this turn (its credentials do not open, its MCP server broke a limit):
+ * the model still sees it, with the reason, and a call of it is an error result saying why.
+ */
+export function unavailableTool(name: string, description: string, reason: string): Tool {
+  return {
+    name,
+    description: `${description} (unavailable: ${reason})`,
+    parameters: { type: 'object', properties: {} },
+    run: async () => {
+      throw new ToolError(reason);
+    },
+  };
+}

@@ -94,6 +94,20 @@ describe('runToolLoop', () => {
     expect(llm.requests.map((r) => r.toolChoice)).toEqual([undefined, undefined, 'none']);
   });
 
+  it('runs the first 8 calls of a round and gives the others an error result without running them', async () => {
+    const llm = scripted([
+      { toolCalls: Array.from({ length: 11 }, (_, i) => ({ id: `c${i}`, name: 'count', arguments: `{"i":${i}}` })) },
+    ]);
+    const ran: unknown[] = [];
+    const result = await runToolLoop(llm, request, [tool('count', async (args) => ran.push(args.i))], options);
+    expect(ran.sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(result.steps.slice(8).map((s) => s.error)).toEqual(
+      Array(3).fill('not run: at most 8 tool calls per model round; call it again in the next round'),
+    );
+    // The model gets a result for every call it made, so its next request stays well-formed.
+    expect(llm.requests[1].messages.filter((m) => m.role === 'tool')).toHaveLength(11);
+  });
+
   it('offers no tools and makes one call when the agent has none', async () => {
     const llm = scripted([]);
     const result = await runToolLoop(llm, request, [], options);

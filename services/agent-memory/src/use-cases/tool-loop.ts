@@ -1,6 +1,7 @@
 import { DomainError, SpanKind, traced, type Logger } from '@agentplatform/service-kit';
 import type { ToolStep, Usage } from '../domain/chat.js';
 import type { LlmMessage, LlmProvider, LlmRequest, LlmResult, LlmToolCall } from '../llm/llm-provider.js';
+import { TOOL_LIMITS } from '../domain/tools.js';
 import { ToolError, type Tool } from '../tools/tool.js';
 
 /** The longest tool result given back to the model (and stored), in characters of JSON. */
@@ -56,13 +57,15 @@ async function runCall(
   call: LlmToolCall,
   tools: Map<string, Tool>,
   options: LoopOptions,
+  refusal?: string,
 ): Promise<{ step: ToolStep; message: Extract<LlmMessage, { role: 'tool' }> }> {
   const started = Date.now();
   const args = parseArguments(call.arguments);
   const tool = tools.get(call.name);
   let output: unknown;
   let error: string | undefined;
-  if (!tool) error = `unknown tool "${call.name}"`;
+  if (refusal) error = refusal;
+  else if (!tool) error = `unknown tool "${call.name}"`;
   else if (!args) error = 'the arguments are not a JSON object';
   else {
     const controller = new AbortController();
@@ -143,9 +146,17 @@ export async function runToolLoop(
       return { content: result.content, model: result.model, usage, steps };
     }
     messages.push({ role: 'assistant', content: result.content, toolCalls: result.toolCalls });
+    // A round's calls run at once, so one answer of the model must not start an unbounded number.
     const done = await Promise.all(
-      result.toolCalls.map(async (call) => {
-        const outcome = await runCall(call, byName, options);
+      result.toolCalls.map(async (call, i) => {
+        const outcome = await runCall(
+          call,
+          byName,
+          options,
+          i < TOOL_LIMITS.callsPerRound
+            ? undefined
+            : `not run: at most ${TOOL_LIMITS.callsPerRound} tool calls per model round; call it again in the next round`,
+        );
         await options.onStep?.(outcome.step, outcome.message);
         return outcome;
       }),

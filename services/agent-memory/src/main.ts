@@ -27,6 +27,7 @@ import { agentMemoryService } from './transport/agent-memory.grpc.js';
 import { retryPendingCharges } from './use-cases/chat-with-agent.js';
 import type { UseCaseDeps } from './use-cases/deps.js';
 import { EmbeddingBacklog } from './use-cases/embedding-backlog.js';
+import { resealToolHeaders } from './use-cases/reseal-tool-headers.js';
 
 function llmProvider(config: Config): LlmProvider {
   if (!config.LLM_BASE_URL) return new LocalResponder();
@@ -76,6 +77,9 @@ async function main(): Promise<void> {
   const memories = new MemoryRepository(runtime.mongo);
   const chats = new ChatRepository(runtime.mongo);
   await Promise.all([agents.init(), memories.init(), chats.init()]);
+  // Before serving: tool header values under a retired data key, or not yet bound to their origin.
+  const resealed = await resealToolHeaders({ agents, box: config.DATA_ENCRYPTION_KEY, logger: runtime.logger });
+  if (resealed > 0) runtime.logger.info({ agents: resealed }, 're-encrypted agent tool header values');
   const credits = connectIdentityCredits(runtime, config);
   const embedder = embeddingProvider(config, runtime.logger);
   runtime.lifecycle.onShutdown('embeddings', () => embedder.close?.() ?? Promise.resolve());

@@ -1,4 +1,4 @@
-import type { FieldIssue } from '@agentplatform/service-kit';
+import { SecretBox, type FieldIssue } from '@agentplatform/service-kit';
 
 /**
  * Tool grants on an agent (`config.tools`, docs/design.md section 9). Grants are stored as given, except
@@ -98,9 +98,17 @@ export function grantName(grant: ToolGrant): string {
 /** `{{args.x}}` placeholders of an http grant's URL. */
 export const URL_PLACEHOLDER = /\{\{\s*args\.([A-Za-z0-9_]+)\s*\}\}/g;
 
+/** The scheme and authority of a URL (template): what `{{args.x}}` may never fill. */
+const URL_HEAD = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
+
 function checkUrl(value: unknown, field: string, issues: FieldIssue[], template: boolean): string | undefined {
   if (typeof value !== 'string' || value.length === 0 || value.length > TOOL_LIMITS.url) {
     issues.push({ field, message: `must be an http(s) URL of at most ${TOOL_LIMITS.url} characters` });
+    return undefined;
+  }
+  // The origin is what header values are sealed to, so the model's arguments must not choose it.
+  if (template && (URL_HEAD.exec(value)?.[0] ?? value).includes('{{')) {
+    issues.push({ field, message: '{{args.x}} may fill the path and query only, never the scheme, host or port' });
     return undefined;
   }
   let url: URL;
@@ -340,7 +348,33 @@ export function publicGrant(grant: ToolGrant): Record<string, unknown> {
   return { ...grant };
 }
 
-/** The sealing context of one header value: a value copied to another agent or grant does not open. */
+/** The origin (scheme://host:port) a grant's requests go to; a URL template never changes it. */
+export function grantOrigin(grant: HttpGrant | McpGrant): string {
+  return new URL(grant.type === 'http' ? grant.url.replace(URL_PLACEHOLDER, 'x') : grant.server_url).origin;
+}
+
+/**
+ * The sealing context of one header value: a value copied to another agent, grant or origin does
+ * not open, so stored credentials never follow a URL to another host.
+ */
 export function headerContext(agentId: string, grant: HttpGrant | McpGrant, header: string): string {
+  return `agent:${agentId}:tool:${grant.type}:${grant.name}:origin:${grantOrigin(grant)}:header:${header.toLowerCase()}`;
+}
+
+/** The context header values were sealed with before they were bound to the origin (re-sealed on start). */
+export function unboundHeaderContext(agentId: string, grant: HttpGrant | McpGrant, header: string): string {
   return `agent:${agentId}:tool:${grant.type}:${grant.name}:header:${header.toLowerCase()}`;
+}
+
+/** The data key ids an agent's sealed header values name, sorted (what re-sealing looks for). */
+export function sealedKeyIds(grants: readonly ToolGrant[] | undefined): string[] {
+  const ids = new Set<string>();
+  for (const grant of grants ?? []) {
+    if (grant.type !== 'http' && grant.type !== 'mcp') continue;
+    for (const sealed of Object.values(grant.headers ?? {})) {
+      const kid = SecretBox.keyIdOf(sealed);
+      if (kid) ids.add(kid);
+    }
+  }
+  return [...ids].sort();
 }

@@ -1,5 +1,6 @@
 import type { ClientSession, Collection, Connection, Model } from 'mongoose';
 import type { Agent, AgentConfig, AgentStatus, AgentType, MemoryType } from '../domain/agent.js';
+import { sealedKeyIds, type ToolGrant } from '../domain/tools.js';
 import { agentModel, type AgentDoc } from './agent.schema.js';
 
 function toAgent(doc: AgentDoc): Agent {
@@ -25,6 +26,16 @@ export interface AgentChanges {
   description?: string;
   memoryTypes?: MemoryType[];
   config?: AgentConfig;
+}
+
+/** An agent's tool grants as stored, for re-sealing their header values under the current key. */
+export interface StoredTools {
+  id: string;
+  tenantId: string;
+  tools: ToolGrant[];
+  /** Stored before header values were bound to their origin: sealed with the older context. */
+  unbound: boolean;
+  updatedAt: Date;
 }
 
 /** An agent as a version bump leaves it: what a write of its memories checks against. */
@@ -62,6 +73,7 @@ export class AgentRepository {
           memory_types: agent.memoryTypes,
           config: { ...agent.config },
           memory_version: 0,
+          tool_key_ids: sealedKeyIds(agent.config.tools),
           created_at: agent.createdAt,
           updated_at: agent.updatedAt,
         },
@@ -119,7 +131,10 @@ export class AgentRepository {
     if (changes.status !== undefined) set.status = changes.status;
     if (changes.description !== undefined) set.description = changes.description;
     if (changes.memoryTypes !== undefined) set.memory_types = changes.memoryTypes;
-    if (changes.config !== undefined) set.config = changes.config;
+    if (changes.config !== undefined) {
+      set.config = changes.config;
+      set.tool_key_ids = sealedKeyIds(changes.config.tools);
+    }
     const doc = await this.model
       .findOneAndUpdate({ _id: id, tenant_id: tenantId }, { $set: set }, { returnDocument: 'after', session })
       .lean<AgentDoc>();
@@ -142,6 +157,44 @@ export class AgentRepository {
     return doc
       ? { memoryVersion: doc.memory_version ?? 0, memoryTypes: (doc.memory_types ?? []) as MemoryType[] }
       : undefined;
+  }
+
+  /**
+   * Agents of every tenant (a start-up task, like the webhook service's re-sealing) whose tool
+   * header values name a data key other than `keyId`, or that were stored before key ids were
+   * recorded and hold header values.
+   */
+  async withToolKeysOtherThan(keyId: string): Promise<StoredTools[]> {
+    const docs = await this.collection
+      .find(
+        {
+          $or: [
+            { tool_key_ids: { $elemMatch: { $ne: keyId } } },
+            { tool_key_ids: { $exists: false }, 'config.tools.headers': { $exists: true } },
+          ],
+        },
+        { projection: { tenant_id: 1, 'config.tools': 1, tool_key_ids: 1, updated_at: 1 } },
+      )
+      .toArray();
+    return docs.map((doc) => ({
+      id: doc._id,
+      tenantId: doc.tenant_id,
+      tools: ((doc.config ?? {}).tools ?? []) as ToolGrant[],
+      unbound: doc.tool_key_ids === undefined,
+      updatedAt: doc.updated_at,
+    }));
+  }
+
+  /**
+   * Stores re-sealed grants, unless the agent changed since it was read (an update, or another
+   * replica's re-sealing, wins). Answers whether this call wrote them.
+   */
+  async replaceSealedTools(agent: StoredTools, tools: ToolGrant[]): Promise<boolean> {
+    const result = await this.collection.updateOne(
+      { _id: agent.id, tenant_id: agent.tenantId, updated_at: agent.updatedAt },
+      { $set: { 'config.tools': tools, tool_key_ids: sealedKeyIds(tools) } },
+    );
+    return result.modifiedCount > 0;
   }
 
   async delete(tenantId: string, id: string): Promise<boolean> {

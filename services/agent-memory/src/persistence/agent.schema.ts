@@ -10,6 +10,11 @@ export interface AgentDoc {
   memory_types: string[];
   config: Record<string, unknown>;
   memory_version: number;
+  /**
+   * The data key ids (DATA_ENCRYPTION_KEY) the sealed tool header values in `config.tools` name;
+   * absent on agents stored before header values were bound to their grant's origin.
+   */
+  tool_key_ids?: string[];
   created_at: Date;
   updated_at: Date;
 }
@@ -25,6 +30,7 @@ const agentSchema = new Schema<AgentDoc>(
     memory_types: { type: [String], default: [] },
     config: { type: Schema.Types.Mixed, default: {} },
     memory_version: { type: Number, default: 0 },
+    tool_key_ids: { type: [String], default: undefined },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },

@@ -5,7 +5,7 @@ import type { UseCaseDeps } from '../use-cases/deps.js';
 import { httpTool } from './http-tool.js';
 import type { McpTurn } from './mcp-tools.js';
 import { memoryAddTool, memorySearchTool } from './memory-tools.js';
-import { ToolError, type Tool, type ToolScope } from './tool.js';
+import { unavailableTool, type Tool, type ToolScope } from './tool.js';
 import { workflowTool } from './workflow-tool.js';
 
 /** The header values of an http or mcp grant, opened for one turn. */
@@ -35,7 +35,9 @@ function openedOrNone(
   }
 }
 
-const UNOPENED = "the tool's stored header values cannot be decrypted; set the grant's headers again";
+function unopened(grant: HttpGrant | McpGrant): string {
+  return `the stored header values of the tool grant "${grant.name}" cannot be decrypted (their data key is no longer in DATA_ENCRYPTION_KEY, or they were altered); set the grant's headers again`;
+}
 
 export function toolTimeoutMs(agent: Agent): number {
   return agent.config.tool_timeout_ms ?? TOOL_LIMITS.defaultTimeoutMs;
@@ -59,19 +61,12 @@ export async function agentTools(deps: UseCaseDeps, agent: Agent, scope: ToolSco
         case 'http': {
           const headers = openedOrNone(deps.tools.box, deps.logger, agent, grant);
           const tool = httpTool(grant, headers ?? {}, deps.tools.dispatcher, timeoutMs);
-          if (headers) return [tool];
-          return [
-            {
-              ...tool,
-              run: async () => {
-                throw new ToolError(UNOPENED);
-              },
-            },
-          ];
+          return [headers ? tool : unavailableTool(tool.name, tool.description, unopened(grant))];
         }
         case 'mcp': {
           const headers = openedOrNone(deps.tools.box, deps.logger, agent, grant);
-          if (!headers) return [];
+          if (!headers)
+            return [unavailableTool(grant.name, `The tools of the MCP server ${grant.name}`, unopened(grant))];
           const key = `${agent.tenantId}:${agent.id}:${agent.updatedAt.getTime()}:${grant.name}`;
           return mcp.tools(key, grant, headers, timeoutMs);
         }

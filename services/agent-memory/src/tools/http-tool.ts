@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { callHttp, HttpCallError, type JsonValue } from '@agentplatform/service-kit';
-import { URL_PLACEHOLDER, type HttpGrant } from '../domain/tools.js';
+import { grantOrigin, URL_PLACEHOLDER, type HttpGrant } from '../domain/tools.js';
 import { ToolError, type Tool } from './tool.js';
 
 /** The grant's URL with `{{args.x}}` filled from the arguments (each value URL-encoded). */
@@ -33,12 +33,17 @@ export function httpTool(
   dispatcher: Dispatcher,
   timeoutMs: number,
 ): Tool {
+  const origin = grantOrigin(grant);
   return {
     name: grant.name,
-    description: grant.description || `Calls ${grant.method} ${new URL(renderUrl(grant.url, {})).origin}`,
+    description: grant.description || `Calls ${grant.method} ${origin}`,
     parameters: grant.input_schema ?? { type: 'object', properties: {} },
     async run(args, signal) {
       const url = renderUrl(grant.url, args);
+      // Validation keeps placeholders out of the origin; this holds for grants stored before it did.
+      if (!URL.canParse(url) || new URL(url).origin !== origin) {
+        throw new ToolError(`refused: the arguments would send this call outside ${origin}`);
+      }
       const bodyless = grant.method === 'GET' || grant.method === 'DELETE';
       try {
         const answer = await callHttp(

@@ -82,4 +82,33 @@ describe('prepareTools', () => {
     // A grant of another name does not inherit the crm grant's headers.
     expect(renamed.headers).toBeUndefined();
   });
+
+  it('keeps stored values only on the same origin, and binds the seal to the origin', async () => {
+    const { deps, fakes } = setup();
+    const current = await prepareTools(deps, 't1', 'agt_1', [http({ Authorization: 'Bearer old' }), mcp({ K: 'v' })]);
+    const elsewhere = { ...http(), url: 'https://attacker.example.net/lookup' };
+    const mcpElsewhere = { ...mcp(), server_url: 'https://crm.example.com:8443/' };
+    await expect(prepareTools(deps, 't1', 'agt_1', [elsewhere, mcpElsewhere], current)).rejects.toMatchObject({
+      code: 'validation_error',
+      details: [
+        { field: 'config.tools[0].headers', message: expect.stringContaining('url leaves https://crm.example.com') },
+        {
+          field: 'config.tools[1].headers',
+          message: expect.stringContaining('server_url leaves https://mcp.example.com'),
+        },
+      ],
+    });
+    // Another path on the same origin keeps them, and they still open.
+    const [moved] = (await prepareTools(
+      deps,
+      't1',
+      'agt_1',
+      [{ ...http(), url: 'https://crm.example.com/v2/{{args.id}}' }],
+      current,
+    )) as [HttpGrant];
+    expect(openHeaders(fakes.tools.box, 'agt_1', moved)).toEqual({ Authorization: 'Bearer old' });
+    // A sealed value copied onto a grant of another origin does not open.
+    const copied: HttpGrant = { ...elsewhere, headers: (current[0] as HttpGrant).headers };
+    expect(() => openHeaders(fakes.tools.box, 'agt_1', copied)).toThrow();
+  });
 });

@@ -1,12 +1,14 @@
 import { ValidationError, type FieldIssue } from '@agentplatform/service-kit';
-import { headerContext, type HttpGrant, type McpGrant, type ToolGrant } from '../domain/tools.js';
+import { grantOrigin, headerContext, type HttpGrant, type McpGrant, type ToolGrant } from '../domain/tools.js';
 import type { UseCaseDeps } from './deps.js';
 
 /**
  * Makes validated grants ready to store (docs/design.md section 9): every workflow grant must name a
  * workflow of the tenant (asked of the workflow service: another tenant's id is as missing as an
- * unknown one), and header values are sealed. An http or mcp grant given without `headers` keeps
- * the values stored for the grant of the same type and name, since answers never show them.
+ * unknown one), and header values are sealed to the grant's origin. An http or mcp grant given
+ * without `headers` keeps the values stored for the grant of the same type and name, since answers
+ * never show them, but only for the same origin: credentials never follow a URL to another host
+ * (whoever may edit the agent could otherwise read them out at a server of their own).
  */
 export async function prepareTools(
   deps: UseCaseDeps,
@@ -24,13 +26,27 @@ export async function prepareTools(
       }
     }),
   );
+  const kept = grants.map((grant, i) => {
+    if ((grant.type !== 'http' && grant.type !== 'mcp') || grant.headers !== undefined) return undefined;
+    const stored = current.find((c) => c.type === grant.type && c.name === grant.name) as
+      HttpGrant | McpGrant | undefined;
+    if (!stored?.headers) return undefined;
+    const origin = grantOrigin(stored);
+    if (grantOrigin(grant) !== origin) {
+      issues.push({
+        field: `config.tools[${i}].headers`,
+        message: `must be sent again when the ${grant.type === 'http' ? 'url' : 'server_url'} leaves ${origin}: stored header values are bound to their origin`,
+      });
+      return undefined;
+    }
+    return stored.headers;
+  });
   if (issues.length > 0) throw new ValidationError(issues.sort((a, b) => a.field.localeCompare(b.field)));
-  return grants.map((grant) => {
+  return grants.map((grant, i) => {
     if (grant.type !== 'http' && grant.type !== 'mcp') return grant;
     if (grant.headers === undefined) {
-      const kept = current.find((c) => c.type === grant.type && c.name === grant.name) as
-        HttpGrant | McpGrant | undefined;
-      return kept?.headers ? { ...grant, headers: kept.headers } : grant;
+      const headers = kept[i];
+      return headers ? { ...grant, headers } : grant;
     }
     const sealed: Record<string, string> = {};
     for (const [name, value] of Object.entries(grant.headers)) {

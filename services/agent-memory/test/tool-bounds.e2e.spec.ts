@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MongoClient } from 'mongodb';
+import { SecretBox } from '@agentplatform/service-kit';
 import { Receiver, type Platform } from '@agentplatform/testing';
 import { type FakeOpenAi, startWithFakeLlm } from './fake-openai';
 import { newTenant, type Http } from './support';
@@ -287,32 +288,24 @@ describe('bounded agent tools', () => {
   });
 
   it('re-seals tool headers when the data key rotates; a credential that cannot be opened names its grant', async () => {
-    receiver.on('/rotated', { status: 200, body: 'ok' });
-    receiver.on('/lost', { status: 200, body: 'ok' });
-    const kept = await newAgent({
-      tools: [
-        {
-          type: 'http',
-          name: 'rotated',
-          description: 'x',
-          url: receiverUrl('/rotated'),
-          method: 'GET',
-          headers: { 'X-Key': 'v1' },
-        },
-      ],
-    });
-    const lost = await newAgent({
-      tools: [
-        {
-          type: 'http',
-          name: 'lost',
-          description: 'x',
-          url: receiverUrl('/lost'),
-          method: 'GET',
-          headers: { 'X-Key': 'v2' },
-        },
-      ],
-    });
+    const agentCalling = (name: string, value: string) => {
+      receiver.on(`/${name}`, { status: 200, body: 'ok' });
+      return newAgent({
+        tools: [
+          {
+            type: 'http',
+            name,
+            description: 'x',
+            url: receiverUrl(`/${name}`),
+            method: 'GET',
+            headers: { 'X-Key': value },
+          },
+        ],
+      });
+    };
+    const kept = await agentCalling('rotated', 'v1');
+    const lost = await agentCalling('lost', 'v2');
+    const legacy = await agentCalling('legacy', 'v3');
     const mongo = await MongoClient.connect(platform.mongoUri);
     try {
       const agents = mongo.db(platform.database('agent-memory')).collection<{ _id: string; config: any }>('agents');
@@ -321,6 +314,15 @@ describe('bounded agent tools', () => {
       // One value sealed under a key that no keyring will hold again (an early retirement).
       const orphan = `v1:gone:${(await stored(lost.id)).split(':').slice(2).join(':')}`;
       await agents.updateOne({ _id: lost.id }, { $set: { 'config.tools.0.headers.X-Key': orphan } });
+      // One as releases before the origin was sealed with the value stored it.
+      const unbound = SecretBox.fromKeyring(platform.dataEncryptionKey).seal(
+        'v3',
+        `agent:${legacy.id}:tool:http:legacy:header:x-key`,
+      );
+      await agents.updateOne(
+        { _id: legacy.id },
+        { $set: { 'config.tools.0.headers.X-Key': unbound }, $unset: { tool_key_ids: '' } },
+      );
 
       const service = platform.service('agent-memory');
       const next = `k2:${Buffer.alloc(32, 7).toString('base64')}`;
@@ -328,6 +330,7 @@ describe('bounded agent tools', () => {
       service.setEnv({ DATA_ENCRYPTION_KEY: `${next},${platform.dataEncryptionKey}` });
       await service.start();
       expect(await stored(kept.id)).toMatch(/^v1:k2:/);
+      expect(await stored(legacy.id)).toMatch(/^v1:k2:/);
 
       // The old key retired: the re-sealed credential still works.
       await service.stop();
@@ -341,6 +344,9 @@ describe('bounded agent tools', () => {
     expect(ok.status).toBe(200);
     expect(ok.body.steps[0].output).toMatchObject({ status: 200 });
     expect(receiver.to('/rotated').at(-1)!.headers['x-key']).toBe('v1');
+    fake.script.push(call('legacy'));
+    expect((await chat(legacy.id, 'Call it')).body.steps[0].output).toMatchObject({ status: 200 });
+    expect(receiver.to('/legacy').at(-1)!.headers['x-key']).toBe('v3');
 
     fake.script.push(call('lost'));
     const broken = await chat(lost.id, 'Call it');

@@ -8,6 +8,7 @@ import {
   type AgentConfig,
   type AgentInput,
 } from '../domain/agent.js';
+import { assertMayGrant, type CallerScopes } from '../domain/tool-rights.js';
 import type { ToolGrant } from '../domain/tools.js';
 import type { AgentChanges } from '../persistence/agent.repository.js';
 import type { UseCaseDeps } from './deps.js';
@@ -17,18 +18,23 @@ export interface CreateAgentInput extends AgentInput {
   tenantId: string;
   /** The tenant's plan: it sets the agent quota. */
   plan?: string;
+  /** Who asks: its tool grants need its scopes (docs/design.md section 9); undefined: trusted. */
+  caller?: CallerScopes;
 }
 
 export interface UpdateAgentInput extends AgentInput {
   tenantId: string;
   agentId: string;
+  /** As CreateAgentInput.caller, for the grants of a given `config.tools`. */
+  caller?: CallerScopes;
 }
 
 export async function createAgent(deps: UseCaseDeps, input: CreateAgentInput): Promise<Agent> {
-  const { tenantId, plan, ...fields } = input;
+  const { tenantId, plan, caller, ...fields } = input;
   const valid = validateAgentInput(fields, 'create');
   const id = newId('agt');
   if (valid.config?.tools) {
+    assertMayGrant(caller, valid.config.tools as ToolGrant[]);
     valid.config.tools = await prepareTools(deps, tenantId, id, valid.config.tools as ToolGrant[]);
   }
   const release = await deps.quotas.acquire(tenantId, 'agents', plan, () => deps.agents.count(tenantId));
@@ -86,8 +92,9 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 /** PATCH: only given fields change; `agent.updated` names the fields that really changed. */
 export async function updateAgent(deps: UseCaseDeps, input: UpdateAgentInput): Promise<Agent> {
-  const { tenantId, agentId, ...fields } = input;
+  const { tenantId, agentId, caller, ...fields } = input;
   const valid = validateAgentInput(fields, 'update');
+  if (valid.config?.tools) assertMayGrant(caller, valid.config.tools as ToolGrant[]);
   const current = await getAgent(deps, { tenantId, agentId });
   if (valid.config?.tools) {
     valid.config.tools = await prepareTools(

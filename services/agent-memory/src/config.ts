@@ -82,6 +82,12 @@ export const configShape = {
   CHAT_MEMORY_MIN_SCORE: env.number(0.15, { min: 0, max: 1 }),
   /** Memory items held in the per-replica search cache, over all agents. */
   MEMORY_INDEX_CACHE_MAX_ITEMS: env.int(200_000, 1_000),
+  /**
+   * Longest a chat turn runs, all its model rounds and tool calls together (docs/design.md section
+   * 5). It stays well inside identity's reservation lifetime (CREDIT_HOLD_TTL_SECONDS, 900 s), so
+   * a round's reservation never expires while the round runs: no paid work without a reservation.
+   */
+  CHAT_TURN_DEADLINE_MS: env.number(300_000, { min: 100, max: 600_000 }),
   /** How often chats whose charge failed (identity unreachable) are charged again. */
   CHARGE_RETRY_INTERVAL_MS: env.int(30_000, 100),
 };

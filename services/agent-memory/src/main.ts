@@ -116,6 +116,7 @@ async function main(): Promise<void> {
       historyMessages: config.CHAT_HISTORY_MESSAGES,
       chatMemoryTopK: config.CHAT_MEMORY_TOP_K,
       chatMemoryMinScore: config.CHAT_MEMORY_MIN_SCORE,
+      chatTurnDeadlineMs: config.CHAT_TURN_DEADLINE_MS,
     },
     logger: runtime.logger,
     tools: {

@@ -1,6 +1,6 @@
 import { suiteFixture } from '@agentplatform/testing';
 import { startWithFakeLlm } from './fake-openai';
-import { identityClient, newTenant, type Http } from './support';
+import { drainTo, newTenant, type Http } from './support';
 
 interface LedgerLine {
   type: string;
@@ -21,17 +21,7 @@ describe('chat credits: reserve, settle, release', () => {
   /** A tenant whose balance is `balance`, with an agent whose chats reserve one credit. */
   async function tenantWith(balance: number): Promise<{ http: Http; tenantId: string; agentId: string }> {
     const { http, user } = await newTenant(suite.platform);
-    const identity = identityClient(suite.platform);
-    try {
-      await identity.client.charge({
-        tenantId: user.tenantId,
-        amount: 1000 - balance,
-        idempotencyKey: `drain-${user.tenantId}`,
-        description: 'test: drain',
-      });
-    } finally {
-      identity.channel.close();
-    }
+    await drainTo(suite.platform, user.tenantId, balance);
     // max_tokens 200: a short prompt plus 200 tokens is an estimate of one credit.
     const agent = await http.post('/api/v1/agents', { name: 'Cost', type: 'assistant', config: { max_tokens: 200 } });
     expect(agent.status).toBe(201);

@@ -70,6 +70,10 @@ export class FakeOpenAi {
   readonly requests: SeenRequest[] = [];
   readonly failures: Array<{ status: number; retryAfter?: string }> = [];
   readonly script: ScriptedAnswer[] = [];
+  /** Milliseconds to wait before answering each chat completion, in order (then none). */
+  readonly delays: number[] = [];
+  /** The usage every chat completion reports. */
+  usage: typeof FAKE_USAGE = FAKE_USAGE;
   private server?: Server;
   url = '';
 
@@ -149,6 +153,18 @@ export class FakeOpenAi {
       res.writeHead(404).end();
       return;
     }
+    const delay = this.delays.shift();
+    if (delay) {
+      // A slow model; a caller that gives up closes the connection, and the wait ends with it.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        res.once('close', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      if (res.destroyed) return;
+    }
     const { content, toolCalls } = this.answer(body);
     const wireCalls = toolCalls?.map((c) => ({
       id: c.id,
@@ -172,7 +188,7 @@ export class FakeOpenAi {
               finish_reason: wireCalls ? 'tool_calls' : 'stop',
             },
           ],
-          usage: FAKE_USAGE,
+          usage: this.usage,
         }),
       );
       return;
@@ -205,7 +221,7 @@ export class FakeOpenAi {
     });
     chunk({}, wireCalls ? 'tool_calls' : 'stop');
     if (body.stream_options?.include_usage) {
-      send({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: FAKE_USAGE });
+      send({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: this.usage });
     }
     res.end('data: [DONE]\n\n');
   }

@@ -1,4 +1,21 @@
+import { identityClient, type Platform } from '@agentplatform/testing';
+
 export { EventTap, createApiKey, identityClient, newTenant, type Http } from '@agentplatform/testing';
+
+/** Brings a new tenant's balance (1,000 welcome credits) down to `balance`, through identity. */
+export async function drainTo(platform: Platform, tenantId: string, balance: number): Promise<void> {
+  const identity = identityClient(platform);
+  try {
+    await identity.client.charge({
+      tenantId,
+      amount: 1000 - balance,
+      idempotencyKey: `drain-${tenantId}`,
+      description: 'test: drain',
+    });
+  } finally {
+    identity.channel.close();
+  }
+}
 
 /** Parses a server-sent event stream into its events. */
 export function parseSse(text: string): Array<{ event: string; data: any }> {

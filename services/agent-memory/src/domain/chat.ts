@@ -33,6 +33,18 @@ export interface ToolStep {
   durationMs: number;
 }
 
+/** One credit reservation of a turn: each model round may add one (docs/design.md section 5). */
+export interface ChatReservation {
+  operationId: string;
+  amount: number;
+}
+
+/**
+ * Why a turn ended: `stop`, the model answered; `insufficient_credits`, the next model round could
+ * not be reserved, so the turn ended with the rounds it had run (docs/design.md section 5).
+ */
+export type StopReason = 'stop' | 'insufficient_credits';
+
 export interface ChatMessage {
   id: string;
   tenantId: string;
@@ -47,8 +59,13 @@ export interface ChatMessage {
   usage?: Usage;
   latencyMs?: number;
   credits?: number;
-  /** The reply is stored but its credit reservation is not settled yet (a retry job settles it). */
+  /** The reply is stored but its credit reservations are not settled yet (a retry job settles them). */
   chargePending?: boolean;
+  /**
+   * Replies: the turn's reservations, which its settle closes. Absent on replies stored before
+   * rounds reserved on their own: their one reservation is `chat:<id>`.
+   */
+  reservations?: ChatReservation[];
   createdAt: Date;
 }
 

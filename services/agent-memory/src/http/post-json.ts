@@ -19,6 +19,8 @@ export interface PostJsonOptions {
   retries: number;
   /** Accept header; the caller reads the body (JSON or an event stream). */
   accept?: string;
+  /** Aborts the call, its body included (the chat turn it serves ended). */
+  signal?: AbortSignal;
 }
 
 const RETRYABLE = (status: number) => status === 429 || status >= 500;
@@ -45,7 +47,13 @@ export async function postJson(
     () => controller.abort(new ProviderError(`no answer within ${options.timeoutMs} ms`)),
     options.timeoutMs,
   );
-  const done = () => clearTimeout(timer);
+  const stop = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) stop();
+  options.signal?.addEventListener('abort', stop, { once: true });
+  const done = () => {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', stop);
+  };
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: options.accept ?? 'application/json',

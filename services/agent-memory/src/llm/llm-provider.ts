@@ -43,6 +43,8 @@ export interface LlmRequest {
   tools?: LlmTool[];
   /** `none`: the tools are described but the model must answer (the last round of a turn). */
   toolChoice?: 'none';
+  /** The turn ended (its deadline, its caller gone): the call is aborted. */
+  signal?: AbortSignal;
 }
 
 export interface LlmResult {

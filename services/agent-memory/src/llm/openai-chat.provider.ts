@@ -107,6 +107,7 @@ export class OpenAiChatProvider implements LlmProvider {
       timeoutMs: this.options.timeoutMs,
       retries: this.options.retries,
       accept: onDelta ? 'text/event-stream' : 'application/json',
+      signal: request.signal,
     });
     try {
       const streamed = onDelta && (response.headers.get('content-type') ?? '').includes('text/event-stream');

@@ -62,6 +62,9 @@ function toMessage(doc: MessageDoc): ChatMessage {
     latencyMs: doc.latency_ms,
     credits: doc.credits,
     chargePending: doc.charge_pending,
+    ...(doc.reservations
+      ? { reservations: doc.reservations.map((r) => ({ operationId: r.operation_id, amount: r.amount })) }
+      : {}),
     createdAt: doc.created_at,
   };
 }
@@ -99,6 +102,9 @@ function toMessageDoc(m: ChatMessage): MessageDoc {
     ...(m.latencyMs !== undefined ? { latency_ms: m.latencyMs } : {}),
     ...(m.credits !== undefined ? { credits: m.credits } : {}),
     ...(m.chargePending ? { charge_pending: true } : {}),
+    ...(m.reservations
+      ? { reservations: m.reservations.map((r) => ({ operation_id: r.operationId, amount: r.amount })) }
+      : {}),
     created_at: m.createdAt,
   };
 }

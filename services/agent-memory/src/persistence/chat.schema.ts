@@ -37,6 +37,8 @@ export interface MessageDoc {
   credits?: number;
   /** Set while the chat's credits are not yet charged (identity was unreachable). */
   charge_pending?: boolean;
+  /** Replies: the turn's credit reservations (operation id and amount), closed by its settle. */
+  reservations?: Array<{ operation_id: string; amount: number }>;
   created_at: Date;
 }
 
@@ -72,6 +74,7 @@ const messageSchema = new Schema<MessageDoc>(
     latency_ms: Number,
     credits: Number,
     charge_pending: Boolean,
+    reservations: { type: [{ operation_id: String, amount: Number }], default: undefined, _id: false },
     created_at: { type: Date, required: true },
   },
   { collection: 'messages', versionKey: false },

@@ -468,6 +468,7 @@ export function inMemoryAgentMemoryDeps() {
       historyMessages: 10,
       chatMemoryTopK: 5,
       chatMemoryMinScore: 0.2,
+      chatTurnDeadlineMs: 300_000,
     },
   };
   // The fakes implement the methods these use cases call (checked above); the repository classes

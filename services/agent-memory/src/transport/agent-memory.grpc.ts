@@ -6,6 +6,7 @@ import { publicGrant } from '../domain/tools.js';
 import { memorySummary, type MemoryItem, type ScoredMemory } from '../domain/memory.js';
 import { chatWithAgent, type ChatOutcome } from '../use-cases/chat-with-agent.js';
 import { consolidateMemory } from '../use-cases/consolidate-memory.js';
+import type { CallerScopes } from '../domain/tool-rights.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../use-cases/manage-agents.js';
 import {
@@ -67,8 +68,12 @@ function toChatResponse(outcome: ChatOutcome): agentMemoryV1.ChatResponse {
     latencyMs: outcome.latencyMs,
     creditsCharged: outcome.credits,
     steps: outcome.steps.map(toStep),
+    stopReason: outcome.stopReason,
   };
 }
+
+/** Absent: a trusted internal caller (agent_memory.proto, CallerRights). */
+const callerScopes = (caller: agentMemoryV1.CallerRights | undefined): CallerScopes => caller?.scopes;
 
 function toSession(session: Session): agentMemoryV1.Session {
   return {
@@ -110,10 +115,15 @@ function toResult({ item, score }: ScoredMemory): agentMemoryV1.SearchResult {
 }
 
 /**
- * Runs a chat turn and yields its events as they happen. The turn itself is not tied to the
- * consumer: if the caller goes away mid-stream, the reply is still stored and charged.
+ * Runs a chat turn and yields its events as they happen. The turn ends with the call: when its
+ * deadline passes or the caller goes away, no further paid round runs (the finished ones are
+ * charged).
  */
-async function* streamChat(deps: UseCaseDeps, request: agentMemoryV1.ChatStreamRequest): AsyncGenerator<StreamEvent> {
+async function* streamChat(
+  deps: UseCaseDeps,
+  request: agentMemoryV1.ChatStreamRequest,
+  signal: AbortSignal,
+): AsyncGenerator<StreamEvent> {
   const queue: StreamEvent[] = [];
   let wake: (() => void) | undefined;
   let finished = false;
@@ -130,6 +140,8 @@ async function* streamChat(deps: UseCaseDeps, request: agentMemoryV1.ChatStreamR
       message: request.message,
       sessionId: request.sessionId,
       plan: request.plan,
+      caller: callerScopes(request.caller),
+      signal,
     },
     {
       start: (info) => push({ event: { $case: 'start', value: info } }),
@@ -219,6 +231,7 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
         await createAgent(deps, {
           tenantId: req.tenantId,
           plan: req.plan,
+          caller: callerScopes(req.caller),
           ...agentInput(req),
         }),
       );
@@ -238,6 +251,7 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
         await updateAgent(deps, {
           tenantId: req.tenantId,
           agentId: req.agentId,
+          caller: callerScopes(req.caller),
           ...agentInput(req),
         }),
       );
@@ -246,7 +260,7 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
       const out = await deleteAgent(deps, { tenantId: req.tenantId, agentId: req.agentId });
       return { deletedMemories: out.memories, deletedSessions: out.sessions, deletedMessages: out.messages };
     },
-    async chat(req) {
+    async chat(req, context) {
       return toChatResponse(
         await chatWithAgent(deps, {
           tenantId: req.tenantId,
@@ -255,11 +269,13 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
           sessionId: req.sessionId,
           plan: req.plan,
           depth: req.depth,
+          caller: callerScopes(req.caller),
+          signal: context.signal,
         }),
       );
     },
-    chatStream(req) {
-      return streamChat(deps, req);
+    chatStream(req, context) {
+      return streamChat(deps, req, context.signal);
     },
     async listSessions(req) {
       const out = await listSessions(deps, {

@@ -1,11 +1,11 @@
 import { DomainError } from '@agentplatform/service-kit';
 import { chatCost } from '../domain/chat.js';
 import { ProviderError } from '../http/post-json.js';
-import type { LlmProvider } from '../llm/llm-provider.js';
+import type { LlmProvider, LlmRequest } from '../llm/llm-provider.js';
 import { countTokens } from '../llm/tokenizer.js';
 import { inMemoryAgentMemoryDeps } from '../testing/in-memory.js';
 import { chatWithAgent, retryPendingCharges, type ChatSink } from './chat-with-agent.js';
-import { createAgent } from './manage-agents.js';
+import { createAgent, updateAgent } from './manage-agents.js';
 import { addMemory } from './manage-memories.js';
 
 const BALANCE = 100;
@@ -240,5 +240,80 @@ describe('chatWithAgent', () => {
     expect(calls[0]).toBe(`start ${outcome.messageId} local`);
     expect(calls.length).toBeGreaterThan(1);
     expect(text).toBe(outcome.content);
+  });
+
+  /** A model that calls `tool` in its first round; later rounds wait for the turn to end. */
+  function callsThenWaits(tool: string, args: Record<string, unknown>): LlmProvider {
+    let round = 0;
+    return {
+      name: 'scripted',
+      modelFor: () => 'scripted',
+      complete: async (request: LlmRequest) => {
+        const usage = { promptTokens: 900, completionTokens: 100, totalTokens: 1000 };
+        if (round++ === 0) {
+          return {
+            content: '',
+            model: 'scripted',
+            usage,
+            toolCalls: [{ id: 'c1', name: tool, arguments: JSON.stringify(args) }],
+          };
+        }
+        return new Promise((_, reject) =>
+          request.signal!.addEventListener('abort', () => reject(new ProviderError('aborted'))),
+        );
+      },
+    };
+  }
+
+  it('ends the turn when its caller goes away: the finished round is charged, the rest given back', async () => {
+    const { deps, fakes, agent } = await setup();
+    await updateAgent(deps, { tenantId: 't1', agentId: agent.id, config: { tools: [{ type: 'memory_search' }] } });
+    (deps as { llm: LlmProvider }).llm = callsThenWaits('memory_search', { query: 'hours' });
+    const caller = new AbortController();
+    const settle = jest.spyOn(fakes.credits, 'settle');
+    const reserveOne = fakes.credits.reserve.bind(fakes.credits);
+    const reserve = jest.spyOn(fakes.credits, 'reserve').mockImplementation(async (input) => {
+      await reserveOne(input);
+      // The second round is reserved: the caller gives up while it runs.
+      if (input.operationId.endsWith(':1')) setTimeout(() => caller.abort(), 10);
+    });
+
+    await expect(
+      chatWithAgent(deps, { tenantId: 't1', agentId: agent.id, message: 'hello', signal: caller.signal }),
+    ).rejects.toMatchObject({ code: 'service_unavailable', message: expect.stringContaining('caller') });
+    expect(reserve).toHaveBeenCalledTimes(2);
+    expect(settle).toHaveBeenCalledTimes(1);
+    expect(fakes.credits.held.size).toBe(0);
+    expect(fakes.credits.balance('t1')).toBe(BALANCE - 1);
+  });
+
+  it("refuses a tool call the chat's caller has no scope for: an error result, and nothing stored", async () => {
+    const { deps, fakes, agent } = await setup({ memoryTypes: ['semantic'] });
+    await updateAgent(deps, { tenantId: 't1', agentId: agent.id, config: { tools: [{ type: 'memory_add' }] } });
+    let round = 0;
+    (deps as { llm: LlmProvider }).llm = {
+      name: 'scripted',
+      modelFor: () => 'scripted',
+      complete: async () =>
+        round++ === 0
+          ? {
+              content: '',
+              model: 'scripted',
+              usage: { promptTokens: 10, completionTokens: 10, totalTokens: 20 },
+              toolCalls: [{ id: 'c1', name: 'memory_add', arguments: '{"content":"a note"}' }],
+            }
+          : { content: 'ok', model: 'scripted', usage: { promptTokens: 10, completionTokens: 10, totalTokens: 20 } },
+    };
+
+    const outcome = await chatWithAgent(deps, {
+      tenantId: 't1',
+      agentId: agent.id,
+      message: 'note it',
+      caller: ['agents:write'],
+    });
+    expect(outcome.steps).toEqual([
+      expect.objectContaining({ tool: 'memory_add', error: expect.stringContaining('memory:write') }),
+    ]);
+    expect(fakes.memories.byId.size).toBe(0);
   });
 });

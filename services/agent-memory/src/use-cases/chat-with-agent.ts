@@ -12,21 +12,23 @@ import {
 import { LIMITS, type Agent } from '../domain/agent.js';
 import {
   chatCost,
-  chatEstimate,
   SESSION_ID,
   type ChatMessage,
   type Session,
+  type StopReason,
   type ToolStep,
   type Usage,
 } from '../domain/chat.js';
-import { TOOL_LIMITS } from '../domain/tools.js';
+import { missingScope, type CallerScopes } from '../domain/tool-rights.js';
+import { grantName, TOOL_LIMITS } from '../domain/tools.js';
 import { ProviderError } from '../http/post-json.js';
 import type { LlmMessage } from '../llm/llm-provider.js';
 import { countChatTokens, countTokens } from '../llm/tokenizer.js';
 import { buildPrompt, DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE } from '../llm/prompt.js';
 import { agentTools, toolTimeoutMs } from '../tools/agent-tools.js';
 import type { IndexedMemory } from '../search/memory-index.js';
-import type { Tool } from '../tools/tool.js';
+import { ToolError, type Tool } from '../tools/tool.js';
+import { settleReply, TurnCredits } from './chat-credits.js';
 import type { UseCaseDeps } from './deps.js';
 import { storeMemory } from './manage-memories.js';
 import { searchMemory } from './search-memory.js';
@@ -45,6 +47,13 @@ export interface ChatInput {
    * workflow asks the agent again ends at the workflow service's nesting limit, not never.
    */
   depth?: number;
+  /**
+   * The scopes of the key or user that sent the chat: each tool call is checked against them
+   * (docs/design.md section 9). Undefined: a trusted internal caller (a workflow's agent node).
+   */
+  caller?: CallerScopes;
+  /** The caller's call (its deadline, or it went away): the turn ends with it. */
+  signal?: AbortSignal;
 }
 
 /** Receives a streamed reply: `start` once the turn is accepted, then each piece of text and tool step. */
@@ -66,6 +75,7 @@ export interface ChatOutcome {
   latencyMs: number;
   credits: number;
   steps: ToolStep[];
+  stopReason: StopReason;
 }
 
 /** Longest text used as the memory search query for a turn. */
@@ -143,81 +153,6 @@ async function retrieve(deps: UseCaseDeps, agent: Agent, message: string, histor
   }
 }
 
-function chatOperation(messageId: string): string {
-  return `chat:${messageId}`;
-}
-
-function retryable(error: unknown): boolean {
-  return !(error instanceof DomainError) || ['service_unavailable', 'internal_error'].includes(error.code);
-}
-
-/**
- * Settles a stored reply's reservation with its real cost. False when identity could not be
- * reached: the reply stays marked and the retry job settles it.
- */
-async function settle(deps: UseCaseDeps, reply: ChatMessage, description: string): Promise<boolean> {
-  const operationId = chatOperation(reply.id);
-  const used = reply.credits ?? chatCost(reply.usage?.totalTokens ?? 0);
-  try {
-    const settled = await deps.credits.settle({ tenantId: reply.tenantId, operationId, used, description });
-    if (settled.released) {
-      deps.logger.warn(
-        { message_id: reply.id, credits: used },
-        'chat reservation had expired; the turn was not charged',
-      );
-    }
-    return true;
-  } catch (error) {
-    if (error instanceof DomainError && error.code === 'not_found') {
-      // A reply stored before chats reserved: charge its cost the way it was charged then.
-      return chargeWithoutReservation(deps, reply, used, description);
-    }
-    if (!retryable(error)) {
-      deps.logger.error({ err: error, message_id: reply.id, credits: used }, 'chat settle refused');
-      return true;
-    }
-    deps.logger.warn({ err: error, message_id: reply.id, credits: used }, 'chat settle failed; will retry');
-    return false;
-  }
-}
-
-async function chargeWithoutReservation(
-  deps: UseCaseDeps,
-  reply: ChatMessage,
-  used: number,
-  description: string,
-): Promise<boolean> {
-  try {
-    await deps.credits.charge({
-      tenantId: reply.tenantId,
-      amount: used,
-      idempotencyKey: chatOperation(reply.id),
-      description,
-    });
-    return true;
-  } catch (error) {
-    if (retryable(error)) return false;
-    deps.logger.error({ err: error, message_id: reply.id, credits: used }, 'chat charge refused');
-    return true;
-  }
-}
-
-/** Gives a failed turn's reservation back; if identity is unreachable, its expiry does it later. */
-async function release(deps: UseCaseDeps, tenantId: string, messageId: string, reason: string): Promise<void> {
-  await deps.credits
-    .release({
-      tenantId,
-      operationId: chatOperation(messageId),
-      description: `Chat failed (${reason}): reservation released`,
-    })
-    .catch((error) =>
-      deps.logger.warn(
-        { err: error, message_id: messageId },
-        'could not release a chat reservation; it expires instead',
-      ),
-    );
-}
-
 interface Turn {
   tenantId: string;
   message: string;
@@ -230,6 +165,12 @@ interface Turn {
   maxTokens: number;
   started: number;
   tools: Tool[];
+  /** The turn's reservations, one more before each model round (docs/design.md section 5). */
+  credits: TurnCredits;
+  /** Tokens of the tools' descriptions, which every round's prompt carries. */
+  toolTokens: number;
+  /** Ends the turn: its deadline, or its caller gone. */
+  signal: AbortSignal;
 }
 
 /** Tool messages sort between the turn's user message and its reply (ids are read in order). */
@@ -315,6 +256,10 @@ async function answer(
         maxSteps: agent.config.max_steps ?? TOOL_LIMITS.defaultMaxSteps,
         toolTimeoutMs: toolTimeoutMs(agent),
         logger: deps.logger,
+        signal: turn.signal,
+        beforeRound: (messages) =>
+          turn.credits.tryReserveRound(countChatTokens(messages) + turn.toolTokens, turn.maxTokens),
+        afterRound: (usage) => turn.credits.used(usage),
         onDelta: sink ? (text) => sink.delta(text) : undefined,
         // Each call and result is stored in the session as it finishes, then shown to a stream.
         onStep: async (step, toolMessage) => {
@@ -335,6 +280,7 @@ async function answer(
       },
     );
   } catch (error) {
+    if (turn.signal.aborted) throw turn.signal.reason;
     if (error instanceof ProviderError) {
       deps.logger.warn({ err: error, agent_id: agent.id }, 'LLM provider failed');
       throw new DomainError('service_unavailable', `The language model provider failed: ${error.message}`);
@@ -356,6 +302,7 @@ async function answer(
     credits: chatCost(result.usage.totalTokens),
     // Settled right after; if this process dies first, the retry job settles it.
     chargePending: true,
+    reservations: turn.credits.reservations,
     createdAt,
   };
   await deps.chats.storeTurn(deps.outbox, {
@@ -377,12 +324,74 @@ async function answer(
 }
 
 /**
- * One chat turn (the API reference, docs/design.md sections 5 and 6): checks the agent is active,
- * retrieves the session's recent turns and the most relevant memories, reserves the most the
- * turn can cost (402 when the balance cannot cover it), stores the user message, asks the LLM
- * provider (running the tool calls it makes, docs/design.md section 9), stores the reply, settles
- * the reservation with the real cost (or releases it when the turn failed) and, with episodic
- * memory on, stores the exchange as an episodic memory.
+ * Tools act with their caller's rights (docs/design.md section 9): a tool whose grant needs a scope
+ * the caller lacks stays offered (the model sees the agent as configured) but every call of it is
+ * an error result for the model, and nothing runs.
+ */
+function withCallerRights(tools: Tool[], agent: Agent, caller: CallerScopes): Tool[] {
+  const refused = new Map<string, string>();
+  for (const grant of agent.config.tools ?? []) {
+    const scope = missingScope(caller, grant);
+    if (scope) refused.set(grantName(grant), scope);
+  }
+  if (refused.size === 0) return tools;
+  return tools.map((tool) => {
+    const scope = refused.get(tool.name);
+    if (!scope) return tool;
+    return {
+      ...tool,
+      run: async () => {
+        throw new ToolError(`refused: the key or user that sent this chat lacks the ${scope} scope this tool needs`);
+      },
+    };
+  });
+}
+
+/**
+ * The signal that ends a turn: its own deadline (CHAT_TURN_DEADLINE_MS from its start, well inside
+ * a reservation's lifetime), or its caller's call ending (its gRPC deadline, or it went away).
+ * The reason is the error the turn ends with.
+ */
+function turnSignal(
+  deps: UseCaseDeps,
+  started: number,
+  caller: AbortSignal | undefined,
+): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const limitMs = deps.settings.chatTurnDeadlineMs;
+  const timer = setTimeout(
+    () =>
+      controller.abort(
+        new DomainError(
+          'service_unavailable',
+          `The chat turn ran longer than its limit of ${limitMs} ms and was stopped; ` +
+            'the model rounds it finished are charged, the rest of its reservation is released',
+        ),
+      ),
+    Math.max(0, started + limitMs - Date.now()),
+  );
+  const callerGone = () =>
+    controller.abort(new DomainError('service_unavailable', 'The chat was stopped: its caller cancelled or timed out'));
+  if (caller?.aborted) callerGone();
+  caller?.addEventListener('abort', callerGone, { once: true });
+  return {
+    signal: controller.signal,
+    clear: () => {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', callerGone);
+    },
+  };
+}
+
+/**
+ * One chat turn (the API reference, docs/design.md sections 5, 6 and 9): checks the agent is
+ * active, retrieves the session's recent turns and the most relevant memories, reserves what the
+ * first model round can cost (402 when the balance cannot cover it), stores the user message, asks
+ * the LLM provider, running the tool calls it makes with the caller's rights and reserving before
+ * each further round (a round that cannot be reserved ends the turn: `insufficient_credits`),
+ * stores the reply, settles the reservations with the real cost (a failed or stopped turn is
+ * charged the rounds it finished) and, with episodic memory on, stores the exchange as an
+ * episodic memory. The turn ends by its deadline or its caller's, whichever comes first.
  */
 export async function chatWithAgent(deps: UseCaseDeps, input: ChatInput, sink?: ChatSink): Promise<ChatOutcome> {
   const { tenantId } = input;
@@ -409,13 +418,15 @@ export async function chatWithAgent(deps: UseCaseDeps, input: ChatInput, sink?: 
   );
   const maxTokens = agent.config.max_tokens ?? DEFAULT_MAX_TOKENS;
   const mcp = deps.tools.mcp.turn();
+  const ending = turnSignal(deps, started, input.signal);
   try {
-    const tools = await agentTools(
+    const granted = await agentTools(
       deps,
       agent,
       { tenantId, agentId: agent.id, plan: input.plan, depth: input.depth },
       mcp,
     );
+    ending.signal.throwIfAborted();
     return await reservedTurn(deps, agent, {
       tenantId,
       message,
@@ -424,24 +435,26 @@ export async function chatWithAgent(deps: UseCaseDeps, input: ChatInput, sink?: 
       prompt,
       maxTokens,
       started,
-      tools,
+      tools: withCallerRights(granted, agent, input.caller),
+      signal: ending.signal,
       historyMessages,
       memories,
       sink,
     });
   } finally {
+    ending.clear();
     void mcp.close();
   }
 }
 
 /**
- * Reserves the most the turn's first model round can cost, runs the turn, settles with the real
- * use of every round (further rounds are charged at settle, as far as the balance covers them).
+ * Reserves what the turn's first model round can cost, runs the turn (each further round reserves
+ * before it runs), and settles every reservation with the real use of the rounds.
  */
 async function reservedTurn(
   deps: UseCaseDeps,
   agent: Agent,
-  t: Omit<Turn, 'userMessageId' | 'messageId'> & {
+  t: Omit<Turn, 'userMessageId' | 'messageId' | 'credits' | 'toolTokens'> & {
     historyMessages: LlmMessage[];
     memories: Awaited<ReturnType<typeof retrieve>>;
     sink?: ChatSink;
@@ -449,21 +462,17 @@ async function reservedTurn(
 ): Promise<ChatOutcome> {
   const { tenantId, message, prompt, maxTokens, sink } = t;
 
-  // Reserve the most this turn can cost before anything is stored or asked (402 when the balance
-  // cannot cover it); the reply settles it, a failure releases it, a crash leaves it to expire.
+  // The first round is reserved before anything is stored or asked (402 when the balance cannot
+  // cover it); the reply settles the reservations, a failure closes them with what finished, a
+  // crash leaves them to expire.
   // Ids sort by time, and a session's history is read in id order: the user message's comes first.
   const userMessageId = newId('msg');
   const messageId = newId('msg');
   const toolTokens = t.tools.length
     ? countTokens(JSON.stringify(t.tools.map((x) => [x.name, x.description, x.parameters])))
     : 0;
-  const reserved = chatEstimate(countChatTokens(prompt) + toolTokens, maxTokens);
-  await deps.credits.reserve({
-    tenantId,
-    operationId: chatOperation(messageId),
-    amount: reserved,
-    description: `Chat with agent ${agent.name}: reserved`,
-  });
+  const credits = new TurnCredits(deps, tenantId, messageId, `Chat with agent ${agent.name}: reserved`);
+  await credits.reserveRound(countChatTokens(prompt) + toolTokens, maxTokens);
 
   let stored: { current: Session; userMessage: ChatMessage; result: LoopResult; reply: ChatMessage };
   try {
@@ -481,20 +490,23 @@ async function reservedTurn(
         maxTokens,
         started: t.started,
         tools: t.tools,
+        credits,
+        toolTokens,
+        signal: t.signal,
       },
       sink,
       { historyMessages: t.historyMessages, memories: t.memories },
     );
   } catch (error) {
-    await release(deps, tenantId, messageId, error instanceof DomainError ? error.code : 'internal error');
+    await credits.closeFailed(error instanceof DomainError ? error.code : 'internal error');
     throw error;
   }
   const { current, userMessage, result, reply } = stored;
-  if (await settle(deps, reply, `Chat with agent ${agent.name}: ${result.usage.totalTokens} tokens`)) {
+  if (await settleReply(deps, reply, `Chat with agent ${agent.name}: ${result.usage.totalTokens} tokens`)) {
     await deps.chats.markCharged(tenantId, reply.id);
   }
 
-  if (agent.memoryTypes.includes('episodic')) {
+  if (agent.memoryTypes.includes('episodic') && result.content !== '') {
     // Counted toward the memories quota with the store, never refused: the reply is already the user's.
     await storeMemory(deps, agent, {
       memoryType: 'episodic',
@@ -515,6 +527,7 @@ async function reservedTurn(
     latencyMs: reply.latencyMs!,
     credits: reply.credits!,
     steps: result.steps,
+    stopReason: result.stopReason,
   };
 }
 
@@ -525,7 +538,7 @@ async function reservedTurn(
 export async function retryPendingCharges(deps: UseCaseDeps, batch = 100): Promise<number> {
   let done = 0;
   for (const reply of await deps.chats.pendingCharges(batch)) {
-    if (!(await settle(deps, reply, `Chat (${reply.usage?.totalTokens ?? 0} tokens)`))) break;
+    if (!(await settleReply(deps, reply, `Chat (${reply.usage?.totalTokens ?? 0} tokens)`))) break;
     await deps.chats.markCharged(reply.tenantId, reply.id);
     done++;
   }

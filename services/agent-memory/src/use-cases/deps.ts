@@ -18,6 +18,8 @@ export interface Settings {
   historyMessages: number;
   chatMemoryTopK: number;
   chatMemoryMinScore: number;
+  /** CHAT_TURN_DEADLINE_MS: a chat turn's total time bound. */
+  chatTurnDeadlineMs: number;
 }
 
 /** Everything the use cases need; built once in main.ts. */

@@ -12,7 +12,7 @@ function scripted(answers: Array<Partial<LlmResult>>): LlmProvider & { requests:
     name: 'scripted',
     requests,
     modelFor: () => 'm',
-    async complete(request) {
+    async complete({ signal: _signal, ...request }) {
       requests.push(structuredClone(request));
       const next = answers.shift() ?? { content: 'done' };
       return { content: '', model: 'm', usage, ...next };
@@ -114,5 +114,42 @@ describe('runToolLoop', () => {
     expect(llm.requests).toHaveLength(1);
     expect(llm.requests[0].tools).toBeUndefined();
     expect(result.steps).toEqual([]);
+  });
+
+  it('ends the turn with what it has when a further round cannot be reserved', async () => {
+    const llm = scripted([
+      { content: 'Let me look.', toolCalls: [{ id: '1', name: 'ok', arguments: '{}' }] },
+      { content: 'never asked' },
+    ]);
+    const rounds: number[] = [];
+    const result = await runToolLoop(llm, request, [tool('ok', async () => 'found')], {
+      ...options,
+      beforeRound: async (messages) => {
+        rounds.push(messages.length);
+        return rounds.length < 2;
+      },
+      afterRound: (used) => rounds.push(-used.totalTokens),
+    });
+    expect(result).toMatchObject({ content: 'Let me look.', stopReason: 'insufficient_credits', usage });
+    expect(result.steps).toHaveLength(1);
+    expect(llm.requests).toHaveLength(1);
+    // The second round was asked for with the tool call and its result in its messages.
+    expect(rounds).toEqual([1, -15, 3]);
+  });
+
+  it('stops a tool call in flight when the turn ends, and throws the reason', async () => {
+    const llm = scripted([{ toolCalls: [{ id: '1', name: 'hangs', arguments: '{}' }] }]);
+    const turn = new AbortController();
+    const reason = new Error('turn deadline');
+    let toolSignal: AbortSignal | undefined;
+    const hangs = tool('hangs', (_args, signal) => {
+      toolSignal = signal;
+      setTimeout(() => turn.abort(reason), 10);
+      return new Promise(() => undefined);
+    });
+    await expect(
+      runToolLoop(llm, request, [hangs], { ...options, toolTimeoutMs: 60_000, signal: turn.signal }),
+    ).rejects.toBe(reason);
+    expect(toolSignal?.aborted).toBe(true);
   });
 });

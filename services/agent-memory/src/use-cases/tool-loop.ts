@@ -1,5 +1,5 @@
 import { DomainError, SpanKind, traced, type Logger } from '@agentplatform/service-kit';
-import type { ToolStep, Usage } from '../domain/chat.js';
+import type { StopReason, ToolStep, Usage } from '../domain/chat.js';
 import type { LlmMessage, LlmProvider, LlmRequest, LlmResult, LlmToolCall } from '../llm/llm-provider.js';
 import { TOOL_LIMITS } from '../domain/tools.js';
 import { ToolError, type Tool } from '../tools/tool.js';
@@ -15,6 +15,15 @@ export interface LoopOptions {
   onDelta?: (text: string) => void;
   /** A tool call finished (its step and the tool message the model gets). */
   onStep?: (step: ToolStep, message: Extract<LlmMessage, { role: 'tool' }>) => void | Promise<void>;
+  /**
+   * Before each model round, with the messages it will get: false ends the turn with what it has
+   * (`insufficient_credits`). How a chat pays as it goes (docs/design.md section 5).
+   */
+  beforeRound?: (messages: readonly LlmMessage[]) => Promise<boolean>;
+  /** A model round finished with this usage. */
+  afterRound?: (usage: Usage) => void;
+  /** Ends the turn: the model call and the tool calls in flight are aborted, and the loop throws. */
+  signal?: AbortSignal;
 }
 
 export interface LoopResult {
@@ -23,6 +32,7 @@ export interface LoopResult {
   /** Summed over every model call of the turn. */
   usage: Usage;
   steps: ToolStep[];
+  stopReason: StopReason;
 }
 
 function add(a: Usage, b: Usage): Usage {
@@ -70,16 +80,25 @@ async function runCall(
   else {
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
+    let stopTurn: (() => void) | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         controller.abort();
         reject(new ToolError(`timed out after ${options.toolTimeoutMs} ms`));
       }, options.toolTimeoutMs);
+      // The turn ended (its deadline, its caller gone): the call stops with it.
+      stopTurn = () => {
+        controller.abort();
+        reject(options.signal!.reason);
+      };
+      options.signal?.addEventListener('abort', stopTurn, { once: true });
     });
     try {
+      options.signal?.throwIfAborted();
       output = await Promise.race([tool.run(args, controller.signal), timeout]);
       if (output === undefined) output = null;
     } catch (thrown) {
+      if (options.signal?.aborted) throw options.signal.reason;
       if (thrown instanceof ToolError || (thrown instanceof DomainError && thrown.code !== 'internal_error')) {
         error = thrown.message;
       } else {
@@ -88,6 +107,7 @@ async function runCall(
       }
     } finally {
       clearTimeout(timer);
+      if (stopTurn) options.signal?.removeEventListener('abort', stopTurn);
     }
   }
   const step: ToolStep = {
@@ -104,7 +124,9 @@ async function runCall(
 /**
  * The model-and-tools loop of a chat turn (docs/design.md section 9): the model gets the tools; the
  * calls it makes run in parallel and their results go back to it; this repeats until it answers
- * or `maxSteps` rounds have run, and then one last round without tools must answer.
+ * or `maxSteps` rounds have run, and then one last round without tools must answer. Each round
+ * runs only once `beforeRound` let it (section 5); a refused round ends the turn with the text the
+ * model gave last.
  */
 export async function runToolLoop(
   llm: LlmProvider,
@@ -117,7 +139,18 @@ export async function runToolLoop(
   const messages = [...request.messages];
   const steps: ToolStep[] = [];
   let usage: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  let last: LlmResult | undefined;
   for (let round = 0; ; round++) {
+    options.signal?.throwIfAborted();
+    if (options.beforeRound && !(await options.beforeRound(messages))) {
+      return {
+        content: last?.content ?? '',
+        model: last?.model ?? llm.modelFor(request.model),
+        usage,
+        steps,
+        stopReason: 'insufficient_credits',
+      };
+    }
     const withTools = offered.length > 0 && round < options.maxSteps;
     // The last round still describes the tools (the history holds calls of them) but may not call one.
     const model = llm.modelFor(request.model);
@@ -129,6 +162,7 @@ export async function runToolLoop(
           {
             ...request,
             messages: [...messages],
+            signal: options.signal,
             tools: offered.length > 0 ? offered : undefined,
             toolChoice: offered.length > 0 && !withTools ? 'none' : undefined,
           },
@@ -142,8 +176,10 @@ export async function runToolLoop(
       },
     );
     usage = add(usage, result.usage);
+    options.afterRound?.(result.usage);
+    last = result;
     if (!withTools || !result.toolCalls?.length) {
-      return { content: result.content, model: result.model, usage, steps };
+      return { content: result.content, model: result.model, usage, steps, stopReason: 'stop' };
     }
     messages.push({ role: 'assistant', content: result.content, toolCalls: result.toolCalls });
     // A round's calls run at once, so one answer of the model must not start an unbounded number.

@@ -12,7 +12,7 @@ export interface paths {
     /** List the tenant’s agents, newest first */
     get: operations['getAgents'];
     put?: never;
-    /** Create an agent; fires agent.created */
+    /** Create an agent; fires agent.created. Granting a `workflow` tool needs workflows:execute, `memory_add` memory:write (403) */
     post: operations['postAgents'];
     delete?: never;
     options?: never;
@@ -35,7 +35,7 @@ export interface paths {
     delete: operations['deleteAgentsAgentId'];
     options?: never;
     head?: never;
-    /** Update an agent (only the fields given; config keys merge, null removes one); fires agent.updated */
+    /** Update an agent (only the fields given; config keys merge, null removes one); fires agent.updated. Tool grants need scopes as on create */
     patch: operations['patchAgentsAgentId'];
     trace?: never;
   };
@@ -1685,6 +1685,11 @@ export interface operations {
               /** @constant */
               type: 'tool_call';
             }[];
+            /**
+             * @description Why the turn ended: `stop`, the model answered; `insufficient_credits`, the balance could not cover the next model round, so the turn ended with the rounds it ran (`content` is what the model had said by then, possibly empty, and `credits_used` what they cost)
+             * @enum {string}
+             */
+            stop_reason: 'stop' | 'insufficient_credits';
             usage: {
               completion_tokens: number;
               prompt_tokens: number;

@@ -226,6 +226,13 @@ export const chatResponse = z
     latency_ms: z.number().int(),
     created_at: z.string(),
     steps: z.array(toolStep).describe('The tool calls the turn made, in order (empty without tools)'),
+    stop_reason: z
+      .enum(['stop', 'insufficient_credits'])
+      .describe(
+        'Why the turn ended: `stop`, the model answered; `insufficient_credits`, the balance could not ' +
+          'cover the next model round, so the turn ended with the rounds it ran (`content` is what the ' +
+          'model had said by then, possibly empty, and `credits_used` what they cost)',
+      ),
   })
   .describe(
     'With `Accept: text/event-stream` the answer is a server-sent event stream instead: `start` ' +

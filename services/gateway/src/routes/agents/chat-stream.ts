@@ -4,8 +4,11 @@ import type { agentMemoryV1 } from '@agentplatform/contracts';
 import { DomainError } from '@agentplatform/service-kit';
 import type { Backends } from '../../clients/backends.js';
 
-/** A chat may wait for a slow model: the provider timeout (60 s by default) plus storage. */
-export const CHAT_DEADLINE_MS = 120_000;
+/**
+ * A chat turn ends by agent-memory's own deadline (CHAT_TURN_DEADLINE_MS, 300 s by default), with a
+ * clear error and its credits settled; this leaves it the time to say so, plus storage.
+ */
+export const CHAT_DEADLINE_MS = 330_000;
 
 export function wantsEventStream(ctx: Context): boolean {
   return (ctx.get('accept') || '').toLowerCase().includes('text/event-stream');
@@ -37,6 +40,7 @@ export function chatJson(reply: agentMemoryV1.ChatResponse) {
     latency_ms: reply.latencyMs,
     created_at: reply.createdAt,
     steps: reply.steps.map(stepJson),
+    stop_reason: (reply.stopReason || 'stop') as 'stop' | 'insufficient_credits',
   };
 }
 
@@ -61,7 +65,8 @@ export async function streamChat(
   const first = await events.next();
   const stream = new PassThrough();
   let finished = false;
-  // The client went away: stop reading; agent-memory still finishes, stores and charges the turn.
+  // The client went away: the call ends, and with it the turn (agent-memory charges the rounds
+  // that finished and runs no further one).
   ctx.req.once('close', () => {
     if (!finished) abort.abort();
   });

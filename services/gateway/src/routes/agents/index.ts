@@ -60,6 +60,14 @@ export async function listAgents(
   return { agents: out.agents.map(agentJson), ...pageJson(out) };
 }
 
+/**
+ * The rights of the key or user a request comes from, for agent-memory to check tool grants and
+ * tool calls against (docs/design.md section 9).
+ */
+export function callerRights(caller: Caller): agentMemoryV1.CallerRights {
+  return { scopes: [...caller.scopes] };
+}
+
 export function chatRequest(caller: Caller, agentId: string, body: z.infer<typeof chatBody>) {
   return {
     tenantId: caller.tenantId,
@@ -67,6 +75,7 @@ export function chatRequest(caller: Caller, agentId: string, body: z.infer<typeo
     message: body.message,
     sessionId: body.session_id,
     plan: caller.plan ?? '',
+    caller: callerRights(caller),
   };
 }
 
@@ -92,7 +101,8 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
     defineRoute({
       method: 'post',
       path: '/agents',
-      summary: 'Create an agent; fires agent.created',
+      summary:
+        'Create an agent; fires agent.created. Granting a `workflow` tool needs workflows:execute, `memory_add` memory:write (403)',
       tag: 'agents',
       access: requireScope('agents:write'),
       idempotent: true,
@@ -139,6 +149,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
             config: body.config,
             status: body.status,
             plan: caller!.plan ?? '',
+            caller: callerRights(caller!),
           }),
         ),
     }),
@@ -156,7 +167,8 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
     defineRoute({
       method: 'patch',
       path: '/agents/:agent_id',
-      summary: 'Update an agent (only the fields given; config keys merge, null removes one); fires agent.updated',
+      summary:
+        'Update an agent (only the fields given; config keys merge, null removes one); fires agent.updated. Tool grants need scopes as on create',
       tag: 'agents',
       access: requireScope('agents:write'),
       params: agentParams,
@@ -174,6 +186,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
             description: body.description,
             memoryTypes: body.memory_types ? { values: body.memory_types } : undefined,
             config: body.config,
+            caller: callerRights(caller!),
           }),
         ),
     }),

@@ -26,6 +26,11 @@ export const configShape = {
   EXECUTION_POLL_INTERVAL_MS: env.int(2_000, 50),
   /** Executions one replica runs at the same time; more wait (status running) for a free slot. */
   MAX_CONCURRENT_EXECUTIONS: env.int(500, 1),
+  /**
+   * The share of those slots one tenant may hold (docs/workflows.md, "Execution slots"): the rest
+   * stays free for other tenants however long one tenant's runs take.
+   */
+  EXECUTION_SLOTS_TENANT_SHARE: env.number(0.8, { min: 0.01, max: 1 }),
   /** Upper bound of one execution from start to end. */
   EXECUTION_MAX_DURATION_MS: env.int(15 * 60_000, 1_000),
   /** Node timeout when the node sets none (delay nodes get their delay on top). */

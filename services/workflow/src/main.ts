@@ -70,6 +70,10 @@ async function main(): Promise<void> {
       leaseMs: config.EXECUTION_LEASE_MS,
       pollIntervalMs: config.EXECUTION_POLL_INTERVAL_MS,
       maxConcurrent: config.MAX_CONCURRENT_EXECUTIONS,
+      maxConcurrentPerTenant: Math.max(
+        1,
+        Math.floor(config.MAX_CONCURRENT_EXECUTIONS * config.EXECUTION_SLOTS_TENANT_SHARE),
+      ),
       defaultNodeTimeoutMs: config.DEFAULT_NODE_TIMEOUT_MS,
       stopGraceMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS / 2),
     },

@@ -27,6 +27,7 @@ function setup(options: { defaultNodeTimeoutMs?: number; expressions?: Expressio
       leaseMs: 10_000,
       pollIntervalMs: 60_000,
       maxConcurrent: 10,
+      maxConcurrentPerTenant: 8,
       defaultNodeTimeoutMs: options.defaultNodeTimeoutMs ?? 5_000,
       stopGraceMs: 10,
     },

@@ -8,6 +8,7 @@ import { isPure, type NodeRunnerDeps } from './node-runners.js';
 import type { EngineStore, EventOutbox } from './ports.js';
 import { detachedRun, sleep, within, type Run } from './run.js';
 import { Stepper } from './stepper.js';
+import type { Admission } from './tenant-slots.js';
 
 export interface EngineOptions extends LeaseOptions {
   defaultNodeTimeoutMs: number;
@@ -56,6 +57,11 @@ export class ExecutionEngine {
     return this.leases.activeCount;
   }
 
+  /** Execution slots in use here (of one tenant, or all). */
+  slotsInUse(tenantId?: string): number {
+    return this.leases.slotsInUse(tenantId);
+  }
+
   start(): void {
     this.leases.start();
   }
@@ -65,29 +71,47 @@ export class ExecutionEngine {
   }
 
   /**
-   * Stores a new execution and runs it here when a slot is free; otherwise it waits (status
-   * running, no owner) for the poller of whichever replica has room first.
+   * Stores a new execution and runs it here, at once when its tenant may have a slot, else when
+   * one is its turn (lease-keeper.ts); when this replica already holds as many runs of the tenant
+   * waiting for slots as it may, the execution waits instead (status running, no owner) for the
+   * poller of whichever replica has room first.
    *
    * With `runFirst`, a graph of pure nodes only (webhook, transform, condition: no side effects,
    * no waits, at most a CEL budget of work each) is run before anything is stored, and the execution is stored
    * once, finished, with its events: a crash before that write loses nothing the caller was told
    * about, and the run costs one write instead of an insert, an update and a lease. Callers that
    * must answer with a running execution (async execute) leave it off.
+   * With `admission` (from `room`: a child run), the execution is held here under that admission.
    * Answers the execution as it stands when the call returns.
    */
-  async submit(execution: Execution, options: { runFirst?: boolean } = {}): Promise<Execution> {
+  async submit(execution: Execution, options: { runFirst?: boolean; admission?: Admission } = {}): Promise<Execution> {
     if (options.runFirst && execution.graph.nodes.every(isPure)) {
       await this.stepper(detachedRun(execution), { stored: false }).drive();
       return execution;
     }
-    const runHere = this.leases.hasRoom;
-    await this.deps.executions.insert(
-      execution,
-      runHere ? { owner: this.owner, until: this.leases.leaseUntil() } : NO_LEASE,
-    );
-    if (runHere) this.leases.launch(execution);
+    if (options.admission) this.leases.use(options.admission);
+    const runHere = options.admission !== undefined || this.leases.admit(execution.tenantId);
+    try {
+      await this.deps.executions.insert(
+        execution,
+        runHere ? { owner: this.owner, until: this.leases.leaseUntil() } : NO_LEASE,
+      );
+    } catch (error) {
+      if (runHere) this.leases.withdraw(execution.tenantId);
+      throw error;
+    }
+    if (runHere) this.leases.launch(execution, { admitted: true });
     else this.leases.queued();
     return execution;
+  }
+
+  /**
+   * Waits until the tenant has room on this replica for one more new run, and admits it: what a
+   * parent does before each child run (use-cases/run-child.ts), so a fan-out's runs are created
+   * as its tenant's slots free up. Pass the answer to `submit`, or release it.
+   */
+  room(tenantId: string, signal: AbortSignal): Promise<Admission> {
+    return this.leases.room(tenantId, signal);
   }
 
   /** Aborts an execution's in-flight work when this replica runs it (after it was cancelled). */

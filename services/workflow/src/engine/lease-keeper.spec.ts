@@ -15,7 +15,14 @@ function setup(options: Partial<LeaseOptions> = {}) {
     {
       leases: store,
       logger: createLogger('lease-test', 'silent'),
-      options: { leaseMs: 600, pollIntervalMs: 60_000, maxConcurrent: 10, stopGraceMs: 50, ...options },
+      options: {
+        leaseMs: 600,
+        pollIntervalMs: 60_000,
+        maxConcurrent: 10,
+        maxConcurrentPerTenant: 10,
+        stopGraceMs: 50,
+        ...options,
+      },
     },
     {
       run: (run) =>
@@ -134,7 +141,7 @@ describe('LeaseKeeper', () => {
     const first = newExecution([{ id: 'wait', type: 'delay', config: { ms: 10 } }]);
     await store.insert(first, { owner: keeper.owner, until: keeper.leaseUntil() });
     keeper.launch(first);
-    expect(keeper.hasRoom).toBe(false);
+    expect(keeper.admit(first.tenantId)).toBe(false);
     const queued = newExecution([{ id: 'wait', type: 'delay', config: { ms: 10 } }]);
     await store.insert(queued, NO_LEASE);
     keeper.queued();

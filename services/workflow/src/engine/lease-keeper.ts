@@ -3,11 +3,14 @@ import type { Logger } from '@agentplatform/service-kit';
 import type { Execution } from '../domain/execution.types.js';
 import type { LeaseStore } from './ports.js';
 import { Abandoned, within, type Run } from './run.js';
+import { RunSlot, TenantSlots, type Admission } from './tenant-slots.js';
 
 export interface LeaseOptions {
   leaseMs: number;
   pollIntervalMs: number;
   maxConcurrent: number;
+  /** The most of those one tenant runs at once (below `maxConcurrent`: room for the others). */
+  maxConcurrentPerTenant: number;
   /** How long a graceful stop lets running executions finish before handing them back. */
   stopGraceMs: number;
 }
@@ -24,36 +27,70 @@ export interface LeaseHolder {
 export const MAX_CLAIMS = 5;
 
 /**
- * The leases of this replica (its `owner` id): which executions it runs, at most `maxConcurrent`.
+ * The leases of this replica (its `owner` id): which executions it holds, and when each may run.
  *
- * - Leases of all running executions are renewed with one write per interval (a third of the
+ * - A held execution runs while it holds one of the replica's slots (tenant-slots.ts): at most
+ *   `maxConcurrent` at once, at most `maxConcurrentPerTenant` of one tenant, freed slots going to
+ *   the waiting tenant that runs the fewest. A run waiting for its child runs holds no slot.
+ * - Leases of all held executions are renewed with one write per interval (a third of the
  *   lease); a run whose execution is no longer ours (cancelled, deleted, taken over) is aborted.
- * - The poller takes over executions whose lease expired (a crashed replica's) or that were queued
- *   because a replica was at capacity; a freed slot looks again at once when one was queued.
+ * - The poller takes over executions whose lease expired (a crashed replica's) or that were left
+ *   unowned because a replica's queue for slots was full; a freed slot looks again at once when
+ *   one was left so.
  * - A graceful stop lets running executions finish for `stopGraceMs`, then hands the rest back.
  */
 export class LeaseKeeper {
   readonly owner = randomUUID();
   private readonly runs = new Map<string, Run>();
+  private readonly slots: TenantSlots;
   private renewTimer?: NodeJS.Timeout;
   private pollTimer?: NodeJS.Timeout;
   private polling = false;
   private stopped = false;
-  /** Set when an execution was queued for lack of a slot, so a freed slot looks for it at once. */
+  /** Set when an execution was left unowned for lack of room, so a freed slot looks for it at once. */
   private backlog = false;
 
   constructor(
     private readonly deps: { leases: LeaseStore; logger: Logger; options: LeaseOptions },
     private readonly holder: LeaseHolder,
-  ) {}
+  ) {
+    this.slots = new TenantSlots({
+      total: deps.options.maxConcurrent,
+      perTenant: Math.min(deps.options.maxConcurrent, deps.options.maxConcurrentPerTenant),
+    });
+  }
 
+  /** Executions held here: running, waiting for a slot, or waiting for their child runs. */
   get activeCount(): number {
     return this.runs.size;
   }
 
-  /** Whether a new execution may run here now. */
-  get hasRoom(): boolean {
-    return !this.stopped && this.runs.size < this.deps.options.maxConcurrent;
+  /** Slots in use, and the tenant's share of them. */
+  slotsInUse(tenantId?: string): number {
+    return tenantId === undefined ? this.slots.inUse : this.slots.runningOf(tenantId);
+  }
+
+  /**
+   * Whether a new execution of this tenant is to be held here (run now, or wait here for a slot);
+   * when true, it is counted from now on (`launch` it with `admitted`, or `withdraw` it).
+   */
+  admit(tenantId: string): boolean {
+    return !this.stopped && this.slots.admit(tenantId);
+  }
+
+  /** An admitted execution that will not be launched (it could not be stored). */
+  withdraw(tenantId: string): void {
+    this.slots.withdraw(tenantId);
+  }
+
+  /** Waits until the tenant has room here for a new run, and admits it (tenant-slots.ts). */
+  room(tenantId: string, signal: AbortSignal): Promise<Admission> {
+    return this.slots.room(tenantId, signal);
+  }
+
+  /** A run stored under this admission is held here: it counts until it has its slot. */
+  use(admission: Admission): void {
+    this.slots.use(admission);
   }
 
   /** When a lease taken or renewed now ends. */
@@ -87,13 +124,21 @@ export class LeaseKeeper {
     await this.deps.leases.releaseLeases(this.owner, left).catch(() => undefined);
   }
 
-  /** Runs an execution whose lease this replica holds (stored with it, or just claimed). */
-  launch(execution: Execution): void {
+  /** Runs an execution whose lease this replica holds (stored with it, or just claimed) once it has a slot. */
+  launch(execution: Execution, options: { admitted?: boolean } = {}): void {
     const controller = new AbortController();
-    const run: Run = { execution, controller, done: Promise.resolve() };
+    const slot = new RunSlot(this.slots, execution.tenantId, controller.signal, options.admitted ?? false);
+    const run: Run = { execution, controller, done: Promise.resolve(), slot };
     this.runs.set(execution.id, run);
-    run.done = this.holder
-      .run(run)
+    const held = async (): Promise<void> => {
+      await slot.take();
+      try {
+        await this.holder.run(run);
+      } finally {
+        slot.give();
+      }
+    };
+    run.done = held()
       .catch((error) => {
         if (!(error instanceof Abandoned) && !controller.signal.aborted) {
           this.deps.logger.error({ err: error, execution_id: execution.id }, 'execution run failed unexpectedly');
@@ -128,7 +173,7 @@ export class LeaseKeeper {
     this.polling = true;
     try {
       this.backlog = false;
-      while (this.hasRoom) {
+      while (!this.stopped && this.slots.hasRoom) {
         const now = new Date();
         const claimed = await this.deps.leases.claimExpired(this.owner, now, this.leaseUntil(now.getTime()));
         if (!claimed) break;
@@ -143,7 +188,7 @@ export class LeaseKeeper {
         }
         this.launch(execution);
       }
-      if (this.runs.size >= this.deps.options.maxConcurrent) this.backlog = true;
+      if (!this.slots.hasRoom) this.backlog = true;
     } catch (error) {
       this.deps.logger.warn({ err: error }, 'execution poll failed');
     } finally {

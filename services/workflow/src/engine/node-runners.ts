@@ -86,6 +86,11 @@ export function isPure(node: WorkflowNode): boolean {
   return node.type === 'webhook' || node.type === 'schedule' || node.type === 'transform' || node.type === 'condition';
 }
 
+/** Nodes whose run is mostly a wait for child executions (which need execution slots themselves). */
+export function waitsForChildren(node: WorkflowNode): boolean {
+  return node.type === 'workflow' || node.type === 'foreach';
+}
+
 /**
  * Whether a node interrupted by a crash may simply run again. An agent chat would post and charge a
  * second message, and a POST or PATCH is not idempotent; an interrupted one fails the execution.

@@ -4,7 +4,7 @@ import { planGraph, type Plan } from '../domain/graph.js';
 import type { JsonObject } from '../domain/workflow.types.js';
 import type { Checkpointer, RunEnd } from './checkpointer.js';
 import { attemptNode, durationExceeded } from './node-attempts.js';
-import { isPure, isSafeToRepeat, type NodeRunnerDeps } from './node-runners.js';
+import { isPure, isSafeToRepeat, waitsForChildren, type NodeRunnerDeps } from './node-runners.js';
 import { Abandoned, type Run } from './run.js';
 
 export interface StepperDeps {
@@ -101,7 +101,9 @@ export class Stepper {
         `workflow node ${node.type}`,
         { attributes: { 'agentplatform.node.id': node.id, 'agentplatform.node.type': node.type } },
         async (span) => {
-          const outcome = await attemptNode(context, node, scope, startedAt, interrupted?.startedAt);
+          const attempt = () => attemptNode(context, node, scope, startedAt, interrupted?.startedAt);
+          // A parent waiting for its child runs gives its slot to them meanwhile.
+          const outcome = waitsForChildren(node) ? await this.run.slot.outside(attempt) : await attempt();
           span?.setAttribute('agentplatform.node.attempts', outcome.attempts);
           if (outcome.status === 'failed') failSpan(span, new Error(outcome.error ?? 'failed'));
           return outcome;

@@ -67,6 +67,9 @@ export function childRunner(deps: () => UseCaseDeps): ChildRunner {
     const workflow = await d.workflows.get(request.tenantId, request.workflowId);
     if (!workflow) throw new NodeError(`workflow '${request.workflowId}' not found`, false);
     if (workflow.status === 'paused') throw new NodeError(`workflow '${request.workflowId}' is paused`, false);
+    // The child is created when its tenant has room for it here: a fan-out waits for its own
+    // runs to free slots instead of storing every run of the tree at once.
+    const admission = await d.engine.room(request.tenantId, request.signal);
     try {
       return await startExecution(d, {
         workflow,
@@ -80,6 +83,7 @@ export function childRunner(deps: () => UseCaseDeps): ChildRunner {
           parentNodeId: request.parentNodeId,
           depth: request.depth,
         },
+        admission,
       });
     } catch (error) {
       if (isDuplicateKeyError(error)) {
@@ -93,6 +97,9 @@ export function childRunner(deps: () => UseCaseDeps): ChildRunner {
         throw new NodeError(`could not start workflow '${request.workflowId}': ${error.message}`, true);
       }
       throw error;
+    } finally {
+      // Unless the child run holds it now (it runs here, or it finished before it was stored).
+      admission.release();
     }
   }
 

@@ -1,6 +1,7 @@
 import { isDuplicateKeyError, newId } from '@agentplatform/service-kit';
 import type { Execution, ExecutionTrigger } from '../domain/execution.types.js';
 import type { JsonObject, Workflow } from '../domain/workflow.types.js';
+import type { Admission } from '../engine/tenant-slots.js';
 import type { UseCaseDeps } from './deps.js';
 
 /**
@@ -22,6 +23,8 @@ export interface StartExecutionInput {
   input: JsonObject;
   runFirst: boolean;
   seed?: ExecutionSeed;
+  /** The room its parent waited for on this replica (a child run: ExecutionEngine.room). */
+  admission?: Admission;
 }
 
 /**
@@ -59,7 +62,7 @@ export async function startExecution(
   };
   let started: Execution;
   try {
-    started = await deps.engine.submit(execution, { runFirst });
+    started = await deps.engine.submit(execution, { runFirst, admission: start.admission });
   } catch (error) {
     // The id is taken: the same run was started already (and holds the credit).
     if (isDuplicateKeyError(error)) throw error;

@@ -52,3 +52,20 @@ export const PLAN_SCHEDULE_MIN_INTERVAL_MS: Readonly<Record<PlanName, number>> =
 export function planScheduleMinIntervalMs(plan: string | undefined): number {
   return PLAN_SCHEDULE_MIN_INTERVAL_MS[plan && isPlanName(plan) ? plan : 'free'];
 }
+
+/**
+ * Workflow executions one tenant may have in flight (running, child runs and runs waiting for a
+ * slot included), per plan (docs/design.md section 5, docs/workflows.md "Execution slots"): over
+ * it, a manual execute is refused with 429 `rate_limit_exceeded`.
+ */
+export const PLAN_EXECUTIONS_IN_FLIGHT: Readonly<Record<PlanName, number>> = {
+  free: 50,
+  starter: 200,
+  pro: 1_000,
+  enterprise: 5_000,
+};
+
+/** The executions in flight a plan allows; an unknown plan gets the free plan's (as planQuota). */
+export function planExecutionsInFlight(plan: string | undefined): number {
+  return PLAN_EXECUTIONS_IN_FLIGHT[plan && isPlanName(plan) ? plan : 'free'];
+}

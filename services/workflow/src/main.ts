@@ -10,6 +10,7 @@ import {
 } from '@agentplatform/service-kit';
 import { grpcAgentDirectory } from './clients/agents.client.js';
 import { runCreditLedger } from './clients/credits.client.js';
+import { identityTenantPlans } from './clients/plans.client.js';
 import { loadServiceConfig } from './config.js';
 import { newHookId } from './domain/hook-id.js';
 import { ExecutionEngine } from './engine/execution-engine.js';
@@ -47,6 +48,13 @@ async function main(): Promise<void> {
   runtime.lifecycle.onShutdown('agent-memory client', () => agentMemoryChannel.close());
   const agents = grpcAgentDirectory(agentMemoryChannel, config.GRPC_DEADLINE_MS, runtime.metrics);
   const credits = runCreditLedger(connectIdentityCredits(runtime, config), runtime.logger);
+  const identityChannel = openChannel(config.IDENTITY_GRPC_ADDR);
+  runtime.lifecycle.onShutdown('identity plans client', () => identityChannel.close());
+  const plans = identityTenantPlans(identityChannel, {
+    deadlineMs: config.GRPC_DEADLINE_MS,
+    metrics: runtime.metrics,
+    ttlMs: 60_000,
+  });
   const http = createGuardedAgent({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
   runtime.lifecycle.onShutdown('http client', () => http.close());
 
@@ -88,6 +96,7 @@ async function main(): Promise<void> {
     engine,
     agents,
     credits,
+    plans,
     outbox,
     quotas: new QuotaCounter(runtime.mongo),
     logger: runtime.logger,

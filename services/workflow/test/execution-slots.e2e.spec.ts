@@ -144,4 +144,43 @@ describe('execution slots shared between tenants', () => {
     // Measured while the leaves filled the slots: the bystander did not wait for them.
     expect(p99Attacked).toBeLessThan(Math.max(1_000, 5 * p99Alone));
   });
+
+  it("refuses a manual execute over the plan's executions in flight, and lets the fan-out's own children queue", async () => {
+    const free = (await tenantOnPlan(platform, mongo, 'free')).http;
+    const leaf = await create(free, {
+      name: 'leaf',
+      nodes: [{ id: 'wait', type: 'delay', config: { ms: 3_000 } }],
+    });
+    const mid = await create(free, level('mid', leaf));
+    const root = await create(free, level('root', mid, 'input.tree'));
+    // 1 + 4 + 64 runs in flight from one execute: more than the free plan's 50.
+    const tree = Array.from({ length: 4 }, (_, a) => Array.from({ length: 16 }, (_, b) => a * 16 + b));
+    const started = await free.post(`/api/v1/workflows/${root}/execute`, { input: { tree }, async: true });
+    expect(started.status).toBe(202);
+    await waitFor(
+      async () => {
+        const res = await free.get(`/api/v1/workflows/${leaf}/executions?limit=1&status=running`);
+        return res.body.total >= 50 ? true : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: 'the fan-out to have 50 runs in flight' },
+    );
+
+    const refused = await free.post(`/api/v1/workflows/${leaf}/execute`, { input: {}, async: true });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ error: 'rate_limit_exceeded', retry_after: 5 });
+    expect(refused.body.message).toMatch(/50 executions in flight/);
+    expect(refused.headers.get('retry-after')).toBe('5');
+
+    const rootRun = await waitFor(
+      async () => {
+        const res = await free.get(`/api/v1/workflows/${root}/executions/${started.body.execution_id}`);
+        return res.body.status === 'running' ? undefined : res.body;
+      },
+      { timeoutMs: 120_000, intervalMs: 1_000, what: 'the fan-out to finish' },
+    );
+    expect(rootRun.status).toBe('completed');
+    expect((rootRun.output.results as any[]).flatMap((m) => m.results as any[])).toHaveLength(64);
+    // Once it has finished, the tenant may execute again.
+    expect((await free.post(`/api/v1/workflows/${leaf}/execute`, { input: {}, async: true })).status).toBe(202);
+  });
 });

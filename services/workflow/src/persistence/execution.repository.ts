@@ -190,6 +190,14 @@ export class ExecutionRepository {
     return doc && doc.tenant_id === tenantId ? toExecution(doc) : undefined;
   }
 
+  /**
+   * How many of the tenant's executions are running (child runs and runs waiting for a slot
+   * included), counted up to `atMost`: the admission check needs no more.
+   */
+  async countRunning(tenantId: string, atMost: number): Promise<number> {
+    return this.collection.countDocuments({ tenant_id: tenantId, status: 'running' }, { limit: atMost });
+  }
+
   /** The running children of an execution (started by its workflow and foreach nodes). */
   async runningChildren(tenantId: string, parentExecutionId: string): Promise<Execution[]> {
     const docs = await this.model

@@ -85,6 +85,8 @@ const executionSchema = new Schema(
 executionSchema.index({ _id: 1, lease_owner: 1 }, { unique: true });
 // History, newest first (the ids are time-sortable too).
 executionSchema.index({ tenant_id: 1, workflow_id: 1, started_at: -1 });
+// A tenant's executions in flight (the admission check of a manual execute).
+executionSchema.index({ tenant_id: 1, status: 1 });
 // The poller: running executions whose lease expired.
 executionSchema.index({ status: 1, lease_until: 1 });
 // The children of a parent (cancel cascade); only child runs have the field.

@@ -114,6 +114,10 @@ export class InMemoryExecutions implements ExecutionStore {
     const found = this.byId.get(id);
     return found?.tenantId === tenantId ? structuredClone(found) : undefined;
   }
+  async countRunning(tenantId: string, atMost: number): Promise<number> {
+    const running = [...this.byId.values()].filter((e) => e.tenantId === tenantId && e.status === 'running');
+    return Math.min(atMost, running.length);
+  }
   async list(tenantId: string, workflowId: string, options: { limit: number; status?: ExecutionStatus }) {
     const all = this.of(tenantId, workflowId)
       .filter((e) => !options.status || e.status === options.status)
@@ -302,7 +306,7 @@ export class InMemoryCredits implements CreditLedger {
  * The engine's port as the use cases see it: `submit` stores the run (or fails with `failWith`);
  * a run is finished at once when `finishWith` is set, as a graph of pure nodes would be.
  */
-export class FakeEngine implements Pick<ExecutionEngine, 'submit' | 'waitFor' | 'abandon'> {
+export class FakeEngine implements Pick<ExecutionEngine, 'submit' | 'waitFor' | 'abandon' | 'room'> {
   failWith?: Error;
   finishWith?: ExecutionStatus;
   readonly abandoned: string[] = [];
@@ -321,6 +325,18 @@ export class FakeEngine implements Pick<ExecutionEngine, 'submit' | 'waitFor' | 
   }
   abandon(executionId: string): void {
     this.abandoned.push(executionId);
+  }
+  async room(): Promise<{ release(): void }> {
+    return { release: () => undefined };
+  }
+}
+
+/** Plans by tenant (free unless set), as identity keeps them. */
+export class InMemoryPlans {
+  readonly plans = new Map<string, string>();
+
+  async planOf(tenantId: string): Promise<string> {
+    return this.plans.get(tenantId) ?? 'free';
   }
 }
 
@@ -344,6 +360,7 @@ export function inMemoryWorkflowDeps() {
     engine: new FakeEngine(executions),
     agents: new InMemoryAgents(),
     credits: new InMemoryCredits(),
+    plans: new InMemoryPlans(),
     outbox: new InMemoryOutbox(),
     quotas: new InMemoryQuotaCounter(),
     logger: createLogger('workflow', 'silent'),

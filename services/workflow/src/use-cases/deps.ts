@@ -2,6 +2,7 @@ import type { Outbox } from '@agentplatform/events';
 import type { Logger, QuotaCounter, SecretBox } from '@agentplatform/service-kit';
 import type { AgentDirectory } from '../clients/agents.client.js';
 import type { CreditLedger } from '../clients/credits.client.js';
+import type { TenantPlans } from '../clients/plans.client.js';
 import type { ExecutionEngine } from '../engine/execution-engine.js';
 import type { ExecutionRepository } from '../persistence/execution.repository.js';
 import type { ScheduleClaimRepository } from '../persistence/schedule-claim.repository.js';
@@ -16,6 +17,8 @@ export interface UseCaseDeps {
   engine: ExecutionEngine;
   agents: AgentDirectory;
   credits: CreditLedger;
+  /** Tenants' plans, which bound their executions in flight. */
+  plans: TenantPlans;
   outbox: Outbox;
   /** Workflows per tenant (docs/design.md section 5). */
   quotas: QuotaCounter;

@@ -46,6 +46,16 @@ describe('running workflows against in-memory repositories', () => {
     expect(fakes.credits.balances.get('t1')).toBe(10);
   });
 
+  it("refuses a manual run (429, retry after) once the tenant has its plan's executions in flight", async () => {
+    const { fakes, run } = await setup(undefined, 100);
+    fakes.engine.finishWith = undefined;
+    for (let i = 0; i < 50; i++) await run({ async: true });
+    await expect(run({ async: true })).rejects.toMatchObject({ code: 'rate_limit_exceeded', retryAfter: 5 });
+    expect(fakes.executions.byId.size).toBe(50);
+    fakes.plans.plans.set('t1', 'starter');
+    await expect(run({ async: true })).resolves.toMatchObject({ status: 'running' });
+  });
+
   it('refuses a run without credit (402) and stores no execution', async () => {
     const { fakes, run } = await setup(undefined, 0);
     await expect(run()).rejects.toMatchObject({ code: 'insufficient_credits' });

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '@agentplatform/service-kit';
+import { ConflictError, DomainError, NotFoundError, planExecutionsInFlight } from '@agentplatform/service-kit';
 import { isFinished, type Execution } from '../domain/execution.types.js';
 import { LIMITS } from '../domain/node-config.js';
 import type { JsonObject } from '../domain/workflow.types.js';
@@ -7,6 +7,9 @@ import { startExecution } from './start-execution.js';
 
 /** The longest a synchronous execute waits for the end (docs/design.md section 7). */
 export const MAX_WAIT_MS = 30_000;
+
+/** When a caller refused for executions in flight may try again: about when short runs have ended. */
+export const IN_FLIGHT_RETRY_AFTER_S = 5;
 
 export interface ExecuteWorkflowInput {
   tenantId: string;
@@ -19,8 +22,26 @@ export interface ExecuteWorkflowInput {
 }
 
 /**
- * A manual run, allowed in draft and active, refused (409) when paused. With async the answer is
- * the running execution; otherwise the finished one, or the running one after the wait.
+ * A tenant may have its plan's number of executions in flight (docs/design.md section 5); a
+ * manual run over it is refused with 429 and a time to retry. Child runs are not refused: they
+ * wait for room (use-cases/run-child.ts), so a fan-out never fails because of its own children.
+ */
+async function admitManualRun(deps: UseCaseDeps, tenantId: string): Promise<void> {
+  const plan = await deps.plans.planOf(tenantId);
+  const limit = planExecutionsInFlight(plan);
+  if ((await deps.executions.countRunning(tenantId, limit)) < limit) return;
+  throw new DomainError(
+    'rate_limit_exceeded',
+    `${limit} executions in flight, the most the ${plan} plan allows; retry once some have finished`,
+    [],
+    IN_FLIGHT_RETRY_AFTER_S,
+  );
+}
+
+/**
+ * A manual run, allowed in draft and active, refused (409) when paused and (429) when the tenant
+ * has its plan's executions in flight. With async the answer is the running execution; otherwise
+ * the finished one, or the running one after the wait.
  */
 export async function executeWorkflow(deps: UseCaseDeps, input: ExecuteWorkflowInput): Promise<Execution> {
   const workflow = await deps.workflows.get(input.tenantId, input.workflowId);
@@ -34,6 +55,7 @@ export async function executeWorkflow(deps: UseCaseDeps, input: ExecuteWorkflowI
       `nesting deeper than ${LIMITS.maxNestingDepth} levels: an agent's workflow tool was called ${depth} levels deep`,
     );
   }
+  await admitManualRun(deps, input.tenantId);
   const execution = await startExecution(deps, {
     workflow,
     trigger: 'manual',

@@ -57,11 +57,6 @@ export class ExecutionEngine {
     return this.leases.activeCount;
   }
 
-  /** Execution slots in use here (of one tenant, or all). */
-  slotsInUse(tenantId?: string): number {
-    return this.leases.slotsInUse(tenantId);
-  }
-
   start(): void {
     this.leases.start();
   }
@@ -89,8 +84,7 @@ export class ExecutionEngine {
       await this.stepper(detachedRun(execution), { stored: false }).drive();
       return execution;
     }
-    if (options.admission) this.leases.use(options.admission);
-    const runHere = options.admission !== undefined || this.leases.admit(execution.tenantId);
+    const runHere = options.admission ? this.leases.use(options.admission) : this.leases.admit(execution.tenantId);
     try {
       await this.deps.executions.insert(
         execution,

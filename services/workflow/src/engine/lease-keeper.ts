@@ -65,11 +65,6 @@ export class LeaseKeeper {
     return this.runs.size;
   }
 
-  /** Slots in use, and the tenant's share of them. */
-  slotsInUse(tenantId?: string): number {
-    return tenantId === undefined ? this.slots.inUse : this.slots.runningOf(tenantId);
-  }
-
   /**
    * Whether a new execution of this tenant is to be held here (run now, or wait here for a slot);
    * when true, it is counted from now on (`launch` it with `admitted`, or `withdraw` it).
@@ -88,9 +83,17 @@ export class LeaseKeeper {
     return this.slots.room(tenantId, signal);
   }
 
-  /** A run stored under this admission is held here: it counts until it has its slot. */
-  use(admission: Admission): void {
+  /**
+   * Whether a run with this admission is to be held here, as `admit` answers; false only once the
+   * replica is stopping (the admission is then given back).
+   */
+  use(admission: Admission): boolean {
+    if (this.stopped) {
+      admission.release();
+      return false;
+    }
     this.slots.use(admission);
+    return true;
   }
 
   /** When a lease taken or renewed now ends. */

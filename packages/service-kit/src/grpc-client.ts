@@ -6,6 +6,7 @@ import { REQUEST_ID_METADATA_KEY, currentRequestId } from './context.js';
 import { DomainError, errorCodeForGrpcStatus, isErrorCode, type FieldIssue } from './errors.js';
 import { DETAILS_TRAILER, decodeStatusDetails } from './grpc-error-details.js';
 import { tracingClientMiddleware } from './grpc-tracing.js';
+import type { InFlightLimit } from './in-flight-limit.js';
 import type { Metrics } from './metrics.js';
 import { tracingEnabled } from './tracing.js';
 
@@ -15,6 +16,11 @@ export interface GrpcClientOptions {
   /** Deadline of every call in milliseconds unless the call passes its own. */
   deadlineMs: number;
   metrics?: Metrics;
+  /**
+   * Bounds the calls in flight to the other side (shared by every client of one backend): past
+   * it a call fails at once with the shed error (503, Retry-After), never sent.
+   */
+  inFlight?: { limit: InFlightLimit; name: string };
 }
 
 /** One channel per address; gRPC multiplexes all calls over it and reconnects by itself. */
@@ -40,7 +46,7 @@ export function createGrpcClient<D extends CompatServiceDefinition>(
   channel: Channel,
   options: GrpcClientOptions,
 ): Client<D, { deadline?: Date | number }> {
-  const factory = createClientFactory().use(platformCall(options.metrics));
+  const factory = createClientFactory().use(platformCall(options.metrics, options.inFlight));
   // Outermost, and only when tracing is on: the span covers the whole call.
   return (tracingEnabled() ? factory.use(tracingClientMiddleware) : factory).create(definition, channel, {
     '*': { deadline: options.deadlineMs },
@@ -51,6 +57,7 @@ export function createGrpcClient<D extends CompatServiceDefinition>(
  * The platform's client concerns in one middleware (each nested async-generator layer costs
  * promise churn on every call; these were three: nice-grpc's deadline and error-details
  * middleware and our own), in this order:
+ * - the in-flight limit, when there is one: a call past it is refused before it is sent;
  * - the current request id into the call's metadata;
  * - the deadline: the call is aborted when it passes, and fails with DEADLINE_EXCEEDED (what
  *   nice-grpc-client-middleware-deadline does, whose `deadline` option this keeps);
@@ -58,11 +65,13 @@ export function createGrpcClient<D extends CompatServiceDefinition>(
  *   the error converted into the DomainError the remote side threw (`fromClientError`);
  * - the call's duration metric, by method and status code.
  */
-function platformCall(metrics: Metrics | undefined) {
+function platformCall(metrics: Metrics | undefined, inFlight: GrpcClientOptions['inFlight']) {
   return async function* platform<Req, Res>(
     call: ClientMiddlewareCall<Req, Res, { deadline?: Date | number }>,
     callOptions: CallOptions & { deadline?: Date | number },
   ) {
+    // Before anything is set up: a refused call leaves nothing behind (no timer, no listener).
+    inFlight?.limit.enter(inFlight.name);
     const { deadline, signal: callerSignal, onTrailer, ...rest } = callOptions;
     const metadata = Metadata(rest.metadata);
     const requestId = currentRequestId();
@@ -109,6 +118,7 @@ function platformCall(metrics: Metrics | undefined) {
       code = failure instanceof ClientError ? failure.code : Status.UNKNOWN;
       throw fromClientError(failure);
     } finally {
+      inFlight?.limit.leave();
       clearTimeout(timer);
       if (abort) callerSignal?.removeEventListener('abort', abort);
       end?.({ code: Status[code] });

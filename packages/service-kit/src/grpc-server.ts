@@ -8,6 +8,7 @@ import { DomainError, ERROR_CODES, type FieldIssue } from './errors.js';
 import { DETAILS_TRAILER, encodeStatusDetails } from './grpc-error-details.js';
 import { tracingServerMiddleware } from './grpc-tracing.js';
 import { newId } from './ids.js';
+import { meteredInFlightLimits } from './in-flight-limit.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { tracingEnabled } from './tracing.js';
@@ -94,25 +95,44 @@ export function toCallError(failure: unknown, logger: Logger, method: string): C
 export interface GrpcServerOptions {
   logger: Logger;
   metrics: Metrics;
+  /**
+   * The most calls the server has in flight (`GRPC_MAX_IN_FLIGHT`); past it a call is answered
+   * UNAVAILABLE (503, Retry-After) before its handler runs. Unset: no bound. Health checks are
+   * never counted nor refused: a busy service is still alive and ready.
+   */
+  maxInFlight?: number;
 }
+
+const HEALTH_PATH = '/grpc.health.v1.Health/';
 
 /**
  * A nice-grpc server with the platform's middleware: request id from metadata into the async
  * context (so every log line carries it), metrics, and domain-error mapping with rich details.
  * The standard grpc.health.v1 service is registered; `health` drives what it answers.
  */
-export function createGrpcServer({ logger, metrics }: GrpcServerOptions): { server: Server; health: HealthState } {
+export function createGrpcServer({ logger, metrics, maxInFlight }: GrpcServerOptions): {
+  server: Server;
+  health: HealthState;
+} {
+  const limit = meteredInFlightLimits(metrics, 'grpc_server')('server', maxInFlight ?? 0);
   /**
    * One middleware for the platform's concerns (each nested async-generator layer costs promise
    * churn on every call): the request id from metadata into the async context, the duration
    * metric, and domain errors mapped to gRPC errors whose rich details travel in the
    * `grpc-status-details-bin` trailer (what nice-grpc-error-details' server middleware does).
+   * First of all, the in-flight limit: a call past it is refused before anything reads it.
    */
   async function* platform<Req, Res>(call: ServerMiddlewareCall<Req, Res>, ctx: CallContext) {
     const requestId = ctx.metadata.get(REQUEST_ID_METADATA_KEY) ?? randomUUID();
     const end = metrics.grpcServerDuration.startTimer({ method: call.method.path });
+    const counted = !call.method.path.startsWith(HEALTH_PATH);
+    let entered = false;
     let code: Status = Status.OK;
     try {
+      if (counted) {
+        limit.enter('service');
+        entered = true;
+      }
       const context = { requestId };
       // A unary handler answers with its return value: it runs to the end inside one context, with
       // no generator layer between it and this one.
@@ -127,6 +147,7 @@ export function createGrpcServer({ logger, metrics }: GrpcServerOptions): { serv
       }
       throw mapped;
     } finally {
+      if (entered) limit.leave();
       end({ code: Status[code] });
     }
   }

@@ -4,6 +4,7 @@ export * from './errors.js';
 export * from './grpc-client.js';
 export * from './grpc-server.js';
 export * from './ids.js';
+export * from './in-flight-limit.js';
 export * from './lifecycle.js';
 export * from './logger.js';
 export * from './metrics.js';

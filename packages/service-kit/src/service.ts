@@ -17,6 +17,7 @@ export interface BaseServiceConfig extends TracingConfig {
   MONGODB_DATABASE: string;
   SHUTDOWN_TIMEOUT_MS: number;
   EXIT_WITH_PARENT: boolean;
+  GRPC_MAX_IN_FLIGHT: number;
 }
 
 /** What every gRPC service has once booted: its logger, metrics, database, server and lifecycle. */
@@ -47,7 +48,7 @@ export async function bootService(name: string, config: BaseServiceConfig): Prom
   const metrics = new Metrics(name);
   const mongo = await connectMongo({ uri: config.MONGODB_URI, database: config.MONGODB_DATABASE, logger });
   lifecycle.onShutdown('mongodb', () => mongo.close());
-  const { server, health } = createGrpcServer({ logger, metrics });
+  const { server, health } = createGrpcServer({ logger, metrics, maxInFlight: config.GRPC_MAX_IN_FLIGHT });
   // With --expose-gc, as deploy/ runs the services (docs/operations.md, "Young generation").
   lifecycle.onShutdown('young generation trim', trimYoungGenerationWhenQuiet());
   return { name, logger, metrics, mongo, server, health, lifecycle };

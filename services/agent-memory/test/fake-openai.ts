@@ -74,6 +74,8 @@ export class FakeOpenAi {
   readonly delays: number[] = [];
   /** The usage every chat completion reports. */
   usage: typeof FAKE_USAGE = FAKE_USAGE;
+  /** While set, chat completions wait for it before they answer (`hold`). */
+  private gate?: Promise<void>;
   private server?: Server;
   url = '';
 
@@ -87,6 +89,16 @@ export class FakeOpenAi {
   async stop(): Promise<void> {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  /** Makes chat completions wait until the returned function is called. */
+  hold(): () => void {
+    let open!: () => void;
+    this.gate = new Promise((resolve) => (open = resolve));
+    return () => {
+      this.gate = undefined;
+      open();
+    };
   }
 
   chats(): SeenRequest[] {
@@ -127,6 +139,7 @@ export class FakeOpenAi {
     for await (const chunk of req) raw += chunk;
     const body = raw ? JSON.parse(raw) : undefined;
     this.requests.push({ path: req.url ?? '', headers: req.headers, body });
+    if (req.url === '/v1/chat/completions') await this.gate;
     const failure = this.failures.shift();
     if (failure) {
       res.writeHead(failure.status, {

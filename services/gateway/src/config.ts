@@ -14,6 +14,12 @@ export const gatewayEnvShape = {
   WORKFLOW_GRPC_ADDR: env.string('127.0.0.1:50053'),
   WEBHOOK_GRPC_ADDR: env.string('127.0.0.1:50054'),
   GRPC_DEADLINE_MS: env.int(5_000, 1),
+  /**
+   * gRPC calls in flight to each backend at most; past it the gateway answers 503 with
+   * Retry-After without calling (docs/operations.md). Below the backends' GRPC_MAX_IN_FLIGHT, so
+   * the gateway sheds first, where a refusal is cheapest.
+   */
+  BACKEND_MAX_IN_FLIGHT: env.int(192, 1),
   /** The gateway's own database: shared rate-limit counters and Idempotency-Key records. */
   MONGODB_URI: env.mongoUri(),
   MONGODB_DATABASE: env.database('gateway'),

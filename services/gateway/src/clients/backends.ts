@@ -2,6 +2,7 @@ import { agentMemoryV1, identityV1, webhookV1, workflowV1 } from '@agentplatform
 import {
   createGrpcClient,
   groupedRequests,
+  meteredInFlightLimits,
   openChannel,
   type Channel,
   type Client,
@@ -54,12 +55,24 @@ export function connectBackends(config: GatewayConfig, metrics: Metrics): Backen
     workflow: openChannel(config.WORKFLOW_GRPC_ADDR),
     webhook: openChannel(config.WEBHOOK_GRPC_ADDR),
   };
-  const options = { deadlineMs: config.GRPC_DEADLINE_MS, metrics };
+  // Each backend's calls in flight are bounded here too, below the backend's own bound: a
+  // saturated backend's calls are refused before they are sent, not queued until their deadline.
+  const limit = meteredInFlightLimits(metrics, 'gateway_backend');
+  const options = (name: BackendName) => ({
+    deadlineMs: config.GRPC_DEADLINE_MS,
+    metrics,
+    inFlight: { limit: limit(name, config.BACKEND_MAX_IN_FLIGHT), name: 'service' },
+  });
+  const agentMemoryOptions = options('agent-memory');
   const coalescedListings = metrics.counter(
     'gateway_listings_coalesced_total',
     "Agent listings answered by an identical listing's read (same tenant and query, one grouped call)",
   );
-  const agentMemory = createGrpcClient(agentMemoryV1.AgentMemoryServiceDefinition, channels['agent-memory'], options);
+  const agentMemory = createGrpcClient(
+    agentMemoryV1.AgentMemoryServiceDefinition,
+    channels['agent-memory'],
+    agentMemoryOptions,
+  );
   // Each item carries its own request's id and trace context: agent-memory runs it in them.
   const addMemory = groupedRequests({
     single: (request: agentMemoryV1.AddMemoryRequest) => agentMemory.addMemory(request),
@@ -75,12 +88,12 @@ export function connectBackends(config: GatewayConfig, metrics: Metrics): Backen
   });
   const health = (name: BackendName) => createGrpcClient(HealthDefinition, channels[name], { deadlineMs: 1_000 });
   return {
-    identity: createGrpcClient(identityV1.IdentityServiceDefinition, channels.identity, options),
+    identity: createGrpcClient(identityV1.IdentityServiceDefinition, channels.identity, options('identity')),
     agentMemory,
     addMemory,
     listAgents,
-    workflow: createGrpcClient(workflowV1.WorkflowServiceDefinition, channels.workflow, options),
-    webhook: createGrpcClient(webhookV1.WebhookServiceDefinition, channels.webhook, options),
+    workflow: createGrpcClient(workflowV1.WorkflowServiceDefinition, channels.workflow, options('workflow')),
+    webhook: createGrpcClient(webhookV1.WebhookServiceDefinition, channels.webhook, options('webhook')),
     health: {
       identity: health('identity'),
       'agent-memory': health('agent-memory'),

@@ -1,0 +1,109 @@
+import type { Server } from 'nice-grpc';
+import { HealthDefinition } from 'nice-grpc-server-health';
+import { HealthCheckRequest, HealthCheckResponse } from 'nice-grpc-server-health/lib/proto/grpc/health/v1/health';
+import { DomainError } from './errors';
+import { createGrpcClient, openChannel, type Channel } from './grpc-client';
+import { createGrpcServer } from './grpc-server';
+import { InFlightLimit } from './in-flight-limit';
+import { createLogger } from './logger';
+import { Metrics } from './metrics';
+
+/** A one-method service for the test, reusing the health messages. */
+const TestDefinition = {
+  name: 'Test',
+  fullName: 'agentplatform.test.Test',
+  methods: {
+    work: {
+      name: 'Work',
+      requestType: HealthCheckRequest,
+      requestStream: false,
+      responseType: HealthCheckResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
+describe('in-flight limits across real gRPC', () => {
+  let server: Server;
+  let channel: Channel;
+  let metrics: Metrics;
+  /** Calls whose handler ran; each waits for `open` before it answers. */
+  const started: string[] = [];
+  let open: (() => void) | undefined;
+  let gate = Promise.resolve();
+
+  beforeAll(async () => {
+    metrics = new Metrics('test');
+    ({ server } = createGrpcServer({ logger: createLogger('test', 'silent'), metrics, maxInFlight: 2 }));
+    server.add(TestDefinition, {
+      async work(request) {
+        started.push(request.service);
+        await gate;
+        return { status: 1 };
+      },
+    });
+    const port = await server.listen('127.0.0.1:0');
+    channel = openChannel(`127.0.0.1:${port}`);
+  });
+
+  afterAll(async () => {
+    channel.close();
+    await server.shutdown();
+  });
+
+  beforeEach(() => {
+    started.length = 0;
+    gate = new Promise((resolve) => (open = resolve));
+  });
+
+  it('refuses a call past the server limit at once, before its handler runs, with a retry hint', async () => {
+    const client = createGrpcClient(TestDefinition, channel, { deadlineMs: 5_000 });
+    const held = [client.work({ service: 'a' }), client.work({ service: 'b' })];
+    await waitUntil(() => started.length === 2);
+
+    const before = Date.now();
+    const refused = await client.work({ service: 'c' }).catch((error: unknown) => error);
+    expect(Date.now() - before).toBeLessThan(1_000);
+    expect(refused).toBeInstanceOf(DomainError);
+    expect(refused).toMatchObject({ code: 'service_unavailable', retryAfter: 1 });
+    expect((refused as Error).message).toMatch(/did not start this request \(nothing was done\)/);
+    expect(started).toEqual(['a', 'b']);
+
+    // A busy service is still healthy: health checks are neither counted nor refused.
+    const health = createGrpcClient(HealthDefinition, channel, { deadlineMs: 1_000 });
+    await expect(health.check({ service: '' })).resolves.toMatchObject({ status: 1 });
+
+    open?.();
+    await Promise.all(held);
+    // The places are given back: the next call runs.
+    await expect(client.work({ service: 'd' })).resolves.toMatchObject({ status: 1 });
+    const exposition = await metrics.registry.metrics();
+    expect(exposition).toMatch(/grpc_server_shed_total\{target="server",service="test"\} 1/);
+  });
+
+  it('refuses a call past the client limit without sending it', async () => {
+    const limit = new InFlightLimit(1);
+    const client = createGrpcClient(TestDefinition, channel, {
+      deadlineMs: 5_000,
+      inFlight: { limit, name: 'backend' },
+    });
+    const held = client.work({ service: 'a' });
+    await waitUntil(() => started.length === 1);
+    const refused = await client.work({ service: 'b' }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'service_unavailable', retryAfter: 1 });
+    expect((refused as Error).message).toMatch(/^The backend is at capacity/);
+    expect(started).toEqual(['a']);
+    open?.();
+    await held;
+    expect(limit.current).toBe(0);
+  });
+});
+
+async function waitUntil(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

@@ -1,0 +1,45 @@
+import { suiteFixture, waitFor } from '@agentplatform/testing';
+import { startWithFakeLlm } from './fake-openai';
+import { newTenant } from './support';
+
+/**
+ * A saturated service sheds a call before doing its work (docs/design.md section 2, "Overload"):
+ * agent-memory bounded to one call in flight, that call a chat waiting for the model. Another
+ * call to it is answered 503 at once, with Retry-After, saying nothing was done, and indeed
+ * nothing was: a client may retry it as told, without an Idempotency-Key, and make no duplicate.
+ */
+describe('load shedding', () => {
+  const suite = suiteFixture(() =>
+    startWithFakeLlm({ services: ['identity', 'agent-memory'] }, { GRPC_MAX_IN_FLIGHT: '1' }),
+  );
+
+  it('answers 503 with Retry-After before the work starts, and a retry after it succeeds once', async () => {
+    const { platform, fake } = suite;
+    const { http } = await newTenant(platform);
+    const agent = await http.post('/api/v1/agents', { name: 'Busy', type: 'assistant' });
+    expect(agent.status).toBe(201);
+
+    const release = fake.hold();
+    const chat = http.post(`/api/v1/agents/${agent.body.id}/chat`, { message: 'Take your time' });
+    await waitFor(async () => fake.chats().length === 1 || undefined, { what: 'the chat to reach the model' });
+
+    const started = Date.now();
+    const shed = await http.post('/api/v1/memory', { agent_id: agent.body.id, content: 'Remember me' });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(shed.status).toBe(503);
+    expect(shed.headers.get('retry-after')).toBe('1');
+    expect(shed.body).toMatchObject({ error: 'service_unavailable', retry_after: 1 });
+    expect(shed.body.message).toMatch(/did not start this request \(nothing was done\)/);
+
+    release();
+    expect((await chat).status).toBe(200);
+    // Nothing was stored by the shed add (the chat stored its exchange); its retry stores it once.
+    const added = async () =>
+      (await http.get(`/api/v1/memory?agent_id=${agent.body.id}`)).body.items.filter(
+        (m: { content: string }) => m.content === 'Remember me',
+      ).length;
+    expect(await added()).toBe(0);
+    expect((await http.post('/api/v1/memory', { agent_id: agent.body.id, content: 'Remember me' })).status).toBe(201);
+    expect(await added()).toBe(1);
+  });
+});

@@ -44,6 +44,11 @@ export const configShape = {
   /** Finished executions older than this are deleted; fractions of a day are allowed. */
   EXECUTION_RETENTION_DAYS: env.positive(30),
   PRUNE_INTERVAL_MS: env.int(60 * 60_000, 100),
+  /**
+   * How often runs whose credit settle was not confirmed (identity unreachable or busy) are
+   * settled again; a failing pass backs off from this up to a minute.
+   */
+  CREDIT_SETTLE_INTERVAL_MS: env.int(5_000, 100),
   /** How often a replica looks for due schedule ticks (the most a tick waits on an idle replica). */
   SCHEDULER_POLL_INTERVAL_MS: env.int(250, 10),
   /** A schedule claim left unstarted this long belongs to a dead replica and is taken over. */

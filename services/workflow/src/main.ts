@@ -18,6 +18,7 @@ import { ExpressionSandbox } from './engine/expression-sandbox.js';
 import { ExecutionRepository } from './persistence/execution.repository.js';
 import { ScheduleClaimRepository } from './persistence/schedule-claim.repository.js';
 import { WorkflowRepository } from './persistence/workflow.repository.js';
+import { startCreditSettleJob } from './jobs/credit-settle.job.js';
 import { startRetentionJob } from './jobs/retention.job.js';
 import { startScheduler } from './jobs/scheduler.job.js';
 import { workflowGrpcService } from './transport/workflow.grpc.js';
@@ -47,7 +48,7 @@ async function main(): Promise<void> {
   const agentMemoryChannel = openChannel(config.AGENT_MEMORY_GRPC_ADDR);
   runtime.lifecycle.onShutdown('agent-memory client', () => agentMemoryChannel.close());
   const agents = grpcAgentDirectory(agentMemoryChannel, config.GRPC_DEADLINE_MS, runtime.metrics);
-  const credits = runCreditLedger(connectIdentityCredits(runtime, config), runtime.logger);
+  const credits = runCreditLedger(connectIdentityCredits(runtime, config));
   const identityChannel = openChannel(config.IDENTITY_GRPC_ADDR);
   runtime.lifecycle.onShutdown('identity plans client', () => identityChannel.close());
   const plans = identityTenantPlans(identityChannel, {
@@ -108,6 +109,7 @@ async function main(): Promise<void> {
   };
   wired.deps = deps;
   engine.start();
+  startCreditSettleJob(runtime, deps, config.CREDIT_SETTLE_INTERVAL_MS);
   startScheduler(runtime, deps, {
     pollIntervalMs: config.SCHEDULER_POLL_INTERVAL_MS,
     batchSize: 500,

@@ -172,6 +172,19 @@ describe('reserve, settle and release', () => {
     await expect(balance()).resolves.toBe(100);
   });
 
+  it('a settle after the reservation expired charges the use late, once', async () => {
+    const { deps, reserve, settle, balance } = await setup();
+    deps.settings.creditHoldTtlMs = 5;
+    await reserve(30, 'run-1');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await expect(credits.releaseExpiredHolds(deps)).resolves.toBe(1);
+    await expect(balance()).resolves.toBe(100);
+
+    await expect(settle(12, 'run-1')).resolves.toEqual({ balance: 88, charged: 12, returned: 0, released: false });
+    await expect(settle(12, 'run-1')).resolves.toMatchObject({ balance: 88, charged: 12 });
+    await expect(balance()).resolves.toBe(88);
+  });
+
   it('a release after the settle leaves the settle standing', async () => {
     const { reserve, settle, release, balance } = await setup();
     await reserve(30, 'run-1');

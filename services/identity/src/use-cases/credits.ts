@@ -218,6 +218,15 @@ async function closeHold(
   hold: LedgerEntry,
   movement: Omit<Movement, 'key' | 'whenShort'>,
 ): Promise<Settlement> {
+  return settlement(hold, await writeClose(deps, hold, movement));
+}
+
+/** Writes (or finds) the reservation's closing entry. */
+async function writeClose(
+  deps: UseCaseDeps,
+  hold: LedgerEntry,
+  movement: Omit<Movement, 'key' | 'whenShort'>,
+): Promise<LedgerEntry> {
   const close = await write(deps, hold.tenantId, {
     ...movement,
     key: closeKey(hold.idempotencyKey),
@@ -227,13 +236,14 @@ async function closeHold(
   // the closing entry and stop there too).
   await creditWriter(deps.credits).closeHold(hold);
   await alertIfLow(deps, close);
-  return settlement(hold, close);
+  return close;
 }
 
 /**
  * Closes a reservation with what the work used: gives back the rest, or, when the work used
  * more than it reserved, takes the difference as far as the balance covers it. Once per
- * reservation: a repeat, or a settle after the reservation was released, answers what happened.
+ * reservation: a repeat answers what happened. A settle after the reservation expired charges
+ * the use late (`chargeLate`), once; after a release in time, it charges nothing.
  */
 export async function settleCredits(
   deps: UseCaseDeps,
@@ -244,11 +254,49 @@ export async function settleCredits(
   throwIfAny(issues);
   const hold = await findHold(deps, input.tenantId, input.operationId);
   const reserved = -hold.amount;
-  return closeHold(deps, hold, {
-    type: 'settle',
-    amount: reserved - input.used,
-    description: input.description || `Used ${input.used} of ${reserved} reserved credits`,
+  const description = input.description || `Used ${input.used} of ${reserved} reserved credits`;
+  const close = await writeClose(deps, hold, { type: 'settle', amount: reserved - input.used, description });
+  if (close.type === 'release' && expired(deps, hold, close) && input.used > 0) {
+    return chargeLate(deps, hold, input.used, description);
+  }
+  return settlement(hold, close);
+}
+
+/**
+ * Whether the reservation was released because it expired (by the sweep, or by its holder only
+ * after its lifetime), not because its holder gave it back in time. Measured from the entries'
+ * times: a closed reservation's expiry mark is removed.
+ */
+function expired(deps: UseCaseDeps, hold: LedgerEntry, close: LedgerEntry): boolean {
+  return close.createdAt.getTime() - hold.createdAt.getTime() >= deps.settings.creditHoldTtlMs;
+}
+
+/** A late charge's key: one per reservation, so a repeated settle never charges twice. */
+function lateKey(operationId: string): string {
+  return `${operationId}:late`;
+}
+
+/**
+ * The work was done, but its reservation expired before the settle arrived (its holder could not
+ * reach identity for longer than CREDIT_HOLD_TTL_SECONDS): the use is charged all the same, as
+ * far as the balance covers it, so no work that was done is left uncharged (docs/design.md
+ * section 5). A reservation its holder released in time stays uncharged: the work failed.
+ */
+async function chargeLate(
+  deps: UseCaseDeps,
+  hold: LedgerEntry,
+  used: number,
+  description: string,
+): Promise<Settlement> {
+  const entry = await write(deps, hold.tenantId, {
+    key: lateKey(hold.idempotencyKey),
+    type: 'charge',
+    amount: -used,
+    description: `${description} (charged after its reservation was released)`,
+    whenShort: 'cap',
   });
+  await alertIfLow(deps, entry);
+  return { balance: entry.balanceAfter, charged: -entry.amount, returned: 0, released: false };
 }
 
 /** Closes a reservation without charging anything (the work failed or never ran). */

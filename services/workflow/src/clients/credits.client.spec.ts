@@ -5,6 +5,8 @@ import {
   type ReserveInput,
   type SettleInput,
 } from '@agentplatform/service-kit';
+import { InMemoryExecutions, newExecution } from '../testing/in-memory.js';
+import { settlePendingRunCredits, settleRunCredit } from '../use-cases/settle-run-credits.js';
 import { runCreditLedger, type RunCredits } from './credits.client.js';
 
 /**
@@ -67,19 +69,11 @@ class FakeIdentity implements RunCredits {
 
 const logger = createLogger('workflow-test', 'silent');
 
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe('run credits, grouped per tenant', () => {
   it('sends the reserves that arrive while a call is in flight as one call, each answered for itself', async () => {
     const identity = new FakeIdentity();
     identity.balances.set('t1', 5);
-    const ledger = runCreditLedger(identity, logger);
+    const ledger = runCreditLedger(identity);
     identity.hold();
     const first = ledger.reserveRun('t1', 'exe_0', 'wf_1');
     const rest = Array.from({ length: 7 }, (_, i) => ledger.reserveRun('t1', `exe_${i + 1}`, 'wf_1'));
@@ -100,7 +94,7 @@ describe('run credits, grouped per tenant', () => {
     const identity = new FakeIdentity();
     identity.balances.set('t1', 10);
     identity.balances.set('t2', 10);
-    const ledger = runCreditLedger(identity, logger);
+    const ledger = runCreditLedger(identity);
     identity.hold();
     const runs = ['t1', 't2', 't1', 't2', 't1'].map((tenant, i) => ledger.reserveRun(tenant, `exe_${i}`, 'wf'));
     identity.releaseCalls();
@@ -110,20 +104,26 @@ describe('run credits, grouped per tenant', () => {
     expect(identity.balances.get('t2')).toBe(8);
   });
 
-  it('settles each started run once, retrying only the items identity could not settle', async () => {
+  it('settles each run once; a run identity could not settle stays pending until a later pass', async () => {
     const identity = new FakeIdentity();
     identity.balances.set('t1', 10);
-    const ledger = runCreditLedger(identity, logger);
+    const deps = { credits: runCreditLedger(identity), executions: new InMemoryExecutions(), logger };
     const ids = ['exe_a', 'exe_b', 'exe_c'];
-    await Promise.all(ids.map((id) => ledger.reserveRun('t1', id, 'wf')));
+    for (const id of ids) {
+      await deps.credits.reserveRun('t1', id, 'wf');
+      await deps.executions.insert(newExecution([], { id, tenantId: 't1', creditPending: true }));
+    }
     identity.failSettles.set('run:exe_b', 1);
-    for (const id of ids) ledger.settleRun('t1', id);
-    await until(() => identity.settled.size === 3);
+    const first = await Promise.all(ids.map((id) => settleRunCredit(deps, { tenantId: 't1', id })));
+    expect(first).toEqual([true, false, true]);
+    expect(await deps.executions.pendingCredits(10)).toEqual([{ id: 'exe_b', tenantId: 't1' }]);
+
+    await expect(settlePendingRunCredits(deps)).resolves.toEqual({ settled: 1, failed: false });
+    expect(await deps.executions.pendingCredits(10)).toEqual([]);
     expect(identity.settled).toEqual(new Set(ids.map((id) => `run:${id}`)));
     // exe_b was asked again after its failure; the others were not.
     const asked = identity.settleCalls.flat().map((item) => item.operationId);
     expect(asked.filter((op) => op === 'run:exe_b')).toHaveLength(2);
     expect(asked.filter((op) => op === 'run:exe_a')).toHaveLength(1);
-    expect(identity.balances.get('t1')).toBe(7);
   });
 });

@@ -1,23 +1,16 @@
-import {
-  GroupCommit,
-  retry,
-  type CreditsClient,
-  type Logger,
-  type ReserveInput,
-  type SettleInput,
-} from '@agentplatform/service-kit';
+import { GroupCommit, type CreditsClient, type ReserveInput, type SettleInput } from '@agentplatform/service-kit';
 
 /** A workflow run costs one credit (docs/design.md section 5); its agent nodes' chats are charged by agent-memory. */
 export const RUN_COST = 1;
 
-/** How a run's settle is retried before its reservation is left to expire (the run is then free). */
-const SETTLE_RETRY = { attempts: 6, baseMs: 500, jitter: 0.25 };
-
 export interface CreditLedger {
   /** Holds a run's credit before it starts; InsufficientCreditsError (402) at a balance below the cost. */
   reserveRun(tenantId: string, executionId: string, workflowId: string): Promise<void>;
-  /** The run was stored and handed to the engine: its credit is spent. Retries in the background. */
-  settleRun(tenantId: string, executionId: string): void;
+  /**
+   * The run was stored and handed to the engine: its credit is spent. Throws when identity did
+   * not confirm it; the run is stored as not yet settled, and the settle job retries it.
+   */
+  settleRun(tenantId: string, executionId: string): Promise<void>;
   /** The run could not be started: its credit is given back. */
   releaseRun(tenantId: string, executionId: string): Promise<void>;
 }
@@ -39,23 +32,9 @@ function runOperation(executionId: string): string {
  * its own entries, never for another tenant's. A grouped call carries the request id (and trace
  * context) of the run whose call opened the group.
  */
-export function runCreditLedger(identity: RunCredits, logger: Logger): CreditLedger {
+export function runCreditLedger(identity: RunCredits): CreditLedger {
   const reserves = new GroupCommit<ReserveInput, void>((_tenant, items) => identity.reserveMany(items));
   const settles = new GroupCommit<SettleInput, void>((_tenant, items) => identity.settleMany(items));
-
-  const settle = async (tenantId: string, executionId: string): Promise<void> => {
-    const item: SettleInput = {
-      tenantId,
-      operationId: runOperation(executionId),
-      used: RUN_COST,
-      description: `workflow run ${executionId} started`,
-    };
-    try {
-      await retry(() => settles.submit(tenantId, item), SETTLE_RETRY);
-    } catch (error) {
-      logger.error({ err: error, execution_id: executionId }, 'could not settle a run credit; its reservation expires');
-    }
-  };
 
   return {
     async reserveRun(tenantId, executionId, workflowId) {
@@ -66,8 +45,13 @@ export function runCreditLedger(identity: RunCredits, logger: Logger): CreditLed
         description: `workflow run of ${workflowId}`,
       });
     },
-    settleRun(tenantId, executionId) {
-      void settle(tenantId, executionId);
+    async settleRun(tenantId, executionId) {
+      await settles.submit(tenantId, {
+        tenantId,
+        operationId: runOperation(executionId),
+        used: RUN_COST,
+        description: `workflow run ${executionId} started`,
+      });
     },
     async releaseRun(tenantId, executionId) {
       await identity.release({

@@ -70,6 +70,11 @@ export interface Execution {
   deadlineAt: Date;
   /** Whether workflow.execution.started is in the outbox already (it rides on the first write after the insert). */
   startedEvent: boolean;
+  /**
+   * The run's credit is reserved but not yet settled: stored with the run, so the settle job
+   * finds it until identity confirms the settle (a run is never left uncharged).
+   */
+  creditPending?: boolean;
 }
 
 export function isFinished(status: ExecutionStatus): boolean {

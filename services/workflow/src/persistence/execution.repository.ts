@@ -63,6 +63,7 @@ function toExecution(doc: ExecutionDocument): Execution {
     durationMs: doc.duration_ms,
     deadlineAt: doc.deadline_at,
     startedEvent: doc.started_event ?? false,
+    creditPending: doc.credit_pending,
   });
 }
 
@@ -101,6 +102,7 @@ function toExecutionDoc(execution: Execution, lease: Lease): ExecutionDocument {
     ...changesDoc({ ...rest, nodeExecutions, inFlight }),
     status: rest.status,
     started_event: rest.startedEvent,
+    credit_pending: rest.creditPending || undefined,
     lease_owner: lease.owner,
     lease_until: lease.until,
     claims: 0,
@@ -147,6 +149,11 @@ export class ExecutionRepository {
   private readonly inserts = new GroupCommit<ExecutionDocument, void>((_key, docs) =>
     insertEach(this.collection, docs),
   );
+  /** Runs settled while an earlier mark was in flight are marked together: one update. */
+  private readonly credited = new GroupCommit<string, void>(async (_key, ids) => {
+    await this.collection.updateMany({ _id: { $in: ids } }, { $unset: { credit_pending: '' } });
+    return ids.map(() => undefined);
+  });
 
   constructor(connection: Connection) {
     this.model = executionModel(connection);
@@ -371,6 +378,25 @@ export class ExecutionRepository {
 
   async deleteForWorkflow(tenantId: string, workflowId: string): Promise<void> {
     await this.collection.deleteMany({ tenant_id: tenantId, workflow_id: workflowId });
+  }
+
+  /**
+   * Runs whose credit is not settled yet, oldest first (all tenants: the settle job works for
+   * everyone). Only ids and tenants: the job needs nothing else. The `_id` range (every id) gives
+   * the query the keys of its unique index, the only kind the local stand-in builds and uses.
+   */
+  async pendingCredits(limit: number): Promise<Array<Pick<Execution, 'id' | 'tenantId'>>> {
+    const docs = await this.collection
+      .find({ credit_pending: true, _id: { $gt: '' } }, { projection: { _id: 1, tenant_id: 1 } })
+      .sort({ _id: 1 })
+      .limit(limit)
+      .toArray();
+    return docs.map((d) => ({ id: d._id, tenantId: d.tenant_id }));
+  }
+
+  /** The run's credit is settled: it leaves the settle job's list. */
+  async markCredited(id: string): Promise<void> {
+    await this.credited.submit('', id);
   }
 
   /** Deletes finished executions that ended before `cutoff`; a plain deleteMany, portable everywhere. */

@@ -45,6 +45,8 @@ export interface ExecutionDocument {
   lease_until?: Date;
   /** How often a replica took the execution over after its lease expired. */
   claims: number;
+  /** Set while the run's credit is not settled; removed once identity confirmed the settle. */
+  credit_pending?: boolean;
 }
 
 // Typed loosely: the nested JSON fields make mongoose's type inference recurse without end.
@@ -76,6 +78,7 @@ const executionSchema = new Schema(
     lease_owner: String,
     lease_until: Date,
     claims: { type: Number, default: 0 },
+    credit_pending: Boolean,
   },
   { collection: 'executions', versionKey: false, minimize: false },
 );
@@ -95,6 +98,9 @@ executionSchema.index({ parent_execution_id: 1 }, { sparse: true });
 executionSchema.index({ completed_at: 1 });
 // Re-sealing after a key rotation: the executions whose header values are under a retired key.
 executionSchema.index({ secret_key_id: 1 }, { sparse: true });
+// The settle job: runs whose credit is not settled, by {credit_pending: true, _id > ''}. Unique
+// and ending in _id, so the local stand-in (unique indexes only) serves it without a scan too.
+executionSchema.index({ credit_pending: 1, _id: 1 }, { unique: true });
 
 export function executionModel(connection: Connection): Model<ExecutionDocument> {
   return (

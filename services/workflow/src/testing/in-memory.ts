@@ -199,6 +199,17 @@ export class InMemoryExecutions implements ExecutionStore {
     }
     return pruned;
   }
+  async pendingCredits(limit: number): Promise<Array<Pick<Execution, 'id' | 'tenantId'>>> {
+    return [...this.byId.values()]
+      .filter((e) => e.creditPending)
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
+      .slice(0, limit)
+      .map((e) => ({ id: e.id, tenantId: e.tenantId }));
+  }
+  async markCredited(id: string): Promise<void> {
+    const found = this.byId.get(id);
+    if (found) delete found.creditPending;
+  }
   /** The replica that runs an execution (null: none). */
   ownerOf(id: string): string | null | undefined {
     return this.leases.get(id)?.owner;
@@ -293,7 +304,7 @@ export class InMemoryCredits implements CreditLedger {
     this.balances.set(tenantId, balance - 1);
     this.held.set(executionId, tenantId);
   }
-  settleRun(_tenantId: string, executionId: string): void {
+  async settleRun(_tenantId: string, executionId: string): Promise<void> {
     if (this.held.delete(executionId)) this.settled.add(executionId);
   }
   async releaseRun(tenantId: string, executionId: string): Promise<void> {

@@ -46,6 +46,7 @@ function world(options: { noCredits?: boolean; identityDownOnce?: boolean } = {}
       async existing(ids: string[]) {
         return new Set(ids.filter((id) => executions.has(id)));
       },
+      markCredited: async () => undefined,
     },
     engine: {
       async submit(execution: Execution) {
@@ -62,7 +63,7 @@ function world(options: { noCredits?: boolean; identityDownOnce?: boolean } = {}
           throw new DomainError('service_unavailable', 'The service did not answer in time; please retry');
         }
       },
-      settleRun: () => undefined,
+      settleRun: async () => undefined,
       releaseRun: async () => undefined,
     },
     logger: { info: () => undefined, warn: () => undefined, error: () => undefined },

@@ -3,6 +3,7 @@ import type { Execution, ExecutionTrigger } from '../domain/execution.types.js';
 import type { JsonObject, Workflow } from '../domain/workflow.types.js';
 import type { Admission } from '../engine/tenant-slots.js';
 import type { UseCaseDeps } from './deps.js';
+import { settleRunCredit } from './settle-run-credits.js';
 
 /**
  * What a run may be started with besides its workflow: a chosen id (child runs, named from their
@@ -30,12 +31,13 @@ export interface StartExecutionInput {
 /**
  * Starts a run: reserves its credit (402 when the balance is too low), stores the execution with a
  * snapshot of the graph and hands it to the engine, which runs it at once on this replica; then
- * settles the credit, or releases it when the run could not be started. With
+ * settles the credit, or releases it when the run could not be started. The run is stored marked
+ * as not settled, so the settle job charges it if identity cannot confirm the settle now. With
  * `runFirst` a graph of pure nodes is finished before it is stored (ExecutionEngine.submit).
  * Answers the execution as it stands then: running, or already finished.
  */
 export async function startExecution(
-  deps: Pick<UseCaseDeps, 'engine' | 'credits' | 'logger' | 'settings'>,
+  deps: Pick<UseCaseDeps, 'engine' | 'credits' | 'executions' | 'logger' | 'settings'>,
   start: StartExecutionInput,
 ): Promise<Execution> {
   const { workflow, trigger, input, runFirst } = start;
@@ -59,6 +61,7 @@ export async function startExecution(
     startedAt: now,
     deadlineAt: new Date(now.getTime() + deps.settings.maxExecutionDurationMs),
     startedEvent: false,
+    creditPending: true,
   };
   let started: Execution;
   try {
@@ -74,6 +77,6 @@ export async function startExecution(
     });
     throw error;
   }
-  deps.credits.settleRun(workflow.tenantId, id);
+  void settleRunCredit(deps, { tenantId: workflow.tenantId, id });
   return started;
 }

@@ -21,10 +21,14 @@ function build(log) {
 }
 
 /**
- * @param {{ work: string, env?: Record<string, string>, log: (line: string) => void }} options
- * @returns {Promise<{ platform: any, stop: () => Promise<void> }>} the started platform and how to stop everything
+ * `mongoDataDir` keeps the MongoDB stand-in's data on disk (its H2 backend, as `npm start` runs
+ * it); without it the stand-in keeps its data in memory. The answer names the infrastructure's
+ * processes (undefined where MONGODB_URI / KAFKA_BROKERS name running ones), for measurements.
+ * @param {{ work: string, env?: Record<string, string>, log: (line: string) => void, mongoDataDir?: string }} options
+ * @returns {Promise<{ platform: any, stop: () => Promise<void>, infra: { mongo?: import('node:child_process').ChildProcess, kafka?: import('node:child_process').ChildProcess } }>}
+ *   the started platform, how to stop everything, and the infrastructure's processes
  */
-async function startLocalPlatform({ work, env = {}, log }) {
+async function startLocalPlatform({ work, env = {}, log, mongoDataDir }) {
   const { Platform } = require(path.join(ROOT, 'packages/testing/dist'));
   const infra = require(path.join(ROOT, 'deploy/local/infra.js'));
   /** @type {Array<() => Promise<void>>} */
@@ -40,7 +44,7 @@ async function startLocalPlatform({ work, env = {}, log }) {
       .catch((/** @type {Error} */ error) => log(error.message));
     const mongo = process.env.MONGODB_URI
       ? { uri: process.env.MONGODB_URI }
-      : await infra.startMongo({ port: 0, dataDir: null, logFile: path.join(work, 'mongo.log') });
+      : await infra.startMongo({ port: 0, dataDir: mongoDataDir ?? null, logFile: path.join(work, 'mongo.log') });
     if (mongo.stop) stoppers.push(() => mongo.stop());
     const kafka = process.env.KAFKA_BROKERS
       ? { brokers: process.env.KAFKA_BROKERS.split(',') }
@@ -51,7 +55,7 @@ async function startLocalPlatform({ work, env = {}, log }) {
     stoppers.push(() => platform.stop());
     await platform.start();
     log(`platform at ${platform.url}`);
-    return { platform, stop };
+    return { platform, stop, infra: { mongo: mongo.process, kafka: kafka.process } };
   } catch (error) {
     await stop();
     throw error;

@@ -1,0 +1,404 @@
+#!/usr/bin/env node
+// @ts-check
+'use strict';
+/**
+ * `npm run soak -- --minutes N --rate R [--overload RATE:MINUTES]`: a steady mixed load against
+ * a whole platform started as `npm start` runs it (the MongoDB stand-in on disk, Kafka, the five
+ * processes), for as long as an operator would leave it (docs/operations.md, "Soak"):
+ *
+ * - three tenants (on the plan DEFAULT_PLAN gives, enterprise here: the only one whose rate limit
+ *   lets a tenant send R/3 requests/s), each with a webhook subscribed to every event, pointing at
+ *   a local receiver that verifies every signature;
+ * - the mixed load of bench/soak/load.js, open loop, for N minutes at R requests/s; with
+ *   `--overload`, then RATE requests/s for MINUTES (default 120:2), then one minute at R again
+ *   (the recovery); every overload answer must be 2xx, 429, or 503 with Retry-After;
+ * - every 10 s: each process's CPU and RSS, the embedding backlog, calls shed, and per-collection
+ *   query counts where a service's /metrics has them;
+ * - after the load, up to two minutes for deliveries to arrive and charges to settle.
+ *
+ * Reports per minute p50/p99 per request kind, answers by status, delivery lag, lost and
+ * duplicated deliveries, backlog, CPU and RSS, and charges left unsettled, as JSON and markdown
+ * in bench/results/soak-<time>.{json,md} (ignored by git). Loopback only; bounded in time (the
+ * phases plus the wait) and in requests in flight (bench/soak/load.js).
+ * SOAK_SKIP_BUILD=1 uses the dist folders as they are.
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+require('./ensure-install').ensureInstalled();
+const { build, startLocalPlatform } = require('./local-platform');
+const { runLoad, MIX } = require('../bench/soak/load');
+const { createSampler } = require('../bench/soak/sampler');
+const { createDeliveries } = require('../bench/soak/deliveries');
+const { createTenant } = require('../bench/soak/tenants');
+const { MinuteBuckets, summary } = require('../bench/soak/stats');
+
+const ROOT = path.resolve(__dirname, '..');
+const TENANTS = 3;
+const SAMPLE_MS = 10_000;
+const SETTLE_WAIT_MS = 120_000;
+const RECOVERY_MINUTES = 1;
+const SERVICES = ['gateway', 'identity', 'agent-memory', 'workflow', 'webhook'];
+
+function log(/** @type {unknown[]} */ ...args) {
+  console.error('[soak]', ...args);
+}
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      minutes: { type: 'string', default: '5' },
+      rate: { type: 'string', default: '40' },
+      overload: { type: 'string' },
+    },
+  });
+  const minutes = Number(values.minutes);
+  const rate = Number(values.rate);
+  if (!(minutes > 0 && minutes <= 240)) throw new Error('--minutes must be a number from 0 to 240');
+  if (!(rate > 0 && rate <= 400)) throw new Error('--rate must be a number from 0 to 400');
+  let overload;
+  if (values.overload !== undefined) {
+    const [r, m] = (values.overload || '120:2').split(':').map(Number);
+    if (!(r > 0 && r <= 400 && m > 0 && m <= 30)) throw new Error('--overload must be RATE:MINUTES, e.g. 120:2');
+    overload = { rate: r, minutes: m };
+  }
+  return { minutes, rate, overload };
+}
+
+/** The charges not settled: open reservations, runs and chat replies still marked pending. */
+async function unsettled(platform) {
+  const { MongoClient } = require(require.resolve('mongodb', { paths: [path.join(ROOT, 'packages/service-kit')] }));
+  const client = await MongoClient.connect(platform.mongoUri);
+  try {
+    const db = (/** @type {string} */ name) => client.db(platform.database(name));
+    const [holds, runs, chats] = await Promise.all([
+      db('identity')
+        .collection('credit_entries')
+        .countDocuments({ hold_expires_at: { $exists: true } }),
+      db('workflow').collection('executions').countDocuments({ credit_pending: true }),
+      db('agent-memory').collection('messages').countDocuments({ charge_pending: true }),
+    ]);
+    return { openReservations: holds, runsPending: runs, chatsPending: chats };
+  } finally {
+    await client.close();
+  }
+}
+
+/** Runs stored per tenant (each costs one credit). */
+async function runsByTenant(platform) {
+  const { MongoClient } = require(require.resolve('mongodb', { paths: [path.join(ROOT, 'packages/service-kit')] }));
+  const client = await MongoClient.connect(platform.mongoUri);
+  try {
+    const rows = await client
+      .db(platform.database('workflow'))
+      .collection('executions')
+      .aggregate([{ $group: { _id: '$tenant_id', n: { $sum: 1 } } }])
+      .toArray();
+    return new Map(rows.map((r) => [r._id, r.n]));
+  } finally {
+    await client.close();
+  }
+}
+
+async function main() {
+  const opts = options();
+  if (process.env.SOAK_SKIP_BUILD === '1') log('using the existing build (SOAK_SKIP_BUILD=1)');
+  else build(log);
+  const { api, Receiver } = require(path.join(ROOT, 'packages/testing/dist'));
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplatform-soak-'));
+  /** @type {Array<() => Promise<void>>} */
+  const stoppers = [];
+  const cleanup = async () => {
+    for (const stop of stoppers.reverse()) await stop().catch(() => undefined);
+    fs.rmSync(work, { recursive: true, force: true });
+  };
+  process.on('SIGINT', () => cleanup().then(() => process.exit(130)));
+
+  try {
+    const started = await startLocalPlatform({
+      work,
+      log,
+      mongoDataDir: path.join(work, 'mongo'),
+      env: { LOG_LEVEL: 'warn', DEFAULT_PLAN: 'enterprise' },
+    });
+    stoppers.push(started.stop);
+    const { platform } = started;
+    const receiver = await Receiver.start();
+    stoppers.push(() => receiver.close());
+
+    /** @type {{ phase: string, startedAt: number }} */
+    const phase = { phase: 'setup', startedAt: Date.now() };
+    const minuteOf = (/** @type {number} */ at) =>
+      `${phase.phase} ${Math.floor(Math.max(0, at - phase.startedAt) / 60_000) + 1}`;
+    const latency = new MinuteBuckets();
+    const lag = new MinuteBuckets();
+    /** @type {Map<string, Record<string, number>>} answers by status, per minute */
+    const statuses = new Map();
+    /** @type {Map<string, Set<string>>} ids of answered work, by kind */
+    const answered = new Map();
+    /** @type {Map<number, number>} credits charged for answered chats, by tenant */
+    const chatCredits = new Map();
+    const overloadViolations = { count: 0, examples: /** @type {string[]} */ ([]) };
+
+    const secrets = new Map();
+    const deliveries = createDeliveries({ secrets, minuteOf, lagBuckets: lag });
+    receiver.reply((/** @type {any} */ request) => {
+      deliveries.record(request);
+      return { status: 200, body: 'ok' };
+    });
+    const ctx = { url: platform.url, api, receiverUrl: (/** @type {string} */ p) => receiver.url(p) };
+    const tenants = [];
+    for (let i = 0; i < TENANTS; i++) tenants.push(await createTenant(ctx, i));
+    for (const t of tenants) secrets.set(t.receiverPath, t.secret);
+    log(`${TENANTS} tenants ready`);
+
+    const processes = [
+      ...SERVICES.map((name) => ({
+        name,
+        pid: platform.service(name).pid,
+        metricsPort: platform.service(name).ready?.metrics_port,
+      })),
+      { name: 'mongo (stand-in)', pid: started.infra.mongo?.pid },
+      { name: 'kafka', pid: started.infra.kafka?.pid },
+    ];
+    const sampler = createSampler({ processes });
+    /** @type {Array<{ minute: string, at: number, loadAverage: number, processes: Record<string, any> }>} */
+    const samples = [];
+    await sampler.sample();
+    const sampling = setInterval(() => {
+      const minute = minuteOf(Date.now());
+      sampler.sample().then(
+        (s) => samples.push({ minute, ...s }),
+        (error) => log(`sample failed: ${error.message}`),
+      );
+    }, SAMPLE_MS);
+    stoppers.push(async () => clearInterval(sampling));
+
+    /** @param {import('../bench/soak/load').Answer} answer */
+    const onAnswer = (answer) => {
+      const minute = minuteOf(answer.at);
+      latency.add(minute, answer.kind, answer.ms);
+      const byStatus = statuses.get(minute) ?? {};
+      byStatus[answer.status] = (byStatus[answer.status] ?? 0) + 1;
+      statuses.set(minute, byStatus);
+      const ok = answer.status >= 200 && answer.status < 300;
+      if (ok) {
+        const id = answer.kind === 'hook' ? answer.body?.execution_id : answer.body?.id;
+        if (id) {
+          if (!answered.has(answer.kind)) answered.set(answer.kind, new Set());
+          answered.get(answer.kind)?.add(id);
+        }
+        if (answer.kind === 'chat') {
+          chatCredits.set(answer.tenant, (chatCredits.get(answer.tenant) ?? 0) + (answer.body?.credits_used ?? 0));
+        }
+      }
+      if (phase.phase === 'overload') {
+        const allowed = ok || answer.status === 429 || (answer.status === 503 && answer.retryAfter !== null);
+        if (!allowed) {
+          overloadViolations.count += 1;
+          if (overloadViolations.examples.length < 5) {
+            overloadViolations.examples.push(
+              `${answer.kind} ${answer.status} ${JSON.stringify(answer.body)?.slice(0, 200)}`,
+            );
+          }
+        }
+      }
+    };
+
+    /** @type {Record<string, number>} */
+    const skipped = {};
+    const runPhase = async (/** @type {string} */ name, /** @type {number} */ rate, /** @type {number} */ minutes) => {
+      phase.phase = name;
+      phase.startedAt = Date.now();
+      log(`${name}: ${rate} requests/s for ${minutes} min`);
+      const result = await runLoad({ url: platform.url, tenants, rate, seconds: minutes * 60, onAnswer });
+      skipped[name] = result.skipped;
+    };
+    await runPhase('steady', opts.rate, opts.minutes);
+    if (opts.overload) {
+      await runPhase('overload', opts.overload.rate, opts.overload.minutes);
+      await runPhase('recovery', opts.rate, RECOVERY_MINUTES);
+    }
+
+    // After the load: deliveries arrive and charges settle (within two minutes, as targeted).
+    const loadEnded = Date.now();
+    phase.phase = 'after';
+    phase.startedAt = loadEnded;
+    const atEnd = await unsettled(platform);
+    let after = atEnd;
+    for (;;) {
+      const lost = Object.values(deliveries.missing(answered)).reduce((a, b) => a + b, 0);
+      after = await unsettled(platform);
+      const open = after.openReservations + after.runsPending + after.chatsPending;
+      if ((lost === 0 && open === 0) || Date.now() - loadEnded > SETTLE_WAIT_MS) break;
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+    }
+    const waitedS = Math.round((Date.now() - loadEnded) / 1000);
+    const lost = deliveries.missing(answered);
+
+    // Each tenant's balance went down by its runs and its answered chats' credits, no more.
+    const runs = await runsByTenant(platform);
+    const ledger = [];
+    for (const t of tenants) {
+      const balance = (await t.http.get('/api/v1/billing/credits')).body.balance;
+      const expected = (runs.get(t.tenantId) ?? 0) + (chatCredits.get(t.index) ?? 0);
+      ledger.push({
+        tenant: t.index,
+        spent: t.startBalance - balance,
+        runs: runs.get(t.tenantId) ?? 0,
+        chatCredits: chatCredits.get(t.index) ?? 0,
+        drift: t.startBalance - balance - expected,
+      });
+    }
+
+    const loads = samples.map((s) => s.loadAverage);
+    const result = {
+      date: new Date().toISOString(),
+      loadAverage: {
+        min: Math.min(...loads),
+        max: Math.max(...loads),
+        cores: os.cpus().length,
+      },
+      machine: `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+      options: opts,
+      mix: MIX,
+      minutes: minuteRows(latency, lag, statuses),
+      processes: processRows(samples),
+      samples,
+      deliveries: { ...deliveries.counts(), lost },
+      charges: { atEndOfLoad: atEnd, after: after, waitedSeconds: waitedS, ledger },
+      overload: opts.overload ? overloadViolations : undefined,
+      skipped,
+    };
+    const dir = path.join(ROOT, 'bench', 'results');
+    fs.mkdirSync(dir, { recursive: true });
+    const stem = path.join(dir, `soak-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+    fs.writeFileSync(`${stem}.json`, `${JSON.stringify(result, null, 2)}\n`);
+    const markdown = report(result);
+    fs.writeFileSync(`${stem}.md`, markdown);
+    console.log(markdown);
+    log(`results written to ${path.relative(ROOT, stem)}.{json,md}`);
+  } finally {
+    await cleanup();
+  }
+}
+
+/** Per minute: p50/p99 of each kind, the delivery lag, and the answers by status. */
+function minuteRows(latency, lag, statuses) {
+  /** @type {Map<string, Record<string, any>>} */
+  const rows = new Map();
+  for (const { minute, key, values } of [...latency.entries(), ...lag.entries()]) {
+    const row = rows.get(minute) ?? { minute };
+    row[key] = summary(values);
+    rows.set(minute, row);
+  }
+  for (const [minute, byStatus] of statuses) {
+    const row = rows.get(minute) ?? { minute };
+    row.statuses = byStatus;
+    rows.set(minute, row);
+  }
+  return [...rows.values()];
+}
+
+/** Per minute and process: mean CPU (% of a core), peak RSS, peak backlog, queries per collection. */
+function processRows(samples) {
+  /** @type {Map<string, Record<string, any>>} */
+  const rows = new Map();
+  for (const s of samples) {
+    for (const [name, figures] of Object.entries(s.processes)) {
+      const key = `${s.minute}\u0000${name}`;
+      const row = rows.get(key) ?? {
+        minute: s.minute,
+        process: name,
+        cpu: [],
+        rssMb: 0,
+        backlog: undefined,
+        shed: 0,
+        queries: {},
+      };
+      if (figures.cpu !== undefined) row.cpu.push(figures.cpu);
+      row.rssMb = Math.max(row.rssMb, figures.rssMb ?? 0);
+      if (figures.backlog !== undefined) row.backlog = Math.max(row.backlog ?? 0, figures.backlog);
+      row.shed = Math.max(row.shed, figures.shed ?? 0);
+      for (const [c, n] of Object.entries(figures.queries ?? {})) row.queries[c] = (row.queries[c] ?? 0) + n;
+      rows.set(key, row);
+    }
+  }
+  return [...rows.values()].map((r) => ({
+    ...r,
+    cpu: r.cpu.length ? Math.round(r.cpu.reduce((a, b) => a + b, 0) / r.cpu.length) : undefined,
+  }));
+}
+
+/** The markdown report. */
+function report(result) {
+  const kinds = Object.keys(result.mix);
+  const fmt = (/** @type {any} */ s) => (s ? `${s.p50 ?? '-'} / ${s.p99 ?? '-'}` : '');
+  const lines = [
+    `# Soak: ${result.options.minutes} min at ${result.options.rate} requests/s${result.options.overload ? `, overload ${result.options.overload.rate}/s for ${result.options.overload.minutes} min` : ''}`,
+    '',
+    `- date: ${result.date}; machine: ${result.machine}`,
+    '- platform: `npm start` layout (MongoDB stand-in on disk, Kafka, five processes), all on this machine',
+    `- machine load average during the run: ${result.loadAverage.min} to ${result.loadAverage.max} on ${result.loadAverage.cores} cores (above the cores, other work competed for the CPU)`,
+    '',
+    '## Latency per minute (p50 / p99 ms) and answers by status',
+    '',
+    `| minute | ${kinds.join(' | ')} | delivery lag | answers by status |`,
+    `|---|${kinds.map(() => '---').join('|')}|---|---|`,
+  ];
+  for (const row of result.minutes) {
+    const byStatus = Object.entries(row.statuses ?? {})
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ');
+    lines.push(
+      `| ${row.minute} | ${kinds.map((k) => fmt(row[k])).join(' | ')} | ${fmt(row['delivery lag'])} | ${byStatus} |`,
+    );
+  }
+  const names = [...new Set(result.processes.map((/** @type {any} */ r) => r.process))];
+  lines.push('', '## Processes per minute (mean CPU % of a core / peak RSS MB)', '');
+  lines.push(
+    `| minute | ${names.join(' | ')} | embedding backlog | shed (total) |`,
+    `|---|${names.map(() => '---').join('|')}|---|---|`,
+  );
+  const minutes = [...new Set(result.processes.map((/** @type {any} */ r) => r.minute))];
+  for (const minute of minutes) {
+    const rows = result.processes.filter((/** @type {any} */ r) => r.minute === minute);
+    const cell = (/** @type {string} */ name) => {
+      const r = rows.find((/** @type {any} */ x) => x.process === name);
+      return r ? `${r.cpu ?? '-'} / ${r.rssMb}` : '';
+    };
+    const backlog = rows.find((/** @type {any} */ r) => r.backlog !== undefined)?.backlog ?? '';
+    const shed = rows.reduce((/** @type {number} */ sum, /** @type {any} */ r) => sum + (r.shed ?? 0), 0);
+    lines.push(`| ${minute} | ${names.map(cell).join(' | ')} | ${backlog} | ${shed} |`);
+  }
+  const queries = {};
+  for (const r of result.processes) {
+    for (const [c, n] of Object.entries(r.queries)) queries[c] = (queries[c] ?? 0) + n;
+  }
+  lines.push('', '## Queries per collection (whole run, from /metrics)', '');
+  if (Object.keys(queries).length === 0) lines.push('No service exports per-collection query counts on /metrics.');
+  else for (const [c, n] of Object.entries(queries).sort((a, b) => b[1] - a[1])) lines.push(`- ${c}: ${n}`);
+  const d = result.deliveries;
+  const c = result.charges;
+  lines.push(
+    '',
+    '## Deliveries and charges',
+    '',
+    `- deliveries: ${d.received} received, ${d.unique} distinct events, ${d.duplicates} duplicated, ${d.badSignatures} with a bad signature; answered work never announced: ${JSON.stringify(d.lost)}`,
+    `- charges unsettled at the end of the load: ${JSON.stringify(c.atEndOfLoad)}; ${c.waitedSeconds} s later: ${JSON.stringify(c.after)}`,
+    `- ledger (credits spent minus runs stored and answered chats' credits; 0 = each charged once): ${c.ledger.map((/** @type {any} */ l) => `tenant ${l.tenant}: spent ${l.spent}, drift ${l.drift}`).join('; ')}`,
+    `- requests not sent (more than the client's bound in flight): ${JSON.stringify(result.skipped)}`,
+  );
+  if (result.overload) {
+    lines.push(
+      `- overload answers other than 2xx, 429 or 503 with Retry-After: ${result.overload.count}${result.overload.examples.length ? ` (e.g. ${result.overload.examples.join('; ')})` : ''}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

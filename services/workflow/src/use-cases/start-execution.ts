@@ -77,6 +77,9 @@ export async function startExecution(
     });
     throw error;
   }
-  void settleRunCredit(deps, { tenantId: workflow.tenantId, id });
+  // Not awaited: the run is answered now; the settle job retries whatever this does not finish.
+  settleRunCredit(deps, { tenantId: workflow.tenantId, id }).catch((error) =>
+    deps.logger.warn({ err: error, execution_id: id }, 'run credit not marked settled yet; the settle job retries'),
+  );
   return started;
 }

@@ -169,7 +169,7 @@ export function serviceEnvShape(defaults: { grpcPort: number; database: string; 
      * gRPC calls the service has in flight at most; past it a call is refused at once with
      * UNAVAILABLE (the gateway's 503 with Retry-After), before any of its work (docs/operations.md).
      */
-    GRPC_MAX_IN_FLIGHT: env.int(256, 1),
+    GRPC_MAX_IN_FLIGHT: env.int(96, 1),
     METRICS_PORT: env.port(defaults.metricsPort),
     MONGODB_URI: env.mongoUri(),
     MONGODB_DATABASE: env.database(defaults.database),

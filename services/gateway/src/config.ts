@@ -19,7 +19,7 @@ export const gatewayEnvShape = {
    * Retry-After without calling (docs/operations.md). Below the backends' GRPC_MAX_IN_FLIGHT, so
    * the gateway sheds first, where a refusal is cheapest.
    */
-  BACKEND_MAX_IN_FLIGHT: env.int(192, 1),
+  BACKEND_MAX_IN_FLIGHT: env.int(64, 1),
   /** The gateway's own database: shared rate-limit counters and Idempotency-Key records. */
   MONGODB_URI: env.mongoUri(),
   MONGODB_DATABASE: env.database('gateway'),

@@ -85,17 +85,31 @@ async function unsettled(platform) {
   }
 }
 
-/** Runs stored per tenant (each costs one credit). */
-async function runsByTenant(platform) {
+/**
+ * Per tenant: runs stored (each costs one credit) and credits held by open reservations (work
+ * whose reservation was answered too late to be used: released when it expires).
+ */
+async function ledgerFacts(platform) {
   const { MongoClient } = require(require.resolve('mongodb', { paths: [path.join(ROOT, 'packages/service-kit')] }));
   const client = await MongoClient.connect(platform.mongoUri);
   try {
-    const rows = await client
-      .db(platform.database('workflow'))
-      .collection('executions')
-      .aggregate([{ $group: { _id: '$tenant_id', n: { $sum: 1 } } }])
-      .toArray();
-    return new Map(rows.map((r) => [r._id, r.n]));
+    const group = (/** @type {string | number} */ value) => ({ $group: { _id: '$tenant_id', n: { $sum: value } } });
+    const [runs, held] = await Promise.all([
+      client
+        .db(platform.database('workflow'))
+        .collection('executions')
+        .aggregate([group(1)])
+        .toArray(),
+      client
+        .db(platform.database('identity'))
+        .collection('credit_entries')
+        .aggregate([{ $match: { hold_expires_at: { $exists: true } } }, group('$amount')])
+        .toArray(),
+    ]);
+    return {
+      runs: new Map(runs.map((r) => [r._id, r.n])),
+      held: new Map(held.map((r) => [r._id, -r.n])),
+    };
   } finally {
     await client.close();
   }
@@ -237,17 +251,19 @@ async function main() {
     const waitedS = Math.round((Date.now() - loadEnded) / 1000);
     const lost = deliveries.missing(answered);
 
-    // Each tenant's balance went down by its runs and its answered chats' credits, no more.
-    const runs = await runsByTenant(platform);
+    // Each tenant's balance went down by its runs, its answered chats' credits and what open
+    // reservations hold, no more.
+    const { runs, held } = await ledgerFacts(platform);
     const ledger = [];
     for (const t of tenants) {
       const balance = (await t.http.get('/api/v1/billing/credits')).body.balance;
-      const expected = (runs.get(t.tenantId) ?? 0) + (chatCredits.get(t.index) ?? 0);
+      const expected = (runs.get(t.tenantId) ?? 0) + (chatCredits.get(t.index) ?? 0) + (held.get(t.tenantId) ?? 0);
       ledger.push({
         tenant: t.index,
         spent: t.startBalance - balance,
         runs: runs.get(t.tenantId) ?? 0,
         chatCredits: chatCredits.get(t.index) ?? 0,
+        held: held.get(t.tenantId) ?? 0,
         drift: t.startBalance - balance - expected,
       });
     }
@@ -387,7 +403,7 @@ function report(result) {
     '',
     `- deliveries: ${d.received} received, ${d.unique} distinct events, ${d.duplicates} duplicated, ${d.badSignatures} with a bad signature; answered work never announced: ${JSON.stringify(d.lost)}`,
     `- charges unsettled at the end of the load: ${JSON.stringify(c.atEndOfLoad)}; ${c.waitedSeconds} s later: ${JSON.stringify(c.after)}`,
-    `- ledger (credits spent minus runs stored and answered chats' credits; 0 = each charged once): ${c.ledger.map((/** @type {any} */ l) => `tenant ${l.tenant}: spent ${l.spent}, drift ${l.drift}`).join('; ')}`,
+    `- ledger (credits gone minus runs stored, answered chats' credits and credits still held; 0 = each charged once, more = work charged whose answer was lost): ${c.ledger.map((/** @type {any} */ l) => `tenant ${l.tenant}: gone ${l.spent}, held ${l.held}, drift ${l.drift}`).join('; ')}`,
     `- requests not sent (more than the client's bound in flight): ${JSON.stringify(result.skipped)}`,
   );
   if (result.overload) {

@@ -128,6 +128,13 @@ function sliceOrder(/** @type {number} */ duration) {
 }
 
 /**
+ * The traced arm's share of new traces (OTEL_TRACES_SAMPLER_ARG of `parentbased_traceidratio`):
+ * BENCH_TRACING_SAMPLER_ARG, default 0.1, the production overlay's (deploy/k8s/overlays/prod);
+ * 1 records every request, as compose and `npm start` do.
+ */
+const SAMPLER_ARG = process.env.BENCH_TRACING_SAMPLER_ARG ?? '0.1';
+
+/**
  * GET /api/v1/auth/me with a JWT through gateways side by side, replicas started the same way,
  * two without tracing and two with OTEL_EXPORTER_OTLP_ENDPOINT pointing at the sink, all in
  * front of the same identity. The load alternates between them in slices of 2 s (`sliceOrder`), so
@@ -135,13 +142,14 @@ function sliceOrder(/** @type {number} */ duration) {
  * run minutes after the untraced one measured that more than tracing. Each arm's figures add its
  * slices; the CPU is the gateway process's per request. The read
  * itself does not reach identity (the gateway caches the profile under the revocation feed), so
- * a traced request records one span, the gateway's server span, batched and exported.
+ * a sampled request records one span, the gateway's server span, batched and exported; the
+ * others pay for the sampling decision and a span that records nothing.
  */
 module.exports = {
   id: 'auth-me-tracing',
-  title: 'GET /api/v1/auth/me with a JWT, a gateway with tracing off and one with it on, alternating',
+  title: `GET /api/v1/auth/me with a JWT, a gateway with tracing off and one with it on (sampling ${SAMPLER_ARG}), alternating`,
   baseline: 'koa-baseline',
-  target: 'tracing on costs < 10% of the req/s with it off (same run); off costs ~0',
+  target: 'tracing on at the production sampling (0.1) costs < 10% of the req/s with it off (same run)',
   async setup(ctx) {
     const sink = await startSink();
     const platform = ctx.platform.service('gateway');
@@ -151,7 +159,13 @@ module.exports = {
     const replica = (/** @type {'off' | 'on'} */ arm, /** @type {number} */ n) =>
       platform.replica(
         `${platform.logFile}.${arm === 'on' ? 'traced' : 'plain'}-${n}`,
-        arm === 'on' && !control ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : {},
+        arm === 'on' && !control
+          ? {
+              OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+              OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+              OTEL_TRACES_SAMPLER_ARG: SAMPLER_ARG,
+            }
+          : {},
       );
     // Two replicas an arm, started in two pairs: traced then plain, plain then traced. The first
     // of two replicas started together measured 3-5% dearer for the rest of the run in A/A runs,
@@ -255,7 +269,7 @@ module.exports = {
       rows: [
         { label: `auth/me, tracing off (${totals.off.p50.length} slices)`, ...off, note: cpu(off) },
         {
-          label: `auth/me, tracing on, OTLP to a local sink (${totals.on.p50.length} slices)`,
+          label: `auth/me, tracing on, sampling ${SAMPLER_ARG}, OTLP to a local sink (${totals.on.p50.length} slices)`,
           ...on,
           note:
             `${cpu(on)} (${change(on.cpuMs, off.cpuMs)} than off, user ${change(on.userMs, off.userMs)}, main thread ${change(on.mainMs, off.mainMs)}); req/s ${change(on.rps, off.rps)} than off; ` +

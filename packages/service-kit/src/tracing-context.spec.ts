@@ -1,7 +1,6 @@
-import { ROOT_CONTEXT, TraceFlags, createContextKey, trace, type Context } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { ROOT_CONTEXT, createContextKey } from '@opentelemetry/api';
 import { currentRequestId, runWithContext, runWithRequestAndTrace } from './context.js';
-import { RequestContextManager, RootSpanContext } from './tracing-context.js';
+import { RequestContextManager } from './tracing-context.js';
 
 describe('RequestContextManager (trace context in the request context store)', () => {
   const manager = new RequestContextManager();
@@ -87,40 +86,5 @@ describe('RequestContextManager (trace context in the request context store)', (
     const bound = manager.bind(traceA, target.add);
     expect(bound.call(target, 2)).toEqual([3, 'a']);
     expect(manager.active()).toBe(ROOT_CONTEXT);
-  });
-});
-
-describe('RootSpanContext (a root span without the API context Map)', () => {
-  const span = trace.wrapSpanContext({
-    traceId: '0af7651916cd43dd8448eb211c80319c',
-    spanId: 'b7ad6b7169203331',
-    traceFlags: TraceFlags.SAMPLED,
-  });
-  const key = createContextKey('other');
-
-  it('reads as trace.setSpan(ROOT_CONTEXT, span) does, to the API and the W3C propagator', () => {
-    const lean = new RootSpanContext(span);
-    const api = trace.setSpan(ROOT_CONTEXT, span);
-    expect(trace.getSpan(lean)).toBe(span);
-    expect(lean.getValue(key)).toBeUndefined();
-    const headers = (ctx: Context) => {
-      const carrier: Record<string, string> = {};
-      new W3CTraceContextPropagator().inject(ctx, carrier, { set: (c, k, v) => (c[k] = v) });
-      return carrier;
-    };
-    expect(headers(lean)).toEqual(headers(api));
-    expect(headers(lean).traceparent).toBe('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
-  });
-
-  it('keeps its span when a value is set, and loses only what is deleted', () => {
-    const lean = new RootSpanContext(span);
-    const other = lean.setValue(key, 'x');
-    expect([trace.getSpan(other), other.getValue(key)]).toEqual([span, 'x']);
-    expect(trace.getSpan(trace.deleteSpan(lean))).toBeUndefined();
-    expect(trace.getSpan(lean.deleteValue(key))).toBe(span);
-    // A child's context replaces the span, as on the API's context.
-    const child = trace.wrapSpanContext({ ...span.spanContext(), spanId: '00f067aa0ba902b7' });
-    expect(trace.getSpan(trace.setSpan(lean, child))).toBe(child);
-    expect(trace.getSpan(lean)).toBe(span);
   });
 });

@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, trace, type Context, type ContextManager, type Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, type Context, type ContextManager } from '@opentelemetry/api';
 import { activeTraceContext, runWithTraceContext } from './context.js';
 
 /**
@@ -36,30 +36,5 @@ export class RequestContextManager implements ContextManager {
 
   disable(): this {
     return this;
-  }
-}
-
-/** The key under which the API keeps a context's span (`trace.setSpan`): `Symbol.for`, shared by every API copy. */
-const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
-
-/**
- * What `trace.setSpan(ROOT_CONTEXT, span)` returns, in one small object: the API's context copies
- * a Map and makes three closures for each value it holds, for every request when every request is
- * traced. Reads the same to the API (`trace.getSpan`, the propagator); setting or deleting a value
- * gives the API's own context, as from the root.
- */
-export class RootSpanContext implements Context {
-  constructor(private readonly span: Span) {}
-
-  getValue(key: symbol): unknown {
-    return key === SPAN_KEY ? this.span : undefined;
-  }
-
-  setValue(key: symbol, value: unknown): Context {
-    return trace.setSpan(ROOT_CONTEXT, this.span).setValue(key, value);
-  }
-
-  deleteValue(key: symbol): Context {
-    return key === SPAN_KEY ? ROOT_CONTEXT : this;
   }
 }

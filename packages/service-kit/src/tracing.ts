@@ -2,6 +2,7 @@ import {
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
+  TraceFlags,
   context,
   propagation,
   trace,
@@ -12,6 +13,8 @@ import {
   type TimeInput,
   type Tracer,
 } from '@opentelemetry/api';
+// pino's type, not logger.ts's: the logger reads the trace id from here, and must stay the only way round.
+import type { Logger } from 'pino';
 import {
   activeTraceContext,
   runWithContext,
@@ -19,12 +22,10 @@ import {
   runWithTraceContext,
   type RequestContext,
 } from './context.js';
-import type { Logger } from './logger.js';
-import { RootSpanContext } from './tracing-context.js';
-import { setHttpRequestAttributes } from './tracing-http.js';
-import type { LeanRootSpans, LeanSpan } from './tracing-lean.js';
+import type { TracesSampler } from './tracing-sdk.js';
 
-export { SpanKind, type Span } from '@opentelemetry/api';
+export { ROOT_CONTEXT, SpanKind, type Span } from '@opentelemetry/api';
+export type { TracesSampler } from './tracing-sdk.js';
 
 export interface TracingConfig {
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
@@ -35,14 +36,6 @@ export interface TracingConfig {
   OTEL_TRACES_SAMPLER_ARG?: number;
 }
 
-export type TracesSampler =
-  | 'always_on'
-  | 'always_off'
-  | 'traceidratio'
-  | 'parentbased_always_on'
-  | 'parentbased_always_off'
-  | 'parentbased_traceidratio';
-
 /** The W3C trace context header, in HTTP requests, gRPC metadata and Kafka message headers. */
 export const TRACEPARENT = 'traceparent';
 
@@ -51,13 +44,11 @@ export const TRACEPARENT = 'traceparent';
  * endpoint) the hot path pays a boolean test: no span objects, no context switches.
  */
 let tracer: Tracer | undefined;
-/** Root spans recorded without the SDK's general span (tracing-lean.ts); set with `tracer`. */
-let rootSpans: LeanRootSpans | undefined;
 /**
  * Whether the global context manager is the platform's (tracing-context.ts), so the active trace
- * context can be read and set in the request context's store directly, without the API's
- * indirection (a global lookup, an argument array and a closure per switch). False when another
- * manager was registered first: everything then goes through the API.
+ * context can be read and set in the request context's store directly, and a traced request's
+ * request id and span set in one switch. False when another manager was registered first:
+ * everything then goes through the API.
  */
 let ownContextManager = false;
 
@@ -67,10 +58,10 @@ export function tracingEnabled(): boolean {
 }
 
 /**
- * Registers the global tracer provider, context manager and W3C propagator when an endpoint is
- * configured, exporting in batches over OTLP/HTTP (protobuf). Without one nothing is registered (the
- * SDK is not even loaded) and the OpenTelemetry API stays its no-op. Returns the function that
- * flushes and stops it.
+ * Registers the SDK's tracer provider, the platform's context manager and the W3C propagator when
+ * an endpoint is configured, exporting in batches over OTLP/HTTP (protobuf). Without one nothing
+ * is registered (the SDK is not even loaded) and the OpenTelemetry API stays its no-op. Returns
+ * the function that flushes and stops it.
  */
 export async function startTracing(
   serviceName: string,
@@ -80,17 +71,15 @@ export async function startTracing(
   const endpoint = config.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (!endpoint || tracer) return undefined;
   const name = config.OTEL_SERVICE_NAME ?? serviceName;
-  const { registerTracerProvider } = await import('./tracing-sdk.js');
+  const { registerTracerProvider, samplerFor } = await import('./tracing-sdk.js');
   const sampler = config.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on';
   const ratio = config.OTEL_TRACES_SAMPLER_ARG ?? 1;
   const provider = registerTracerProvider({
     url: `${endpoint.replace(/\/+$/, '')}/v1/traces`,
     serviceName: name,
-    sampler,
-    ratio,
+    sampler: samplerFor(sampler, ratio),
   });
   tracer = provider.tracer;
-  rootSpans = provider.rootSpans;
   ownContextManager = provider.ownContextManager;
   const sampling = sampler.endsWith('traceidratio') ? { sampler, sampler_arg: ratio } : { sampler };
   logger?.info({ endpoint, service_name: name, ...sampling }, 'tracing on (OTLP/HTTP protobuf)');
@@ -141,7 +130,9 @@ export interface SpanOptions {
 
 /**
  * Starts a span that is not made active (ended by the caller); undefined when tracing is off.
- * For spans whose work is not one function call (a Kafka message's way, an HTTP request).
+ * For spans whose work is not one function call (a Kafka message's way, an HTTP request). A
+ * trace the sampler dropped still gets a (non-recording) span: its context carries the decision
+ * on, so the calls it makes are dropped too rather than starting traces of their own.
  */
 export function startSpan(name: string, options: SpanOptions = {}): Span | undefined {
   if (!tracer) return undefined;
@@ -152,19 +143,6 @@ export function startSpan(name: string, options: SpanOptions = {}): Span | undef
   );
 }
 
-/**
- * Starts the root span of a new trace, not made active (ended by the caller); undefined when
- * tracing is off. Recorded by the lean path (tracing-lean.ts): sampled, batched and exported as
- * every other span, at a fraction of the SDK span's cost. For the gateway's span of each request.
- */
-export function startRootSpan(
-  name: string,
-  kind: SpanKind = SpanKind.SERVER,
-  attributes?: Attributes,
-): Span | undefined {
-  return rootSpans?.start(name, kind, attributes);
-}
-
 /** The active trace context (`context.active()`). */
 function activeContext(): Context {
   return ownContextManager ? ((activeTraceContext() as Context | undefined) ?? ROOT_CONTEXT) : context.active();
@@ -172,20 +150,7 @@ function activeContext(): Context {
 
 /** The context in which `span` is the active span (the parent of what runs inside it). */
 export function contextWithSpan(span: Span | undefined, base: Context = activeContext()): Context {
-  if (!span) return base;
-  // A trace's root (every request at the gateway): one small object instead of the API's Map and closures.
-  return base === ROOT_CONTEXT ? new RootSpanContext(span) : trace.setSpan(base, span);
-}
-
-/**
- * Runs `fn` as a new request (`runWithContext`) with `span`, the root of a new trace
- * (`startRootSpan`), as its active span: the request context and the span's context set in one
- * switch, not two (the gateway's every request when tracing is on).
- */
-export function runRequestInRootSpan<T>(request: RequestContext, span: Span, fn: () => T): T {
-  const spanContext = contextWithSpan(span, ROOT_CONTEXT);
-  if (ownContextManager) return runWithRequestAndTrace(request, spanContext, fn);
-  return runWithContext(request, () => context.with(spanContext, fn));
+  return span ? trace.setSpan(base, span) : base;
 }
 
 /** Runs `fn` with `ctx` as the active trace context. */
@@ -195,24 +160,50 @@ export function runInTraceContext<T>(ctx: Context, fn: () => T): T {
 }
 
 /**
+ * Runs `fn` as a new request (`runWithContext`) with `span`, the root of a new trace, as its
+ * active span: both set in one switch of the request context's store when the platform's context
+ * manager is the global one (the gateway's every request when tracing is on).
+ */
+export function runRequestInSpan<T>(request: RequestContext, span: Span, fn: () => T): T {
+  const spanContext = trace.setSpan(ROOT_CONTEXT, span);
+  if (ownContextManager) return runWithRequestAndTrace(request, spanContext, fn);
+  return runWithContext(request, () => context.with(spanContext, fn));
+}
+
+/** The attributes of an HTTP server request's span. */
+export const HTTP_REQUEST = {
+  method: 'http.request.method',
+  path: 'url.path',
+  // The request id (X-Request-Id) finds a request's trace from a log line or a support ticket.
+  requestId: 'agentplatform.request.id',
+  status: 'http.response.status_code',
+  route: 'http.route',
+} as const;
+
+/**
  * Ends the span of an HTTP request served (the gateway's root span of each request) with the
- * request's attributes: `http.request.method`, `url.path`, `agentplatform.request.id`,
- * `http.response.status_code` and, when a route matched, `http.route`, with the span named
- * `<method> <route>` (never the raw path: ids in paths would make every name unique); failed from
- * status 500 on. A lean root span writes its record from these values at once (tracing-lean.ts).
+ * request's attributes, named `<method> <route>` when a route matched (never the raw path: ids in
+ * paths would make every name unique); failed from status 500 on. Nothing is set on a span the
+ * sampler dropped.
  */
 export function endHttpServerSpan(
   span: Span,
-  method: string,
-  path: string,
-  requestId: string,
-  status: number,
-  route: string | undefined,
+  request: { method: string; path: string; requestId: string; status: number; route: string | undefined },
 ): void {
-  const lean = span as Partial<Pick<LeanSpan, 'endHttpRequest'>>;
-  if (lean.endHttpRequest) return lean.endHttpRequest(method, path, requestId, status, route);
-  // Another kind of span (a test's, or one not recorded): the same attributes, one by one.
-  setHttpRequestAttributes(span, method, path, requestId, status, route);
+  if (span.isRecording()) {
+    const { method, route, status } = request;
+    span.setAttributes({
+      [HTTP_REQUEST.method]: method,
+      [HTTP_REQUEST.path]: request.path,
+      [HTTP_REQUEST.requestId]: request.requestId,
+      [HTTP_REQUEST.status]: status,
+    });
+    if (route !== undefined) {
+      span.updateName(`${method} ${route}`);
+      span.setAttribute(HTTP_REQUEST.route, route);
+    }
+    if (status >= 500) failSpan(span, new Error(`HTTP ${status}`));
+  }
   span.end();
 }
 
@@ -243,8 +234,9 @@ async function inSpan<T>(span: Span, parent: Context | undefined, fn: (span: Spa
   }
 }
 
-/** The trace id of the active span, for log lines; undefined when tracing is off or outside a span. */
+/** The trace id of the active span, for log lines; undefined when tracing is off, outside a span or in a dropped trace. */
 export function currentTraceId(): string | undefined {
   if (!tracer) return undefined;
-  return trace.getSpanContext(activeContext())?.traceId;
+  const spanContext = trace.getSpanContext(activeContext());
+  return spanContext && spanContext.traceFlags & TraceFlags.SAMPLED ? spanContext.traceId : undefined;
 }

@@ -73,7 +73,7 @@ async function main() {
     cwd: ROOT,
     stdio: 'inherit',
   });
-  const { ServiceProcess, serviceMallocArenas, serviceNodeOptions } = require(path.join(ROOT, 'packages/testing/dist'));
+  const { ServiceProcess, serviceMallocArenas } = require(path.join(ROOT, 'packages/testing/dist'));
   const infra = require(path.join(ROOT, 'deploy/local/infra.js'));
 
   const stoppers = [];
@@ -89,12 +89,10 @@ async function main() {
   process.on('SIGTERM', () => stop(0));
 
   /** @type {NodeJS.ProcessEnv} */
-  // As deploy/ runs them: V8's gc exposed and two malloc arenas (docs/operations.md, "Young
-  // generation" and "Malloc arenas").
+  // As deploy/ runs them: two malloc arenas (docs/operations.md, "Malloc arenas").
   const env = {
     ...process.env,
     EXIT_WITH_PARENT: 'true',
-    NODE_OPTIONS: serviceNodeOptions(process.env.NODE_OPTIONS),
     MALLOC_ARENA_MAX: serviceMallocArenas(process.env.MALLOC_ARENA_MAX),
   };
   fs.mkdirSync(path.join(DATA, 'logs'), { recursive: true });

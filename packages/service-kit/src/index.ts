@@ -26,4 +26,3 @@ export * from './credits-client.js';
 export * from './paging.js';
 export * from './lazy.js';
 export * from './lazy-undici.js';
-export * from './young-generation.js';

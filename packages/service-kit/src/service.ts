@@ -6,7 +6,6 @@ import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { connectMongo, isMongoReady, type Connection } from './mongo.js';
 import { startTracing, type TracingConfig } from './tracing.js';
-import { trimYoungGenerationWhenQuiet } from './young-generation.js';
 
 export interface BaseServiceConfig extends TracingConfig {
   LOG_LEVEL: string;
@@ -49,8 +48,6 @@ export async function bootService(name: string, config: BaseServiceConfig): Prom
   const mongo = await connectMongo({ uri: config.MONGODB_URI, database: config.MONGODB_DATABASE, logger });
   lifecycle.onShutdown('mongodb', () => mongo.close());
   const { server, health } = createGrpcServer({ logger, metrics, maxInFlight: config.GRPC_MAX_IN_FLIGHT });
-  // With --expose-gc, as deploy/ runs the services (docs/operations.md, "Young generation").
-  lifecycle.onShutdown('young generation trim', trimYoungGenerationWhenQuiet());
   return { name, logger, metrics, mongo, server, health, lifecycle };
 }
 

@@ -24,15 +24,6 @@ export interface PlatformOptions {
 const AGENT_MEMORY_ENV = { MALLOC_TRIM_THRESHOLD_: '131072' };
 
 /**
- * As deploy/ runs every process: with V8's `gc` exposed, so that each gives back the young
- * generation a burst of work grew once it is quiet (docs/operations.md, "Young generation"). Node
- * options the caller set (NODE_OPTIONS) are kept.
- */
-export function serviceNodeOptions(inherited = process.env.NODE_OPTIONS): string {
-  return [inherited, '--expose-gc'].filter(Boolean).join(' ');
-}
-
-/**
  * As deploy/ runs every process: glibc's malloc with two arenas, not one for each thread that
  * allocates (docs/operations.md, "Malloc arenas"). A value the caller set is kept.
  */
@@ -122,7 +113,6 @@ export class Platform {
       // New tenants start unlimited so suites that poll are not rate limited; rate-limit suites pass 'free'.
       DEFAULT_PLAN: 'enterprise',
       DATA_ENCRYPTION_KEY: this.dataEncryptionKey,
-      NODE_OPTIONS: serviceNodeOptions(process.env.NODE_OPTIONS),
       MALLOC_ARENA_MAX: serviceMallocArenas(process.env.MALLOC_ARENA_MAX),
       ...this.options.env,
     };

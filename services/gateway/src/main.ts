@@ -1,14 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createKafka } from '@agentplatform/events';
-import {
-  Lifecycle,
-  Metrics,
-  connectMongo,
-  createLogger,
-  startTracing,
-  trimYoungGenerationWhenQuiet,
-} from '@agentplatform/service-kit';
+import { Lifecycle, Metrics, connectMongo, createLogger, startTracing } from '@agentplatform/service-kit';
 import { createApp } from './app.js';
 import { connectBackends } from './clients/backends.js';
 import { JwksCache } from './clients/jwks-cache.js';
@@ -101,9 +94,6 @@ async function main(): Promise<void> {
         server.closeIdleConnections();
       }),
   );
-  // What a burst of requests grew of V8's young generation is given back once quiet (with
-  // --expose-gc, as deploy/ runs every service; docs/operations.md, "Young generation").
-  lifecycle.onShutdown('young generation trim', trimYoungGenerationWhenQuiet());
   const port = (server.address() as AddressInfo).port;
   // Supervisors (`npm start`, tests, bench) wait for this line, so it is written whatever LOG_LEVEL says.
   logger

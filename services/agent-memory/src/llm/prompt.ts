@@ -12,14 +12,18 @@ export function systemPrompt(agent: Agent): string {
   return `You are ${agent.name}, a helpful ${agent.type} agent.${description}`;
 }
 
-/** System prompt with the retrieved memories, then the recent turns, then the new message. */
+/**
+ * System prompt (with the caller's own system messages after the agent's) with the retrieved
+ * memories, then the recent turns, then the new message.
+ */
 export function buildPrompt(
   agent: Agent,
   history: LlmMessage[],
   memories: ReadonlyArray<{ content: string }>,
   userMessage: string,
+  instructions: readonly string[] = [],
 ): LlmMessage[] {
-  let system = systemPrompt(agent);
+  let system = [systemPrompt(agent), ...instructions].join('\n\n');
   if (memories.length > 0) {
     system +=
       '\n\nRelevant memories (most relevant first; use them when they help answer):\n' +

@@ -4,7 +4,7 @@ import type { Agent, AgentInput } from '../domain/agent.js';
 import type { ChatMessage, Session, ToolStep, Usage } from '../domain/chat.js';
 import { publicGrant } from '../domain/tools.js';
 import { memorySummary, type MemoryItem, type ScoredMemory } from '../domain/memory.js';
-import { chatWithAgent, type ChatOutcome } from '../use-cases/chat-with-agent.js';
+import { chatWithAgent, type ChatOutcome, type ChatOverrides } from '../use-cases/chat-with-agent.js';
 import { consolidateMemory } from '../use-cases/consolidate-memory.js';
 import type { CallerScopes } from '../domain/tool-rights.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
@@ -114,6 +114,16 @@ function toResult({ item, score }: ScoredMemory): agentMemoryV1.SearchResult {
   return { ...memorySummary(item), createdAt: iso(item.createdAt), score: Math.round(score * 1e6) / 1e6 };
 }
 
+/** What the OpenAI-compatible route adds to a turn (docs/design.md section 11). */
+function chatOverrides(request: agentMemoryV1.ChatRequest | agentMemoryV1.ChatStreamRequest): ChatOverrides {
+  return {
+    context: request.context.map((m) => ({ role: m.role === 'assistant' ? 'assistant' : 'user', content: m.content })),
+    instructions: request.instructions,
+    temperature: request.temperature,
+    maxTokens: request.maxTokens,
+  };
+}
+
 /**
  * Runs a chat turn and yields its events as they happen. The turn ends with the call: when its
  * deadline passes or the caller goes away, no further paid round runs (the finished ones are
@@ -142,6 +152,7 @@ async function* streamChat(
       plan: request.plan,
       caller: callerScopes(request.caller),
       signal,
+      overrides: chatOverrides(request),
     },
     {
       start: (info) => push({ event: { $case: 'start', value: info } }),
@@ -271,6 +282,7 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
           depth: req.depth,
           caller: callerScopes(req.caller),
           signal: context.signal,
+          overrides: chatOverrides(req),
         }),
       );
     },

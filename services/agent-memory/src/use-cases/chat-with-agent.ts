@@ -54,6 +54,19 @@ export interface ChatInput {
   caller?: CallerScopes;
   /** The caller's call (its deadline, or it went away): the turn ends with it. */
   signal?: AbortSignal;
+  /**
+   * The OpenAI-compatible route (docs/design.md section 11): the caller's own earlier turns, the
+   * history when no session is named; its system messages, added after the agent's system prompt;
+   * and a temperature and max_tokens within the agent's limits.
+   */
+  overrides?: ChatOverrides;
+}
+
+export interface ChatOverrides {
+  context?: Array<{ role: 'user' | 'assistant'; content: string }>;
+  instructions?: string[];
+  temperature?: number;
+  maxTokens?: number;
 }
 
 /** Receives a streamed reply: `start` once the turn is accepted, then each piece of text and tool step. */
@@ -89,6 +102,11 @@ function validate(input: ChatInput): string {
     issues.push({ field: 'message', message: `must be at most ${LIMITS.message} characters` });
   if (input.sessionId !== undefined && !SESSION_ID.test(input.sessionId))
     issues.push({ field: 'session_id', message: 'must be 1 to 128 characters of [A-Za-z0-9._:-]' });
+  const { temperature, maxTokens } = input.overrides ?? {};
+  if (temperature !== undefined && !(temperature >= 0 && temperature <= 2))
+    issues.push({ field: 'temperature', message: 'must be between 0 and 2' });
+  if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens >= 1))
+    issues.push({ field: 'max_tokens', message: 'must be a positive integer' });
   if (issues.length > 0) throw new ValidationError(issues);
   return message;
 }
@@ -163,6 +181,7 @@ interface Turn {
   messageId: string;
   prompt: LlmMessage[];
   maxTokens: number;
+  temperature: number;
   started: number;
   tools: Tool[];
   /** The turn's reservations, one more before each model round (docs/design.md section 5). */
@@ -237,7 +256,7 @@ async function answer(
       deps.llm,
       {
         model: agent.config.model,
-        temperature: agent.config.temperature ?? DEFAULT_TEMPERATURE,
+        temperature: turn.temperature,
         maxTokens: turn.maxTokens,
         messages: turn.prompt,
         context: {
@@ -406,17 +425,21 @@ export async function chatWithAgent(deps: UseCaseDeps, input: ChatInput, sink?: 
   const newSessionKey = input.sessionId !== undefined && !session ? input.sessionId : undefined;
   const history = session ? await deps.chats.recentMessages(tenantId, session.id, deps.settings.historyMessages) : [];
   const memories = await retrieve(deps, agent, message, history);
-  const historyMessages: LlmMessage[] = history.map((m) => ({
-    role: m.role === 'assistant' ? 'assistant' : 'user',
-    content: m.content,
-  }));
+  const { overrides = {} } = input;
+  // A stored session is the context; without one, the caller's own turns are (as many as a session keeps).
+  const historyMessages: LlmMessage[] = session
+    ? history.map((m) => ({ role: m.role === 'assistant' ? 'assistant' : 'user', content: m.content }))
+    : (overrides.context ?? []).slice(-deps.settings.historyMessages);
   const prompt = buildPrompt(
     agent,
     historyMessages,
     memories.map((m) => m.item),
     message,
+    overrides.instructions,
   );
-  const maxTokens = agent.config.max_tokens ?? DEFAULT_MAX_TOKENS;
+  const agentMaxTokens = agent.config.max_tokens ?? DEFAULT_MAX_TOKENS;
+  const maxTokens = Math.min(overrides.maxTokens ?? agentMaxTokens, agentMaxTokens);
+  const temperature = overrides.temperature ?? agent.config.temperature ?? DEFAULT_TEMPERATURE;
   const mcp = deps.tools.mcp.turn();
   const ending = turnSignal(deps, started, input.signal);
   try {
@@ -434,6 +457,7 @@ export async function chatWithAgent(deps: UseCaseDeps, input: ChatInput, sink?: 
       newSessionKey,
       prompt,
       maxTokens,
+      temperature,
       started,
       tools: withCallerRights(granted, agent, input.caller),
       signal: ending.signal,
@@ -488,6 +512,7 @@ async function reservedTurn(
         messageId,
         prompt,
         maxTokens,
+        temperature: t.temperature,
         started: t.started,
         tools: t.tools,
         credits,

@@ -14,6 +14,8 @@ import { requestContext } from './middleware/request-context.js';
 import { tracedRequestContext } from './middleware/request-tracing.js';
 import { mountHealthRoutes } from './routes/health.routes.js';
 import { mountHookRoutes } from './routes/hooks/index.js';
+import { openAiRouter } from './routes/openai/index.js';
+import { openAiErrors } from './routes/openai/openai-errors.js';
 import { mountDocsRoutes } from './openapi/docs.routes.js';
 
 export interface AppDeps {
@@ -23,6 +25,8 @@ export interface AppDeps {
   backends: Backends;
   /** The API's routes, served under both `/api/v1` (shape A) and `/v1` (shape B). */
   routes: ReadonlyArray<Route>;
+  /** The OpenAI-compatible routes, served under `/openai/v1` (docs/design.md section 11). */
+  openAiRoutes?: ReadonlyArray<Route>;
   hooks: RouteHooks;
   /** Idempotency-Key for MCP tool calls (the store behind `hooks.idempotency`). */
   mcpIdempotency?: IdempotencyStore['once'];
@@ -44,6 +48,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(tracingEnabled() ? tracedRequestContext() : requestContext());
   app.use(accessLog(deps.logger));
   app.use(errorHandler(deps.logger, deps.metrics));
+  app.use(openAiErrors(deps.logger, deps.metrics));
   app.use(
     koaBody({
       json: true,
@@ -74,6 +79,7 @@ export function createApp(deps: AppDeps): Koa {
     metrics: deps.metrics,
   });
   app.use(root.routes());
+  if (deps.openAiRoutes) app.use(openAiRouter(deps.openAiRoutes, deps.hooks).routes());
 
   for (const prefix of API_PREFIXES) {
     const api = new Router({ prefix });

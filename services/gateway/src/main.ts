@@ -10,7 +10,7 @@ import { loadGatewayConfig } from './config.js';
 import { IdentityAccessGuard } from './http/access-guard.js';
 import { IdempotencyStore } from './middleware/idempotency.js';
 import { AddressRateLimiter, TenantRateLimiter, hookRateLimit } from './middleware/rate-limit.js';
-import { apiRoutes } from './routes/index.js';
+import { apiRoutes, openAiRoutes } from './routes/index.js';
 
 async function main(): Promise<void> {
   const config = loadGatewayConfig();
@@ -69,6 +69,7 @@ async function main(): Promise<void> {
     metrics,
     backends,
     routes: apiRoutes({ backends, config, logger, revocations: guard, profiles: guard }),
+    openAiRoutes: openAiRoutes({ backends, config, logger }),
     hooks: {
       guard,
       idempotency: idempotency.handle,

@@ -18,3 +18,6 @@ export function apiRoutes(deps: RouteDeps): Route[] {
     ...webhookRoutes(deps),
   ];
 }
+
+/** The OpenAI-compatible routes, served under `/openai/v1` (docs/design.md section 11). */
+export { openAiRoutes } from './openai/index.js';

@@ -48,6 +48,35 @@ function frame(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/** How a chat's events are written as server-sent events: the API's own, or another API's (OpenAI's). */
+export interface ChatStreamFormat {
+  /** The frames for one event of the turn ('' for none). */
+  event(event: agentMemoryV1.ChatStreamResponse): string;
+  /** The frame reporting a failure after the stream began. */
+  error(failure: DomainError): string;
+  /** What closes a stream that ended well. */
+  end?(): string;
+}
+
+/** The API's own events: start, delta, step, done (and error). */
+export const platformStreamFormat: ChatStreamFormat = {
+  event({ event: e }) {
+    if (e?.$case === 'start') {
+      return frame('start', {
+        id: e.value.messageId,
+        session_id: e.value.sessionId,
+        user_message_id: e.value.userMessageId,
+        model: e.value.model,
+      });
+    }
+    if (e?.$case === 'delta') return frame('delta', { content: e.value.content });
+    if (e?.$case === 'step') return frame('step', stepJson(e.value));
+    if (e?.$case === 'done') return frame('done', chatJson(e.value));
+    return '';
+  },
+  error: (failure) => frame('error', { error: failure.code, message: failure.message }),
+};
+
 /**
  * Answers a chat as server-sent events. The first event is awaited before anything is sent, so a
  * refusal (404, 402, 409, 400) is still an ordinary JSON error with its status; later failures
@@ -56,7 +85,8 @@ function frame(event: string, data: unknown): string {
 export async function streamChat(
   ctx: Context,
   backends: Backends,
-  request: agentMemoryV1.ChatStreamRequest,
+  request: Parameters<Backends['agentMemory']['chatStream']>[0],
+  format: ChatStreamFormat = platformStreamFormat,
 ): Promise<void> {
   const abort = new AbortController();
   const events = backends.agentMemory
@@ -77,23 +107,8 @@ export async function streamChat(
   ctx.body = stream;
 
   const write = (event: agentMemoryV1.ChatStreamResponse) => {
-    const e = event.event;
-    if (e?.$case === 'start') {
-      stream.write(
-        frame('start', {
-          id: e.value.messageId,
-          session_id: e.value.sessionId,
-          user_message_id: e.value.userMessageId,
-          model: e.value.model,
-        }),
-      );
-    } else if (e?.$case === 'delta') {
-      stream.write(frame('delta', { content: e.value.content }));
-    } else if (e?.$case === 'step') {
-      stream.write(frame('step', stepJson(e.value)));
-    } else if (e?.$case === 'done') {
-      stream.write(frame('done', chatJson(e.value)));
-    }
+    const text = format.event(event);
+    if (text) stream.write(text);
   };
 
   void (async () => {
@@ -104,10 +119,11 @@ export async function streamChat(
         if (next.done) break;
         write(next.value);
       }
+      if (format.end) stream.write(format.end());
     } catch (error) {
       if (!abort.signal.aborted) {
         const failure = error instanceof DomainError ? error : new DomainError('internal_error', 'The chat failed');
-        stream.write(frame('error', { error: failure.code, message: failure.message }));
+        stream.write(format.error(failure));
       }
     } finally {
       finished = true;

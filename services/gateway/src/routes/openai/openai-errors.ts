@@ -1,0 +1,62 @@
+import type { Middleware } from 'koa';
+import { NotFoundError, type DomainError, type ErrorCode, type Logger, type Metrics } from '@agentplatform/service-kit';
+import { httpStatusOf, toDomainError } from '../../http/error-body.js';
+import { UNSUPPORTED } from './openai.schemas.js';
+
+/** Where OpenAI's clients are pointed (their base URL). */
+export const OPENAI_PREFIX = '/openai/v1';
+
+/** OpenAI's error `type` and `code` for each of the API's error codes (same HTTP statuses). */
+const OPENAI_ERRORS: Partial<Record<ErrorCode, { type: string; code: string }>> = {
+  unauthorized: { type: 'invalid_request_error', code: 'invalid_api_key' },
+  forbidden: { type: 'permission_error', code: 'insufficient_permissions' },
+  insufficient_credits: { type: 'insufficient_quota', code: 'insufficient_quota' },
+  rate_limit_exceeded: { type: 'rate_limit_error', code: 'rate_limit_exceeded' },
+  conflict: { type: 'invalid_request_error', code: 'model_not_active' },
+  internal_error: { type: 'server_error', code: 'internal_error' },
+  service_unavailable: { type: 'server_error', code: 'service_unavailable' },
+};
+
+/**
+ * `{error: {message, type, code, param}}`, OpenAI's error body, for one of the API's errors; a
+ * missing agent is OpenAI's missing model.
+ */
+export function openAiErrorBody(error: DomainError, route: 'matched' | 'unknown') {
+  const issue = error.details[0];
+  let type = 'invalid_request_error';
+  let code: string = error.code;
+  if (error.code === 'validation_error') {
+    code = issue?.message.startsWith(UNSUPPORTED) ? 'unsupported_parameter' : 'invalid_value';
+  } else if (error.code === 'not_found') {
+    code = route === 'matched' ? 'model_not_found' : 'unknown_url';
+  } else {
+    ({ type, code } = OPENAI_ERRORS[error.code] ?? { type, code });
+  }
+  const param = issue ? issue.field.replace(/^body\.?/, '') || null : code === 'model_not_found' ? 'model' : null;
+  const message = issue ? `${param ?? issue.field} ${issue.message}` : error.message;
+  return { error: { message, type, code, param } };
+}
+
+/**
+ * Answers every error under `/openai/v1` (and a path no route serves there) in OpenAI's shape, so
+ * OpenAI's clients raise their own error classes; the outer error handler never sees them. It
+ * sits before the body parser, whose refusals (bad JSON, too large) are errors like any other.
+ */
+export function openAiErrors(logger: Logger, metrics: Metrics): Middleware {
+  return async (ctx, next) => {
+    if (!ctx.path.startsWith(`${OPENAI_PREFIX}/`)) return next();
+    let route: 'matched' | 'unknown' = 'matched';
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        route = 'unknown';
+        throw new NotFoundError('Route');
+      }
+    } catch (thrown) {
+      const error = toDomainError(thrown, logger, metrics);
+      ctx.status = httpStatusOf(error);
+      ctx.body = openAiErrorBody(error, route);
+      if (error.retryAfter !== undefined) ctx.set('Retry-After', String(error.retryAfter));
+    }
+  };
+}

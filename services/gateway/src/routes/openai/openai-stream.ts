@@ -1,0 +1,46 @@
+import { stepJson, type ChatStreamFormat } from '../agents/chat-stream.js';
+import { openAiErrorBody } from './openai-errors.js';
+
+const data = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
+
+/**
+ * A chat turn as OpenAI's `chat.completion.chunk`s: a role delta, content deltas, a last chunk
+ * with `finish_reason` (and every tool step the turn ran in `agent_steps`), a usage chunk when
+ * asked, then `data: [DONE]`. A tool step as it finishes is an empty delta with `agent_steps`.
+ */
+export function openAiStreamFormat(model: string, includeUsage: boolean): ChatStreamFormat {
+  let id = '';
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}, finish: 'stop' | null = null) =>
+    data({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+      ...extra,
+    });
+  return {
+    event({ event: e }) {
+      if (e?.$case === 'start') {
+        id = e.value.messageId;
+        return chunk({ role: 'assistant', content: '' });
+      }
+      if (e?.$case === 'delta') return chunk({ content: e.value.content });
+      if (e?.$case === 'step') return chunk({}, { agent_steps: [stepJson(e.value)] });
+      if (e?.$case === 'done') {
+        const usage = {
+          prompt_tokens: e.value.usage?.promptTokens ?? 0,
+          completion_tokens: e.value.usage?.completionTokens ?? 0,
+          total_tokens: e.value.usage?.totalTokens ?? 0,
+        };
+        const last = chunk({}, { agent_steps: e.value.steps.map(stepJson) }, 'stop');
+        if (!includeUsage) return last;
+        return last + data({ id, object: 'chat.completion.chunk', created, model, choices: [], usage });
+      }
+      return '';
+    },
+    error: (failure) => data(openAiErrorBody(failure, 'matched')),
+    end: () => 'data: [DONE]\n\n',
+  };
+}

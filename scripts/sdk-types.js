@@ -3,25 +3,18 @@
 /**
  * Generates the SDK's request and response types (packages/sdk/src/api-types.ts) from the
  * gateway's OpenAPI document with openapi-typescript, so that the SDK cannot drift from the API.
- * The document is built from the gateway's route definitions (its build output), exactly as the
- * gateway serves it. `--check` fails instead of writing when the file is not current (npm test).
+ * The document is built by scripts/openapi-document.js. `--check` fails instead of writing when the file is not current (npm test).
  */
 const fs = require('node:fs');
 const path = require('node:path');
+const { openApiDocument } = require('./openapi-document');
 
 const ROOT = path.resolve(__dirname, '..');
 const TARGET = path.join(ROOT, 'packages/sdk/src/api-types.ts');
 
 async function main() {
   const check = process.argv.includes('--check');
-  const gateway = path.join(ROOT, 'services/gateway/dist');
-  const { apiRoutes } = require(path.join(gateway, 'routes/index.js'));
-  const { buildOpenApiDocument } = require(path.join(gateway, 'openapi/openapi-document.js'));
-  const { bindTools, mcpTools } = require(path.join(gateway, 'mcp/mcp.tools.js'));
-  // Route definitions and MCP tools only read their dependencies when a request is handled.
-  const deps = { backends: {}, config: {}, logger: undefined };
-  const routes = apiRoutes(deps);
-  const document = buildOpenApiDocument(routes, bindTools(mcpTools(deps), routes));
+  const document = openApiDocument();
   const { default: openapiTS, astToString } = await import('openapi-typescript');
   const prettier = await import('prettier');
   const header =

@@ -244,6 +244,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/chat/completions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** OpenAI API: a chat turn of the agent named by `model` (credits, memory, tools and events as POST /agents/{id}/chat); server-sent chunks with `stream: true` */
+    post: operations['openaiPostChatCompletions'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/executions/{execution_id}/retry': {
     parameters: {
       query?: never;
@@ -365,6 +382,40 @@ export interface paths {
     put?: never;
     /** Hybrid search (BM25 fused with embedding similarity) over an agent’s memory items */
     post: operations['postMemorySearch'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/models': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** OpenAI API: the tenant’s active agents as models */
+    get: operations['openaiGetModels'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/models/{model}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** OpenAI API: one agent as a model */
+    get: operations['openaiGetModelsModel'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -679,6 +730,15 @@ export interface components {
       message: string;
       /** @description Seconds to wait before retrying (429 and 503) */
       retry_after?: number;
+    };
+    /** @description Errors of /openai/v1, in OpenAI’s shape (docs/openai-compatibility.md) */
+    OpenAIError: {
+      error: {
+        code: string | null;
+        message: string;
+        param: string | null;
+        type: string;
+      };
     };
     /** @description config of a schedule node (the plan sets the smallest interval: docs/workflows.md) */
     ScheduleNodeConfig: {
@@ -3085,6 +3145,205 @@ export interface operations {
       };
     };
   };
+  openaiPostChatCompletions: {
+    parameters: {
+      query?: {
+        /** @description The tenant to act on (default: the caller's tenant) */
+        tenant_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "model": "agt_...",
+         *       "messages": [
+         *         {
+         *           "role": "user",
+         *           "content": "How do I get a refund?"
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': {
+          max_completion_tokens?: number | null;
+          max_tokens?: number | null;
+          messages: {
+            content:
+              | string
+              | (
+                  | {
+                      text: string;
+                      /** @constant */
+                      type: 'text';
+                    }
+                  | ({
+                      type: string;
+                    } & {
+                      [key: string]: unknown;
+                    })
+                )[]
+              | null;
+            name?: string;
+            /** @enum {string} */
+            role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
+            tool_calls?: unknown[];
+          }[];
+          /** @description The id of one of your agents (GET /openai/v1/models) */
+          model: string;
+          stream?: boolean | null;
+          stream_options?: {
+            include_usage?: boolean;
+          } | null;
+          temperature?: number | null;
+          /** @description The session to continue (like X-Session-Id, which wins when both are given) */
+          user?: string;
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The tool calls the agent made in the turn (not OpenAI tool calls) */
+            agent_steps: {
+              arguments: {
+                [key: string]: unknown;
+              };
+              duration_ms: number;
+              error?: string;
+              output?: unknown;
+              tool: string;
+              /** @constant */
+              type: 'tool_call';
+            }[];
+            choices: {
+              /** @constant */
+              finish_reason: 'stop';
+              index: number;
+              logprobs: null;
+              message: {
+                content: string;
+                refusal: null;
+                /** @constant */
+                role: 'assistant';
+              };
+            }[];
+            created: number;
+            /** @description The stored reply’s id */
+            id: string;
+            model: string;
+            /** @constant */
+            object: 'chat.completion';
+            usage: {
+              completion_tokens: number;
+              prompt_tokens: number;
+              total_tokens: number;
+            };
+          };
+        };
+      };
+      /** @description Invalid request (validation_error) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description Missing, invalid or expired token or key (unauthorized) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description Not enough credits (insufficient_credits) */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description Insufficient permissions or a plan quota reached (forbidden, quota_exceeded) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description Not found (not_found) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description The resource's state forbids this, or it already exists (conflict) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description Body over 1 MiB (payload_too_large) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description Unsupported Content-Type (unsupported_media_type) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+    };
+  };
   postExecutionsExecutionIdRetry: {
     parameters: {
       query?: {
@@ -4442,6 +4701,183 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  openaiGetModels: {
+    parameters: {
+      query?: {
+        /** @description The tenant to act on (default: the caller's tenant) */
+        tenant_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              created: number;
+              id: string;
+              /** @description The agent’s name */
+              name: string;
+              /** @constant */
+              object: 'model';
+              owned_by: string;
+            }[];
+            /** @constant */
+            object: 'list';
+          };
+        };
+      };
+      /** @description Invalid request (validation_error) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description Missing, invalid or expired token or key (unauthorized) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description Insufficient permissions or a plan quota reached (forbidden, quota_exceeded) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description Not found (not_found) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+    };
+  };
+  openaiGetModelsModel: {
+    parameters: {
+      query?: {
+        /** @description The tenant to act on (default: the caller's tenant) */
+        tenant_id?: string;
+      };
+      header?: never;
+      path: {
+        /** @example model_01JEXAMPLE0000000000000000 */
+        model: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            created: number;
+            id: string;
+            /** @description The agent’s name */
+            name: string;
+            /** @constant */
+            object: 'model';
+            owned_by: string;
+          };
+        };
+      };
+      /** @description Invalid request (validation_error) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description Missing, invalid or expired token or key (unauthorized) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description Insufficient permissions or a plan quota reached (forbidden, quota_exceeded) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description Not found (not_found) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
         };
       };
     };

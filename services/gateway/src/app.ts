@@ -65,7 +65,7 @@ export function createApp(deps: AppDeps): Koa {
   const root = new Router();
   const mcpToolList = bindTools(mcpTools(deps), deps.routes);
   mountHealthRoutes(root, deps.backends);
-  mountDocsRoutes(root, deps.routes, mcpToolList);
+  mountDocsRoutes(root, deps.routes, mcpToolList, deps.openAiRoutes);
   if (deps.hookRateLimit) {
     const limit = deps.hookRateLimit;
     app.use((ctx, next) => (ctx.path.startsWith('/hooks/') ? limit(ctx, next) : next()));

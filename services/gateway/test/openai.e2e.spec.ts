@@ -250,6 +250,18 @@ describe('the OpenAI-compatible API', () => {
     expect(Number((error as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
+  it('is described by the OpenAPI document, under its own base path and error shape', async () => {
+    const doc = (await api(suite.platform.url).get('/api/v1/openapi.json')).body;
+    for (const path of ['/models', '/models/{model}', '/chat/completions']) {
+      expect(doc.paths[path].servers).toEqual([{ url: '/openai/v1', description: expect.any(String) }]);
+    }
+    const completions = doc.paths['/chat/completions'].post;
+    expect(completions.operationId).toBe('openaiPostChatCompletions');
+    expect(completions.responses['402'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/OpenAIError',
+    });
+  });
+
   it('serves the Vercel AI SDK through @ai-sdk/openai-compatible: generateText and streamText', async () => {
     const provider = createOpenAICompatible({
       name: 'agentplatform',

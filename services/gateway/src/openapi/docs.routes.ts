@@ -59,6 +59,7 @@ export function mountDocsRoutes(
   router: Router,
   routes: ReadonlyArray<Route>,
   mcpTools: ReadonlyArray<BoundMcpTool> = [],
+  openAiRoutes: ReadonlyArray<Route> = [],
 ): void {
   let document: ReturnType<typeof buildOpenApiDocument> | undefined;
   const assets = new Map<string, Buffer>();
@@ -75,7 +76,7 @@ export function mountDocsRoutes(
   for (const prefix of ['/api/v1', '/v1']) {
     router.get(`${prefix}/openapi.json`, (ctx) => {
       ctx.state.rawBody = true;
-      document ??= buildOpenApiDocument(routes, mcpTools);
+      document ??= buildOpenApiDocument(routes, mcpTools, openAiRoutes);
       ctx.body = document;
     });
   }
@@ -85,6 +86,7 @@ export function mountDocsRoutes(
     docs: '/docs',
     openapi: '/api/v1/openapi.json',
     mcp: '/mcp',
+    openai: '/openai/v1',
     base_paths: { flat: '/api/v1', envelope: '/v1' },
     health: { live: '/healthz', ready: '/readyz' },
   };

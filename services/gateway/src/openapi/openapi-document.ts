@@ -158,19 +158,42 @@ function operation(route: Route): JsonSchema {
 }
 
 /**
+ * An operation of the OpenAI-compatible API (docs/openai-compatibility.md): served under its own
+ * base path, answering errors in OpenAI's shape.
+ */
+function openAiOperation(route: Route): JsonSchema {
+  const op = operation(route);
+  const id = String(op.operationId);
+  op.operationId = `openai${id.charAt(0).toUpperCase()}${id.slice(1)}`;
+  for (const [status, response] of Object.entries(op.responses as Record<string, { content?: unknown }>)) {
+    if (Number(status) >= 400) {
+      response.content = { 'application/json': { schema: { $ref: '#/components/schemas/OpenAIError' } } };
+    }
+  }
+  return op;
+}
+
+/**
  * The OpenAPI 3.1 document of the API, built from the same route definitions (and zod schemas)
  * that route and validate requests, so the document cannot drift from the behaviour; with the
- * MCP endpoint when its tools are given.
+ * MCP endpoint when its tools are given, and the OpenAI-compatible routes (under `/openai/v1`,
+ * named by each path's own `servers`) when they are.
  */
 export function buildOpenApiDocument(
   routes: ReadonlyArray<Route>,
   mcpTools: ReadonlyArray<Pick<BoundMcpTool, 'name' | 'access'>> = [],
+  openAiRoutes: ReadonlyArray<Route> = [],
 ): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = openApiPath(route.path);
     paths[path] ??= {};
     paths[path][route.method] = operation(route);
+  }
+  for (const route of openAiRoutes) {
+    const path = openApiPath(route.path);
+    paths[path] ??= { servers: [{ url: '/openai/v1', description: 'The OpenAI-compatible API' }] };
+    paths[path][route.method] = openAiOperation(route);
   }
   if (mcpTools.length > 0) paths['/mcp'] = mcpPathItem(mcpTools);
   return {
@@ -210,6 +233,23 @@ export function buildOpenApiDocument(
               items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
             },
             retry_after: { type: 'integer', description: 'Seconds to wait before retrying (429 and 503)' },
+          },
+        },
+        OpenAIError: {
+          type: 'object',
+          required: ['error'],
+          description: 'Errors of /openai/v1, in OpenAI’s shape (docs/openai-compatibility.md)',
+          properties: {
+            error: {
+              type: 'object',
+              required: ['message', 'type', 'code', 'param'],
+              properties: {
+                message: { type: 'string' },
+                type: { type: 'string' },
+                code: { type: ['string', 'null'] },
+                param: { type: ['string', 'null'] },
+              },
+            },
           },
         },
       },

@@ -1,0 +1,110 @@
+// @ts-check
+'use strict';
+const { agentWithMemories, sentence } = require('./40-memory-add.js');
+
+/** Sequential streamed turns per route for time to first token and tokens/s (after one warm-up). */
+const STREAMED_TURNS = 20;
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+/**
+ * One streamed turn read as it arrives: milliseconds to the first piece of text, and tokens per
+ * second from then to the end (the turn's completion tokens, as the route reports them).
+ * @param {string} url @param {Record<string, string>} headers @param {unknown} body
+ * @param {(data: any, event: string) => { text?: string; tokens?: number }} read
+ */
+async function streamedTurn(url, headers, body, read) {
+  const started = performance.now();
+  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+  if (res.status !== 200 || !res.body) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+  let first = 0;
+  let tokens = 0;
+  let buffer = '';
+  const decoder = new TextDecoder();
+  for await (const bytes of res.body) {
+    buffer += decoder.decode(bytes, { stream: true });
+    let end;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if (!data || data === '[DONE]') continue;
+      const seen = read(JSON.parse(data), event);
+      if (seen.text && !first) first = performance.now();
+      if (seen.tokens) tokens = seen.tokens;
+    }
+  }
+  const done = performance.now();
+  return { ttft: first - started, tokensPerSecond: first && done > first ? (tokens * 1000) / (done - first) : 0 };
+}
+
+/** Median time to first token and tokens/s of STREAMED_TURNS turns, one after another. */
+async function streamFigures(turn) {
+  await turn();
+  const runs = [];
+  for (let i = 0; i < STREAMED_TURNS; i++) runs.push(await turn());
+  return {
+    ttft: median(runs.map((r) => r.ttft)).toFixed(1),
+    tps: Math.round(median(runs.map((r) => r.tokensPerSecond))),
+  };
+}
+
+/**
+ * POST /openai/v1/chat/completions with `stream: true` and usage (docs/openai-compatibility.md)
+ * against the same kind of agent as chat-local, in the same run: the ratio to chat-local is what
+ * the OpenAI route costs beyond the native one (at most 10% by issue 37). Beside the load, time
+ * to first token and tokens/s of single streamed turns, through the OpenAI route and the native
+ * route's own stream (Accept: text/event-stream), with the local responder.
+ */
+module.exports = {
+  id: 'chat-openai-stream',
+  title: 'POST /openai/v1/chat/completions, stream, local responder',
+  baseline: 'chat-local',
+  async setup(ctx) {
+    const state = await agentWithMemories(ctx, 200, 'chat openai');
+    const bought = await ctx.api(ctx.url, state.accessToken).post('/api/v1/billing/purchases', { credits: 1_000_000 });
+    if (bought.status !== 201) throw new Error(`purchase: ${bought.status} ${bought.text}`);
+    return { ...state, message: sentence(state.random, 8) };
+  },
+  async run(ctx, state) {
+    const headers = { authorization: `Bearer ${state.accessToken}`, 'content-type': 'application/json' };
+    const content = `What do you know about ${state.message}?`;
+    const completion = {
+      model: state.agentId,
+      messages: [{ role: 'user', content }],
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    const openAi = await streamFigures(() =>
+      streamedTurn(`${ctx.url}/openai/v1/chat/completions`, headers, completion, (data) => ({
+        text: data.choices?.[0]?.delta?.content,
+        tokens: data.usage?.completion_tokens,
+      })),
+    );
+    const native = await streamFigures(() =>
+      streamedTurn(
+        `${ctx.url}/api/v1/agents/${state.agentId}/chat`,
+        { ...headers, accept: 'text/event-stream' },
+        { message: content },
+        (data, event) => ({
+          text: event === 'delta' ? data.content : undefined,
+          tokens: event === 'done' ? data.usage.completion_tokens : undefined,
+        }),
+      ),
+    );
+    const load = (duration) => ({
+      url: `${ctx.url}/openai/v1/chat/completions`,
+      method: 'POST',
+      ...(duration ? { duration } : {}),
+      headers,
+      body: JSON.stringify(completion),
+    });
+    await ctx.measure(load(3));
+    const figures = await ctx.measure(load());
+    const note =
+      `single streamed turns (median of ${STREAMED_TURNS}): OpenAI route first token ${openAi.ttft} ms, ` +
+      `${openAi.tps} tokens/s; native stream first token ${native.ttft} ms, ${native.tps} tokens/s`;
+    return { rows: [{ label: module.exports.title, ...figures, note }] };
+  },
+};

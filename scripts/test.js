@@ -21,6 +21,7 @@ run(process.execPath, [eslint, 'deploy', 'scripts', 'bench', 'jest.preset.js', '
 run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.tools.json')]);
 run(process.execPath, [require.resolve('prettier/bin/prettier.cjs'), '--check', '--log-level=warn', '.']);
 run(process.execPath, [path.join(ROOT, 'scripts/sdk-types.js'), '--check']);
+run(process.execPath, [path.join(ROOT, 'scripts/sdk-python.js'), '--check']);
 run(process.execPath, [path.join(ROOT, 'deploy/k8s/validate.js')]);
 // The global setup fetches the Kafka and MongoDB stand-in artifacts too, but quietly: fetch them
 // here first so that a fresh machine shows its progress.

@@ -1,0 +1,236 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.delete_auth_api_keys_key_id_response_200 import DeleteAuthApiKeysKeyIdResponse200
+from ...models.error import Error
+from ...types import UNSET, Unset
+from typing import cast
+
+
+
+def _get_kwargs(
+    key_id: str,
+    *,
+    tenant_id: str | Unset = UNSET,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    params: dict[str, Any] = {}
+
+    params["tenant_id"] = tenant_id
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+
+    _kwargs: dict[str, Any] = {
+        "method": "delete",
+        "url": "/auth/api-keys/{key_id}".format(key_id=quote(str(key_id), safe=""),),
+        "params": params,
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> DeleteAuthApiKeysKeyIdResponse200 | Error | None:
+    if response.status_code == 200:
+        response_200 = DeleteAuthApiKeysKeyIdResponse200.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 422:
+        response_422 = Error.from_dict(response.json())
+
+
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Error.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[DeleteAuthApiKeysKeyIdResponse200 | Error]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    key_id: str,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: str | Unset = UNSET,
+
+) -> Response[DeleteAuthApiKeysKeyIdResponse200 | Error]:
+    """ Revoke an API key
+
+    Args:
+        key_id (str):
+        tenant_id (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DeleteAuthApiKeysKeyIdResponse200 | Error]
+     """
+
+
+    kwargs = _get_kwargs(
+        key_id=key_id,
+tenant_id=tenant_id,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    key_id: str,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: str | Unset = UNSET,
+
+) -> DeleteAuthApiKeysKeyIdResponse200 | Error | None:
+    """ Revoke an API key
+
+    Args:
+        key_id (str):
+        tenant_id (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DeleteAuthApiKeysKeyIdResponse200 | Error
+     """
+
+
+    return sync_detailed(
+        key_id=key_id,
+client=client,
+tenant_id=tenant_id,
+
+    ).parsed
+
+async def asyncio_detailed(
+    key_id: str,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: str | Unset = UNSET,
+
+) -> Response[DeleteAuthApiKeysKeyIdResponse200 | Error]:
+    """ Revoke an API key
+
+    Args:
+        key_id (str):
+        tenant_id (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DeleteAuthApiKeysKeyIdResponse200 | Error]
+     """
+
+
+    kwargs = _get_kwargs(
+        key_id=key_id,
+tenant_id=tenant_id,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    key_id: str,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: str | Unset = UNSET,
+
+) -> DeleteAuthApiKeysKeyIdResponse200 | Error | None:
+    """ Revoke an API key
+
+    Args:
+        key_id (str):
+        tenant_id (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DeleteAuthApiKeysKeyIdResponse200 | Error
+     """
+
+
+    return (await asyncio_detailed(
+        key_id=key_id,
+client=client,
+tenant_id=tenant_id,
+
+    )).parsed

@@ -1,0 +1,241 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.error import Error
+from ...models.get_auth_me_response_200_type_0 import GetAuthMeResponse200Type0
+from ...models.get_auth_me_response_200_type_1 import GetAuthMeResponse200Type1
+from ...types import UNSET, Unset
+from typing import cast
+
+
+
+def _get_kwargs(
+    *,
+    tenant_id: str | Unset = UNSET,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    params: dict[str, Any] = {}
+
+    params["tenant_id"] = tenant_id
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/auth/me",
+        "params": params,
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Error | GetAuthMeResponse200Type0 | GetAuthMeResponse200Type1 | None:
+    if response.status_code == 200:
+        def _parse_response_200(data: object) -> GetAuthMeResponse200Type0 | GetAuthMeResponse200Type1:
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                response_200_type_0 = GetAuthMeResponse200Type0.from_dict(data)
+
+
+
+                return response_200_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, dict):
+                raise TypeError()
+            response_200_type_1 = GetAuthMeResponse200Type1.from_dict(data)
+
+
+
+            return response_200_type_1
+
+        response_200 = _parse_response_200(response.json())
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Error.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 422:
+        response_422 = Error.from_dict(response.json())
+
+
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Error.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Error | GetAuthMeResponse200Type0 | GetAuthMeResponse200Type1]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    tenant_id: str | Unset = UNSET,
+
+) -> Response[Error | GetAuthMeResponse200Type0 | GetAuthMeResponse200Type1]:
+    """ The current user and their tenants; with an API key, the key itself
+
+    Args:
+        tenant_id (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | GetAuthMeResponse200Type0 | GetAuthMeResponse200Type1]
+     """
+
+
+    kwargs = _get_kwargs(
+        tenant_id=tenant_id,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    tenant_id: str | Unset = UNSET,
+
+) -> Error | GetAuthMeResponse200Type0 | GetAuthMeResponse200Type1 | None:
+    """ The current user and their tenants; with an API key, the key itself
+
+    Args:
+        tenant_id (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | GetAuthMeResponse200Type0 | GetAuthMeResponse200Type1
+     """
+
+
+    return sync_detailed(
+        client=client,
+tenant_id=tenant_id,
+
+    ).parsed
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    tenant_id: str | Unset = UNSET,
+
+) -> Response[Error | GetAuthMeResponse200Type0 | GetAuthMeResponse200Type1]:
+    """ The current user and their tenants; with an API key, the key itself
+
+    Args:
+        tenant_id (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | GetAuthMeResponse200Type0 | GetAuthMeResponse200Type1]
+     """
+
+
+    kwargs = _get_kwargs(
+        tenant_id=tenant_id,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    tenant_id: str | Unset = UNSET,
+
+) -> Error | GetAuthMeResponse200Type0 | GetAuthMeResponse200Type1 | None:
+    """ The current user and their tenants; with an API key, the key itself
+
+    Args:
+        tenant_id (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | GetAuthMeResponse200Type0 | GetAuthMeResponse200Type1
+     """
+
+
+    return (await asyncio_detailed(
+        client=client,
+tenant_id=tenant_id,
+
+    )).parsed

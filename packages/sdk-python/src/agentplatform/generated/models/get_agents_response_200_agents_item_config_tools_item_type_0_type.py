@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+class GetAgentsResponse200AgentsItemConfigToolsItemType0Type(StrEnum):
+    MEMORY_ADD = "memory_add"
+    MEMORY_SEARCH = "memory_search"
+
+    def __str__(self) -> str:
+        return str(self.value)

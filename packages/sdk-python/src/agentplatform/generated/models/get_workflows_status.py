@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+class GetWorkflowsStatus(StrEnum):
+    ACTIVE = "active"
+    DRAFT = "draft"
+    PAUSED = "paused"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+class GetWorkflowsWorkflowIdResponse200TriggerType(StrEnum):
+    MANUAL = "manual"
+    SCHEDULE = "schedule"
+    WEBHOOK = "webhook"
+
+    def __str__(self) -> str:
+        return str(self.value)

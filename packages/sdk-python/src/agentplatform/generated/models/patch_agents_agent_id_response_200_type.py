@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+class PatchAgentsAgentIdResponse200Type(StrEnum):
+    ASSISTANT = "assistant"
+    CUSTOM = "custom"
+    RESEARCH = "research"
+    SALES = "sales"
+    SUPPORT = "support"
+
+    def __str__(self) -> str:
+        return str(self.value)

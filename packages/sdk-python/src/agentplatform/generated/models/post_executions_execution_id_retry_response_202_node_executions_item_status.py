@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+class PostExecutionsExecutionIdRetryResponse202NodeExecutionsItemStatus(StrEnum):
+    COMPLETED = "completed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+    def __str__(self) -> str:
+        return str(self.value)

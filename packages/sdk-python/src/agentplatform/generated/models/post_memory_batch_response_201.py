@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from typing import cast
+
+if TYPE_CHECKING:
+  from ..models.post_memory_batch_response_201_items_item import PostMemoryBatchResponse201ItemsItem
+
+
+
+
+
+T = TypeVar("T", bound="PostMemoryBatchResponse201")
+
+
+
+@_attrs_define
+class PostMemoryBatchResponse201:
+    """ 
+        Attributes:
+            items (list[PostMemoryBatchResponse201ItemsItem]): The stored items, in the order of the request
+     """
+
+    items: list[PostMemoryBatchResponse201ItemsItem]
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.post_memory_batch_response_201_items_item import PostMemoryBatchResponse201ItemsItem # noqa: PLC0415
+        items = []
+        for items_item_data in self.items:
+            items_item = items_item_data.to_dict()
+            items.append(items_item)
+
+
+
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({
+            "items": items,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.post_memory_batch_response_201_items_item import PostMemoryBatchResponse201ItemsItem # noqa: PLC0415
+        d = dict(src_dict)
+        items = []
+        _items = d.pop("items")
+        for items_item_data in (_items):
+            items_item = PostMemoryBatchResponse201ItemsItem.from_dict(items_item_data)
+
+
+
+            items.append(items_item)
+
+
+        post_memory_batch_response_201 = cls(
+            items=items,
+        )
+
+        return post_memory_batch_response_201
+

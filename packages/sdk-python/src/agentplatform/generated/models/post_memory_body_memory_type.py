@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+class PostMemoryBodyMemoryType(StrEnum):
+    EPISODIC = "episodic"
+    PROCEDURAL = "procedural"
+    SEMANTIC = "semantic"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,15 @@
+from enum import StrEnum
+
+class PostWorkflowsBodyNodesItemType(StrEnum):
+    AGENT = "agent"
+    CONDITION = "condition"
+    DELAY = "delay"
+    FOREACH = "foreach"
+    INTEGRATION = "integration"
+    SCHEDULE = "schedule"
+    TRANSFORM = "transform"
+    WEBHOOK = "webhook"
+    WORKFLOW = "workflow"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+
+
+
+
+
+
+T = TypeVar("T", bound="PostWorkflowsResponse201EdgesItem")
+
+
+
+@_attrs_define
+class PostWorkflowsResponse201EdgesItem:
+    """ 
+        Attributes:
+            source (str):
+            target (str):
+     """
+
+    source: str
+    target: str
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        source = self.source
+
+        target = self.target
+
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({
+            "source": source,
+            "target": target,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        source = d.pop("source")
+
+        target = d.pop("target")
+
+        post_workflows_response_201_edges_item = cls(
+            source=source,
+            target=target,
+        )
+
+        return post_workflows_response_201_edges_item
+

@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+class PostWorkflowsWorkflowIdHookRotateResponse200Status(StrEnum):
+    ACTIVE = "active"
+    DRAFT = "draft"
+    PAUSED = "paused"
+
+    def __str__(self) -> str:
+        return str(self.value)

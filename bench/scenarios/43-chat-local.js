@@ -48,6 +48,7 @@ module.exports = {
   id: 'chat-local',
   title: 'POST /api/v1/agents/{id}/chat, local responder',
   target: '>= 150 chats/s with p99 <= 500 ms (50 connections)',
+  baselineFor: ['chat-local-tool', 'chat-openai-stream'],
   async setup(ctx) {
     const state = await agentWithMemories(ctx, 200, 'chat');
     // Welcome credits (1,000) would run out within the load: buy enough for it.
@@ -69,4 +70,6 @@ module.exports = {
       `identity calls per chat ${calls.toFixed(2)}`;
     return { rows: [{ label: module.exports.title, ...figures, note }] };
   },
+  cpuMs,
+  PROCESSES,
 };

@@ -3227,8 +3227,11 @@ export interface operations {
               type: 'tool_call';
             }[];
             choices: {
-              /** @constant */
-              finish_reason: 'stop';
+              /**
+               * @description `length` when the credits could not cover the next model round and the turn ended early
+               * @enum {string}
+               */
+              finish_reason: 'stop' | 'length';
               index: number;
               logprobs: null;
               message: {

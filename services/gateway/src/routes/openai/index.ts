@@ -6,7 +6,7 @@ import { agentJson, chatRequest, listAgents } from '../agents/index.js';
 import { CHAT_DEADLINE_MS, chatJson, streamChat } from '../agents/chat-stream.js';
 import type { RouteDeps } from '../deps.js';
 import { OPENAI_PREFIX } from './openai-errors.js';
-import { openAiStreamFormat } from './openai-stream.js';
+import { finishReason, openAiStreamFormat } from './openai-stream.js';
 import {
   chatCompletionBody,
   chatCompletionResponse,
@@ -74,7 +74,7 @@ export function completionJson(reply: agentMemoryV1.ChatResponse, model: string)
       {
         index: 0,
         message: { role: 'assistant' as const, content: chat.content, refusal: null },
-        finish_reason: 'stop' as const,
+        finish_reason: finishReason(chat.stop_reason),
         logprobs: null,
       },
     ],

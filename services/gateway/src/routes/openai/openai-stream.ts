@@ -1,6 +1,14 @@
 import { stepJson, type ChatStreamFormat } from '../agents/chat-stream.js';
 import { openAiErrorBody } from './openai-errors.js';
 
+/**
+ * OpenAI's `finish_reason` for why a turn ended: a turn whose next model round the credits could
+ * not cover was cut short, as a reply cut at max_tokens is (`length`).
+ */
+export function finishReason(stopReason: string): 'stop' | 'length' {
+  return stopReason === 'insufficient_credits' ? 'length' : 'stop';
+}
+
 const data = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
 
 /**
@@ -11,7 +19,11 @@ const data = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
 export function openAiStreamFormat(model: string, includeUsage: boolean): ChatStreamFormat {
   let id = '';
   const created = Math.floor(Date.now() / 1000);
-  const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}, finish: 'stop' | null = null) =>
+  const chunk = (
+    delta: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+    finish: 'stop' | 'length' | null = null,
+  ) =>
     data({
       id,
       object: 'chat.completion.chunk',
@@ -34,7 +46,7 @@ export function openAiStreamFormat(model: string, includeUsage: boolean): ChatSt
           completion_tokens: e.value.usage?.completionTokens ?? 0,
           total_tokens: e.value.usage?.totalTokens ?? 0,
         };
-        const last = chunk({}, { agent_steps: e.value.steps.map(stepJson) }, 'stop');
+        const last = chunk({}, { agent_steps: e.value.steps.map(stepJson) }, finishReason(e.value.stopReason));
         if (!includeUsage) return last;
         return last + data({ id, object: 'chat.completion.chunk', created, model, choices: [], usage });
       }

@@ -132,7 +132,9 @@ export const chatCompletionResponse = z.object({
     z.object({
       index: z.number(),
       message: z.object({ role: z.literal('assistant'), content: z.string(), refusal: z.null() }),
-      finish_reason: z.literal('stop'),
+      finish_reason: z
+        .enum(['stop', 'length'])
+        .describe('`length` when the credits could not cover the next model round and the turn ended early'),
       logprobs: z.null(),
     }),
   ),

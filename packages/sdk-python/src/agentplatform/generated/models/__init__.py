@@ -150,6 +150,7 @@ from .post_agents_agent_id_chat_body import PostAgentsAgentIdChatBody
 from .post_agents_agent_id_chat_response_200 import PostAgentsAgentIdChatResponse200
 from .post_agents_agent_id_chat_response_200_steps_item import PostAgentsAgentIdChatResponse200StepsItem
 from .post_agents_agent_id_chat_response_200_steps_item_arguments import PostAgentsAgentIdChatResponse200StepsItemArguments
+from .post_agents_agent_id_chat_response_200_stop_reason import PostAgentsAgentIdChatResponse200StopReason
 from .post_agents_agent_id_chat_response_200_usage import PostAgentsAgentIdChatResponse200Usage
 from .post_agents_body import PostAgentsBody
 from .post_agents_body_config import PostAgentsBodyConfig
@@ -462,6 +463,7 @@ __all__ = (
     "PostAgentsAgentIdChatResponse200",
     "PostAgentsAgentIdChatResponse200StepsItem",
     "PostAgentsAgentIdChatResponse200StepsItemArguments",
+    "PostAgentsAgentIdChatResponse200StopReason",
     "PostAgentsAgentIdChatResponse200Usage",
     "PostAgentsBody",
     "PostAgentsBodyConfig",

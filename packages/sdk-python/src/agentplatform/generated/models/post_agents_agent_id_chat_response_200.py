@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.post_agents_agent_id_chat_response_200_stop_reason import PostAgentsAgentIdChatResponse200StopReason
 from typing import cast
 from typing import Literal, cast
 
@@ -41,6 +42,9 @@ class PostAgentsAgentIdChatResponse200:
             created_at (str):
             steps (list[PostAgentsAgentIdChatResponse200StepsItem]): The tool calls the turn made, in order (empty without
                 tools)
+            stop_reason (PostAgentsAgentIdChatResponse200StopReason): Why the turn ended: `stop`, the model answered;
+                `insufficient_credits`, the balance could not cover the next model round, so the turn ended with the rounds it
+                ran (`content` is what the model had said by then, possibly empty, and `credits_used` what they cost)
      """
 
     id: str
@@ -53,6 +57,7 @@ class PostAgentsAgentIdChatResponse200:
     latency_ms: int
     created_at: str
     steps: list[PostAgentsAgentIdChatResponse200StepsItem]
+    stop_reason: PostAgentsAgentIdChatResponse200StopReason
 
 
 
@@ -86,6 +91,8 @@ class PostAgentsAgentIdChatResponse200:
 
 
 
+        stop_reason = self.stop_reason.value
+
 
         field_dict: dict[str, Any] = {}
 
@@ -100,6 +107,7 @@ class PostAgentsAgentIdChatResponse200:
             "latency_ms": latency_ms,
             "created_at": created_at,
             "steps": steps,
+            "stop_reason": stop_reason,
         })
 
         return field_dict
@@ -144,6 +152,11 @@ class PostAgentsAgentIdChatResponse200:
             steps.append(steps_item)
 
 
+        stop_reason = PostAgentsAgentIdChatResponse200StopReason(d.pop("stop_reason"))
+
+
+
+
         post_agents_agent_id_chat_response_200 = cls(
             id=id,
             session_id=session_id,
@@ -155,6 +168,7 @@ class PostAgentsAgentIdChatResponse200:
             latency_ms=latency_ms,
             created_at=created_at,
             steps=steps,
+            stop_reason=stop_reason,
         )
 
         return post_agents_agent_id_chat_response_200

@@ -138,7 +138,8 @@ def sync_detailed(
     tenant_id: str | Unset = UNSET,
 
 ) -> Response[Error | PatchAgentsAgentIdResponse200]:
-    """ Update an agent (only the fields given; config keys merge, null removes one); fires agent.updated
+    """ Update an agent (only the fields given; config keys merge, null removes one); fires agent.updated.
+    Tool grants need scopes as on create
 
     Args:
         agent_id (str):
@@ -175,7 +176,8 @@ def sync(
     tenant_id: str | Unset = UNSET,
 
 ) -> Error | PatchAgentsAgentIdResponse200 | None:
-    """ Update an agent (only the fields given; config keys merge, null removes one); fires agent.updated
+    """ Update an agent (only the fields given; config keys merge, null removes one); fires agent.updated.
+    Tool grants need scopes as on create
 
     Args:
         agent_id (str):
@@ -207,7 +209,8 @@ async def asyncio_detailed(
     tenant_id: str | Unset = UNSET,
 
 ) -> Response[Error | PatchAgentsAgentIdResponse200]:
-    """ Update an agent (only the fields given; config keys merge, null removes one); fires agent.updated
+    """ Update an agent (only the fields given; config keys merge, null removes one); fires agent.updated.
+    Tool grants need scopes as on create
 
     Args:
         agent_id (str):
@@ -244,7 +247,8 @@ async def asyncio(
     tenant_id: str | Unset = UNSET,
 
 ) -> Error | PatchAgentsAgentIdResponse200 | None:
-    """ Update an agent (only the fields given; config keys merge, null removes one); fires agent.updated
+    """ Update an agent (only the fields given; config keys merge, null removes one); fires agent.updated.
+    Tool grants need scopes as on create
 
     Args:
         agent_id (str):

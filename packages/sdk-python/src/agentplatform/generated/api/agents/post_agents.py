@@ -148,7 +148,8 @@ def sync_detailed(
     idempotency_key: str | Unset = UNSET,
 
 ) -> Response[Error | PostAgentsResponse201]:
-    """ Create an agent; fires agent.created
+    """ Create an agent; fires agent.created. Granting a `workflow` tool needs workflows:execute,
+    `memory_add` memory:write (403)
 
     Args:
         tenant_id (str | Unset):
@@ -185,7 +186,8 @@ def sync(
     idempotency_key: str | Unset = UNSET,
 
 ) -> Error | PostAgentsResponse201 | None:
-    """ Create an agent; fires agent.created
+    """ Create an agent; fires agent.created. Granting a `workflow` tool needs workflows:execute,
+    `memory_add` memory:write (403)
 
     Args:
         tenant_id (str | Unset):
@@ -217,7 +219,8 @@ async def asyncio_detailed(
     idempotency_key: str | Unset = UNSET,
 
 ) -> Response[Error | PostAgentsResponse201]:
-    """ Create an agent; fires agent.created
+    """ Create an agent; fires agent.created. Granting a `workflow` tool needs workflows:execute,
+    `memory_add` memory:write (403)
 
     Args:
         tenant_id (str | Unset):
@@ -254,7 +257,8 @@ async def asyncio(
     idempotency_key: str | Unset = UNSET,
 
 ) -> Error | PostAgentsResponse201 | None:
-    """ Create an agent; fires agent.created
+    """ Create an agent; fires agent.created. Granting a `workflow` tool needs workflows:execute,
+    `memory_add` memory:write (403)
 
     Args:
         tenant_id (str | Unset):

@@ -1,7 +1,17 @@
 import { workflowV1 } from '@agentplatform/contracts';
 import { createGrpcClient, openChannel } from '@agentplatform/service-kit';
-import { Receiver, api, drainCredits, startPlatform, waitFor, type Platform } from '@agentplatform/testing';
-import { EventTap, byNode, finished, hookIdOf, newTenant, type Http } from './workflows.support';
+import {
+  EventTap,
+  Receiver,
+  api,
+  drainCredits,
+  newTenant,
+  startPlatform,
+  waitFor,
+  type Http,
+  type Platform,
+} from '@agentplatform/testing';
+import { byNode, finished, hookIdOf } from './workflows.support';
 
 /**
  * Workflows through the gateway: every endpoint and state change, each validation rule, the node

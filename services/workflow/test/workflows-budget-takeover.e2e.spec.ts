@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
-import { Receiver, ServiceProcess, startPlatform, suiteFixture } from '@agentplatform/testing';
-import { byNode, finished, newTenant, type Http } from './workflows.support';
+import { Receiver, ServiceProcess, newTenant, startPlatform, suiteFixture, type Http } from '@agentplatform/testing';
+import { byNode, finished } from './workflows.support';
 
 const LIST = `[${Array.from({ length: 300 }, (_, i) => i).join(',')}]`;
 /** Three nested macros over 300-element lists: 27 million steps, minutes of CPU without a budget. */

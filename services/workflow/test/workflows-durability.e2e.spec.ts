@@ -1,8 +1,16 @@
 import path from 'node:path';
 import { workflowV1 } from '@agentplatform/contracts';
 import { createGrpcClient, openChannel, type Channel } from '@agentplatform/service-kit';
-import { Receiver, ServiceProcess, startPlatform, suiteFixture, waitFor } from '@agentplatform/testing';
-import { byNode, finished, newTenant, type Http } from './workflows.support';
+import {
+  Receiver,
+  ServiceProcess,
+  newTenant,
+  startPlatform,
+  suiteFixture,
+  waitFor,
+  type Http,
+} from '@agentplatform/testing';
+import { byNode, finished } from './workflows.support';
 
 /**
  * The engine survives crashes: a workflow process killed (SIGKILL) mid-execution leaves no

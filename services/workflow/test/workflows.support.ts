@@ -1,7 +1,5 @@
 import { waitFor, type Http } from '@agentplatform/testing';
 
-export { EventTap, newTenant, type Http } from '@agentplatform/testing';
-
 /** Waits until an execution has left `running` and answers it. */
 export async function finished(http: Http, workflowId: string, executionId: string, timeoutMs = 30_000): Promise<any> {
   return waitFor(

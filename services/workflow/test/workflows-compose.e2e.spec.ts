@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startPlatform, waitFor, type Platform } from '@agentplatform/testing';
-import { EventTap, byNode, finished, newTenant, type Http } from './workflows.support';
+import { EventTap, newTenant, startPlatform, waitFor, type Http, type Platform } from '@agentplatform/testing';
+import { byNode, finished } from './workflows.support';
 
 /**
  * A local HTTP server that counts calls per path and how many were in flight at once; each call

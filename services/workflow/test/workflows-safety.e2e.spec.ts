@@ -1,5 +1,5 @@
-import { api, startPlatform, suiteFixture } from '@agentplatform/testing';
-import { byNode, finished, hookIdOf, newTenant, type Http } from './workflows.support';
+import { api, newTenant, startPlatform, suiteFixture, type Http } from '@agentplatform/testing';
+import { byNode, finished, hookIdOf } from './workflows.support';
 
 /**
  * Tenants cannot hurt each other through workflows (issue 13, docs/design.md section 7): expression

@@ -102,7 +102,7 @@ async function warmUp(target, metricsPort) {
  * arms see the machine alike (its speed here changes within seconds), and neither idles long
  * enough between its slices (2-4 s) for V8 to shrink its heap and make its next slice pay for
  * growing it again. Six slices of 5-10 s did: an A/A run (both arms untraced) measured the second
- * replica 7-20% dearer in five runs of five (docs/performance.md, "Tracing overhead").
+ * replica 7-20% dearer in five runs of five (docs/performance.md, "Tracing").
  */
 const SLICE_SECONDS = 2;
 
@@ -112,7 +112,7 @@ const SLICE_SECONDS = 2;
  * taking turns. At least 120 s an arm (60 slices), more with a BENCH_DURATION over 80: slices
  * of one arm differ by 20-40% on this machine, one slice pair's comparison anywhere from -37% to
  * +34%, and with 15 slices an arm the same code read from -5% to +12% over eight runs
- * (docs/performance.md, "Tracing overhead"). Four times the slices halve that spread.
+ * (docs/performance.md, "Tracing"). Four times the slices halve that spread.
  * @returns {Array<['off' | 'on', number]>}
  */
 function sliceOrder(/** @type {number} */ duration) {
@@ -169,7 +169,7 @@ module.exports = {
       );
     // Two replicas an arm, started in two pairs: traced then plain, plain then traced. The first
     // of two replicas started together measured 3-5% dearer for the rest of the run in A/A runs,
-    // whichever arm it was (docs/performance.md, "Tracing overhead"); each arm now has one of each.
+    // whichever arm it was (docs/performance.md, "Tracing"); each arm now has one of each.
     const replicas = { off: [replica('off', 0), replica('off', 1)], on: [replica('on', 0), replica('on', 1)] };
     /** @type {Record<'off' | 'on', import('@agentplatform/testing').ReadyLine[]>} */
     const ready = { off: [], on: [] };

@@ -1,6 +1,7 @@
 import type { Connection, Model } from 'mongoose';
 import { lazy } from './lazy.js';
 import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
 
 /**
  * mongoose and its driver (about 400 modules) load when a process first connects, not with this
@@ -14,6 +15,8 @@ export interface MongoOptions {
   uri: string;
   database: string;
   logger: Logger;
+  /** Counts the commands the service sends, by collection (`mongo_commands_total`). */
+  metrics?: Metrics;
 }
 
 /**
@@ -21,18 +24,36 @@ export interface MongoOptions {
  * another's. Index builds run at start-up (`autoIndex`), which is what a small team wants: schema
  * and indexes live together in the repository files.
  */
-export async function connectMongo({ uri, database, logger }: MongoOptions): Promise<Connection> {
+export async function connectMongo({ uri, database, logger, metrics }: MongoOptions): Promise<Connection> {
   const connection = mongoose().createConnection(uri, {
     dbName: database,
     serverSelectionTimeoutMS: 10_000,
     maxPoolSize: 50,
     autoIndex: true,
   });
+  if (metrics) countCommands(connection, metrics);
   connection.on('disconnected', () => logger.warn({ database }, 'mongodb disconnected'));
   connection.on('reconnected', () => logger.info({ database }, 'mongodb reconnected'));
   await connection.asPromise();
   logger.info({ database }, 'mongodb connected');
   return connection;
+}
+
+/**
+ * `mongo_commands_total{collection,command}`: one increment per call of a collection method
+ * (`find`, `updateMany`, `bulkWrite`...) made through the connection's collections, which is every
+ * repository's way to the database. A soak samples it to see which collection a load queries and
+ * how often (docs/performance.md, "Queries and their indexes"). Mongoose's per-connection `debug`
+ * hook rather than the driver's command monitoring: monitoring decodes every reply a second time
+ * to build its events, while this hook costs one counter increment per call. Calls on the raw
+ * driver (`connection.db`, `getClient()`) are not counted.
+ */
+function countCommands(connection: Connection, metrics: Metrics): void {
+  const commands = metrics.counter('mongo_commands_total', 'MongoDB commands sent, by collection and command', [
+    'collection',
+    'command',
+  ]);
+  connection.set('debug', (collection: string, command: string) => commands.inc({ collection, command }));
 }
 
 /** True while the connection can serve queries (the readiness probe's database half). */

@@ -45,7 +45,7 @@ export async function bootService(name: string, config: BaseServiceConfig): Prom
   const stopTracing = await startTracing(name, config, logger);
   if (stopTracing) lifecycle.onShutdown('tracing', stopTracing);
   const metrics = new Metrics(name);
-  const mongo = await connectMongo({ uri: config.MONGODB_URI, database: config.MONGODB_DATABASE, logger });
+  const mongo = await connectMongo({ uri: config.MONGODB_URI, database: config.MONGODB_DATABASE, logger, metrics });
   lifecycle.onShutdown('mongodb', () => mongo.close());
   const { server, health } = createGrpcServer({ logger, metrics, maxInFlight: config.GRPC_MAX_IN_FLIGHT });
   return { name, logger, metrics, mongo, server, health, lifecycle };

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createKafka } from '@agentplatform/events';
-import { Lifecycle, Metrics, connectMongo, createLogger, startTracing } from '@agentplatform/service-kit';
+import { Lifecycle, Metrics, connectMongo, createLogger, schedulePruning, startTracing } from '@agentplatform/service-kit';
 import { createApp } from './app.js';
 import { connectBackends } from './clients/backends.js';
 import { JwksCache } from './clients/jwks-cache.js';
@@ -9,8 +9,11 @@ import { RevocationFeed } from './clients/revocation-feed.js';
 import { loadGatewayConfig } from './config.js';
 import { IdentityAccessGuard } from './http/access-guard.js';
 import { IdempotencyStore } from './middleware/idempotency.js';
-import { AddressRateLimiter, TenantRateLimiter, hookRateLimit } from './middleware/rate-limit.js';
+import { AddressRateLimiter, TenantRateLimiter, hookRateLimit, pruneExpiredCounters } from './middleware/rate-limit.js';
 import { apiRoutes, openAiRoutes } from './routes/index.js';
+
+/** Documents one pruning batch deletes: small, so no delete holds a collection for long. */
+const PRUNE_BATCH = 500;
 
 async function main(): Promise<void> {
   const config = loadGatewayConfig();
@@ -22,7 +25,7 @@ async function main(): Promise<void> {
   if (stopTracing) lifecycle.onShutdown('tracing', stopTracing);
   const metrics = new Metrics('gateway');
   // Rate-limit counters and idempotency records are shared by every gateway replica through this database.
-  const mongo = await connectMongo({ uri: config.MONGODB_URI, database: config.MONGODB_DATABASE, logger });
+  const mongo = await connectMongo({ uri: config.MONGODB_URI, database: config.MONGODB_DATABASE, logger, metrics });
   lifecycle.onShutdown('mongodb', () => mongo.close());
   const backends = connectBackends(config, metrics);
   lifecycle.onShutdown('grpc clients', () => backends.close());
@@ -33,6 +36,20 @@ async function main(): Promise<void> {
     box: config.DATA_ENCRYPTION_KEY,
   });
   await idempotency.init();
+  schedulePruning(
+    lifecycle,
+    logger,
+    'idempotency records and rate-limit counters',
+    config.PRUNE_INTERVAL_MS,
+    async () => {
+      const now = new Date();
+      const [records, counters] = await Promise.all([
+        idempotency.prune(now, PRUNE_BATCH),
+        pruneExpiredCounters(mongo, now, PRUNE_BATCH),
+      ]);
+      return records + counters;
+    },
+  );
   const addressLimiter = new AddressRateLimiter(store, config.AUTH_RATE_LIMIT_PER_MINUTE);
   const guard = new IdentityAccessGuard({
     backends,

@@ -26,3 +26,5 @@ export * from './credits-client.js';
 export * from './paging.js';
 export * from './lazy.js';
 export * from './lazy-undici.js';
+export * from './retention.js';
+export * from './query-shapes.js';

@@ -40,6 +40,10 @@ export const configShape = {
   DATA_ENCRYPTION_KEY: dataEncryptionKeyEnv(),
   /** How long a rotated-out secret keeps signing. */
   WEBHOOK_ROTATION_GRACE_MS: env.int(24 * 3600 * 1000, 0),
+  /** Finished deliveries (with their attempt logs) and stored events are deleted after this many days. */
+  WEBHOOK_DELIVERY_RETENTION_DAYS: env.positive(30),
+  /** How often each replica prunes what is past retention. */
+  PRUNE_INTERVAL_MS: env.int(60 * 60_000, 100),
   /** Events handled at once by the Kafka consumer. */
   WEBHOOK_CONSUMER_CONCURRENCY: env.int(256, 1),
 };

@@ -1,6 +1,6 @@
 import { startBatchConsumer, type BatchConsumer } from '@agentplatform/events';
 import { webhookV1 } from '@agentplatform/contracts/webhook-v1';
-import { bootService, QuotaCounter, serve } from '@agentplatform/service-kit';
+import { bootService, QuotaCounter, schedulePruning, serve } from '@agentplatform/service-kit';
 import { loadServiceConfig } from './config.js';
 import { Dispatcher } from './delivery/dispatcher.js';
 import { HttpSender } from './delivery/http-sender.js';
@@ -10,6 +10,9 @@ import { EventRepository } from './persistence/event.repository.js';
 import { WebhookRepository } from './persistence/webhook.repository.js';
 import { webhookGrpcService } from './transport/webhook.grpc.js';
 
+/** Documents one pruning batch deletes: small, so no delete holds a collection for long. */
+const PRUNE_BATCH = 500;
+
 /** config -> mongo -> dispatcher -> grpc server -> kafka consumer -> graceful shutdown */
 async function main(): Promise<void> {
   const config = loadServiceConfig();
@@ -17,7 +20,9 @@ async function main(): Promise<void> {
   const events = new EventRepository(runtime.mongo);
   const webhooks = new WebhookRepository(runtime.mongo, config.DATA_ENCRYPTION_KEY);
   const deliveries = new DeliveryRepository(runtime.mongo);
-  await Promise.all([webhooks.model.init(), deliveries.model.init()]);
+  await Promise.all([webhooks.model.init(), deliveries.model.init(), deliveries.due.init()]);
+  const backfilled = await deliveries.addMissingDueEntries();
+  if (backfilled > 0) runtime.logger.info({ pending: backfilled }, 'due entries checked for pending deliveries');
   // Before serving: secrets stored in plaintext by older releases, or under a retired data key.
   const resealed = await webhooks.resealSecrets();
   if (resealed > 0) runtime.logger.info({ resealed }, 're-encrypted webhook signing secrets');
@@ -68,6 +73,15 @@ async function main(): Promise<void> {
     },
   };
   runtime.server.add(webhookV1.WebhookServiceDefinition, webhookGrpcService(deps));
+  const retentionMs = config.WEBHOOK_DELIVERY_RETENTION_DAYS * 24 * 3600 * 1000;
+  schedulePruning(runtime.lifecycle, runtime.logger, 'deliveries', config.PRUNE_INTERVAL_MS, async () => {
+    const cutoff = new Date(Date.now() - retentionMs);
+    const [finished, batches] = await Promise.all([
+      deliveries.pruneFinishedBefore(cutoff, PRUNE_BATCH),
+      events.pruneBefore(cutoff, PRUNE_BATCH),
+    ]);
+    return finished + batches;
+  });
   await serve(runtime, config);
   const handleEvents = createEventHandler({
     events,

@@ -10,8 +10,10 @@ import { RetryPoller } from './retry-poller';
 function fakeDeliveries(due: Record<string, number>) {
   const claims: Array<[string, number]> = [];
   const repository = {
-    async tenantsWithDueWork() {
-      return Object.keys(due).filter((tenant) => due[tenant]! > 0);
+    async nextTenantWithDueWork(after: string) {
+      return Object.keys(due)
+        .filter((tenant) => due[tenant]! > 0 && tenant > after)
+        .sort()[0];
     },
     async claimDue(_token: string, limit: number, leaseMs: number, now: Date, tenantId: string) {
       const count = Math.min(limit, due[tenantId] ?? 0);

@@ -4,6 +4,9 @@ import type { DeliveryRepository } from '../persistence/delivery.repository.js';
 import type { WebhookRepository } from '../persistence/webhook.repository.js';
 import type { DispatchJob } from './dispatch-job.js';
 
+/** Tenants one poll looks at, at most: each is one index read, whether it has room or not. */
+const MAX_TENANT_STEPS = 64;
+
 /** Where claimed deliveries go: the dispatcher's fair queue. */
 export interface ClaimSink {
   /** How many more deliveries of this tenant may be handed over now. */
@@ -36,7 +39,7 @@ export class RetryPoller {
   private woken = false;
   private wakeTimer?: NodeJS.Timeout;
   private wakeAt = Number.POSITIVE_INFINITY;
-  /** The tenant served last: the next poll starts after it. */
+  /** The tenant looked at last: the next poll starts after it. */
   private cursor = '';
 
   constructor(
@@ -106,29 +109,42 @@ export class RetryPoller {
     }
   }
 
-  /** Claims due deliveries, tenant by tenant in turn, and queues them; answers how many it claimed. */
+  /**
+   * Claims due deliveries, tenant by tenant in turn, and queues them; answers how many it claimed.
+   * Walks the tenants with due work in id order from the one after the cursor, one bounded index
+   * read per tenant (never a list of all tenants), and stops when the batch is full, when it has
+   * come round, or after `MAX_TENANT_STEPS` tenants; the next poll goes on from where this one
+   * stopped.
+   */
   async pollOnce(): Promise<number> {
     const now = new Date();
-    const tenants = (await this.deps.deliveries.tenantsWithDueWork(now)).filter((t) => this.deps.ownsTenant(t)).sort();
-    if (tenants.length === 0) return 0;
-    const start = Math.max(
-      0,
-      tenants.findIndex((t) => t > this.cursor),
-    );
     const token = randomUUID();
+    const visited = new Set<string>();
     let budget = this.options.claimBatch;
     let claimed = 0;
-    for (const tenantId of [...tenants.slice(start), ...tenants.slice(0, start)]) {
-      if (budget <= 0) break;
+    let after = this.cursor;
+    let wrapped = false;
+    for (let step = 0; step < MAX_TENANT_STEPS && budget > 0; step += 1) {
+      const tenantId = await this.deps.deliveries.nextTenantWithDueWork(after, now);
+      if (tenantId === undefined) {
+        if (wrapped || after === '') break;
+        wrapped = true;
+        after = '';
+        continue;
+      }
+      if (visited.has(tenantId)) break;
+      visited.add(tenantId);
+      after = tenantId;
+      if (!this.deps.ownsTenant(tenantId)) continue;
       const room = Math.min(budget, this.deps.sink.roomFor(tenantId));
       if (room <= 0) continue;
       const jobs = await this.claim(tenantId, token, room, now);
-      this.cursor = tenantId;
       if (jobs.claimed === room) this.deps.sink.noteBacklog(tenantId);
       budget -= jobs.claimed;
       claimed += jobs.claimed;
       this.deps.sink.enqueue(jobs.sendable);
     }
+    this.cursor = after;
     return claimed;
   }
 

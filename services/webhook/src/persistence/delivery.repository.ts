@@ -1,11 +1,23 @@
+import { randomUUID } from 'node:crypto';
 import type { Collection, Connection, Model } from 'mongoose';
-import { insertEach, isDuplicateKeyError } from '@agentplatform/service-kit';
+import { insertEach, isDuplicateKeyError, pruneInBatches } from '@agentplatform/service-kit';
 import type { AttemptResult, Delivery, DeliveryStatus } from '../domain/types.js';
+import { deliveryDueModel, type DeliveryDueRecord } from './delivery-due.schema.js';
 import { deliveryModel, type AttemptRecord, type DeliveryRecord } from './delivery.schema.js';
 
 /** Attempts kept per delivery; redeliveries beyond that drop the oldest. */
 export const MAX_ATTEMPT_LOG = 50;
 const FREE = new Date(0);
+
+/**
+ * The token a delivery carries while no replica leases it. A new one on every write that frees a
+ * lease: the poller claims a delivery by a compare-and-set of the token it read (`{_id,
+ * lease_token}`, an index lookup on the stand-in too), so a token must never come back, or a
+ * claim based on a stale read could win over a delivery that was sent in between.
+ */
+function freeToken(): string {
+  return `free:${randomUUID()}`;
+}
 
 /** A delivery sent again from the start of its attempt schedule (manual retry, replay). */
 function freshSchedule(now: Date) {
@@ -14,9 +26,17 @@ function freshSchedule(now: Date) {
     round_attempts: 0,
     next_attempt_at: now,
     lease_until: FREE,
-    lease_token: null,
+    lease_token: freeToken(),
     updated_at: now,
   } as const;
+}
+
+type Schedule = Pick<DeliveryRecord, 'next_attempt_at' | 'lease_until'>;
+
+/** The earliest time the poller may claim a pending delivery: its next attempt, once no lease runs. */
+function claimableAt(record: Schedule): Date {
+  const next = record.next_attempt_at?.getTime() ?? 0;
+  return new Date(Math.max(next, record.lease_until.getTime() + 1));
 }
 
 function toAttempt(record: AttemptRecord): AttemptResult {
@@ -103,9 +123,39 @@ export interface AttemptOutcome {
 /** Deliveries with their attempt log. API queries name the tenant; dispatcher writes go by id and lease. */
 export class DeliveryRepository {
   readonly model: Model<DeliveryRecord>;
+  /** When each pending delivery comes due (delivery-due.schema.ts): what the retry poller pages through. */
+  readonly due: Model<DeliveryDueRecord>;
 
   constructor(connection: Connection) {
     this.model = deliveryModel(connection);
+    this.due = deliveryDueModel(connection);
+  }
+
+  /**
+   * Gives every pending delivery its due entry (deliveries stored by releases before the entries
+   * existed). One pass over the pending deliveries at start; idempotent, so every replica may run it.
+   */
+  async addMissingDueEntries(): Promise<number> {
+    const pending = await this.model
+      .find({ status: 'pending' }, { tenant_id: 1, next_attempt_at: 1, lease_until: 1 })
+      .lean<Array<Pick<DeliveryRecord, '_id' | 'tenant_id' | 'next_attempt_at' | 'lease_until'>>>();
+    await this.upsertDue(pending.map((p) => ({ id: p._id, tenantId: p.tenant_id, dueAt: claimableAt(p) })));
+    return pending.length;
+  }
+
+  /** Creates or moves due entries no later than `dueAt` (never later: an early entry only costs a look). */
+  private async upsertDue(entries: ReadonlyArray<{ id: string; tenantId: string; dueAt: Date }>): Promise<void> {
+    if (entries.length === 0) return;
+    await this.due.collection.bulkWrite(
+      entries.map((e) => ({
+        updateOne: {
+          filter: { _id: e.id },
+          update: { $setOnInsert: { tenant_id: e.tenantId }, $min: { due_at: e.dueAt } },
+          upsert: true,
+        },
+      })) as never,
+      { ordered: false },
+    );
   }
 
   private newRecord(d: NewDelivery): DeliveryRecord {
@@ -124,7 +174,7 @@ export class DeliveryRepository {
       attempt_log: [],
       next_attempt_at: d.createdAt,
       lease_until: d.leaseUntil ?? FREE,
-      lease_token: d.leaseToken ?? null,
+      lease_token: d.leaseToken ?? freeToken(),
       response_status: null,
       response_time_ms: null,
       delivered_at: null,
@@ -141,25 +191,36 @@ export class DeliveryRepository {
   async insertNew(deliveries: readonly NewDelivery[]): Promise<Set<string>> {
     if (deliveries.length === 0) return new Set();
     const records = deliveries.map((d) => this.newRecord(d));
+    // Due entries first: a crash between the two writes leaves an entry the poller drops, never a
+    // pending delivery nobody polls for.
+    const entries = records.map((r) => ({ _id: r._id, tenant_id: r.tenant_id, due_at: claimableAt(r) }));
+    const dueResults = await insertEach(this.due.collection as unknown as Collection<DeliveryDueRecord>, entries);
+    const dueFailure = dueResults.find((r) => r !== undefined && !isDuplicateKeyError(r));
+    if (dueFailure) throw dueFailure;
     const results = await insertEach(this.model.collection as unknown as Collection<DeliveryRecord>, records);
     const failure = results.find((r) => r !== undefined && !isDuplicateKeyError(r));
     if (failure) throw failure;
     return new Set(records.filter((_, index) => results[index] === undefined).map((r) => r._id));
   }
 
-  /** The tenants with due, unleased pending deliveries (what the retry poller takes turns over). */
-  async tenantsWithDueWork(now = new Date()): Promise<string[]> {
-    return this.model.distinct('tenant_id', {
-      status: 'pending',
-      next_attempt_at: { $lte: now },
-      lease_until: { $lt: now },
-    });
+  /**
+   * The first tenant after `after` (in id order) with a delivery due by `now`, or undefined: one
+   * step of the poller's walk over the tenants with due work, a bounded index read (one entry).
+   */
+  async nextTenantWithDueWork(after: string, now = new Date()): Promise<string | undefined> {
+    const entry = await this.due
+      .findOne({ tenant_id: { $gt: after }, due_at: { $lte: now } }, { tenant_id: 1 })
+      .sort({ tenant_id: 1, due_at: 1 })
+      .lean<Pick<DeliveryDueRecord, 'tenant_id'>>();
+    return entry?.tenant_id;
   }
 
   /**
-   * Claims up to `limit` due pending deliveries of a tenant for `leaseMs`, the longest due first.
-   * Each document is claimed by one conditional update, so among replicas polling at once exactly
-   * one wins it; the winner finds its documents by its own token.
+   * Claims up to `limit` due pending deliveries of a tenant for `leaseMs`, the longest due first: a
+   * page of due entries, the deliveries read by `_id`, then one compare-and-set of each lease token
+   * as read, so among replicas polling at once exactly one wins a delivery; entries whose delivery
+   * is gone, finished or not due yet are dropped or moved. Every read and write but the page is by
+   * `_id` (or `_id` and token), which the stand-in too answers from an index.
    */
   async claimDue(
     token: string,
@@ -168,19 +229,51 @@ export class DeliveryRepository {
     now: Date,
     tenantId: string,
   ): Promise<DeliveryRecord[]> {
-    const due = {
-      status: 'pending' as const,
-      tenant_id: tenantId,
-      next_attempt_at: { $lte: now },
-      lease_until: { $lt: now },
-    };
-    const candidates = await this.model.find(due, { _id: 1 }).sort({ next_attempt_at: 1 }).limit(limit).lean();
-    if (candidates.length === 0) return [];
-    await this.model.updateMany(
-      { _id: { $in: candidates.map((c) => c._id) }, ...due },
-      { $set: { lease_token: token, lease_until: new Date(now.getTime() + leaseMs) } },
-    );
-    return this.model.find({ _id: { $in: candidates.map((c) => c._id) }, lease_token: token }).lean<DeliveryRecord[]>();
+    const page = await this.due
+      .find({ tenant_id: tenantId, due_at: { $lte: now } }, { _id: 1 })
+      .sort({ due_at: 1 })
+      .limit(limit)
+      .lean<Array<Pick<DeliveryDueRecord, '_id'>>>();
+    if (page.length === 0) return [];
+    const ids = page.map((e) => e._id);
+    const current = await this.model
+      .find({ _id: { $in: ids } }, { status: 1, next_attempt_at: 1, lease_until: 1, lease_token: 1 })
+      .lean<Array<Pick<DeliveryRecord, '_id' | 'status' | 'next_attempt_at' | 'lease_until' | 'lease_token'>>>();
+    const byId = new Map(current.map((r) => [r._id, r]));
+    const leaseUntil = new Date(now.getTime() + leaseMs);
+    const dueWrites: object[] = [];
+    const candidates: Array<{ id: string; seen: string | null }> = [];
+    for (const id of ids) {
+      const record = byId.get(id);
+      if (!record || record.status !== 'pending') {
+        dueWrites.push({ deleteOne: { filter: { _id: id } } });
+        continue;
+      }
+      const at = claimableAt(record);
+      if (at > now) dueWrites.push({ updateOne: { filter: { _id: id }, update: { $set: { due_at: at } } } });
+      else candidates.push({ id, seen: record.lease_token });
+    }
+    let claimed: DeliveryRecord[] = [];
+    if (candidates.length > 0) {
+      await this.model.collection.bulkWrite(
+        candidates.map((c) => ({
+          updateOne: {
+            filter: { _id: c.id, lease_token: c.seen },
+            update: { $set: { lease_token: token, lease_until: leaseUntil } },
+          },
+        })) as never,
+        { ordered: false },
+      );
+      const read = await this.model.find({ _id: { $in: candidates.map((c) => c.id) } }).lean<DeliveryRecord[]>();
+      const order = new Map(ids.map((id, index) => [id, index]));
+      claimed = read.filter((r) => r.lease_token === token).sort((a, b) => order.get(a._id)! - order.get(b._id)!);
+      // Not polled again while leased; the outcome moves the entry to the next attempt, or drops it.
+      for (const r of claimed) {
+        dueWrites.push({ updateOne: { filter: { _id: r._id }, update: { $set: { due_at: leaseUntil } } } });
+      }
+    }
+    if (dueWrites.length > 0) await this.due.collection.bulkWrite(dueWrites as never, { ordered: false });
+    return claimed;
   }
 
   /**
@@ -201,7 +294,7 @@ export class DeliveryRepository {
               status: o.status,
               next_attempt_at: o.nextAttemptAt ?? null,
               lease_until: FREE,
-              lease_token: null,
+              lease_token: freeToken(),
               response_status: o.attempt.responseStatus ?? null,
               response_time_ms: o.attempt.durationMs,
               last_error: o.lastError ?? null,
@@ -213,37 +306,68 @@ export class DeliveryRepository {
       })) as never,
       { ordered: false },
     );
+    await this.moveDueEntries(outcomes, result.modifiedCount === outcomes.length);
     return result.modifiedCount;
+  }
+
+  /**
+   * Moves the entries to what the outcomes decided: a retry's to its next attempt, a finished
+   * delivery's away. When every outcome was written, this replica held each lease and its word is
+   * final. Otherwise an outcome dropped for a lost lease may belong to a delivery another replica
+   * now sends: a retry's entry may then only come forward (an early entry costs the poller one
+   * look) and no entry goes (the poller drops a stale one itself).
+   */
+  private async moveDueEntries(outcomes: readonly AttemptOutcome[], allWritten: boolean): Promise<void> {
+    const writes = outcomes.flatMap((o): object[] => {
+      if (o.status === 'pending' && o.nextAttemptAt) {
+        const move = allWritten ? { $set: { due_at: o.nextAttemptAt } } : { $min: { due_at: o.nextAttemptAt } };
+        return [{ updateOne: { filter: { _id: o.id }, update: move } }];
+      }
+      if (o.status !== 'pending' && allWritten) return [{ deleteOne: { filter: { _id: o.id } } }];
+      return [];
+    });
+    if (writes.length > 0) await this.due.collection.bulkWrite(writes as never, { ordered: false });
   }
 
   /** Gives up on a claimed delivery without sending it (its webhook is no longer active). */
   async failUnsent(id: string, token: string, reason: string, now = new Date()): Promise<void> {
-    await this.model.updateOne(
+    const written = await this.model.updateOne(
       { _id: id, lease_token: token },
       {
         $set: {
           status: 'failed',
           next_attempt_at: null,
           lease_until: FREE,
-          lease_token: null,
+          lease_token: freeToken(),
           last_error: reason,
           updated_at: now,
         },
       },
     );
+    if (written.modifiedCount === 1) await this.due.deleteOne({ _id: id });
   }
 
   /** Hands a claimed delivery back unsent, due at once (shutdown, or a lease too short to use). */
-  async release(id: string, token: string): Promise<void> {
-    await this.model.updateOne({ _id: id, lease_token: token }, { $set: { lease_until: FREE, lease_token: null } });
+  async release(id: string, token: string, now = new Date()): Promise<void> {
+    await this.due.updateOne({ _id: id }, { $min: { due_at: now } });
+    await this.model.updateOne(
+      { _id: id, lease_token: token },
+      { $set: { lease_until: FREE, lease_token: freeToken() } },
+    );
   }
 
   /** Hands claimed deliveries back unsent, due at once (their tenant's queue had no room). */
-  async releaseMany(ids: readonly string[], token: string): Promise<void> {
+  async releaseMany(ids: readonly string[], token: string, now = new Date()): Promise<void> {
     if (ids.length === 0) return;
-    await this.model.updateMany(
-      { _id: { $in: ids }, lease_token: token },
-      { $set: { lease_until: FREE, lease_token: null } },
+    await this.due.updateMany({ _id: { $in: ids } }, { $min: { due_at: now } });
+    await this.model.collection.bulkWrite(
+      ids.map((id) => ({
+        updateOne: {
+          filter: { _id: id, lease_token: token },
+          update: { $set: { lease_until: FREE, lease_token: freeToken() } },
+        },
+      })) as never,
+      { ordered: false },
     );
   }
 
@@ -265,9 +389,16 @@ export class DeliveryRepository {
 
   /** Starts a fresh attempt schedule for a finished delivery; undefined when it is still pending. */
   async requeue(tenantId: string, webhookId: string, id: string, now = new Date()): Promise<Delivery | undefined> {
+    const current = await this.model
+      .findOne({ _id: id }, { tenant_id: 1, webhook_id: 1, status: 1, lease_token: 1 })
+      .lean<Pick<DeliveryRecord, 'tenant_id' | 'webhook_id' | 'status' | 'lease_token'>>();
+    if (!current || current.tenant_id !== tenantId || current.webhook_id !== webhookId || current.status === 'pending')
+      return undefined;
+    await this.upsertDue([{ id, tenantId, dueAt: now }]);
+    // By the token as read: a concurrent requeue of the same delivery wins once.
     const record = await this.model
       .findOneAndUpdate(
-        { _id: id, tenant_id: tenantId, webhook_id: webhookId, status: { $ne: 'pending' } },
+        { _id: id, lease_token: current.lease_token },
         { $set: freshSchedule(now) },
         { returnDocument: 'after', projection: { attempt_log: 0, body: 0 } },
       )
@@ -277,10 +408,14 @@ export class DeliveryRepository {
 
   /** Starts a fresh attempt schedule for every failed (non-test) delivery created since `since`. */
   async requeueFailedSince(tenantId: string, webhookId: string, since: Date, now = new Date()): Promise<number> {
-    const result = await this.model.updateMany(
-      { tenant_id: tenantId, webhook_id: webhookId, status: 'failed', test: false, created_at: { $gte: since } },
-      { $set: freshSchedule(now) },
-    );
+    const failed = { tenant_id: tenantId, webhook_id: webhookId, status: 'failed' as const, test: false };
+    const found = await this.model
+      .find({ ...failed, created_at: { $gte: since } }, { _id: 1 })
+      .lean<Array<Pick<DeliveryRecord, '_id'>>>();
+    if (found.length === 0) return 0;
+    const ids = found.map((f) => f._id);
+    await this.upsertDue(ids.map((id) => ({ id, tenantId, dueAt: now })));
+    const result = await this.model.updateMany({ _id: { $in: ids }, status: 'failed' }, { $set: freshSchedule(now) });
     return result.modifiedCount;
   }
 
@@ -295,5 +430,18 @@ export class DeliveryRepository {
 
   async deleteForWebhook(tenantId: string, webhookId: string): Promise<void> {
     await this.model.deleteMany({ tenant_id: tenantId, webhook_id: webhookId });
+  }
+
+  /**
+   * Deletes finished deliveries (and their attempt logs) created before `cutoff`, oldest first, in
+   * batches by index; answers how many went. Pending ones stay whatever their age (a redelivery
+   * of an old delivery is still being sent).
+   */
+  async pruneFinishedBefore(cutoff: Date, batchSize: number): Promise<number> {
+    return pruneInBatches(
+      this.model.collection,
+      { created_at: { $lt: cutoff }, status: { $in: ['delivered', 'failed'] } },
+      { sort: { created_at: 1, _id: 1 }, batchSize },
+    );
   }
 }

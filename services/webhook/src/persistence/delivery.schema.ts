@@ -31,6 +31,8 @@ export interface DeliveryRecord {
   next_attempt_at: Date | null;
   // A replica sends a delivery only while it holds the lease; Date(0) means free.
   lease_until: Date;
+  // The holder's token while leased; a fresh `free:` token on every write that frees the lease
+  // (null in deliveries stored by older releases).
   lease_token: string | null;
   response_status: number | null;
   response_time_ms: number | null;
@@ -39,9 +41,6 @@ export interface DeliveryRecord {
   created_at: Date;
   updated_at: Date;
 }
-
-/** Deliveries and their attempt logs are kept this long. */
-export const DELIVERY_RETENTION_SECONDS = 30 * 24 * 3600;
 
 const deliverySchema = new Schema<DeliveryRecord>(
   {
@@ -75,14 +74,19 @@ const deliverySchema = new Schema<DeliveryRecord>(
 // costs several lookups on each insert and update of a delivery. Named, so a database that still
 // has the former unique index of the same keys keeps it instead of failing the index build.
 deliverySchema.index({ webhook_id: 1, event_id: 1 }, { name: 'webhook_event_lookup' });
-// The retry poller: the tenants with due pending deliveries, then each tenant's, the longest due
-// first. With the tenant before the time, one tenant's backlog of due work is never scanned while
-// claiming another's. (It replaces { status: 1, next_attempt_at: 1 }, which a database created
-// before may still have: docs/webhooks.md says how to drop it.)
+// The pending deliveries, read once at start to give each its due entry (delivery-due.schema.ts
+// holds what the retry poller pages through).
 deliverySchema.index({ status: 1, tenant_id: 1, next_attempt_at: 1 });
+// Claims (a compare-and-set of the token as read), outcomes, releases and redeliveries write with
+// a filter on exactly {_id, lease_token}: redundant for MongoDB, an index lookup instead of a scan
+// of every delivery on the local stand-in, which uses an index only when its keys equal the query's.
+deliverySchema.index({ _id: 1, lease_token: 1 }, { unique: true });
 // The delivery log, newest first, and recovery by time.
 deliverySchema.index({ tenant_id: 1, webhook_id: 1, _id: -1 });
-deliverySchema.index({ created_at: 1 }, { expireAfterSeconds: DELIVERY_RETENTION_SECONDS });
+// Retention (WEBHOOK_DELIVERY_RETENTION_DAYS): the pruner takes the oldest first, in batches. Not a
+// TTL index: the stand-in never expires documents, and a TTL would ignore the variable. (Databases
+// created before may still have the TTL index `created_at_1`: docs/operations.md says when to drop it.)
+deliverySchema.index({ created_at: 1, _id: 1 }, { unique: true });
 
 export function deliveryModel(connection: Connection): Model<DeliveryRecord> {
   return (connection.models.Delivery as Model<DeliveryRecord>) ?? connection.model('Delivery', deliverySchema);

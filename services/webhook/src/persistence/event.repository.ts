@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Connection, Model } from 'mongoose';
 import type { ReceivedEnvelope } from '@agentplatform/events';
+import { pruneInBatches } from '@agentplatform/service-kit';
 import { eventBatchModel, type StoredEventBatch } from './event.schema.js';
 
 /** Events received from Kafka, stored per tenant and batch for recovery. */
@@ -58,5 +59,14 @@ export class EventRepository {
       await cursor.close();
     }
     return [...found.values()];
+  }
+
+  /** Deletes the batches received before `cutoff`, oldest first, in batches by index; answers how many went. */
+  async pruneBefore(cutoff: Date, batchSize: number): Promise<number> {
+    return pruneInBatches(
+      this.model.collection,
+      { received_at: { $lt: cutoff } },
+      { sort: { received_at: 1 }, batchSize },
+    );
   }
 }

@@ -23,8 +23,11 @@ const eventBatchSchema = new Schema<StoredEventBatch>(
   },
   { collection: 'event_batches', versionKey: false, minimize: false },
 );
-// Recovery looks events up by arrival; kept as long as deliveries (30 days).
+// Recovery looks events up by arrival; kept as long as deliveries (WEBHOOK_DELIVERY_RETENTION_DAYS).
 eventBatchSchema.index({ tenant_id: 1, received_at: 1 });
+// Retention: the pruner takes the oldest first. On MongoDB the TTL also expires them after 30 days
+// (kept: changing an index's options fails its build on existing databases); the stand-in has no
+// TTL monitor, so the pruner is what bounds the collection there.
 eventBatchSchema.index({ received_at: 1 }, { expireAfterSeconds: 30 * 24 * 3600 });
 
 export function eventBatchModel(connection: Connection): Model<StoredEventBatch> {

@@ -34,8 +34,10 @@ export const gatewayEnvShape = {
   AUTH_RATE_LIMIT_PER_MINUTE: env.int(30, 1),
   /** Requests per minute to one workflow's inbound hooks. */
   HOOK_RATE_LIMIT_PER_MINUTE: env.int(600, 1),
-  /** How long a response stored under an Idempotency-Key is replayed. */
+  /** How long a response stored under an Idempotency-Key is replayed; older records are pruned. */
   IDEMPOTENCY_TTL_HOURS: env.int(24, 1),
+  /** How often each replica prunes idempotency records and rate-limit counters past their time. */
+  PRUNE_INTERVAL_MS: env.int(60 * 60_000, 100),
   /** Encrypts stored Idempotency-Key responses (docs/security.md); required. */
   DATA_ENCRYPTION_KEY: dataEncryptionKeyEnv(),
   /**

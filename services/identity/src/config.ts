@@ -34,6 +34,8 @@ export const configShape = {
   LOGIN_LOCKOUT_ATTEMPTS: env.int(5, 1),
   LOGIN_LOCKOUT_WINDOW_SECONDS: env.int(900, 1),
   LOGIN_LOCKOUT_SECONDS: env.int(900, 1),
+  /** How often each replica deletes login-throttle counters past their window and lock. */
+  PRUNE_INTERVAL_MS: env.int(60 * 60_000, 100),
   DEFAULT_PLAN: env.oneOf(PLAN_NAMES, 'free'),
   WELCOME_CREDITS: env.int(1_000),
   CREDITS_LOW_THRESHOLD: env.int(100),

@@ -1,6 +1,6 @@
 import { identityV1 } from '@agentplatform/contracts/identity-v1';
 import { startOutbox } from '@agentplatform/events';
-import { bootService, serve } from '@agentplatform/service-kit';
+import { bootService, schedulePruning, serve } from '@agentplatform/service-kit';
 import { loadServiceConfig } from './config.js';
 import { ApiKeyRepository } from './persistence/api-key.repository.js';
 import { CreditRepository } from './persistence/credit.repository.js';
@@ -106,6 +106,9 @@ async function main(): Promise<void> {
   }, config.CREDIT_SWEEP_INTERVAL_SECONDS * 1000);
   sweepTimer.unref();
   runtime.lifecycle.onShutdown('credit reservation sweep', () => clearInterval(sweepTimer));
+  schedulePruning(runtime.lifecycle, runtime.logger, 'login throttles', config.PRUNE_INTERVAL_MS, () =>
+    loginThrottles.pruneExpired(new Date(), 500),
+  );
   await serve(runtime, config);
 }
 

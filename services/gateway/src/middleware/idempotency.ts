@@ -4,6 +4,7 @@ import {
   ConflictError,
   ValidationError,
   isDuplicateKeyError,
+  pruneInBatches,
   type Connection,
   type SecretBox,
 } from '@agentplatform/service-kit';
@@ -89,8 +90,18 @@ export class IdempotencyStore {
     this.lockMs = options.lockMs ?? 60_000;
   }
 
+  // Through mongoose's collection, so its calls count in mongo_commands_total.
   private get collection() {
-    return this.connection.db!.collection<StoredResponse>('idempotency_keys');
+    return this.connection.collection<StoredResponse>('idempotency_keys');
+  }
+
+  /**
+   * Deletes the records older than the TTL, oldest first, in batches by the `created_at` index.
+   * Its TTL does this on MongoDB; the local stand-in never expires documents.
+   */
+  async prune(now: Date, batchSize: number): Promise<number> {
+    const cutoff = new Date(now.getTime() - this.options.ttlHours * 3600_000);
+    return pruneInBatches(this.collection, { created_at: { $lt: cutoff } }, { sort: { created_at: 1 }, batchSize });
   }
 
   async init(): Promise<void> {

@@ -1,6 +1,13 @@
 import type { Context, Middleware } from 'koa';
 import { RateLimiterMemory, RateLimiterMongo, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { DomainError, GroupCommit, PLAN_RATE_LIMITS, isPlanName, type Connection } from '@agentplatform/service-kit';
+import {
+  DomainError,
+  GroupCommit,
+  PLAN_RATE_LIMITS,
+  isPlanName,
+  pruneInBatches,
+  type Connection,
+} from '@agentplatform/service-kit';
 
 /** One collection holds every counter; keys carry their limiter's prefix. */
 const COLLECTION = 'rate_limits';
@@ -28,6 +35,20 @@ function mongoLimiter(store: LimiterStore, keyPrefix: string, points: number, du
       duration,
       insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
     }),
+  );
+}
+
+/**
+ * Deletes the counters whose window is over, in batches by the limiter's `expire` index. Its TTL
+ * does this on MongoDB; the local stand-in never expires documents, and every count there scans
+ * the collection (the limiter's upsert filters on `key` and `expire`), so it must hold only the
+ * live windows: a few per tenant, one per recent client address and hook.
+ */
+export function pruneExpiredCounters(connection: Connection, now: Date, batchSize: number): Promise<number> {
+  return pruneInBatches(
+    connection.collection(COLLECTION),
+    { expire: { $lt: now } },
+    { sort: { expire: 1 }, batchSize },
   );
 }
 

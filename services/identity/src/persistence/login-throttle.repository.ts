@@ -1,5 +1,5 @@
 import type { Connection, Model } from 'mongoose';
-import { isDuplicateKeyError } from '@agentplatform/service-kit';
+import { isDuplicateKeyError, pruneInBatches } from '@agentplatform/service-kit';
 import { loginThrottleSchema, type LoginThrottleRecord } from './login-throttle.schema.js';
 
 /** Per-account failure counters shared by every identity replica. Not tenant data: keyed by e-mail. */
@@ -77,5 +77,14 @@ export class LoginThrottleRepository {
 
   async clear(account: string): Promise<void> {
     await this.model.deleteOne({ _id: account });
+  }
+
+  /**
+   * Deletes the counters whose window and lock are over, in batches by their TTL index (which
+   * does it on MongoDB; the local stand-in never expires documents, and every login's upsert scans
+   * this collection there, so it must hold only the live counters).
+   */
+  async pruneExpired(now: Date, batchSize: number): Promise<number> {
+    return pruneInBatches(this.model.collection, { expires_at: { $lt: now } }, { sort: { expires_at: 1 }, batchSize });
   }
 }

@@ -43,6 +43,8 @@ export const configShape = {
   CEL_WORKER_MEMORY_MB: env.int(128, 16),
   /** Finished executions older than this are deleted; fractions of a day are allowed. */
   EXECUTION_RETENTION_DAYS: env.positive(30),
+  /** Each workflow's newest executions kept past EXECUTION_RETENTION_DAYS. */
+  EXECUTION_KEEP_PER_WORKFLOW: env.int(1_000, 0),
   PRUNE_INTERVAL_MS: env.int(60 * 60_000, 100),
   /**
    * How often runs whose credit settle was not confirmed (identity unreachable or busy) are

@@ -88,7 +88,13 @@ async function main(): Promise<void> {
     },
   });
   runtime.lifecycle.onShutdown('execution engine', () => engine.stop());
-  startRetentionJob(runtime, executions, config.EXECUTION_RETENTION_DAYS, config.PRUNE_INTERVAL_MS, claims);
+  startRetentionJob(
+    runtime,
+    executions,
+    { retentionDays: config.EXECUTION_RETENTION_DAYS, keepPerWorkflow: config.EXECUTION_KEEP_PER_WORKFLOW },
+    config.PRUNE_INTERVAL_MS,
+    claims,
+  );
 
   const deps: UseCaseDeps = {
     workflows,

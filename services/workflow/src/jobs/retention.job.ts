@@ -4,26 +4,27 @@ import type { ScheduleClaimRepository } from '../persistence/schedule-claim.repo
 import { pruneExecutions } from '../use-cases/prune-executions.js';
 
 /**
- * Prunes old executions periodically (EXECUTION_RETENTION_DAYS). A plain deleteMany by date rather
- * than a TTL index: it works the same on every MongoDB-compatible server, and running it on every
+ * Prunes old executions periodically (EXECUTION_RETENTION_DAYS, each workflow's newest
+ * EXECUTION_KEEP_PER_WORKFLOW kept), in batches by date rather than by a TTL index: it works the same on every MongoDB-compatible server, and running it on every
  * replica is harmless (deletes are idempotent). Expired schedule claims go the same way (their TTL
  * index does it on MongoDB; the local stand-in has no TTL monitor).
  */
 export function startRetentionJob(
   runtime: ServiceRuntime,
   executions: ExecutionRepository,
-  retentionDays: number,
+  retention: { retentionDays: number; keepPerWorkflow: number },
   intervalMs: number,
   claims?: ScheduleClaimRepository,
 ): void {
   let running: Promise<void> | undefined;
   const tick = () => {
-    const pruned = Promise.all([pruneExecutions({ executions }, { retentionDays }), claims?.deleteExpired(new Date())]);
+    const pruned = Promise.all([pruneExecutions({ executions }, retention), claims?.deleteExpired(new Date())]);
     running = pruned
       .then(([deleted]) => deleted)
       .then(
         (deleted) => {
-          if (deleted > 0) runtime.logger.info({ deleted, retention_days: retentionDays }, 'pruned old executions');
+          if (deleted > 0)
+            runtime.logger.info({ deleted, retention_days: retention.retentionDays }, 'pruned old executions');
         },
         (error) => runtime.logger.warn({ err: error }, 'execution pruning failed'),
       );

@@ -399,9 +399,66 @@ export class ExecutionRepository {
     await this.credited.submit('', id);
   }
 
-  /** Deletes finished executions that ended before `cutoff`; a plain deleteMany, portable everywhere. */
-  async pruneFinishedBefore(cutoff: Date): Promise<number> {
-    const result = await this.collection.deleteMany({ completed_at: { $lt: cutoff }, status: { $ne: 'running' } });
-    return result.deletedCount;
+  /**
+   * Deletes finished executions that ended before `cutoff`, the oldest first, in batches of
+   * `batchSize` deleted by `_id`, except each workflow's newest `keepPerWorkflow` (kept however
+   * old: a workflow that runs rarely keeps its history). Answers how many went. Runs on every
+   * replica: deletes are idempotent, and a finished execution never changes again.
+   */
+  async pruneFinishedBefore(
+    cutoff: Date,
+    {
+      keepPerWorkflow,
+      batchSize,
+      maxBatches = 100,
+    }: { keepPerWorkflow: number; batchSize: number; maxBatches?: number },
+  ): Promise<number> {
+    const candidates = this.collection
+      .find(
+        { completed_at: { $lt: cutoff }, status: { $ne: 'running' } },
+        { projection: { tenant_id: 1, workflow_id: 1, started_at: 1 } },
+      )
+      .sort({ completed_at: 1 })
+      .batchSize(batchSize);
+    // Per workflow: the start of its newest `keepPerWorkflow`-th execution; null when it has fewer.
+    const oldestKept = new Map<string, Promise<Date | null>>();
+    const prunable = async (doc: Pick<ExecutionDocument, 'tenant_id' | 'workflow_id' | 'started_at'>) => {
+      if (keepPerWorkflow === 0) return true;
+      const key = `${doc.tenant_id}\u0000${doc.workflow_id}`;
+      let threshold = oldestKept.get(key);
+      if (!threshold) {
+        threshold = this.collection
+          .find({ tenant_id: doc.tenant_id, workflow_id: doc.workflow_id }, { projection: { started_at: 1 } })
+          .sort({ started_at: -1 })
+          .skip(keepPerWorkflow - 1)
+          .limit(1)
+          .toArray()
+          .then(([nth]) => nth?.started_at ?? null);
+        oldestKept.set(key, threshold);
+      }
+      const since = await threshold;
+      return since !== null && doc.started_at < since;
+    };
+    let deleted = 0;
+    let batches = 0;
+    let chunk: Array<Pick<ExecutionDocument, '_id' | 'tenant_id' | 'workflow_id' | 'started_at'>> = [];
+    const flush = async () => {
+      const ids: string[] = [];
+      for (const doc of chunk) if (await prunable(doc)) ids.push(doc._id);
+      chunk = [];
+      batches += 1;
+      if (ids.length > 0) deleted += (await this.collection.deleteMany({ _id: { $in: ids } })).deletedCount;
+    };
+    try {
+      for await (const doc of candidates) {
+        chunk.push(doc);
+        if (chunk.length === batchSize) await flush();
+        if (batches >= maxBatches) break;
+      }
+      if (chunk.length > 0) await flush();
+    } finally {
+      await candidates.close();
+    }
+    return deleted;
   }
 }

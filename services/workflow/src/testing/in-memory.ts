@@ -192,10 +192,12 @@ export class InMemoryExecutions implements ExecutionStore {
   async deleteForWorkflow(tenantId: string, workflowId: string): Promise<void> {
     for (const e of this.of(tenantId, workflowId)) this.byId.delete(e.id);
   }
-  async pruneFinishedBefore(cutoff: Date): Promise<number> {
+  async pruneFinishedBefore(cutoff: Date, { keepPerWorkflow }: { keepPerWorkflow: number }): Promise<number> {
     let pruned = 0;
     for (const e of [...this.byId.values()]) {
-      if (e.status !== 'running' && e.completedAt && e.completedAt < cutoff) pruned += Number(this.byId.delete(e.id));
+      if (e.status === 'running' || !e.completedAt || e.completedAt >= cutoff) continue;
+      const newer = this.of(e.tenantId, e.workflowId).filter((o) => o.startedAt > e.startedAt).length;
+      if (newer >= keepPerWorkflow) pruned += Number(this.byId.delete(e.id));
     }
     return pruned;
   }

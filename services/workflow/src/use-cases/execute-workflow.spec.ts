@@ -106,7 +106,7 @@ describe('running workflows against in-memory repositories', () => {
     const running = await run({ async: true });
     const later = new Date(Date.now() + 8 * 24 * 60 * 60 * 1000);
     fakes.executions.byId.set(recent.id, { ...fakes.executions.byId.get(recent.id)!, completedAt: later });
-    await expect(pruneExecutions(deps, { retentionDays: 7, now: later })).resolves.toBe(1);
+    await expect(pruneExecutions(deps, { retentionDays: 7, keepPerWorkflow: 0, now: later })).resolves.toBe(1);
     expect([...fakes.executions.byId.keys()].sort()).toEqual([recent.id, running.id].sort());
     expect(fakes.executions.byId.has(old.id)).toBe(false);
   });

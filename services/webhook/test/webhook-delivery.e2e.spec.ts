@@ -278,6 +278,22 @@ describe('webhook deliveries', () => {
       expect(harness.receiver.to('/flaky')).toHaveLength(3);
     });
 
+    it('counts its database calls per collection on /metrics: retries come from the due entries, never a scan', async () => {
+      const port = harness.platform.service('webhook').ready!.metrics_port!;
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const count = (collection: string, command: string) =>
+        Number(
+          new RegExp(
+            `^mongo_commands_total\\{[^}]*collection="${collection}",command="${command}"[^}]*\\} (\\d+)`,
+            'm',
+          ).exec(text)?.[1] ?? 0,
+        );
+      // The poll of the retries above, every 100 ms, and the claims of their attempts.
+      expect(count('delivery_due', 'findOne')).toBeGreaterThan(10);
+      expect(count('deliveries', 'bulkWrite')).toBeGreaterThan(0);
+      expect(count('deliveries', 'distinct')).toBe(0);
+    });
+
     it('honours Retry-After on 429', async () => {
       const tenantId = tenant();
       harness.receiver.on('/throttled', (_request, index) =>

@@ -1,7 +1,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createKafka } from '@agentplatform/events';
-import { Lifecycle, Metrics, connectMongo, createLogger, schedulePruning, startTracing } from '@agentplatform/service-kit';
+import {
+  Lifecycle,
+  Metrics,
+  connectMongo,
+  createLogger,
+  schedulePruning,
+  startTracing,
+} from '@agentplatform/service-kit';
 import { createApp } from './app.js';
 import { connectBackends } from './clients/backends.js';
 import { JwksCache } from './clients/jwks-cache.js';

@@ -24,7 +24,9 @@ import { startScheduler } from './jobs/scheduler.job.js';
 import { workflowGrpcService } from './transport/workflow.grpc.js';
 import type { UseCaseDeps } from './use-cases/deps.js';
 import { resealExecutionSecrets, resealWorkflowSecrets } from './use-cases/reseal-secrets.js';
+import { pruneExecutions } from './use-cases/prune-executions.js';
 import { childRunner } from './use-cases/run-child.js';
+import { recoverStaleClaims, runScheduledTicks } from './use-cases/run-scheduled-ticks.js';
 
 /** config -> mongo -> kafka (outbox relay) -> engine -> grpc server -> graceful shutdown */
 async function main(): Promise<void> {
@@ -90,8 +92,12 @@ async function main(): Promise<void> {
   runtime.lifecycle.onShutdown('execution engine', () => engine.stop());
   startRetentionJob(
     runtime,
-    executions,
-    { retentionDays: config.EXECUTION_RETENTION_DAYS, keepPerWorkflow: config.EXECUTION_KEEP_PER_WORKFLOW },
+    () =>
+      pruneExecutions(
+        { executions },
+        { retentionDays: config.EXECUTION_RETENTION_DAYS, keepPerWorkflow: config.EXECUTION_KEEP_PER_WORKFLOW },
+      ),
+    config.EXECUTION_RETENTION_DAYS,
     config.PRUNE_INTERVAL_MS,
     claims,
   );
@@ -116,12 +122,20 @@ async function main(): Promise<void> {
   wired.deps = deps;
   engine.start();
   startCreditSettleJob(runtime, deps, config.CREDIT_SETTLE_INTERVAL_MS);
-  startScheduler(runtime, deps, {
-    pollIntervalMs: config.SCHEDULER_POLL_INTERVAL_MS,
-    batchSize: 500,
-    maxRounds: 8,
-    claimLeaseMs: config.SCHEDULER_CLAIM_LEASE_MS,
-  });
+  // Claims carry the replica's engine owner id, which its logs and leases carry too.
+  startScheduler(
+    runtime,
+    {
+      run: (now, batch, onClaimed) => runScheduledTicks(deps, engine.owner, now, batch, onClaimed),
+      recover: (now, claimLeaseMs) => recoverStaleClaims(deps, engine.owner, now, claimLeaseMs),
+    },
+    {
+      pollIntervalMs: config.SCHEDULER_POLL_INTERVAL_MS,
+      batchSize: 500,
+      maxRounds: 8,
+      claimLeaseMs: config.SCHEDULER_CLAIM_LEASE_MS,
+    },
+  );
   runtime.server.add(workflowV1.WorkflowServiceDefinition, workflowGrpcService(deps));
   await serve(runtime, config);
   // Executions can be many, and runs open values under any key of the keyring: their snapshots

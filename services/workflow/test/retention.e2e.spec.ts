@@ -1,6 +1,6 @@
 import { suiteFixture } from '@agentplatform/testing';
 import type { Execution } from '../src/domain/execution.types';
-import { NO_LEASE } from '../src/persistence/execution.repository';
+import { NO_LEASE } from '../src/domain/lease';
 import { pruneExecutions } from '../src/use-cases/prune-executions';
 import { startWorkflowStore } from './store.support';
 

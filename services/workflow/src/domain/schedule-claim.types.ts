@@ -25,3 +25,8 @@ export interface ScheduleClaim {
   /** Deleted after this (a TTL index where the server has them; the retention job everywhere). */
   expiresAt: Date;
 }
+
+/** A tick's claim id: the same for every replica, so the store's unique id lets one claim win. */
+export function claimId(workflowId: string, tickAt: Date): string {
+  return `${workflowId}@${tickAt.getTime()}`;
+}

@@ -4,7 +4,7 @@ import type { Execution, ExecutionStatus, InFlightNode, NodeExecution } from '..
 import { lineage } from '../domain/execution.types.js';
 import type { JsonObject } from '../domain/workflow.types.js';
 import type { ExecutionChanges } from '../persistence/execution.repository.js';
-import { NO_LEASE } from '../persistence/lease.js';
+import { NO_LEASE } from '../domain/lease.js';
 import type { CheckpointStore, EventOutbox } from './ports.js';
 import { Abandoned } from './run.js';
 

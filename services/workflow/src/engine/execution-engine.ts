@@ -1,6 +1,6 @@
 import type { Logger } from '@agentplatform/service-kit';
 import type { Execution } from '../domain/execution.types.js';
-import { NO_LEASE } from '../persistence/lease.js';
+import { NO_LEASE } from '../domain/lease.js';
 import { isFinished } from '../domain/execution.types.js';
 import { Checkpointer } from './checkpointer.js';
 import { LeaseKeeper, type LeaseOptions } from './lease-keeper.js';

@@ -1,6 +1,6 @@
 import { createLogger } from '@agentplatform/service-kit';
 import type { Execution } from '../domain/execution.types.js';
-import { NO_LEASE } from '../persistence/lease.js';
+import { NO_LEASE } from '../domain/lease.js';
 import { InMemoryExecutions, newExecution } from '../testing/in-memory.js';
 import { LeaseKeeper, MAX_CLAIMS, type LeaseOptions } from './lease-keeper.js';
 import { Abandoned, type Run } from './run.js';

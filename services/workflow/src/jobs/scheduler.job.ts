@@ -1,5 +1,4 @@
 import type { ServiceRuntime } from '@agentplatform/service-kit';
-import { recoverStaleClaims, runScheduledTicks, type SchedulerDeps } from '../use-cases/run-scheduled-ticks.js';
 
 export interface SchedulerOptions {
   /** How often due workflows are looked for: the most a tick waits for its run on an idle replica. */
@@ -13,6 +12,17 @@ export interface SchedulerOptions {
 }
 
 /**
+ * The work of the scheduler's rounds (use-cases/run-scheduled-ticks.ts), bound by main.ts to this
+ * replica's deps and engine owner: a job drives the rules, it does not import them.
+ */
+export interface ScheduleRounds {
+  /** Claims and starts the due ticks; tells `onClaimed` how many were due once they are claimed. */
+  run(now: Date, batch: number, onClaimed: (due: number) => void): Promise<unknown>;
+  /** Takes over claims left in `starting` longer than `claimLeaseMs`; answers how many. */
+  recover(now: Date, claimLeaseMs: number): Promise<number>;
+}
+
+/**
  * Runs schedule ticks on every replica (docs/workflows.md, "Schedules"). Each round is one indexed
  * query for workflows whose next_run_at has come, so an idle replica costs a few empty queries a
  * second however many schedules exist; claims make every tick run once across all replicas.
@@ -20,9 +30,7 @@ export interface SchedulerOptions {
  * begins on time meanwhile (up to `maxRounds` together), since what it finds due is already past
  * the ticks the rounds before it claimed.
  */
-export function startScheduler(runtime: ServiceRuntime, deps: SchedulerDeps, options: SchedulerOptions): void {
-  // Claims carry the replica's engine owner id, which its logs and leases carry too.
-  const owner = deps.engine.owner;
+export function startScheduler(runtime: ServiceRuntime, work: ScheduleRounds, options: SchedulerOptions): void {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const rounds = new Set<Promise<void>>();
@@ -33,7 +41,8 @@ export function startScheduler(runtime: ServiceRuntime, deps: SchedulerDeps, opt
     const now = new Date();
     if (recovering || now.getTime() - lastRecovery < Math.min(options.claimLeaseMs, 5_000)) return;
     lastRecovery = now.getTime();
-    recovering = recoverStaleClaims(deps, owner, now, options.claimLeaseMs)
+    recovering = work
+      .recover(now, options.claimLeaseMs)
       .then(
         (recovered) => {
           if (recovered > 0)
@@ -56,9 +65,8 @@ export function startScheduler(runtime: ServiceRuntime, deps: SchedulerDeps, opt
     };
     // The next round is planned as soon as this one has claimed and advanced its ticks: at once
     // after a full batch (more are due), else after the poll interval.
-    const round: Promise<void> = runScheduledTicks(deps, owner, new Date(), options.batchSize, (due) =>
-      next(due >= options.batchSize ? 0 : options.pollIntervalMs),
-    )
+    const round: Promise<void> = work
+      .run(new Date(), options.batchSize, (due) => next(due >= options.batchSize ? 0 : options.pollIntervalMs))
       .then(
         () => undefined,
         (error) => runtime.logger.warn({ err: error }, 'schedule round failed'),

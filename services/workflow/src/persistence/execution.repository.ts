@@ -5,7 +5,7 @@ import { sealedKeyId } from '../domain/sealed-headers.js';
 import type { WorkflowNode } from '../domain/workflow.types.js';
 import type { StatusCounts } from '../domain/statistics.js';
 import { executionModel, type ExecutionDocument, type NodeExecutionDocument } from './execution.schema.js';
-import type { Lease } from './lease.js';
+import type { Lease } from '../domain/lease.js';
 import { staleSecretsFilter } from './workflow.repository.js';
 
 /** The object without its undefined fields: a document stores no key for a field it does not have. */
@@ -133,9 +133,6 @@ export interface SealedSnapshot {
   execution: Execution;
   keyId: string | undefined;
 }
-
-// Defined apart from this file (and mongoose): the engine and its unit specs use them.
-export { NO_LEASE, type Lease } from './lease.js';
 
 /**
  * Executions. Queries from the API are scoped by tenant; the engine's lease operations address one

@@ -35,10 +35,6 @@ function toClaimDoc(claim: ScheduleClaim): ClaimDocument {
   };
 }
 
-export function claimId(workflowId: string, tickAt: Date): string {
-  return `${workflowId}@${tickAt.getTime()}`;
-}
-
 export class ScheduleClaimRepository {
   readonly model: Model<ClaimDocument>;
   private readonly collection: Collection<ClaimDocument>;

@@ -10,7 +10,7 @@ import { computeNode } from '../domain/node-expressions.js';
 import { SandboxExpressionError, type ExpressionRunner } from '../engine/expression-sandbox.js';
 import type { ExecutionEngine } from '../engine/execution-engine.js';
 import type { ExecutionChanges, ExecutionRepository } from '../persistence/execution.repository.js';
-import { NO_LEASE, type Lease } from '../persistence/lease.js';
+import { NO_LEASE, type Lease } from '../domain/lease.js';
 import type { WorkflowRepository } from '../persistence/workflow.repository.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 

@@ -1,7 +1,7 @@
 import { DomainError, InsufficientCreditsError } from '@agentplatform/service-kit';
 import type { Execution } from '../domain/execution.types';
 import type { Workflow } from '../domain/workflow.types';
-import type { ScheduleClaim } from '../persistence/schedule-claim.repository';
+import type { ScheduleClaim } from '../domain/schedule-claim.types';
 import { recoverStaleClaims, runScheduledTicks, type SchedulerDeps } from './run-scheduled-ticks';
 
 /** In-memory fakes of the scheduler's ports, shared by several "replicas". */

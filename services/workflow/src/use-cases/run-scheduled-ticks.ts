@@ -1,8 +1,7 @@
 import { DomainError, isDuplicateKeyError, newId } from '@agentplatform/service-kit';
 import { decideTick, scheduleOf } from '../domain/schedule.js';
 import type { Workflow } from '../domain/workflow.types.js';
-import type { ScheduleClaimRepository, ScheduleClaim } from '../persistence/schedule-claim.repository.js';
-import { claimId } from '../persistence/schedule-claim.repository.js';
+import { claimId, type ScheduleClaim } from '../domain/schedule-claim.types.js';
 import type { UseCaseDeps } from './deps.js';
 import { startExecution } from './start-execution.js';
 
@@ -188,7 +187,7 @@ export async function recoverStaleClaims(
  * `maxWaitMs`; recovery then finds the workflow paused or gone and cancels it.
  */
 export async function waitForScheduledStarts(
-  claims: Pick<ScheduleClaimRepository, 'startingFor'>,
+  claims: Pick<UseCaseDeps['claims'], 'startingFor'>,
   workflowId: string,
   maxWaitMs = 5_000,
 ): Promise<void> {

@@ -50,3 +50,12 @@ export interface ScoredMemory {
   item: MemorySummary;
   score: number;
 }
+
+/**
+ * One agent's memory as its tools reach it (memory_search, memory_add): the use cases bound to a
+ * chat's tenant, agent and plan, so a tool can neither pick another agent nor skip a rule.
+ */
+export interface AgentMemory {
+  search(query: string, topK: number): Promise<ScoredMemory[]>;
+  add(item: { content: string; memoryType?: string; metadata: Record<string, unknown> }): Promise<MemoryItem>;
+}

@@ -1,7 +1,9 @@
 import type { Logger, SecretBox } from '@agentplatform/service-kit';
+import type { Dispatcher } from 'undici';
+import type { WorkflowPort } from '../clients/workflow.client.js';
 import type { Agent } from '../domain/agent.js';
+import type { AgentMemory } from '../domain/memory.js';
 import { headerContext, TOOL_LIMITS, type HttpGrant, type McpGrant } from '../domain/tools.js';
-import type { UseCaseDeps } from '../use-cases/deps.js';
 import { httpTool } from './http-tool.js';
 import type { McpTurn } from './mcp-tools.js';
 import { memoryAddTool, memorySearchTool } from './memory-tools.js';
@@ -43,28 +45,37 @@ export function toolTimeoutMs(agent: Agent): number {
   return agent.config.tool_timeout_ms ?? TOOL_LIMITS.defaultTimeoutMs;
 }
 
+/** What an agent's tools act through in one chat turn; `memory` is bound to the turn's agent. */
+export interface ToolDeps {
+  workflows: WorkflowPort;
+  box: SecretBox;
+  dispatcher: Dispatcher;
+  logger: Logger;
+  memory: AgentMemory;
+}
+
 /**
  * The tools an agent's grants give one chat turn (docs/design.md section 9), all bound to the agent's
  * tenant. MCP servers are listed now (or from the brief cache) through the turn's connections.
  */
-export async function agentTools(deps: UseCaseDeps, agent: Agent, scope: ToolScope, mcp: McpTurn): Promise<Tool[]> {
+export async function agentTools(deps: ToolDeps, agent: Agent, scope: ToolScope, mcp: McpTurn): Promise<Tool[]> {
   const timeoutMs = toolTimeoutMs(agent);
   const groups = await Promise.all(
     (agent.config.tools ?? []).map(async (grant): Promise<Tool[]> => {
       switch (grant.type) {
         case 'memory_search':
-          return [memorySearchTool(deps, scope)];
+          return [memorySearchTool(deps.memory)];
         case 'memory_add':
-          return [memoryAddTool(deps, scope, agent)];
+          return [memoryAddTool(deps.memory, agent)];
         case 'workflow':
-          return [workflowTool(deps.tools.workflows, scope, grant, timeoutMs)];
+          return [workflowTool(deps.workflows, scope, grant, timeoutMs)];
         case 'http': {
-          const headers = openedOrNone(deps.tools.box, deps.logger, agent, grant);
-          const tool = httpTool(grant, headers ?? {}, deps.tools.dispatcher, timeoutMs);
+          const headers = openedOrNone(deps.box, deps.logger, agent, grant);
+          const tool = httpTool(grant, headers ?? {}, deps.dispatcher, timeoutMs);
           return [headers ? tool : unavailableTool(tool.name, tool.description, unopened(grant))];
         }
         case 'mcp': {
-          const headers = openedOrNone(deps.tools.box, deps.logger, agent, grant);
+          const headers = openedOrNone(deps.box, deps.logger, agent, grant);
           if (!headers)
             return [unavailableTool(grant.name, `The tools of the MCP server ${grant.name}`, unopened(grant))];
           const key = `${agent.tenantId}:${agent.id}:${agent.updatedAt.getTime()}:${grant.name}`;

@@ -1,10 +1,8 @@
 import { DomainError } from '@agentplatform/service-kit';
 import type { Agent } from '../domain/agent.js';
 import { MEMORY_TYPES } from '../domain/agent.js';
-import type { UseCaseDeps } from '../use-cases/deps.js';
-import { addMemory } from '../use-cases/manage-memories.js';
-import { searchMemory } from '../use-cases/search-memory.js';
-import { ToolError, type Tool, type ToolScope } from './tool.js';
+import type { AgentMemory } from '../domain/memory.js';
+import { ToolError, type Tool } from './tool.js';
 
 const SEARCH_TOP_K = 5;
 
@@ -17,7 +15,7 @@ function asToolError(error: unknown): never {
   throw error;
 }
 
-export function memorySearchTool(deps: UseCaseDeps, scope: ToolScope): Tool {
+export function memorySearchTool(memory: AgentMemory): Tool {
   return {
     name: 'memory_search',
     description:
@@ -33,9 +31,7 @@ export function memorySearchTool(deps: UseCaseDeps, scope: ToolScope): Tool {
     async run(args) {
       const query = typeof args.query === 'string' ? args.query : '';
       const topK = Number.isInteger(args.top_k) ? Math.min(20, Math.max(1, args.top_k as number)) : SEARCH_TOP_K;
-      const found = await searchMemory(deps, { tenantId: scope.tenantId, agentId: scope.agentId, query, topK }).catch(
-        asToolError,
-      );
+      const found = await memory.search(query, topK).catch(asToolError);
       return {
         results: found.map(({ item, score }) => ({
           id: item.id,
@@ -49,7 +45,7 @@ export function memorySearchTool(deps: UseCaseDeps, scope: ToolScope): Tool {
   };
 }
 
-export function memoryAddTool(deps: UseCaseDeps, scope: ToolScope, agent: Agent): Tool {
+export function memoryAddTool(memory: AgentMemory, agent: Agent): Tool {
   const types = MEMORY_TYPES.filter((t) => agent.memoryTypes.includes(t));
   return {
     name: 'memory_add',
@@ -68,14 +64,13 @@ export function memoryAddTool(deps: UseCaseDeps, scope: ToolScope, agent: Agent)
         typeof args.metadata === 'object' && args.metadata !== null && !Array.isArray(args.metadata)
           ? (args.metadata as Record<string, unknown>)
           : {};
-      const item = await addMemory(deps, {
-        tenantId: scope.tenantId,
-        agentId: scope.agentId,
-        content: typeof args.content === 'string' ? args.content : '',
-        memoryType: typeof args.memory_type === 'string' ? args.memory_type : undefined,
-        metadata: { ...metadata, source: 'tool' },
-        plan: scope.plan,
-      }).catch(asToolError);
+      const item = await memory
+        .add({
+          content: typeof args.content === 'string' ? args.content : '',
+          memoryType: typeof args.memory_type === 'string' ? args.memory_type : undefined,
+          metadata: { ...metadata, source: 'tool' },
+        })
+        .catch(asToolError);
       return { id: item.id, memory_type: item.memoryType, content: item.content };
     },
   };

@@ -21,8 +21,6 @@ export class ToolError extends Error {
 export interface ToolScope {
   tenantId: string;
   agentId: string;
-  /** The tenant's plan (memories quota of memory_add). */
-  plan?: string;
   /** The chat's depth in a chain of compositions (0 from a user; see ChatInput.depth). */
   depth?: number;
 }

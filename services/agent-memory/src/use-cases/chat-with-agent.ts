@@ -28,6 +28,7 @@ import { buildPrompt, DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE } from '../llm/pro
 import { agentTools, toolTimeoutMs } from '../tools/agent-tools.js';
 import type { IndexedMemory } from '../search/memory-index.js';
 import { ToolError, type Tool } from '../tools/tool.js';
+import { agentMemory } from './agent-memory.js';
 import { settleReply, TurnCredits } from './chat-credits.js';
 import type { UseCaseDeps } from './deps.js';
 import { storeMemory } from './manage-memories.js';
@@ -444,9 +445,13 @@ export async function chatWithAgent(deps: UseCaseDeps, input: ChatInput, sink?: 
   const ending = turnSignal(deps, started, input.signal);
   try {
     const granted = await agentTools(
-      deps,
+      {
+        ...deps.tools,
+        logger: deps.logger,
+        memory: agentMemory(deps, { tenantId, agentId: agent.id, plan: input.plan }),
+      },
       agent,
-      { tenantId, agentId: agent.id, plan: input.plan, depth: input.depth },
+      { tenantId, agentId: agent.id, depth: input.depth },
       mcp,
     );
     ending.signal.throwIfAborted();

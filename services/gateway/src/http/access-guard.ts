@@ -8,14 +8,21 @@ import { boundedLru } from '../clients/bounded-lru.js';
 import type { JwksCache } from '../clients/jwks-cache.js';
 import type { RevocationListener } from '../clients/revocation-feed.js';
 import { TtlCache } from '../clients/ttl-cache.js';
-import { AnonymousLimiter } from '../middleware/anonymous-limit.js';
-import type { TenantRateLimiter } from '../middleware/rate-limit.js';
+import { AnonymousLimiter } from './anonymous-limit.js';
 import { SCOPES, type AccessGuard, type Caller, type RouteAccess, type Scope } from './route.js';
+
+/**
+ * The per-tenant request budget (middleware/rate-limit.ts implements it): counts one request of a
+ * caller that got through, sets the X-RateLimit headers, throws once the budget is spent.
+ */
+export interface TenantBudget {
+  consume(ctx: Context, tenantId: string, plan: string): Promise<void>;
+}
 
 export interface AccessGuardOptions {
   backends: Pick<Backends, 'identity'>;
   jwks: JwksCache;
-  limiter: TenantRateLimiter;
+  limiter: TenantBudget;
   /** How long a verified credential or a user's access to a tenant is reused (see config.ts). */
   cacheTtlMs: number;
   /** Requests without valid credentials, per client address; docs/design.md section 5 by default. */

@@ -1,9 +1,5 @@
 import bcrypt from 'bcryptjs';
 
-/** bcrypt reads at most 72 bytes; longer passwords are refused, never silently truncated. */
-export const PASSWORD_MAX_BYTES = 72;
-export const PASSWORD_MIN_LENGTH = 8;
-
 export class PasswordHasher {
   /** Compared against when the account does not exist, so the answer takes as long either way. */
   private dummyHash?: Promise<string>;

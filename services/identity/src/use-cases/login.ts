@@ -1,6 +1,5 @@
 import { DomainError, UnauthorizedError } from '@agentplatform/service-kit';
-import { normalizeEmail, throwIfIssues } from '../domain/account-rules.js';
-import { PASSWORD_MAX_BYTES } from '../security/password-hasher.js';
+import { normalizeEmail, PASSWORD_MAX_BYTES, throwIfIssues } from '../domain/account-rules.js';
 import type { UseCaseDeps } from './deps.js';
 import { issueSession, type Session } from './issue-session.js';
 

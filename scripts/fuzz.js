@@ -200,7 +200,7 @@ async function main() {
     work,
     log,
     // The production default for every tenant but the fuzzer's own (newCaller).
-    env: { LOG_LEVEL: 'warn', DEFAULT_PLAN: 'free', WEBHOOK_ALLOW_PRIVATE_URLS: 'false' },
+    env: { LOG_LEVEL: 'warn', DEFAULT_PLAN: 'free', ALLOW_PRIVATE_URLS: 'false' },
   });
   /** @type {string[]} */
   const problems = [];

@@ -36,6 +36,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ URL: env.url().orUnset() }, { URL: 'not a url' })).toThrow(/URL: must be a URL/);
   });
 
+  it('reads a renamed variable by its former name while the new one is unset', () => {
+    const renamed = { ALLOW: env.bool(false).formerly('OLD_ALLOW') };
+    expect(loadConfig(renamed, {}).ALLOW).toBe(false);
+    expect(loadConfig(renamed, { OLD_ALLOW: 'true' }).ALLOW).toBe(true);
+    expect(loadConfig(renamed, { OLD_ALLOW: 'true', ALLOW: 'false' }).ALLOW).toBe(false);
+    expect(loadConfig(renamed, { OLD_ALLOW: 'true', ALLOW: '' }).ALLOW).toBe(true);
+    expect(() => loadConfig(renamed, { OLD_ALLOW: 'maybe' })).toThrow(/OLD_ALLOW: must be one of/);
+  });
+
   it('checks numbers, ranges and choices', () => {
     const numbers = {
       WEIGHT: env.number(0.5, { min: 0, max: 1 }),

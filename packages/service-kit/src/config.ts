@@ -24,11 +24,18 @@ export class EnvVar<T> {
     readonly fallback?: string,
     readonly optional = false,
     readonly requiredMessage = 'is required',
+    /** A renamed variable's former name, read while the variable itself is unset. */
+    readonly formerName?: string,
   ) {}
 
   /** Undefined when unset instead of required. */
   orUnset(): EnvVar<T | undefined> {
-    return new EnvVar<T | undefined>(this.parse, undefined, true);
+    return new EnvVar<T | undefined>(this.parse, undefined, true, this.requiredMessage, this.formerName);
+  }
+
+  /** Also read from `name` while unset: a renamed variable keeps its old name for a release. */
+  formerly(name: string): EnvVar<T> {
+    return new EnvVar(this.parse, this.fallback, this.optional, this.requiredMessage, name);
   }
 
   /** The value of an unset variable, or an Error saying why there is none. */
@@ -49,18 +56,21 @@ export type ConfigOf<S extends EnvShape> = {
 
 /**
  * Parses environment variables once, at start-up. Empty strings count as unset so `FOO=` falls
- * back to the default instead of failing a number or URL check.
+ * back to the default instead of failing a number or URL check. A bad value is named by the
+ * variable it was read from (the former name where that was the one set).
  */
 export function loadConfig<S extends EnvShape>(shape: S, env: NodeJS.ProcessEnv = process.env): ConfigOf<S> {
   const config: Record<string, unknown> = {};
   const issues: string[] = [];
+  const text = (name: string) => (env[name] === '' ? undefined : env[name]);
   for (const [key, variable] of Object.entries(shape)) {
-    const text = env[key];
+    const former = variable.formerName;
+    const named = text(key) === undefined && former !== undefined && text(former) !== undefined ? former : key;
     try {
-      const value = variable.read(text === '' ? undefined : text);
+      const value = variable.read(text(named));
       if (value !== undefined) config[key] = value;
     } catch (error) {
-      issues.push(`${key}: ${(error as Error).message}`);
+      issues.push(`${named}: ${(error as Error).message}`);
     }
   }
   if (issues.length > 0) throw new ConfigError(issues);
@@ -135,6 +145,16 @@ export const env = {
       if (!/^[A-Za-z0-9_-]+$/.test(text)) throw new Error('may only hold letters, digits, _ and -');
       return text;
     }, fallback),
+};
+
+/** The variables of a service that makes outbound HTTP calls to addresses its users give. */
+export const outboundEnvShape = {
+  /**
+   * Local development and tests only: outbound calls (webhook deliveries, workflow http nodes,
+   * agents' http and mcp tools) may reach private, loopback and link-local addresses. Its former
+   * name WEBHOOK_ALLOW_PRIVATE_URLS is read while it is unset, for one release.
+   */
+  ALLOW_PRIVATE_URLS: env.bool(false).formerly('WEBHOOK_ALLOW_PRIVATE_URLS'),
 };
 
 /** The tracing variables (the OpenTelemetry SDK's own names); see tracing.ts. */

@@ -109,7 +109,7 @@ export class Platform {
       METRICS_PORT: '0',
       HOST: '127.0.0.1',
       PORT: '0',
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      ALLOW_PRIVATE_URLS: 'true',
       // New tenants start unlimited so suites that poll are not rate limited; rate-limit suites pass 'free'.
       DEFAULT_PLAN: 'enterprise',
       DATA_ENCRYPTION_KEY: this.dataEncryptionKey,

@@ -6,6 +6,7 @@ import {
   loadConfig,
   outboxEnvShape,
   serviceEnvShape,
+  outboundEnvShape,
 } from '@agentplatform/service-kit';
 
 const optionalUrl = env.url().orUnset();
@@ -27,8 +28,7 @@ export const configShape = {
   WORKFLOW_GRPC_ADDR: env.string('127.0.0.1:50053'),
   /** Seals agents' http and mcp tool header values at rest (docs/security.md). */
   DATA_ENCRYPTION_KEY: dataEncryptionKeyEnv(),
-  /** Local development and tests only: lets http and mcp tools reach private and loopback addresses. */
-  WEBHOOK_ALLOW_PRIVATE_URLS: env.bool(false),
+  ...outboundEnvShape,
 
   /**
    * OpenAI-compatible chat completions, e.g. `https://api.openai.com/v1` or `http://ollama:11434/v1`

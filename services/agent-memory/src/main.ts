@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   const llm = llmProvider(config);
   const workflows = grpcWorkflows(config.WORKFLOW_GRPC_ADDR, config.GRPC_DEADLINE_MS, runtime.metrics);
   runtime.lifecycle.onShutdown('workflow client', () => workflows.close());
-  const dispatcher = createGuardedAgent({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
+  const dispatcher = createGuardedAgent({ allowPrivate: config.ALLOW_PRIVATE_URLS });
   runtime.lifecycle.onShutdown('tool http agent', () => dispatcher.close());
   const deps: UseCaseDeps = {
     agents,

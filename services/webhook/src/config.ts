@@ -5,6 +5,7 @@ import {
   kafkaEnvShape,
   loadConfig,
   serviceEnvShape,
+  outboundEnvShape,
 } from '@agentplatform/service-kit';
 
 /** Delays before attempts 1..n in milliseconds; the number of entries is the number of attempts. */
@@ -19,8 +20,7 @@ export const configShape = {
   ...serviceEnvShape({ grpcPort: 50054, metricsPort: 9464, database: 'webhook' }),
   ...kafkaEnvShape,
   KAFKA_CONSUMER_GROUP: env.string('webhook-dispatcher'),
-  /** Local development and tests only: lets deliveries reach private, loopback and link-local addresses. */
-  WEBHOOK_ALLOW_PRIVATE_URLS: env.bool(false),
+  ...outboundEnvShape,
   WEBHOOK_RETRY_SCHEDULE_MS: retrySchedule,
   /** A delivery succeeds with a 2xx answer within this time. */
   WEBHOOK_TIMEOUT_MS: env.int(10_000, 100),

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   if (resealed > 0) runtime.logger.info({ resealed }, 're-encrypted webhook signing secrets');
 
   const sender = new HttpSender({
-    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+    allowPrivate: config.ALLOW_PRIVATE_URLS,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     connectionsPerOrigin: config.WEBHOOK_CONNECTIONS_PER_ORIGIN,
     userAgent: 'AgentPlatform-Webhooks/1.0',
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     dispatcher,
     quotas: new QuotaCounter(runtime.mongo),
     settings: {
-      allowPrivateUrls: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+      allowPrivateUrls: config.ALLOW_PRIVATE_URLS,
       rotationGraceMs: config.WEBHOOK_ROTATION_GRACE_MS,
       leaseMs: config.WEBHOOK_LEASE_MS,
     },

@@ -98,7 +98,7 @@ describe('webhook dispatcher replicas and restarts', () => {
         GRPC_HOST: '127.0.0.1',
         GRPC_PORT: '0',
         METRICS_PORT: '0',
-        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        ALLOW_PRIVATE_URLS: 'true',
         DATA_ENCRYPTION_KEY: harness.platform.dataEncryptionKey,
         ...DISPATCHER_ENV,
       },

@@ -8,7 +8,7 @@ describe('webhook SSRF guard', () => {
   const harness = suiteFixture(() =>
     startWebhookHarness({
       services: ['webhook'],
-      serviceEnv: { webhook: { WEBHOOK_ALLOW_PRIVATE_URLS: 'false', WEBHOOK_RETRY_SCHEDULE_MS: '0,100,100,100,100' } },
+      serviceEnv: { webhook: { ALLOW_PRIVATE_URLS: 'false', WEBHOOK_RETRY_SCHEDULE_MS: '0,100,100,100,100' } },
     }),
   );
 

@@ -5,6 +5,7 @@ import {
   loadConfig,
   outboxEnvShape,
   serviceEnvShape,
+  outboundEnvShape,
 } from '@agentplatform/service-kit';
 
 export const configShape = {
@@ -18,8 +19,7 @@ export const configShape = {
   GRPC_DEADLINE_MS: env.int(5_000, 1),
   /** Seals the header values of http nodes at rest (docs/security.md); required. */
   DATA_ENCRYPTION_KEY: dataEncryptionKeyEnv(),
-  /** The http integration may reach private, loopback and link-local addresses (docs/design.md 8). */
-  WEBHOOK_ALLOW_PRIVATE_URLS: env.bool(false),
+  ...outboundEnvShape,
   /** How long a replica owns an execution without renewing; a crashed replica's work moves after this. */
   EXECUTION_LEASE_MS: env.int(15_000, 1_000),
   /** How often a replica looks for executions whose lease expired (crashes, overflow). */

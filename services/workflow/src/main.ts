@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     metrics: runtime.metrics,
     ttlMs: 60_000,
   });
-  const http = createGuardedAgent({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
+  const http = createGuardedAgent({ allowPrivate: config.ALLOW_PRIVATE_URLS });
   runtime.lifecycle.onShutdown('http client', () => http.close());
 
   const expressions = new ExpressionSandbox({

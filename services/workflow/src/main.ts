@@ -27,6 +27,7 @@ import { resealExecutionSecrets, resealWorkflowSecrets } from './use-cases/resea
 import { pruneExecutions } from './use-cases/prune-executions.js';
 import { childRunner } from './use-cases/run-child.js';
 import { recoverStaleClaims, runScheduledTicks } from './use-cases/run-scheduled-ticks.js';
+import { settlePendingRunCredits } from './use-cases/settle-run-credits.js';
 
 /** config -> mongo -> kafka (outbox relay) -> engine -> grpc server -> graceful shutdown */
 async function main(): Promise<void> {
@@ -121,7 +122,7 @@ async function main(): Promise<void> {
   };
   wired.deps = deps;
   engine.start();
-  startCreditSettleJob(runtime, deps, config.CREDIT_SETTLE_INTERVAL_MS);
+  startCreditSettleJob(runtime, (batch) => settlePendingRunCredits(deps, batch), config.CREDIT_SETTLE_INTERVAL_MS);
   // Claims carry the replica's engine owner id, which its logs and leases carry too.
   startScheduler(
     runtime,

@@ -1,5 +1,4 @@
 import { backoffDelay, type ServiceRuntime } from '@agentplatform/service-kit';
-import { settlePendingRunCredits } from '../use-cases/settle-run-credits.js';
 
 /** The longest pause between passes while identity keeps failing. */
 const MAX_BACKOFF_MS = 60_000;
@@ -9,10 +8,11 @@ const MAX_BACKOFF_MS = 60_000;
  * section 5: no run is left uncharged). A pass every `intervalMs`; a pass that meets a failure
  * backs off (doubling, up to a minute) so an unreachable or overloaded identity is not pressed
  * harder, and a full page goes on at once. Every replica may run it: settles are idempotent.
+ * `settle` is the use case (use-cases/settle-run-credits.ts), bound by main.ts.
  */
 export function startCreditSettleJob(
   runtime: ServiceRuntime,
-  deps: Parameters<typeof settlePendingRunCredits>[0],
+  settle: (batch: number) => Promise<{ settled: number; failed: boolean }>,
   intervalMs: number,
   batch = 100,
 ): void {
@@ -26,7 +26,7 @@ export function startCreditSettleJob(
     timer.unref();
   };
   const tick = () => {
-    running = settlePendingRunCredits(deps, batch).then(
+    running = settle(batch).then(
       ({ settled, failed }) => {
         if (settled > 0) runtime.logger.info({ settled }, 'settled pending run credits');
         failures = failed ? failures + 1 : 0;

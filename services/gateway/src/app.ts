@@ -4,6 +4,7 @@ import { HttpMethodEnum, koaBody } from 'koa-body';
 import { tracingEnabled, type Logger, type Metrics } from '@agentplatform/service-kit';
 import type { Backends } from './clients/backends.js';
 import type { GatewayConfig } from './config.js';
+import { mountConsoleRoutes } from './http/console-static.js';
 import { mountRoutes, type Route, type RouteHooks } from './http/route.js';
 import { mountMcpRoutes } from './mcp/mcp.routes.js';
 import { bindTools, mcpTools } from './mcp/mcp.tools.js';
@@ -66,6 +67,7 @@ export function createApp(deps: AppDeps): Koa {
   const mcpToolList = bindTools(mcpTools(deps), deps.routes);
   mountHealthRoutes(root, deps.backends);
   mountDocsRoutes(root, deps.routes, mcpToolList, deps.openAiRoutes);
+  mountConsoleRoutes(root);
   if (deps.hookRateLimit) {
     const limit = deps.hookRateLimit;
     app.use((ctx, next) => (ctx.path.startsWith('/hooks/') ? limit(ctx, next) : next()));

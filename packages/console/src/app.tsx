@@ -1,0 +1,165 @@
+import { lazy, Suspense, useState, type FormEvent } from 'react';
+import { useSession, useSessionState } from './session';
+import { usePath } from './router';
+import { ErrorNote, Field, Link, Loading } from './ui';
+import { AgentsPage } from './pages/agents';
+import { ChatPage } from './pages/chat';
+import { MemoryPage } from './pages/memory';
+import { KeysPage } from './pages/keys';
+import { McpPage } from './pages/mcp';
+import { WebhooksPage } from './pages/webhooks';
+
+// The graph and chart libraries are the largest; only their pages load them.
+const WorkflowsPage = lazy(() => import('./pages/workflows'));
+const CreditsPage = lazy(() => import('./pages/credits'));
+
+const PAGES = [
+  ['agents', 'Agents'],
+  ['chat', 'Chat'],
+  ['memory', 'Memory'],
+  ['workflows', 'Workflows'],
+  ['webhooks', 'Webhooks'],
+  ['keys', 'API keys'],
+  ['credits', 'Credits'],
+  ['mcp', 'MCP'],
+] as const;
+
+export function App() {
+  const { session } = useSessionState();
+  return session ? <Shell /> : <SignIn />;
+}
+
+function Shell() {
+  const session = useSession();
+  const [page = 'agents', ...rest] = usePath();
+  const [menuOpen, setMenuOpen] = useState(false);
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <strong className="brand">Agent Platform</strong>
+        <button
+          type="button"
+          className="menu"
+          aria-expanded={menuOpen}
+          aria-controls="nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          Menu
+        </button>
+        <label className="tenant">
+          <span>Tenant</span>
+          <select value={session.tenant.id} onChange={(e) => session.switchTenant(e.target.value)}>
+            {session.tenants.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name} ({t.role})
+              </option>
+            ))}
+          </select>
+        </label>
+        <span className="muted who">{session.email}</span>
+        <button type="button" onClick={() => void session.signOut()}>
+          Sign out
+        </button>
+      </header>
+      <nav id="nav" aria-label="Console" className={menuOpen ? 'open' : ''} onClick={() => setMenuOpen(false)}>
+        <ul>
+          {PAGES.map(([id, label]) => (
+            <li key={id}>
+              <Link to={`/${id}`} className={id === page ? 'current' : undefined}>
+                {label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main id="main" tabIndex={-1}>
+        <Suspense fallback={<Loading what="page" />}>
+          <Page page={page} rest={rest} />
+        </Suspense>
+      </main>
+    </div>
+  );
+}
+
+function Page({ page, rest }: { page: string; rest: string[] }) {
+  switch (page) {
+    case 'agents':
+      return <AgentsPage />;
+    case 'chat':
+      return <ChatPage agentId={rest[0]} />;
+    case 'memory':
+      return <MemoryPage />;
+    case 'workflows':
+      return <WorkflowsPage workflowId={rest[0]} executionId={rest[1]} />;
+    case 'webhooks':
+      return <WebhooksPage />;
+    case 'keys':
+      return <KeysPage />;
+    case 'credits':
+      return <CreditsPage />;
+    case 'mcp':
+      return <McpPage />;
+    default:
+      return <h1>Not found</h1>;
+  }
+}
+
+function SignIn() {
+  const { signIn, signUp } = useSessionState();
+  const [mode, setMode] = useState<'in' | 'up'>('in');
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const email = String(form.get('email'));
+    const password = String(form.get('password'));
+    setBusy(true);
+    setError(undefined);
+    try {
+      if (mode === 'in') await signIn(email, password);
+      else await signUp({ email, password, full_name: String(form.get('full_name') || '') || undefined });
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main id="main" className="signin">
+      <h1>Agent Platform</h1>
+      <form onSubmit={(e) => void submit(e)} className="card" aria-label={mode === 'in' ? 'Sign in' : 'Sign up'}>
+        <h2>{mode === 'in' ? 'Sign in' : 'Create an account'}</h2>
+        {mode === 'up' ? (
+          <Field label="Full name">{(id) => <input id={id} name="full_name" autoComplete="name" />}</Field>
+        ) : null}
+        <Field label="E-mail">
+          {(id) => <input id={id} name="email" type="email" required autoComplete="email" />}
+        </Field>
+        <Field label="Password" hint={mode === 'up' ? '8 to 72 bytes' : undefined}>
+          {(id) => (
+            <input
+              id={id}
+              name="password"
+              type="password"
+              required
+              minLength={8}
+              autoComplete={mode === 'in' ? 'current-password' : 'new-password'}
+            />
+          )}
+        </Field>
+        <ErrorNote error={error} />
+        <button type="submit" className="primary" disabled={busy}>
+          {mode === 'in' ? 'Sign in' : 'Sign up'}
+        </button>
+        <button type="button" className="link" onClick={() => setMode(mode === 'in' ? 'up' : 'in')}>
+          {mode === 'in' ? 'No account? Sign up' : 'Have an account? Sign in'}
+        </button>
+        <p className="muted">The session is kept in this tab only: reloading the page signs you out.</p>
+      </form>
+    </main>
+  );
+}

@@ -149,5 +149,10 @@ export function when(iso: string | null | undefined): string {
 }
 
 export function Json({ value }: { value: unknown }) {
-  return <pre className="json">{JSON.stringify(value, null, 2)}</pre>;
+  // Focusable: a long value scrolls, and a keyboard user must be able to scroll it.
+  return (
+    <pre className="json" tabIndex={0}>
+      {JSON.stringify(value, null, 2)}
+    </pre>
+  );
 }

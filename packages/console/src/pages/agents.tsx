@@ -133,11 +133,13 @@ function toolLabel(tool: Tool): string {
 /** A grant as the API takes it back: header values are write-only, and one sent without them keeps them. */
 function keepTool(tool: Tool): ToolInput {
   if (tool.type === 'http') {
-    const { header_names: _names, ...rest } = tool;
+    const rest: Omit<typeof tool, 'header_names'> & { header_names?: string[] } = { ...tool };
+    delete rest.header_names;
     return { ...rest, method: rest.method as 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' };
   }
   if (tool.type === 'mcp') {
-    const { header_names: _names, ...rest } = tool;
+    const rest: Omit<typeof tool, 'header_names'> & { header_names?: string[] } = { ...tool };
+    delete rest.header_names;
     return rest;
   }
   return tool as ToolInput;

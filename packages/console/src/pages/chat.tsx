@@ -63,6 +63,9 @@ export function ChatPage({ agentId }: { agentId?: string }) {
   const session = useSession();
   const agents = useAllAgents();
   const [sessionId, setSessionId] = useState<string | undefined>();
+  // The session whose stored history is shown: the one picked from the list. Turns sent here are
+  // shown as they stream, so the history is not read again under them.
+  const [historyOf, setHistoryOf] = useState<string | undefined>();
   const [turns, setTurns] = useState<Turn[]>([]);
   const [busy, setBusy] = useState(false);
   const queries = useQueryClient();
@@ -72,22 +75,27 @@ export function ChatPage({ agentId }: { agentId?: string }) {
     enabled: !!agentId,
     queryFn: () =>
       must(
-        api.GET('/agents/{agent_id}/sessions', { params: { path: { agent_id: agentId! }, query: { per_page: 50 } } }),
+        api.GET('/agents/{agent_id}/sessions', {
+          params: { path: { agent_id: agentId ?? '' }, query: { per_page: 50 } },
+        }),
       ),
   });
   const history = useQuery({
-    queryKey: ['messages', agentId, sessionId],
-    enabled: !!agentId && !!sessionId,
+    queryKey: ['messages', agentId, historyOf],
+    enabled: !!agentId && !!historyOf,
+    staleTime: Infinity,
     queryFn: () =>
       must(
         api.GET('/agents/{agent_id}/sessions/{session_id}/messages', {
-          params: { path: { agent_id: agentId!, session_id: sessionId! }, query: { per_page: 100 } },
+          params: { path: { agent_id: agentId ?? '', session_id: historyOf ?? '' }, query: { per_page: 100 } },
         }),
       ),
   });
 
   const pick = (id: string | undefined) => {
     setSessionId(id);
+    setHistoryOf(id);
+    if (id) void queries.invalidateQueries({ queryKey: ['messages', agentId, id] });
     setTurns([]);
   };
 
@@ -178,7 +186,6 @@ export function ChatPage({ agentId }: { agentId?: string }) {
             </p>
             <ol className="messages" aria-label="Messages" aria-live="polite">
               {history.data?.messages
-                .filter((m) => !turns.length || m.role !== 'tool')
                 .slice()
                 .sort((a, b) => a.created_at.localeCompare(b.created_at))
                 .map((m) =>
@@ -255,7 +262,8 @@ function TurnView({ turn }: { turn: Turn }) {
         {turn.done ? (
           <p className="muted small" data-testid="usage">
             {turn.done.model} · {turn.done.usage.total_tokens} tokens ({turn.done.usage.prompt_tokens} in,{' '}
-            {turn.done.usage.completion_tokens} out) · {turn.done.credits_used} credits · {turn.done.latency_ms} ms
+            {turn.done.usage.completion_tokens} out) · {turn.done.credits_used} credit
+            {turn.done.credits_used === 1 ? '' : 's'} · {turn.done.latency_ms} ms
           </p>
         ) : null}
         <ErrorNote error={turn.error} />

@@ -57,7 +57,7 @@ function UsageChart({ data }: { data: [number[], number[]] }) {
             label: 'credits used',
             stroke: '#2457c5',
             fill: 'rgba(36,87,197,0.15)',
-            paths: uPlot.paths.bars!({ size: [0.6, 40] }),
+            paths: uPlot.paths.bars?.({ size: [0.6, 40] }),
           },
         ],
         axes: [{}, { label: 'credits' }],
@@ -114,7 +114,7 @@ export default function CreditsPage() {
             <h2>Credits used per day</h2>
             <UsageChart data={usedPerDay(credits.data.ledger)} />
           </div>
-          <div className="table-wrap">
+          <div className="table-wrap" tabIndex={0}>
             <table>
               <caption>Ledger (newest first)</caption>
               <thead>

@@ -84,7 +84,7 @@ export function KeysPage() {
       ) : null}
       <ErrorNote error={list.error ?? revoke.error} />
       {list.isPending ? <Loading what="keys" /> : null}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table>
           <caption>Keys of this tenant</caption>
           <thead>

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Background, Controls, ReactFlow, type Connection, type Edge, type Node } from '@xyflow/react';
+import { Background, Controls, Position, ReactFlow, type Connection, type Edge, type Node } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import type { operations } from '@agentplatform/sdk/src/api-types';
 import { api, ApiError, must } from '../api';
@@ -51,7 +51,7 @@ export function layout(
     let moved = false;
     for (const e of edges) {
       const d = (depth.get(e.source) ?? 0) + 1;
-      if (depth.has(e.target) && d > depth.get(e.target)! && d < nodes.length) {
+      if (depth.has(e.target) && d > (depth.get(e.target) ?? 0) && d < nodes.length) {
         depth.set(e.target, d);
         moved = true;
       }
@@ -102,6 +102,9 @@ function Graph({
       return {
         id: n.id,
         position: at.get(n.id) ?? { x: 0, y: 0 },
+        // The layout runs left to right.
+        sourcePosition: Position.Right,
+        targetPosition: Position.Left,
         data: {
           label: (
             <div data-testid={`node-${n.id}`} data-status={run?.status ?? (status ? 'not run' : undefined)}>
@@ -578,7 +581,7 @@ function WorkflowView({ workflowId }: { workflowId: string }) {
           </button>
         </form>
       ) : null}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table>
           <caption>Executions</caption>
           <thead>

@@ -19,14 +19,12 @@ interface ConsoleFile {
   type: string;
 }
 
-/** The console's build (packages/console/dist), found through its package like any dependency. */
-export function consoleDistDir(): string | undefined {
-  try {
-    return path.join(path.dirname(require.resolve('@agentplatform/console/package.json')), 'dist');
-  } catch {
-    return undefined;
-  }
-}
+/**
+ * The console's build in this checkout (packages/console/dist), beside the gateway's own folder:
+ * src/http and dist/http are equally deep. The console is an app, so the gateway does not import
+ * it as a package; an image that serves the console copies its build to the same place.
+ */
+export const CONSOLE_DIST = path.resolve(__dirname, '..', '..', '..', '..', 'packages', 'console', 'dist');
 
 /** Every file of the build by its URL path, read once: only these paths are served (no traversal). */
 function readBuild(dir: string): Map<string, ConsoleFile> {
@@ -48,29 +46,32 @@ function readBuild(dir: string): Map<string, ConsoleFile> {
 
 /**
  * `GET /console` and below: the single-page console. A built file is served as is (hashed assets
- * cached for a year); any other path is the app's own route and gets index.html (never cached, so
- * a new build is picked up). Read on the first request, so an idle gateway holds none of it.
+ * cached for a year); any other path is the app's own route and gets index.html (no-cache: browsers
+ * ask again, so a new build, served after a restart, reaches them). Read on the first request, so an
+ * idle gateway holds none of it.
  */
-export function mountConsoleRoutes(router: Router, dir: string | undefined = consoleDistDir()): void {
+export function mountConsoleRoutes(router: Router, dir: string = CONSOLE_DIST): void {
   let files: Map<string, ConsoleFile> | undefined;
   const handler = (ctx: Context): void => {
-    try {
-      files ??= dir ? readBuild(dir) : new Map();
-    } catch {
-      files = new Map();
+    if (!files) {
+      try {
+        files = readBuild(dir);
+      } catch {
+        // Not built (yet): looked for again on the next request.
+      }
     }
     ctx.set('Content-Security-Policy', CONSOLE_CSP);
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'no-referrer');
     const rest = ctx.path.replace(/^\/console\/?/, '');
-    const file = files.get(rest);
+    const file = files?.get(rest);
     if (file && rest !== 'index.html') {
       if (rest.startsWith('assets/')) ctx.set('Cache-Control', HASHED_CACHE);
       ctx.type = file.type;
       ctx.body = file.body;
       return;
     }
-    const index = files.get('index.html');
+    const index = files?.get('index.html');
     if (!index) {
       ctx.status = 404;
       ctx.type = 'text/plain';

@@ -24,11 +24,11 @@ const TIME_TO_DATA = `(name) => new Promise((resolve) => {
 })`;
 
 /**
- * The console in Debian's Chromium (issue 36): the gzip size of the JavaScript its first page loads,
- * and a page change's time to data, measured in the page from the click on a navigation link to the
- * moment no loading note is left (the page's data is shown). Each page is visited once after
- * signing in, so every one fetches its data; the lazily loaded pages (workflows, credits) include
- * fetching their code.
+ * The console in Debian's Chromium (issue 36): the gzip size of the JavaScript its first page (the
+ * sign-in page) loads, and a page change's time to data, measured in the page from the click on a
+ * navigation link to the moment no loading note is left (the page's data is shown). Each page is
+ * visited once after signing in, so every one fetches its data; the code of the lazily loaded pages
+ * (workflows, credits) is fetched while the first signed-in page is idle, as the console does.
  */
 module.exports = {
   id: 'console',
@@ -61,12 +61,22 @@ module.exports = {
       const scripts = [];
       page.on('response', (/** @type {any} */ r) => r.url().endsWith('.js') && scripts.push(r.url()));
       await page.goto(`${ctx.url}/console`);
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      // The first page is the sign-in page: what it loaded before anyone signed in.
+      const firstPage = [...scripts];
       await page.getByLabel('E-mail').fill(email);
       await page.getByLabel('Password').fill(password);
       await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await page.getByRole('heading', { name: 'Agents' }).waitFor();
+      // As a person reading the first page would: the lazy pages' code is fetched while it is idle.
+      for (
+        let waited = 0;
+        waited < 10_000 && !['/workflows-', '/credits-'].every((c) => scripts.some((u) => u.includes(c)));
+        waited += 100
+      )
+        await new Promise((resolve) => setTimeout(resolve, 100));
       let gzip = 0;
-      for (const url of scripts) gzip += gzipSync(Buffer.from(await (await fetch(url)).arrayBuffer())).length;
+      for (const url of firstPage) gzip += gzipSync(Buffer.from(await (await fetch(url)).arrayBuffer())).length;
       /** @type {number[]} */
       const times = [];
       for (const label of PAGES) {
@@ -80,7 +90,7 @@ module.exports = {
           {
             label: 'console first page JS, KB gzip',
             rps: Math.round(gzip / 1024),
-            note: `${scripts.length} script file(s)`,
+            note: `${firstPage.length} script file(s)`,
           },
           {
             label: 'console page change to data, ms',

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useEffect, useState, type FormEvent } from 'react';
 import { useSession, useSessionState } from './session';
 import { usePath } from './router';
 import { ErrorNote, Field, Link, Loading } from './ui';
@@ -9,9 +9,13 @@ import { KeysPage } from './pages/keys';
 import { McpPage } from './pages/mcp';
 import { WebhooksPage } from './pages/webhooks';
 
-// The graph and chart libraries are the largest; only their pages load them.
-const WorkflowsPage = lazy(() => import('./pages/workflows'));
-const CreditsPage = lazy(() => import('./pages/credits'));
+// The graph and chart libraries are the largest: the first page loads without them, and they are
+// fetched once the signed-in console is idle, so moving to their pages waits for data only.
+const loadWorkflows = () => import('./pages/workflows');
+const loadCredits = () => import('./pages/credits');
+const WorkflowsPage = lazy(loadWorkflows);
+const CreditsPage = lazy(loadCredits);
+const PREFETCH_AFTER_MS = 1000;
 
 const PAGES = [
   ['agents', 'Agents'],
@@ -33,6 +37,13 @@ function Shell() {
   const session = useSession();
   const [page = 'agents', ...rest] = usePath();
   const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => {
+    const timer = setTimeout(
+      () => void Promise.all([loadWorkflows(), loadCredits()]).catch(() => undefined),
+      PREFETCH_AFTER_MS,
+    );
+    return () => clearTimeout(timer);
+  }, []);
   return (
     <div className="shell">
       <a className="skip" href="#main">

@@ -141,6 +141,8 @@ function Graph({
   return (
     <div className="graph" role="group" aria-label={label}>
       <ReactFlow
+        // fitView applies when the view mounts: a new node or a new error fits the view again.
+        key={`${nodes.length}:${errors?.size ?? 0}`}
         nodes={flow.flowNodes}
         edges={flow.flowEdges}
         fitView

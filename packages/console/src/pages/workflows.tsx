@@ -481,7 +481,12 @@ function WorkflowView({ workflowId }: { workflowId: string }) {
   const run = useMutation({
     mutationFn: (body: { input: Record<string, unknown> }) =>
       must(api.POST('/workflows/{workflow_id}/execute', { params: { path }, body: { ...body, async: true } })),
-    onSuccess: (exe) => navigate(`/workflows/${workflowId}/${exe.execution_id}`),
+    onSuccess: async (exe) => {
+      // The list and the statistics change with every run, whatever is cached.
+      await queries.invalidateQueries({ queryKey: ['executions', workflowId] });
+      await queries.invalidateQueries({ queryKey: ['workflow', workflowId] });
+      navigate(`/workflows/${workflowId}/${exe.execution_id}`);
+    },
   });
   const toggle = useMutation({
     mutationFn: (to: 'pause' | 'resume') =>
@@ -619,6 +624,7 @@ function WorkflowView({ workflowId }: { workflowId: string }) {
 
 function ExecutionView({ workflowId, executionId }: { workflowId: string; executionId: string }) {
   const session = useSession();
+  const queries = useQueryClient();
   const workflow = useWorkflow(workflowId);
   const [chosen, setChosen] = useState<string>();
   const execution = useQuery({
@@ -634,7 +640,10 @@ function ExecutionView({ workflowId, executionId }: { workflowId: string; execut
   const retry = useMutation({
     mutationFn: () =>
       must(api.POST('/executions/{execution_id}/retry', { params: { path: { execution_id: executionId } }, body: {} })),
-    onSuccess: (next) => navigate(`/workflows/${workflowId}/${next.execution_id}`),
+    onSuccess: async (next) => {
+      await queries.invalidateQueries({ queryKey: ['executions', workflowId] });
+      navigate(`/workflows/${workflowId}/${next.execution_id}`);
+    },
   });
   const status = useMemo(
     () => new Map(execution.data?.node_executions.map((n) => [n.node_id, n]) ?? []),

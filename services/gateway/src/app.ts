@@ -1,14 +1,17 @@
-import Koa, { type Middleware } from 'koa';
+import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { tracingEnabled, type Logger, type Metrics } from '@agentplatform/service-kit';
 import type { Backends } from './clients/backends.js';
 import type { GatewayConfig } from './config.js';
 import { mountConsoleRoutes } from './http/console-static.js';
+import { clientAddress } from './http/client-address.js';
+import { JSON_TYPES, jsonBody } from './http/json-body.js';
 import { mountRoutes, type Route, type RouteHooks } from './http/route.js';
 import { mountMcpRoutes } from './mcp/mcp.routes.js';
 import { bindTools, mcpTools } from './mcp/mcp.tools.js';
 import { accessLog } from './middleware/access-log.js';
+import type { AnonymousLimiter } from './middleware/anonymous-limit.js';
 import type { IdempotencyStore } from './middleware/idempotency.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { requestContext } from './middleware/request-context.js';
@@ -31,8 +34,10 @@ export interface AppDeps {
   hooks: RouteHooks;
   /** Idempotency-Key for MCP tool calls (the store behind `hooks.idempotency`). */
   mcpIdempotency?: IdempotencyStore['once'];
-  /** Per-hook limit on the public inbound hooks (`/hooks/<hook_id>...`). */
-  hookRateLimit?: Middleware;
+  /** Per-hook limit on the public inbound hooks (`/hooks/<hook_id>...`), for hooks that exist. */
+  hookLimit?: (ctx: Context, hookId: string) => Promise<void>;
+  /** The per-address budget of requests without valid credentials (shared with the access guard). */
+  anonymous: AnonymousLimiter;
 }
 
 export const API_PREFIXES = ['/api/v1', '/v1'] as const;
@@ -50,28 +55,33 @@ export function createApp(deps: AppDeps): Koa {
   app.use(accessLog(deps.logger));
   app.use(errorHandler(deps.logger, deps.metrics));
   app.use(openAiErrors(deps.logger, deps.metrics));
+  // An address that spent its budget of requests without valid credentials (unknown hook ids
+  // among them) is refused before its hook body is read.
+  app.use((ctx, next) => {
+    if (ctx.path.startsWith('/hooks/')) deps.anonymous.check(clientAddress(ctx));
+    return next();
+  });
+  // JSON bodies are read as text and parsed by jsonBody, which bounds their depth and checks
+  // their keys in linear time before anything reads them (docs/security.md, "Limits on hostile input").
   app.use(
     koaBody({
-      json: true,
+      json: false,
       urlencoded: true,
-      text: false,
+      text: true,
+      textTypes: JSON_TYPES,
       multipart: false,
-      jsonLimit: BODY_LIMIT,
+      textLimit: BODY_LIMIT,
       formLimit: BODY_LIMIT,
-      jsonStrict: true,
       parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     }),
   );
+  app.use(jsonBody());
 
   const root = new Router();
   const mcpToolList = bindTools(mcpTools(deps), deps.routes);
   mountHealthRoutes(root, deps.backends);
   mountDocsRoutes(root, deps.routes, mcpToolList, deps.openAiRoutes);
   mountConsoleRoutes(root);
-  if (deps.hookRateLimit) {
-    const limit = deps.hookRateLimit;
-    app.use((ctx, next) => (ctx.path.startsWith('/hooks/') ? limit(ctx, next) : next()));
-  }
   mountHookRoutes(root, deps);
   mountMcpRoutes(root, {
     guard: deps.hooks.guard,

@@ -16,7 +16,13 @@ import { RevocationFeed } from './clients/revocation-feed.js';
 import { loadGatewayConfig } from './config.js';
 import { IdentityAccessGuard } from './http/access-guard.js';
 import { IdempotencyStore } from './middleware/idempotency.js';
-import { AddressRateLimiter, TenantRateLimiter, hookRateLimit, pruneExpiredCounters } from './middleware/rate-limit.js';
+import { AnonymousLimiter } from './http/anonymous-limit.js';
+import {
+  AddressRateLimiter,
+  HookRateLimiter,
+  TenantRateLimiter,
+  pruneExpiredCounters,
+} from './middleware/rate-limit.js';
 import { apiRoutes, openAiRoutes } from './routes/index.js';
 
 /** Documents one pruning batch deletes: small, so no delete holds a collection for long. */
@@ -58,7 +64,11 @@ async function main(): Promise<void> {
     },
   );
   const addressLimiter = new AddressRateLimiter(store, config.AUTH_RATE_LIMIT_PER_MINUTE);
+  const hookLimiter = new HookRateLimiter(store, config.HOOK_RATE_LIMIT_PER_MINUTE);
+  // Bogus credentials and unknown hook ids draw from one budget per address.
+  const anonymous = new AnonymousLimiter();
   const guard = new IdentityAccessGuard({
+    anonymous,
     backends,
     jwks: new JwksCache(backends, logger),
     limiter: new TenantRateLimiter(store),
@@ -100,7 +110,8 @@ async function main(): Promise<void> {
       addressLimit: (ctx, bucket) => addressLimiter.consume(ctx, bucket),
     },
     mcpIdempotency: idempotency.once,
-    hookRateLimit: hookRateLimit(store, config.HOOK_RATE_LIMIT_PER_MINUTE),
+    hookLimit: (ctx, hookId) => hookLimiter.consume(ctx, hookId),
+    anonymous,
   });
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;

@@ -33,7 +33,7 @@ describe('gateway edges, billing and idempotency', () => {
       }
     });
 
-    it('refuses a NUL character in a JSON key, in bodies, queries and hooks, naming the field', async () => {
+    it('refuses a control character in a JSON key, in bodies, queries and hooks, naming the field', async () => {
       const http = suite.http;
       const memory = await http.post('/api/v1/memory', {
         agent_id: 'agt_x',
@@ -42,7 +42,7 @@ describe('gateway edges, billing and idempotency', () => {
       });
       expect(memory.status).toBe(400);
       expect(memory.body.details).toEqual([
-        { field: 'metadata.ok.bad\\u0000key', message: 'must not contain a NUL character' },
+        { field: 'metadata.ok.bad\\u0000key', message: 'must not contain a control character (U+0000 to U+001F)' },
       ]);
       const hook = await api(suite.platform.url).post(`/hooks/hk_${'0'.repeat(32)}?%00=1`, { a: 1 });
       expect(hook.status).toBe(400);

@@ -9,6 +9,7 @@ import type { JwksCache } from '../clients/jwks-cache.js';
 import type { RevocationListener } from '../clients/revocation-feed.js';
 import { TtlCache } from '../clients/ttl-cache.js';
 import { AnonymousLimiter } from './anonymous-limit.js';
+import { clientAddress } from './client-address.js';
 import { SCOPES, type AccessGuard, type Caller, type RouteAccess, type Scope } from './route.js';
 
 /**
@@ -127,7 +128,7 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
 
   async authorize(ctx: Context, access: RouteAccess): Promise<Caller | undefined> {
     if (access.kind === 'none') return undefined;
-    const address = ctx.ip;
+    const address = clientAddress(ctx);
     let caller: Caller;
     try {
       const token = bearerToken(ctx);

@@ -1,5 +1,6 @@
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import { RateLimiterMemory, RateLimiterMongo, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { clientAddress } from '../http/client-address.js';
 import {
   DomainError,
   GroupCommit,
@@ -170,7 +171,7 @@ export class AddressRateLimiter {
   }
 
   async consume(ctx: Context, bucket: string): Promise<void> {
-    const { ok, res } = await this.limiter.take(`${bucket}:${ctx.ip}`);
+    const { ok, res } = await this.limiter.take(`${bucket}:${clientAddress(ctx)}`);
     if (!ok) throw exceeded(ctx, this.perMinute, res, `${this.perMinute} requests per minute from this address`);
     setHeaders(ctx, this.perMinute, res);
   }
@@ -178,16 +179,22 @@ export class AddressRateLimiter {
 
 /**
  * Inbound workflow hooks (`/hooks/:hook_id...`) are public, so each hook id gets its own budget:
- * a flood aimed at one workflow's hook cannot starve the others. Mount before the hook routes.
+ * a flood aimed at one workflow's hook cannot starve the others. Counted only for a hook the
+ * workflow service knows (routes/hooks), so random ids write no counter.
  */
-export function hookRateLimit(store: LimiterStore, perMinute: number): Middleware {
-  const limiter = mongoLimiter(store, 'hook', perMinute, 60);
-  return async (ctx, next) => {
-    const hookId = /^\/hooks\/([^/]+)/.exec(ctx.path)?.[1];
-    if (!hookId) return next();
-    const { ok, res } = await limiter.take(hookId);
-    if (!ok) throw exceeded(ctx, perMinute, res, `${perMinute} requests per minute to this workflow's hook`);
-    setHeaders(ctx, perMinute, res);
-    return next();
-  };
+export class HookRateLimiter {
+  private readonly limiter: GroupedLimiter;
+
+  constructor(
+    store: LimiterStore,
+    private readonly perMinute: number,
+  ) {
+    this.limiter = mongoLimiter(store, 'hook', perMinute, 60);
+  }
+
+  async consume(ctx: Context, hookId: string): Promise<void> {
+    const { ok, res } = await this.limiter.take(hookId);
+    if (!ok) throw exceeded(ctx, this.perMinute, res, `${this.perMinute} requests per minute to this workflow's hook`);
+    setHeaders(ctx, this.perMinute, res);
+  }
 }

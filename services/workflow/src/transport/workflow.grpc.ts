@@ -24,7 +24,7 @@ import { listExecutions } from '../use-cases/list-executions.js';
 import { listWorkflows } from '../use-cases/list-workflows.js';
 import { retryExecution } from '../use-cases/retry-execution.js';
 import { rotateHook } from '../use-cases/rotate-hook.js';
-import { triggerHook } from '../use-cases/trigger-hook.js';
+import { resolveHook, triggerHook } from '../use-cases/trigger-hook.js';
 import { updateWorkflow } from '../use-cases/update-workflow.js';
 
 type Impl = workflowV1.WorkflowServiceImplementation;
@@ -222,6 +222,7 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
       return executionToProto(execution);
     },
     triggerHook: (req) => hook(req),
+    resolveHook: async (req) => ({ workflowId: (await resolveHook(deps, req)).id }),
     async *triggerHooks(req) {
       if (req.hooks.length > MAX_HOOKS_PER_CALL)
         throw ValidationError.field('hooks', `must be at most ${MAX_HOOKS_PER_CALL} per call`);

@@ -1,7 +1,7 @@
 import { NotFoundError } from '@agentplatform/service-kit';
 import { HOOK_ID } from '../domain/hook-id.js';
 import { isFinished, type Execution } from '../domain/execution.types.js';
-import { hookPathOf, hookResponseMode, type JsonObject } from '../domain/workflow.types.js';
+import { hookPathOf, hookResponseMode, type JsonObject, type Workflow } from '../domain/workflow.types.js';
 import type { UseCaseDeps } from './deps.js';
 import { MAX_WAIT_MS } from './execute-workflow.js';
 import { startExecution } from './start-execution.js';
@@ -10,6 +10,18 @@ export interface TriggerHookInput {
   hookId: string;
   path: string;
   input: JsonObject;
+}
+
+/** The workflow a hook starts: an active workflow whose webhook node is at this path; else not found. */
+export async function resolveHook(
+  deps: UseCaseDeps,
+  hook: Pick<TriggerHookInput, 'hookId' | 'path'>,
+): Promise<Workflow> {
+  if (!HOOK_ID.test(hook.hookId)) throw new NotFoundError('Hook');
+  const workflow = await deps.workflows.getForHook(hook.hookId);
+  if (!workflow || workflow.status !== 'active') throw new NotFoundError('Hook');
+  if (hook.path.replace(/^\/+|\/+$/g, '') !== hookPathOf(workflow)) throw new NotFoundError('Hook');
+  return workflow;
 }
 
 /**
@@ -21,10 +33,7 @@ export async function triggerHook(
   deps: UseCaseDeps,
   input: TriggerHookInput,
 ): Promise<{ execution: Execution; responseMode: 'immediate' | 'last_node' }> {
-  if (!HOOK_ID.test(input.hookId)) throw new NotFoundError('Hook');
-  const workflow = await deps.workflows.getForHook(input.hookId);
-  if (!workflow || workflow.status !== 'active') throw new NotFoundError('Hook');
-  if (input.path.replace(/^\/+|\/+$/g, '') !== hookPathOf(workflow)) throw new NotFoundError('Hook');
+  const workflow = await resolveHook(deps, input);
   // A hook answers 202 {execution_id} (or the result, with last_node): never a running status, so
   // a pure graph may finish before it is stored.
   const execution = await startExecution(deps, { workflow, trigger: 'webhook', input: input.input, runFirst: true });

@@ -1,0 +1,185 @@
+import { randomBytes } from 'node:crypto';
+import { MongoClient } from 'mongodb';
+import { api, newTenant, request, startPlatform, suiteFixture } from '@agentplatform/testing';
+
+/** A hook id of the right shape that no workflow has. */
+const randomHookId = () =>
+  `hk_${randomBytes(24)
+    .toString('base64')
+    .replace(/[^0-9A-Za-z]/g, '')
+    .padEnd(32, '0')
+    .slice(0, 32)}`;
+
+/** Just under the 1 MiB body limit. */
+const BODY_BYTES = 1024 * 1024 - 1024;
+
+async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await work();
+  return { value, ms: performance.now() - started };
+}
+
+/**
+ * Hostile bodies, hooks and addresses (docs/security.md): deeply nested JSON and refused keys are
+ * answered 400 in linear time before anything else reads the body; unknown hook ids write no
+ * rate-limit counter and draw from the per-address budget; IPv6 clients are counted by their /64.
+ * The gateway trusts one proxy hop, so each test speaks from addresses of its own.
+ */
+describe('hostile input at the gateway edge', () => {
+  const platform = suiteFixture(() =>
+    startPlatform({ services: ['identity', 'workflow'], serviceEnv: { gateway: { TRUSTED_PROXY_HOPS: '1' } } }),
+  );
+  let mongo: MongoClient;
+
+  beforeAll(async () => {
+    mongo = await MongoClient.connect(platform.mongoUri);
+  });
+
+  afterAll(async () => {
+    await mongo?.close();
+  });
+
+  const from = (address: string) => ({ 'x-forwarded-for': address });
+
+  describe('bodies', () => {
+    it('a megabyte of nested arrays or objects to an anonymous hook is 400 at once; /healthz stays fast', async () => {
+      const arrays = '['.repeat(BODY_BYTES / 2) + ']'.repeat(BODY_BYTES / 2);
+      const levels = Math.floor(BODY_BYTES / 6);
+      const objects = '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+      const attack = (raw: string, i: number) =>
+        timed(() =>
+          request(platform.url, 'POST', `/hooks/${randomHookId()}`, undefined, {
+            raw,
+            headers: { 'content-type': 'application/json', ...from(`192.0.2.${10 + i}`) },
+          }),
+        );
+      // The bound is what a user would notice, with room for a loaded CI machine: the same /healthz
+      // asked alone just before (before this fix, such a body held the gateway for minutes).
+      const alone = await timed(() => request(platform.url, 'GET', '/healthz'));
+      const bound = Math.max(500, 10 * alone.ms);
+      const [arraysAnswer, objectsAnswer, health] = await Promise.all([
+        attack(arrays, 0),
+        attack(objects, 1),
+        // The bystander asks while the bodies arrive.
+        (async () => {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          return timed(() => request(platform.url, 'GET', '/healthz'));
+        })(),
+      ]);
+      for (const answer of [arraysAnswer, objectsAnswer]) {
+        expect(answer.value.status).toBe(400);
+        expect(answer.value.body).toEqual({
+          error: 'validation_error',
+          message: 'JSON nests deeper than the limit of 64 levels',
+          details: [{ field: 'body', message: 'nests more than 64 levels of objects and arrays' }],
+        });
+        expect(answer.ms).toBeLessThan(bound);
+      }
+      expect(health.value.status).toBe(200);
+      expect(health.ms).toBeLessThan(bound);
+    });
+
+    it('64 levels are a body, 65 are not, even inside a field the route ignores', async () => {
+      const { http } = await newTenant(platform);
+      const nest = (levels: number): unknown => {
+        let value: unknown = 1;
+        for (let i = 0; i < levels; i++) value = { a: value };
+        return value;
+      };
+      // The body object itself is the first level.
+      const workflow = { name: 'deep', nodes: [{ id: 'hook', type: 'webhook', config: {} }], edges: [] };
+      const fits = await http.post('/api/v1/workflows', { ...workflow, ignored: nest(63) });
+      expect(fits.status).toBe(201);
+      const deeper = await http.post('/api/v1/workflows', { ...workflow, ignored: nest(64) });
+      expect(deeper.status).toBe(400);
+      expect(deeper.body.details).toEqual([
+        { field: 'body', message: 'nests more than 64 levels of objects and arrays' },
+      ]);
+    });
+
+    it('valid JSON with a refused key names the key and the rule, not "Malformed JSON body"', async () => {
+      const { http } = await newTenant(platform);
+      const proto = await http.post('/api/v1/workflows', undefined, {
+        raw: '{"name":"x","nodes":[],"extra":{"list":[{"__proto__":{"admin":true}}]}}',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(proto.status).toBe(400);
+      expect(proto.body).toEqual({
+        error: 'validation_error',
+        message: 'Request validation failed',
+        details: [{ field: 'extra.list[0].__proto__', message: 'is a reserved name (__proto__)' }],
+      });
+      const control = await http.post('/api/v1/workflows', { name: 'x', nodes: [], extra: { 'tab\tkey': 1 } });
+      expect(control.status).toBe(400);
+      expect(control.body.details).toEqual([
+        { field: 'extra.tab\\u0009key', message: 'must not contain a control character (U+0000 to U+001F)' },
+      ]);
+      const enveloped = await http.post('/v1/workflows', undefined, {
+        raw: '{"__proto__":1}',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(enveloped.status).toBe(400);
+      expect(enveloped.body.error.details).toEqual([
+        { field: '__proto__', reason: 'invalid_value', message: 'is a reserved name (__proto__)' },
+      ]);
+    });
+  });
+
+  describe('hooks', () => {
+    it('unknown hook ids write no counter and draw from the address budget; real hooks still answer', async () => {
+      const { http } = await newTenant(platform);
+      const created = await http.post('/api/v1/workflows', {
+        name: 'hooked',
+        nodes: [{ id: 'hook', type: 'webhook', config: {} }],
+        edges: [],
+      });
+      expect(created.status).toBe(201);
+      expect((await http.post(`/api/v1/workflows/${created.body.id}/resume`)).status).toBe(200);
+      const counters = mongo.db(platform.gatewayDatabase).collection('rate_limits');
+      const hookCounters = async () =>
+        (await counters.find({}).toArray()).filter((c) => String(c.key).startsWith('hook:')).length;
+      const countersBefore = await hookCounters();
+
+      const answers = [];
+      for (let i = 0; i < 30; i++) {
+        answers.push(
+          await request(platform.url, 'POST', `/hooks/${randomHookId()}`, { i }, { headers: from('198.51.100.7') }),
+        );
+      }
+      // A burst of 20, then about one a second.
+      expect(answers.slice(0, 20).map((a) => a.status)).toEqual(Array(20).fill(404));
+      expect(answers.slice(20).filter((a) => a.status === 429).length).toBeGreaterThanOrEqual(9);
+      const limited = answers.find((a) => a.status === 429)!;
+      expect(limited.body).toEqual({
+        error: 'rate_limit_exceeded',
+        message: expect.any(String),
+        retry_after: expect.any(Number),
+      });
+      expect(limited.headers.get('retry-after')).toBe(String(limited.body.retry_after));
+      // The limited address is refused even with the right hook id; another address is not.
+      const hookUrl = new URL(created.body.webhook_url).pathname;
+      expect((await request(platform.url, 'POST', hookUrl, {}, { headers: from('198.51.100.7') })).status).toBe(429);
+      const real = await request(platform.url, 'POST', hookUrl, { ok: true }, { headers: from('198.51.100.8') });
+      expect(real.status).toBe(202);
+      expect(real.headers.get('x-ratelimit-limit')).toBe('600');
+      // Only the real hook got a counter.
+      expect(await hookCounters()).toBe(countersBefore + 1);
+    });
+
+    it('IPv6 clients are counted by their /64: rotating addresses inside it does not escape', async () => {
+      const answers = [];
+      for (let i = 1; i <= 30; i++) {
+        answers.push(
+          await request(platform.url, 'GET', '/api/v1/agents', undefined, {
+            headers: from(`2001:db8:aa:bb:${i.toString(16)}::${i.toString(16)}`),
+          }),
+        );
+      }
+      expect(answers.slice(0, 20).every((a) => a.status === 401)).toBe(true);
+      expect(answers.slice(20).filter((a) => a.status === 429).length).toBeGreaterThanOrEqual(9);
+      // The next /64 has a budget of its own.
+      const neighbour = await api(platform.url).get('/api/v1/agents', { headers: from('2001:db8:aa:bc::1') });
+      expect(neighbour.status).toBe(401);
+    });
+  });
+});

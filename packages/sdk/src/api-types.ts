@@ -236,7 +236,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Buy credits (tenant owner only); fires billing.purchase.completed */
+    /** Buy credits (tenant owner only, in self-service mode: else 403); fires billing.purchase.completed */
     post: operations['postBillingPurchases'];
     delete?: never;
     options?: never;

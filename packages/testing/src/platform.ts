@@ -113,6 +113,9 @@ export class Platform {
       // New tenants start unlimited so suites that poll are not rate limited; rate-limit suites pass 'free'.
       DEFAULT_PLAN: 'enterprise',
       DATA_ENCRYPTION_KEY: this.dataEncryptionKey,
+      // Tenants buy their own credits, as `npm start` and compose allow (docs/design.md section 5);
+      // a suite, or whoever runs `npm start`, may turn it off.
+      BILLING_SELF_SERVICE: process.env.BILLING_SELF_SERVICE ?? 'true',
       MALLOC_ARENA_MAX: serviceMallocArenas(process.env.MALLOC_ARENA_MAX),
       ...this.options.env,
     };

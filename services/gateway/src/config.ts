@@ -34,6 +34,11 @@ export const gatewayEnvShape = {
   AUTH_RATE_LIMIT_PER_MINUTE: env.int(30, 1),
   /** Requests per minute to one workflow's inbound hooks. */
   HOOK_RATE_LIMIT_PER_MINUTE: env.int(600, 1),
+  /**
+   * The platform operator's bearer token for the operator routes (credit grants: docs/design.md
+   * section 5); unset, those routes are not served (404). At least 32 characters.
+   */
+  OPERATOR_TOKEN: env.string(undefined, { length: 32, message: 'must be at least 32 characters' }).orUnset(),
   /** How long a response stored under an Idempotency-Key is replayed; older records are pruned. */
   IDEMPOTENCY_TTL_HOURS: env.int(24, 1),
   /** How often each replica prunes idempotency records and rate-limit counters past their time. */

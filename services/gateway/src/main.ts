@@ -73,6 +73,7 @@ async function main(): Promise<void> {
     jwks: new JwksCache(backends, logger),
     limiter: new TenantRateLimiter(store),
     cacheTtlMs: config.AUTH_CACHE_TTL_MS,
+    operatorToken: config.OPERATOR_TOKEN,
   });
   // Credentials are cached only once identity's revocations reach this replica (docs/design.md section 4).
   guard.setLive(false);

@@ -40,6 +40,12 @@ export const configShape = {
   WELCOME_CREDITS: env.int(1_000),
   CREDITS_LOW_THRESHOLD: env.int(100),
   /**
+   * Whether tenant owners may buy credits for themselves (docs/design.md section 5). Off, credits
+   * come only from an operator grant. Off by default so that a deployment that forgets it does
+   * not give credits away; `npm start`, the tests and compose turn it on.
+   */
+  BILLING_SELF_SERVICE: env.bool(false),
+  /**
    * A credit reservation (a chat's estimate, a run's credit) that is neither settled nor released
    * within this time is released by the sweep: its holder crashed or lost track of it. Longer
    * than any chat or run start takes, so a live holder always settles first.

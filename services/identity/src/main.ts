@@ -80,6 +80,7 @@ async function main(): Promise<void> {
       defaultPlan: config.DEFAULT_PLAN,
       welcomeCredits: config.WELCOME_CREDITS,
       lowCreditThreshold: config.CREDITS_LOW_THRESHOLD,
+      billingSelfService: config.BILLING_SELF_SERVICE,
       creditHoldTtlMs: config.CREDIT_HOLD_TTL_SECONDS * 1000,
       refreshTtlMs: config.REFRESH_TOKEN_TTL_DAYS * DAY_MS,
       issuer: config.JWT_ISSUER,

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { errors as joseErrors, jwtVerify } from 'jose';
 import type { identityV1 } from '@agentplatform/contracts';
@@ -28,6 +29,8 @@ export interface AccessGuardOptions {
   cacheTtlMs: number;
   /** Requests without valid credentials, per client address; docs/design.md section 5 by default. */
   anonymous?: AnonymousLimiter;
+  /** OPERATOR_TOKEN: what `operator` routes take; unset, they refuse everyone. */
+  operatorToken?: string;
 }
 
 type Verified = Omit<Caller, 'kind'>;
@@ -59,6 +62,10 @@ function bearerToken(ctx: Context): string {
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
   if (!match) throw new UnauthorizedError(header ? 'Authorization must be "Bearer <token>"' : 'Missing bearer token');
   return match[1];
+}
+
+function sha256Digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
 }
 
 function requestedTenant(ctx: Context): string | undefined {
@@ -129,6 +136,10 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
   async authorize(ctx: Context, access: RouteAccess): Promise<Caller | undefined> {
     if (access.kind === 'none') return undefined;
     const address = clientAddress(ctx);
+    if (access.kind === 'operator') {
+      this.verifyOperator(ctx, address);
+      return undefined;
+    }
     let caller: Caller;
     try {
       const token = bearerToken(ctx);
@@ -205,6 +216,28 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
       if (cache.enabled === live) continue;
       cache.enabled = live;
       if (!live) cache.clear();
+    }
+  }
+
+  /**
+   * The operator token, compared in constant time (of SHA-256 digests, so the length of the
+   * configured token leaks nothing either). A wrong one draws from the address's anonymous budget
+   * like any bogus credential, so it cannot be guessed at speed.
+   */
+  private verifyOperator(ctx: Context, address: string): void {
+    this.anonymous.check(address);
+    const expected = this.options.operatorToken;
+    let presented = '';
+    try {
+      presented = bearerToken(ctx);
+    } catch {
+      // Missing or malformed: refused below like a wrong token.
+    }
+    const matches =
+      expected !== undefined && timingSafeEqual(sha256Digest(presented), sha256Digest(expected)) && presented !== '';
+    if (!matches) {
+      this.anonymous.take(address);
+      throw new UnauthorizedError('Invalid operator token');
     }
   }
 

@@ -12,10 +12,14 @@ export { SCOPES, type Scope } from '@agentplatform/service-kit';
 /**
  * Who may call a route: `none` (public: register, login, refresh, health, hooks), `user` (any
  * authenticated caller with no particular scope, API keys only when `apiKeys`, optionally only
- * some tenant roles: me, API-key management, purchases) or one scope (docs/design.md section 4).
+ * some tenant roles: me, API-key management, purchases), one scope (docs/design.md section 4), or
+ * `operator`: the platform's operator token (OPERATOR_TOKEN), acting on no tenant of its own.
  */
 export type RouteAccess =
-  { kind: 'none' } | { kind: 'user'; apiKeys: boolean; roles?: readonly string[] } | { kind: 'scope'; scope: Scope };
+  | { kind: 'none' }
+  | { kind: 'user'; apiKeys: boolean; roles?: readonly string[] }
+  | { kind: 'scope'; scope: Scope }
+  | { kind: 'operator' };
 
 export const publicAccess: RouteAccess = { kind: 'none' };
 /** An access token (a logged-in user), never an API key. */
@@ -25,6 +29,8 @@ export const anyCaller: RouteAccess = { kind: 'user', apiKeys: true };
 /** An access token of a user who owns the tenant. */
 export const ownerOnly: RouteAccess = { kind: 'user', apiKeys: false, roles: ['owner'] };
 export const requireScope = (scope: Scope): RouteAccess => ({ kind: 'scope', scope });
+/** The operator token (OPERATOR_TOKEN), never a user or an API key; the route has no caller. */
+export const operatorOnly: RouteAccess = { kind: 'operator' };
 
 /** The caller, as established by the authentication middleware. */
 export interface Caller {

@@ -121,7 +121,7 @@ function operation(route: Route): JsonSchema {
     parameters: [
       ...parameters(route.params, 'path', route.path),
       ...parameters(route.query, 'query', route.path),
-      ...(access.kind === 'none'
+      ...(access.kind === 'none' || access.kind === 'operator'
         ? []
         : [
             {
@@ -137,7 +137,8 @@ function operation(route: Route): JsonSchema {
         : []),
     ].filter((p, i, all) => all.findIndex((q) => q.name === p.name && q.in === p.in) === i),
     responses,
-    security: access.kind === 'none' ? [] : [{ bearer: [] }, { login: [] }],
+    security:
+      access.kind === 'none' ? [] : access.kind === 'operator' ? [{ operator: [] }] : [{ bearer: [] }, { login: [] }],
     'x-access': access.kind === 'scope' ? { scope: access.scope } : access,
   };
   if (route.body) {
@@ -213,6 +214,11 @@ export function buildOpenApiDocument(
           type: 'http',
           scheme: 'bearer',
           description: 'An access token (JWT) from login or refresh, or an API key (apk_...)',
+        },
+        operator: {
+          type: 'http',
+          scheme: 'bearer',
+          description: "The platform operator's token (OPERATOR_TOKEN); operator routes are served only when it is set",
         },
         login: {
           type: 'oauth2',

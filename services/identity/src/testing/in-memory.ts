@@ -301,6 +301,7 @@ export function inMemoryIdentityDeps() {
       defaultPlan: 'free' as const,
       welcomeCredits: 100,
       lowCreditThreshold: 10,
+      billingSelfService: true,
       creditHoldTtlMs: 60_000,
       refreshTtlMs: 86_400_000,
       issuer: 'test',

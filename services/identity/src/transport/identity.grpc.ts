@@ -8,6 +8,7 @@ import {
   chargeCredits,
   getBalance,
   getCredits,
+  grantCredits,
   purchaseCredits,
   refundCredits,
   releaseCredits,
@@ -69,6 +70,15 @@ function entry(e: LedgerEntry): identityV1.LedgerEntry {
 }
 
 /** Calls on a tenant's data must name it; an empty tenant_id is a caller bug, not "all tenants". */
+function purchaseToProto(made: LedgerEntry): identityV1.PurchaseCreditsResponse {
+  return {
+    purchaseId: made.id,
+    credits: made.amount,
+    balance: made.balanceAfter,
+    createdAt: made.createdAt.toISOString(),
+  };
+}
+
 function tenant(tenantId: string): string {
   if (!tenantId) throw ValidationError.field('tenant_id', 'is required');
   return tenantId;
@@ -234,12 +244,15 @@ export function identityService(deps: UseCaseDeps, logger: Logger): identityV1.I
         credits: req.credits,
         idempotencyKey: req.idempotencyKey || randomUUID(),
       });
-      return {
-        purchaseId: made.id,
-        credits: made.amount,
-        balance: made.balanceAfter,
-        createdAt: made.createdAt.toISOString(),
-      };
+      return purchaseToProto(made);
+    },
+    async grantCredits(req) {
+      const made = await grantCredits(deps, {
+        tenantId: tenant(req.tenantId),
+        credits: req.credits,
+        idempotencyKey: req.idempotencyKey || randomUUID(),
+      });
+      return purchaseToProto(made);
     },
   };
 }

@@ -118,6 +118,25 @@ describe('purchases', () => {
     expect(new Set(purchases.map((e) => e.id)).size).toBe(1);
   });
 
+  it('refuses purchases outside self-service mode; an operator grant adds the same entry and event', async () => {
+    const { deps, fakes, owner, tenantId, balance } = await setup();
+    deps.settings.billingSelfService = false;
+    await expect(
+      credits.purchaseCredits(deps, { tenantId, userId: owner.user.id, credits: 50, idempotencyKey: 'order-1' }),
+    ).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(balance()).resolves.toBe(100);
+    const grant = () => credits.grantCredits(deps, { tenantId, credits: 70, idempotencyKey: 'grant-1' });
+    const entry = await grant();
+    await grant();
+    expect(entry).toMatchObject({ type: 'purchase', amount: 70, balanceAfter: 170, description: 'Operator grant' });
+    await expect(balance()).resolves.toBe(170);
+    const events = fakes.outbox.events.filter((e): e is EventEnvelope => e.type === 'billing.purchase.completed');
+    expect(new Set(events.map((e) => e.id))).toEqual(new Set([`evt_purchase_${entry.id}`]));
+    await expect(
+      credits.grantCredits(deps, { tenantId: 'ten_none', credits: 1, idempotencyKey: 'grant-2' }),
+    ).rejects.toMatchObject({ code: 'not_found' });
+  });
+
   it('names credits when the amount is bad', async () => {
     const { deps, owner, tenantId } = await setup();
     const error = await credits

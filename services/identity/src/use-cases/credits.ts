@@ -119,18 +119,19 @@ export async function refundCredits(deps: UseCaseDeps, input: MovementInput): Pr
   return entry;
 }
 
-/** An owner buys credits; fires billing.purchase.completed. */
-export async function purchaseCredits(
+/**
+ * Credits bought or granted: a purchase entry and its billing.purchase.completed event, keyed by
+ * the caller's idempotency key so a retry never adds twice.
+ */
+async function addPurchased(
   deps: UseCaseDeps,
-  input: { tenantId: string; userId: string; credits: number; idempotencyKey: string },
+  input: { tenantId: string; credits: number; ledgerKey: string; description: string },
 ): Promise<LedgerEntry> {
-  const membership = await deps.tenants.findMembership(input.tenantId, input.userId);
-  if (membership?.role !== 'owner') throw new ForbiddenError('Only the tenant owner can purchase credits');
   const movement = {
     tenantId: input.tenantId,
     amount: input.credits,
-    idempotencyKey: `purchase:${input.idempotencyKey}`,
-    description: 'Credit purchase',
+    idempotencyKey: input.ledgerKey,
+    description: input.description,
   };
   checkMovement(movement, 'credits');
   const entry = await write(deps, input.tenantId, {
@@ -152,6 +153,45 @@ export async function purchaseCredits(
   ]);
   await rearm(deps, entry);
   return entry;
+}
+
+/**
+ * An owner buys credits; fires billing.purchase.completed. Only in self-service mode: credits are
+ * bought, not minted (docs/design.md section 5), and where no payment stands behind a purchase
+ * they come from an operator grant instead.
+ */
+export async function purchaseCredits(
+  deps: UseCaseDeps,
+  input: { tenantId: string; userId: string; credits: number; idempotencyKey: string },
+): Promise<LedgerEntry> {
+  if (!deps.settings.billingSelfService) {
+    throw new ForbiddenError('Credits are not sold to tenants on this platform; an operator grants them');
+  }
+  const membership = await deps.tenants.findMembership(input.tenantId, input.userId);
+  if (membership?.role !== 'owner') throw new ForbiddenError('Only the tenant owner can purchase credits');
+  return addPurchased(deps, {
+    tenantId: input.tenantId,
+    credits: input.credits,
+    ledgerKey: `purchase:${input.idempotencyKey}`,
+    description: 'Credit purchase',
+  });
+}
+
+/**
+ * An operator grants a tenant credits: the same entry and event as a purchase, under keys of
+ * their own (`grant:`), so an operator's key never meets a tenant's purchase key.
+ */
+export async function grantCredits(
+  deps: UseCaseDeps,
+  input: { tenantId: string; credits: number; idempotencyKey: string },
+): Promise<LedgerEntry> {
+  if (!(await deps.tenants.findTenant(input.tenantId))) throw new NotFoundError('Tenant');
+  return addPurchased(deps, {
+    tenantId: input.tenantId,
+    credits: input.credits,
+    ledgerKey: `grant:${input.idempotencyKey}`,
+    description: 'Operator grant',
+  });
 }
 
 export interface Reservation {

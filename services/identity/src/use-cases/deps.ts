@@ -26,6 +26,8 @@ export interface UseCaseDeps {
     defaultPlan: PlanName;
     welcomeCredits: number;
     lowCreditThreshold: number;
+    /** Tenant owners may buy credits for themselves (BILLING_SELF_SERVICE). */
+    billingSelfService: boolean;
     /** How long a credit reservation stays open before the sweep releases it. */
     creditHoldTtlMs: number;
     refreshTtlMs: number;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { limitParam } from '../../http/paging.js';
-import { defineRoute, ownerOnly, requireScope, type Route } from '../../http/route.js';
+import { defineRoute, operatorOnly, ownerOnly, requireScope, type Route } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
 
 const creditsQuery = z.object({ limit: limitParam });
@@ -33,8 +33,46 @@ const purchaseResponse = z.object({
   created_at: z.string(),
 });
 
-/** docs/design.md section 5: the tenant's balance and ledger, and purchases by its owner. */
-export function billingRoutes({ backends }: RouteDeps): Route[] {
+const grantParams = z.object({ tenant_id: z.string().min(1).max(64) });
+
+function purchaseToJson(answer: { purchaseId: string; credits: number; balance: number; createdAt: string }) {
+  return { id: answer.purchaseId, credits: answer.credits, balance: answer.balance, created_at: answer.createdAt };
+}
+
+/**
+ * docs/design.md section 5: the tenant's balance and ledger, purchases by its owner (refused with
+ * 403 by identity unless BILLING_SELF_SERVICE), and the operator's grants, served only when
+ * OPERATOR_TOKEN is set (else the path is a 404 like any other unknown route).
+ */
+export function billingRoutes({ backends, config }: RouteDeps): Route[] {
+  const operatorRoutes = config.OPERATOR_TOKEN
+    ? [
+        defineRoute({
+          method: 'post',
+          path: '/operator/tenants/:tenant_id/credits',
+          summary:
+            'Grant a tenant credits (operator token); the same ledger entry and billing.purchase.completed as a purchase',
+          tag: 'operator',
+          access: operatorOnly,
+          idempotent: true,
+          params: grantParams,
+          body: purchaseBody,
+          example: { credits: 500 },
+          status: 201,
+          response: purchaseResponse,
+          handler: async ({ body, params, ctx }) =>
+            purchaseToJson(
+              await backends.identity.grantCredits({
+                tenantId: params.tenant_id,
+                credits: body.credits,
+                // The operator has no tenant to scope the gateway's Idempotency-Key records by:
+                // the ledger's key alone makes a retry grant once.
+                idempotencyKey: ctx.get('idempotency-key'),
+              }),
+            ),
+        }),
+      ]
+    : [];
   return [
     defineRoute({
       method: 'get',
@@ -63,7 +101,7 @@ export function billingRoutes({ backends }: RouteDeps): Route[] {
     defineRoute({
       method: 'post',
       path: '/billing/purchases',
-      summary: 'Buy credits (tenant owner only); fires billing.purchase.completed',
+      summary: 'Buy credits (tenant owner only, in self-service mode: else 403); fires billing.purchase.completed',
       tag: 'billing',
       access: ownerOnly,
       idempotent: true,
@@ -79,13 +117,9 @@ export function billingRoutes({ backends }: RouteDeps): Route[] {
           // The same key reaches the ledger, so even a retry that bypasses the gateway's store cannot double-buy.
           idempotencyKey: ctx.get('idempotency-key'),
         });
-        return {
-          id: answer.purchaseId,
-          credits: answer.credits,
-          balance: answer.balance,
-          created_at: answer.createdAt,
-        };
+        return purchaseToJson(answer);
       },
     }),
+    ...operatorRoutes,
   ];
 }

@@ -895,6 +895,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -904,6 +906,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1194,6 +1198,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1203,6 +1209,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1335,6 +1343,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1344,6 +1354,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1418,6 +1430,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1427,6 +1441,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1667,6 +1683,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1676,6 +1694,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1833,6 +1853,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1842,6 +1864,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1927,6 +1951,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1936,6 +1962,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2045,6 +2073,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2054,6 +2084,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2132,6 +2164,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2141,6 +2175,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2285,6 +2321,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2294,6 +2332,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2368,6 +2408,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2377,6 +2419,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2492,6 +2536,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2501,6 +2547,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2584,6 +2632,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2593,6 +2643,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2685,6 +2737,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2694,6 +2748,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2795,6 +2851,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2804,6 +2862,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2912,6 +2972,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2921,6 +2983,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3006,6 +3070,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3015,6 +3081,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3128,6 +3196,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3137,6 +3207,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3502,6 +3574,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3511,6 +3585,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3798,6 +3874,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3807,6 +3885,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3949,6 +4029,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3958,6 +4040,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4047,6 +4131,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4056,6 +4142,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4130,6 +4218,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4139,6 +4229,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4266,6 +4358,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4275,6 +4369,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4441,6 +4537,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4450,6 +4548,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4559,6 +4659,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4568,6 +4670,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4691,6 +4795,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4700,6 +4806,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4966,6 +5074,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4975,6 +5085,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5115,6 +5227,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5124,6 +5238,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5209,6 +5325,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5218,6 +5336,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5291,6 +5411,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5300,6 +5422,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5428,6 +5552,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5437,6 +5563,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5538,6 +5666,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5547,6 +5677,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5659,6 +5791,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5668,6 +5802,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5776,6 +5912,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5785,6 +5923,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5900,6 +6040,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5909,6 +6051,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6010,6 +6154,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6019,6 +6165,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6127,6 +6275,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6136,6 +6286,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6225,6 +6377,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6234,6 +6388,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6477,6 +6633,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6486,6 +6644,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6611,6 +6771,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6620,6 +6782,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6828,6 +6992,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6837,6 +7003,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6911,6 +7079,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6920,6 +7090,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7134,6 +7306,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7143,6 +7317,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7235,6 +7411,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7244,6 +7422,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7355,6 +7535,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7364,6 +7546,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7484,6 +7668,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7493,6 +7679,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7618,6 +7806,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7627,6 +7817,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7702,6 +7894,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7711,6 +7905,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7786,6 +7982,8 @@ export interface operations {
       /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
       429: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7795,6 +7993,8 @@ export interface operations {
       /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
       503: {
         headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {

@@ -13,7 +13,7 @@ import { bindTools, mcpTools } from './mcp/mcp.tools.js';
 import { accessLog } from './middleware/access-log.js';
 import type { AnonymousLimiter } from './middleware/anonymous-limit.js';
 import type { IdempotencyStore } from './middleware/idempotency.js';
-import { errorHandler } from './middleware/error-handler.js';
+import { errorHandler, methodNotAllowed } from './middleware/error-handler.js';
 import { requestContext } from './middleware/request-context.js';
 import { tracedRequestContext } from './middleware/request-tracing.js';
 import { mountHealthRoutes } from './routes/health.routes.js';
@@ -55,6 +55,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(accessLog(deps.logger));
   app.use(errorHandler(deps.logger, deps.metrics));
   app.use(openAiErrors(deps.logger, deps.metrics));
+  app.use(methodNotAllowed());
   // An address that spent its budget of requests without valid credentials (unknown hook ids
   // among them) is refused before its hook body is read.
   app.use((ctx, next) => {
@@ -91,13 +92,16 @@ export function createApp(deps: AppDeps): Koa {
     metrics: deps.metrics,
   });
   app.use(root.routes());
+  // A method a path does not serve answers 405 with the methods it does in `Allow` (RFC 9110);
+  // methodNotAllowed (middleware/error-handler.ts) writes the body.
+  app.use(root.allowedMethods());
   if (deps.openAiRoutes) app.use(openAiRouter(deps.openAiRoutes, deps.hooks).routes());
 
   for (const prefix of API_PREFIXES) {
     const api = new Router({ prefix });
     mountRoutes(api, deps.routes, deps.hooks);
     app.use(api.routes());
-    app.use(api.allowedMethods({ throw: true }));
+    app.use(api.allowedMethods());
   }
   return app;
 }

@@ -6,7 +6,10 @@ describe('gateway edges, billing and idempotency', () => {
   /** The platform, a tap on its events and a first tenant, whose owner most tests act as. */
   const suite = suiteFixture(() => startTenantPlatform({ services: ['identity'] }, 'edges'));
 
-  function rawRequest(method: string, path: string): Promise<{ status: number; body: string }> {
+  function rawRequest(
+    method: string,
+    path: string,
+  ): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
     return new Promise((resolve, reject) => {
       const req = http.request(
         new URL(path, suite.platform.url),
@@ -15,7 +18,7 @@ describe('gateway edges, billing and idempotency', () => {
           let body = '';
           res.setEncoding('utf8');
           res.on('data', (chunk: string) => (body += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
         },
       );
       req.on('error', reject);
@@ -24,12 +27,19 @@ describe('gateway edges, billing and idempotency', () => {
   }
 
   describe('errors and edges', () => {
-    it('answers a method no route serves (TRACE included) with 405, not 500', async () => {
+    it('answers a method no route serves (TRACE included) with 405 and Allow (RFC 9110), not 500', async () => {
       // fetch refuses to send TRACE, so node:http sends them all.
-      for (const method of ['TRACE', 'PATCH']) {
-        const res = await rawRequest(method, '/api/v1/auth/me');
-        expect(res.status).toBe(405);
-        expect(JSON.parse(res.body).error).toBe('method_not_allowed');
+      for (const [method, path, allow] of [
+        ['TRACE', '/api/v1/auth/me', 'HEAD, GET'],
+        ['PATCH', '/api/v1/auth/me', 'HEAD, GET'],
+        ['DELETE', '/v1/agents', 'HEAD, GET, POST'],
+        ['GET', `/hooks/hk_${'0'.repeat(32)}`, 'POST'],
+        ['POST', '/healthz', 'HEAD, GET'],
+      ]) {
+        const res = await rawRequest(method!, path!);
+        expect([method, path, res.status, res.headers.allow]).toEqual([method, path, 405, allow]);
+        const { error } = JSON.parse(res.body);
+        expect(path!.startsWith('/v1/') ? error.code : error).toBe('method_not_allowed');
       }
     });
 
@@ -263,6 +273,13 @@ describe('gateway edges, billing and idempotency', () => {
         expect.objectContaining({ name: 'key_id', in: 'path', required: true }),
       );
       expect(res.body.paths['/billing/credits'].get['x-access']).toEqual({ scope: 'billing:read' });
+      // Every REST operation may answer the per-address (or per-tenant) 429, with Retry-After.
+      const operations = Object.entries(res.body.paths).flatMap(([path, methods]) =>
+        Object.entries(methods as Record<string, any>)
+          .filter(([method]) => method !== 'servers' && path !== '/mcp')
+          .map(([method, op]) => [`${method} ${path}`, op.responses['429']?.headers?.['Retry-After'] !== undefined]),
+      );
+      expect(operations.filter(([, documented]) => !documented)).toEqual([]);
     });
 
     it('serves the docs page and its assets locally', async () => {

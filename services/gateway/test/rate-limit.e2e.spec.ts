@@ -10,7 +10,7 @@ describe('rate limits', () => {
   beforeAll(async () => {
     const gatewayEnv = { TRUSTED_PROXY_HOPS: '1', AUTH_RATE_LIMIT_PER_MINUTE: '8', HOOK_RATE_LIMIT_PER_MINUTE: '3' };
     platform = await startPlatform({
-      services: ['identity'],
+      services: ['identity', 'workflow'],
       env: { DEFAULT_PLAN: 'free' },
       serviceEnv: { gateway: gatewayEnv },
     });
@@ -98,14 +98,24 @@ describe('rate limits', () => {
   });
 
   it("limits each workflow's inbound hooks separately, across replicas", async () => {
-    const hook = (url: string, workflowId: string) =>
-      api(url).post(`/hooks/${workflowId}/incoming`, { hello: 'world' });
-    for (let i = 0; i < 3; i += 1)
-      expect((await hook(i % 2 ? secondUrl : platform.url, 'wf_flooded')).status).not.toBe(429);
-    const refused = await hook(platform.url, 'wf_flooded');
+    const user = await registerUser(platform.url);
+    const owner = api(platform.url, user.accessToken);
+    const activeHook = async (name: string): Promise<string> => {
+      const created = await owner.post('/api/v1/workflows', {
+        name,
+        nodes: [{ id: 'hook', type: 'webhook', config: { path: 'incoming' } }],
+        edges: [],
+      });
+      expect((await owner.post(`/api/v1/workflows/${created.body.id}/resume`)).status).toBe(200);
+      return new URL(created.body.webhook_url).pathname;
+    };
+    const [flooded, other] = [await activeHook('flooded'), await activeHook('other')];
+    const hook = (url: string, hookPath: string) => api(url).post(hookPath, { hello: 'world' });
+    for (let i = 0; i < 3; i += 1) expect((await hook(i % 2 ? secondUrl : platform.url, flooded)).status).toBe(202);
+    const refused = await hook(platform.url, flooded);
     expect(refused.status).toBe(429);
     expect(refused.body.error).toBe('rate_limit_exceeded');
     expect(refused.headers.get('x-ratelimit-limit')).toBe('3');
-    expect((await hook(secondUrl, 'wf_other')).status).not.toBe(429);
+    expect((await hook(secondUrl, other)).status).toBe(202);
   });
 });

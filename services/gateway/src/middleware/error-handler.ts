@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { NotFoundError, type Logger, type Metrics } from '@agentplatform/service-kit';
+import { DomainError, NotFoundError, type Logger, type Metrics } from '@agentplatform/service-kit';
 import { envelopeErrorBody, flatErrorBody, httpStatusOf, toDomainError, usesEnvelope } from '../http/error-body.js';
 
 /**
@@ -23,6 +23,22 @@ export function errorHandler(logger: Logger, metrics: Metrics): Middleware {
           : httpStatusOf(error);
       ctx.body = envelope ? envelopeErrorBody(error) : flatErrorBody(error);
       if (error.retryAfter !== undefined) ctx.set('Retry-After', String(error.retryAfter));
+    }
+  };
+}
+
+/**
+ * The routers answer a method a path does not serve (405) or one served nowhere (501, e.g. TRACE)
+ * themselves and set `Allow` (RFC 9110), which stays on the error answer; this turns their empty
+ * answer into the error, thrown where the error middlewares (the OpenAI one included) shape it.
+ * For the caller both are a method this route does not serve; a path no route serves is not found.
+ */
+export function methodNotAllowed(): Middleware {
+  return async (ctx, next) => {
+    await next();
+    if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
+      if (!ctx.response.get('Allow')) throw new NotFoundError('Route');
+      throw new DomainError('method_not_allowed', 'Method not allowed on this route');
     }
   };
 }

@@ -71,6 +71,13 @@ const ROUTE_ERRORS: Partial<Record<ErrorCode, string>> = {
   conflict: "The resource's state forbids this, or it already exists (conflict)",
 };
 
+/** What a 429 or 503 carries besides `retry_after` in its body. */
+const retryAfterHeader = {
+  headers: {
+    'Retry-After': { schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait before retrying' },
+  },
+};
+
 function operation(route: Route): JsonSchema {
   const status = String(route.status ?? 200);
   const responses: Record<string, unknown> = {
@@ -88,7 +95,7 @@ function operation(route: Route): JsonSchema {
   const errorRef = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
   for (const [code, description] of Object.entries(ERROR_STATUSES)) {
     if (route.access.kind === 'none' && (code === '401' || code === '403')) continue;
-    responses[code] = { description, ...errorRef };
+    responses[code] = { description, ...errorRef, ...(code === '429' || code === '503' ? retryAfterHeader : {}) };
   }
   if (route.validationStatus === 422) {
     responses['422'] = { description: 'Invalid fields (validation_error)', ...errorRef };

@@ -52,6 +52,17 @@ export class ValidationError extends DomainError {
   }
 }
 
+/**
+ * A call whose answer was lost: it ran out of time, or its connection failed, with no answer from
+ * the other side, which may have performed it all the same. Whoever retries writes must not take
+ * it as "not done" (the gateway's Idempotency-Key keeps its record: docs/api-guide.md).
+ */
+export class AnswerLostError extends DomainError {
+  constructor(message: string, retryAfter: number) {
+    super('service_unavailable', message, [], retryAfter);
+  }
+}
+
 export class NotFoundError extends DomainError {
   constructor(resource: string) {
     super('not_found', `${resource} not found`);

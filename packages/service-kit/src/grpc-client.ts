@@ -3,7 +3,7 @@ import { createChannel, createClientFactory, type Channel, type Client, type Com
 import { ClientError, Metadata, Status, type CallOptions, type ClientMiddlewareCall } from 'nice-grpc-common';
 import { BadRequest, ErrorInfo, RetryInfo, RichClientError, type ErrorDetails } from 'nice-grpc-error-details';
 import { REQUEST_ID_METADATA_KEY, currentRequestId } from './context.js';
-import { DomainError, errorCodeForGrpcStatus, isErrorCode, type FieldIssue } from './errors.js';
+import { AnswerLostError, DomainError, errorCodeForGrpcStatus, isErrorCode, type FieldIssue } from './errors.js';
 import { DETAILS_TRAILER, decodeStatusDetails } from './grpc-error-details.js';
 import { tracingClientMiddleware } from './grpc-tracing.js';
 import type { InFlightLimit } from './in-flight-limit.js';
@@ -167,14 +167,15 @@ export function fromClientError(error: unknown): unknown {
   // A deadline or an unreachable backend is the platform's state, not the caller's mistake: a
   // 503 that names no internal service or method, with a hint when to retry (docs/design.md section 3).
   if (error.code === Status.DEADLINE_EXCEEDED && reason === undefined) {
-    return new DomainError('service_unavailable', 'The service did not answer in time; please retry', [], 2);
+    return new AnswerLostError('The service did not answer in time; please retry', 2);
   }
   const code = reason && isErrorCode(reason) ? reason : errorCodeForGrpcStatus(error.code);
   if (code === 'service_unavailable') {
-    return new DomainError(
-      code,
-      reason === code ? error.details : 'The service is temporarily unavailable; please retry',
-      [],
+    // Refused by the service itself (it says why): not performed. Otherwise the transport failed,
+    // perhaps after the call was sent.
+    if (reason === code) return new DomainError(code, error.details, [], retryAfter ?? UNAVAILABLE_RETRY_AFTER_S);
+    return new AnswerLostError(
+      'The service is temporarily unavailable; please retry',
       retryAfter ?? UNAVAILABLE_RETRY_AFTER_S,
     );
   }

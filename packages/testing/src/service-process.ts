@@ -105,6 +105,11 @@ export class ServiceProcess {
     clearTimeout(timer);
   }
 
+  /** Sends a signal: SIGSTOP and SIGCONT make a process that hangs and comes back (lost answers). */
+  signal(name: NodeJS.Signals): void {
+    this.child?.kill(name);
+  }
+
   /** A crash: SIGKILL, no chance to clean up. */
   async kill(): Promise<void> {
     const child = this.child;

@@ -84,6 +84,11 @@ export interface RouteDefinition<B = unknown, Q = unknown, P = Record<string, st
   response?: z.ZodType;
   /** Idempotency-Key support (POST routes with side effects). */
   idempotent?: boolean;
+  /**
+   * The handler passes the Idempotency-Key to a backend that performs the request once per key
+   * (the credit ledger): a retry after a lost answer runs it again and gets the first outcome.
+   */
+  keyReachesBackend?: boolean;
   /** Status of a validation error: 422 on the auth endpoints (docs/api-guide.md, "Errors"), 400 elsewhere. */
   validationStatus?: 400 | 422;
   /** Counts the request against a per-client-address budget of this name (unauthenticated routes). */
@@ -114,7 +119,12 @@ export interface AccessGuard {
 /** Everything a route needs around its handler; idempotency wraps the handler when asked. */
 export interface RouteHooks {
   guard: AccessGuard;
-  idempotency?: (ctx: Context, caller: Caller | undefined, run: () => Promise<void>) => Promise<void>;
+  idempotency?: (
+    ctx: Context,
+    caller: Caller | undefined,
+    run: () => Promise<void>,
+    options: { rerunAfterLostAnswer?: boolean },
+  ) => Promise<void>;
   addressLimit?: (ctx: Context, bucket: string) => Promise<void>;
 }
 
@@ -154,7 +164,7 @@ export function mountRoutes(router: Router, routes: ReadonlyArray<Route>, hooks:
         if (result !== undefined) ctx.body = result;
       };
       if (route.idempotent && hooks.idempotency && ctx.get('idempotency-key')) {
-        await hooks.idempotency(ctx, caller, respond);
+        await hooks.idempotency(ctx, caller, respond, { rerunAfterLostAnswer: route.keyReachesBackend === true });
       } else {
         await respond();
       }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import {
+  AnswerLostError,
   ConflictError,
   ValidationError,
   isDuplicateKeyError,
@@ -14,7 +15,8 @@ interface StoredResponse {
   /** `<tenant>:<caller>:<Idempotency-Key>`: the caller is the user id or the API key id. */
   _id: string;
   fingerprint: string;
-  state: 'running' | 'done';
+  /** `lost`: the request failed with its answer lost (AnswerLostError): it may have been performed. */
+  state: 'running' | 'done' | 'lost';
   status?: number;
   /** The response body as JSON, sealed with the SecretBox: it may carry a new API key or signing secret. */
   body_sealed?: string;
@@ -33,6 +35,19 @@ export interface IdempotencyOptions {
 }
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
+
+export interface OnceOptions {
+  /**
+   * The request passes the key to a backend that performs it once per key (the credit ledger), so
+   * after a lost answer it is run again and gets the first outcome. Otherwise a retry after a lost
+   * answer is refused (409), since running it again might perform it twice.
+   */
+  rerunAfterLostAnswer?: boolean;
+}
+
+const LOST_ON_RETRY =
+  'The first request with this Idempotency-Key may have been performed, but its answer was lost; it is not ' +
+  'performed again under this key. Check whether it took effect before sending it under a new key';
 
 export interface IdempotentAnswer {
   status: number;
@@ -77,8 +92,11 @@ function sealContext(id: string): string {
  * caller (tenant and user or API key: the same key from another caller is another key) and
  * replayed for a retry of the same request; the key with a different request is 409; a retry
  * while the first is still running is 409. A failed request releases its key, so it can be
- * retried once the cause is fixed. Stored bodies are encrypted, whatever the route: any of them
- * may carry a secret, and sealing them all leaves no route to forget.
+ * retried once the cause is fixed, except one whose answer was lost (a deadline, a broken
+ * connection: AnswerLostError), which the backend may have performed: its key is kept, the 503
+ * says so, and a retry is never performed twice (docs/api-guide.md, "Idempotency-Key"). Stored
+ * bodies are encrypted, whatever the route: any of them may carry a secret, and sealing them all
+ * leaves no route to forget.
  */
 export class IdempotencyStore {
   private readonly lockMs: number;
@@ -121,14 +139,25 @@ export class IdempotencyStore {
   }
 
   /** The `hooks.idempotency` of mountRoutes. */
-  readonly handle = async (ctx: Context, caller: Caller | undefined, run: () => Promise<void>): Promise<void> => {
+  readonly handle = async (
+    ctx: Context,
+    caller: Caller | undefined,
+    run: () => Promise<void>,
+    options: OnceOptions = {},
+  ): Promise<void> => {
     // Public routes have no tenant to scope keys by.
     if (!caller) return run();
     const request = `${ctx.method} ${apiPath(ctx.path)}?${ctx.querystring}\n${canonical((ctx.request as { body?: unknown }).body ?? null)}`;
-    const answer = await this.once(caller, ctx.get('idempotency-key'), request, async () => {
-      await run();
-      return { status: ctx.status, body: ctx.body };
-    });
+    const answer = await this.once(
+      caller,
+      ctx.get('idempotency-key'),
+      request,
+      async () => {
+        await run();
+        return { status: ctx.status, body: ctx.body };
+      },
+      options,
+    );
     if (answer.replayed) {
       ctx.status = answer.status;
       ctx.body = answer.body;
@@ -146,12 +175,13 @@ export class IdempotencyStore {
     key: string,
     request: string,
     run: () => Promise<{ status: number; body: unknown }>,
+    options: OnceOptions = {},
   ): Promise<IdempotentAnswer> => {
     if (!KEY.test(key)) throw ValidationError.field('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
     const id = `${caller.tenantId}:${principal(caller)}:${key}`;
     const fingerprint = createHash('sha256').update(request).digest('hex');
 
-    const replay = await this.claim(id, fingerprint);
+    const replay = await this.claim(id, fingerprint, options);
     if (replay) {
       const body =
         replay.body_sealed === undefined
@@ -163,8 +193,19 @@ export class IdempotencyStore {
     try {
       answer = await run();
     } catch (error) {
-      await this.collection.deleteOne({ _id: id, state: 'running' }).catch(() => undefined);
-      throw error;
+      if (!(error instanceof AnswerLostError)) {
+        await this.collection.deleteOne({ _id: id, state: 'running' }).catch(() => undefined);
+        throw error;
+      }
+      // The backend may have performed it: keep the key, so that a retry is not performed twice.
+      await this.collection
+        .updateOne({ _id: id, state: 'running' }, { $set: { state: 'lost' }, $unset: { locked_until: '' } })
+        .catch(() => undefined);
+      throw new AnswerLostError(
+        `${error.message.replace(/; please retry$/, '')}. The request may have been performed: retrying it with ` +
+          'the same Idempotency-Key is safe, it is never performed twice',
+        error.retryAfter ?? 2,
+      );
     }
     await this.collection.updateOne(
       { _id: id },
@@ -181,7 +222,7 @@ export class IdempotencyStore {
   };
 
   /** Claims the key for this request, or returns the stored response to replay. */
-  private async claim(id: string, fingerprint: string): Promise<StoredResponse | undefined> {
+  private async claim(id: string, fingerprint: string, options: OnceOptions): Promise<StoredResponse | undefined> {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const now = new Date();
       try {
@@ -202,6 +243,15 @@ export class IdempotencyStore {
         throw new ConflictError('This Idempotency-Key was already used with a different request');
       }
       if (existing.state === 'done') return existing;
+      if (existing.state === 'lost') {
+        if (!options.rerunAfterLostAnswer) throw new ConflictError(LOST_ON_RETRY);
+        const retaken = await this.collection.updateOne(
+          { _id: id, state: 'lost' },
+          { $set: { state: 'running', locked_until: new Date(now.getTime() + this.lockMs) } },
+        );
+        if (retaken.modifiedCount === 1) return undefined;
+        continue;
+      }
       if (existing.locked_until && existing.locked_until > now) {
         throw new ConflictError('A request with this Idempotency-Key is still being processed');
       }

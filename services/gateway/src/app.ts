@@ -11,7 +11,7 @@ import { mountRoutes, type Route, type RouteHooks } from './http/route.js';
 import { mountMcpRoutes } from './mcp/mcp.routes.js';
 import { bindTools, mcpTools } from './mcp/mcp.tools.js';
 import { accessLog } from './middleware/access-log.js';
-import type { AnonymousLimiter } from './middleware/anonymous-limit.js';
+import type { AnonymousLimiter } from './http/anonymous-limit.js';
 import type { IdempotencyStore } from './middleware/idempotency.js';
 import { errorHandler, methodNotAllowed } from './middleware/error-handler.js';
 import { requestContext } from './middleware/request-context.js';

@@ -6,7 +6,7 @@ import { HookTrigger } from '../../clients/hook-trigger.js';
 import type { RouteDeps } from '../deps.js';
 import { clientAddress } from '../../http/client-address.js';
 import { assertStorableKeys } from '../../http/validation.js';
-import type { AnonymousLimiter } from '../../middleware/anonymous-limit.js';
+import type { AnonymousLimiter } from '../../http/anonymous-limit.js';
 import { EXECUTE_DEADLINE_MS } from '../workflows/index.js';
 import { executionToJson } from '../workflows/workflows.mapping.js';
 

@@ -148,7 +148,7 @@ def sync_detailed(
     idempotency_key: str | Unset = UNSET,
 
 ) -> Response[Error | PostBillingPurchasesResponse201]:
-    """ Buy credits (tenant owner only); fires billing.purchase.completed
+    """ Buy credits (tenant owner only, in self-service mode: else 403); fires billing.purchase.completed
 
     Args:
         tenant_id (str | Unset):
@@ -185,7 +185,7 @@ def sync(
     idempotency_key: str | Unset = UNSET,
 
 ) -> Error | PostBillingPurchasesResponse201 | None:
-    """ Buy credits (tenant owner only); fires billing.purchase.completed
+    """ Buy credits (tenant owner only, in self-service mode: else 403); fires billing.purchase.completed
 
     Args:
         tenant_id (str | Unset):
@@ -217,7 +217,7 @@ async def asyncio_detailed(
     idempotency_key: str | Unset = UNSET,
 
 ) -> Response[Error | PostBillingPurchasesResponse201]:
-    """ Buy credits (tenant owner only); fires billing.purchase.completed
+    """ Buy credits (tenant owner only, in self-service mode: else 403); fires billing.purchase.completed
 
     Args:
         tenant_id (str | Unset):
@@ -254,7 +254,7 @@ async def asyncio(
     idempotency_key: str | Unset = UNSET,
 
 ) -> Error | PostBillingPurchasesResponse201 | None:
-    """ Buy credits (tenant owner only); fires billing.purchase.completed
+    """ Buy credits (tenant owner only, in self-service mode: else 403); fires billing.purchase.completed
 
     Args:
         tenant_id (str | Unset):

@@ -77,17 +77,22 @@ describe('charges deferred while identity is down', () => {
     const chatCost = answers.reduce((sum, a) => sum + (a.body.credits_used as number), 0);
     // Each run costs one credit; each chat what it answered it used.
     const expected = start - runs - chatCost;
+    // A run whose settle met the outage still holds its credit until identity's sweep releases
+    // the expired reservation (within a second of the restart); only then does the settle job's
+    // late charge take it for good. Waiting for the balance before that sweep would see the hold
+    // and call it the charge.
+    await sleep(3_000);
     await waitFor(
       async () => ((await http.get('/api/v1/billing/credits')).body.balance === expected ? true : undefined),
-      { timeoutMs: 30_000, intervalMs: 250, what: `the balance to reach ${expected}` },
+      { timeoutMs: 90_000, intervalMs: 250, what: `the balance to reach ${expected}` },
     );
     // And it stays there: nothing is charged twice by a later pass of the retry jobs.
     await sleep(1_500);
     expect((await http.get('/api/v1/billing/credits')).body.balance).toBe(expected);
 
-    // The outage did defer charges: the chats' settles, and the runs' whose settle met it.
-    const log = (name: 'agent-memory' | 'workflow') => readFileSync(platform.service(name).logFile, 'utf8');
-    expect(log('agent-memory')).toContain('chat settle failed; will retry');
-    expect(log('workflow')).toContain('run credit not settled yet');
+    // The outage did defer charges: the chats' settles always meet it (the chats finish while
+    // identity is down); whether a run's settle meets it depends on where the stop falls.
+    const log = readFileSync(platform.service('agent-memory').logFile, 'utf8');
+    expect(log).toContain('chat settle failed; will retry');
   });
 });

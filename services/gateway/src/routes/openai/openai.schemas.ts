@@ -52,7 +52,8 @@ const UNSUPPORTED_PARAMETERS: Record<string, { harmless: (value: unknown) => boo
   frequency_penalty: { harmless: (v) => v === 0, why: 'agents take only temperature' },
 };
 
-const positiveInt = z.number().int().min(1);
+/** A token count: anything the agent's own limit caps (the wire carries an int32). */
+const positiveInt = z.number().int().min(1).max(2_147_483_647);
 
 /** `POST /openai/v1/chat/completions` (docs/openai-compatibility.md). */
 export const chatCompletionBody = z

@@ -19,7 +19,7 @@ import { tracedRequestContext } from './middleware/request-tracing.js';
 import { mountHealthRoutes } from './routes/health.routes.js';
 import { mountHookRoutes } from './routes/hooks/index.js';
 import { openAiRouter } from './routes/openai/index.js';
-import { openAiErrors } from './routes/openai/openai-errors.js';
+import { openAiErrorShape } from './routes/openai/openai-errors.js';
 import { mountDocsRoutes } from './openapi/docs.routes.js';
 
 export interface AppDeps {
@@ -53,8 +53,7 @@ export function createApp(deps: AppDeps): Koa {
   // With tracing on, the request context and the request's span are set together (one switch).
   app.use(tracingEnabled() ? tracedRequestContext() : requestContext());
   app.use(accessLog(deps.logger));
-  app.use(errorHandler(deps.logger, deps.metrics));
-  app.use(openAiErrors(deps.logger, deps.metrics));
+  app.use(errorHandler(deps.logger, deps.metrics, [openAiErrorShape]));
   app.use(methodNotAllowed());
   // An address that spent its budget of requests without valid credentials (unknown hook ids
   // among them) is refused before its hook body is read.

@@ -5,6 +5,13 @@ export function usesEnvelope(path: string): boolean {
   return path === '/v1' || path.startsWith('/v1/');
 }
 
+/** An error body of another API's shape for the paths under `prefix` (the OpenAI API's). */
+export interface ErrorShape {
+  prefix: string;
+  /** `unknownRoute`: no route serves the path (a 404 of the router, not of a handler). */
+  body(error: DomainError, unknownRoute: boolean): unknown;
+}
+
 /** Shape A: `{error, message, details?, retry_after?}`. */
 export function flatErrorBody(error: DomainError) {
   return {

@@ -1,27 +1,40 @@
 import type { Middleware } from 'koa';
 import { DomainError, NotFoundError, type Logger, type Metrics } from '@agentplatform/service-kit';
-import { envelopeErrorBody, flatErrorBody, httpStatusOf, toDomainError, usesEnvelope } from '../http/error-body.js';
+import {
+  envelopeErrorBody,
+  flatErrorBody,
+  httpStatusOf,
+  toDomainError,
+  usesEnvelope,
+  type ErrorShape,
+} from '../http/error-body.js';
 
 /**
- * The outermost handler: every error becomes a JSON body in the path's shape, and a request no
- * route answered becomes a 404 JSON body. Successful `/v1` bodies are wrapped in `{success, data}`.
+ * The outermost handler: every error becomes a JSON body in the path's shape (shape A or B, or
+ * one of `shapes` for the paths it covers, e.g. the OpenAI API's), and a request no route answered
+ * becomes a 404 JSON body. Successful `/v1` bodies are wrapped in `{success, data}`.
  */
-export function errorHandler(logger: Logger, metrics: Metrics): Middleware {
+export function errorHandler(logger: Logger, metrics: Metrics, shapes: readonly ErrorShape[] = []): Middleware {
   return async (ctx, next) => {
     const envelope = usesEnvelope(ctx.path);
+    let unknownRoute = false;
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError('Route');
+      if (ctx.status === 404 && ctx.body === undefined) {
+        unknownRoute = true;
+        throw new NotFoundError('Route');
+      }
       if (envelope && ctx.status < 300 && ctx.body !== undefined && !ctx.state.rawBody) {
         ctx.body = { success: true, data: ctx.body };
       }
     } catch (thrown) {
       const error = toDomainError(thrown, logger, metrics);
+      const shape = shapes.find((s) => ctx.path.startsWith(s.prefix));
       ctx.status =
-        error.code === 'validation_error' && typeof ctx.state.validationStatus === 'number'
+        !shape && error.code === 'validation_error' && typeof ctx.state.validationStatus === 'number'
           ? ctx.state.validationStatus
           : httpStatusOf(error);
-      ctx.body = envelope ? envelopeErrorBody(error) : flatErrorBody(error);
+      ctx.body = shape ? shape.body(error, unknownRoute) : envelope ? envelopeErrorBody(error) : flatErrorBody(error);
       if (error.retryAfter !== undefined) ctx.set('Retry-After', String(error.retryAfter));
     }
   };

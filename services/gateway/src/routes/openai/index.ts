@@ -144,7 +144,7 @@ export function openAiRoutes({ backends }: RouteDeps): Route[] {
   ];
 }
 
-/** Serves OpenAI's routes under `/openai/v1` (their errors are answered by `openAiErrors`). */
+/** Serves OpenAI's routes under `/openai/v1` (their errors are shaped by `openAiErrorShape`). */
 export function openAiRouter(routes: ReadonlyArray<Route>, hooks: RouteHooks): Router {
   const router = new Router({ prefix: OPENAI_PREFIX });
   mountRoutes(router, routes, hooks);

@@ -1,6 +1,5 @@
-import type { Middleware } from 'koa';
-import { NotFoundError, type DomainError, type ErrorCode, type Logger, type Metrics } from '@agentplatform/service-kit';
-import { httpStatusOf, toDomainError } from '../../http/error-body.js';
+import type { DomainError, ErrorCode } from '@agentplatform/service-kit';
+import type { ErrorShape } from '../../http/error-body.js';
 import { UNSUPPORTED } from './openai.schemas.js';
 
 /** Where OpenAI's clients are pointed (their base URL). */
@@ -38,25 +37,10 @@ export function openAiErrorBody(error: DomainError, route: 'matched' | 'unknown'
 }
 
 /**
- * Answers every error under `/openai/v1` (and a path no route serves there) in OpenAI's shape, so
- * OpenAI's clients raise their own error classes; the outer error handler never sees them. It
- * sits before the body parser, whose refusals (bad JSON, too large) are errors like any other.
+ * Every error under `/openai/v1` (and a path no route serves there) in OpenAI's shape, so OpenAI's
+ * clients raise their own error classes; the body parser's refusals (bad JSON, too large) included.
  */
-export function openAiErrors(logger: Logger, metrics: Metrics): Middleware {
-  return async (ctx, next) => {
-    if (!ctx.path.startsWith(`${OPENAI_PREFIX}/`)) return next();
-    let route: 'matched' | 'unknown' = 'matched';
-    try {
-      await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        route = 'unknown';
-        throw new NotFoundError('Route');
-      }
-    } catch (thrown) {
-      const error = toDomainError(thrown, logger, metrics);
-      ctx.status = httpStatusOf(error);
-      ctx.body = openAiErrorBody(error, route);
-      if (error.retryAfter !== undefined) ctx.set('Retry-After', String(error.retryAfter));
-    }
-  };
-}
+export const openAiErrorShape: ErrorShape = {
+  prefix: `${OPENAI_PREFIX}/`,
+  body: (error, unknownRoute) => openAiErrorBody(error, unknownRoute ? 'unknown' : 'matched'),
+};

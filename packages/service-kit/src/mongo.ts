@@ -1,4 +1,4 @@
-import type { Connection, Model } from 'mongoose';
+import type { Connection, Model, mongo } from 'mongoose';
 import { lazy } from './lazy.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
@@ -90,6 +90,21 @@ export class DocumentWriteError extends Error {
     super(message);
     this.name = 'DocumentWriteError';
   }
+}
+
+/**
+ * The driver's collection under a model, typed by the documents stored in it, for the bulk and
+ * compare-and-set writes mongoose's document API does not express. mongoose types
+ * `model.collection` without its document type (so filters on string `_id`s need casts); asking
+ * the connection's database for the collection by name gives the driver's generic type instead.
+ * Call it when the query runs (the database exists once the connection is open).
+ */
+export function documentsOf<T extends mongo.Document>(
+  model: Pick<Model<unknown>, 'db' | 'collection' | 'modelName'>,
+): mongo.Collection<T> {
+  const db = model.db.db;
+  if (!db) throw new Error(`${model.modelName}: the database connection is not open`);
+  return db.collection<T>(model.collection.collectionName);
 }
 
 interface InsertManyTarget<D> {

@@ -91,7 +91,7 @@ function scheduleBody(i, cron) {
 }
 
 /**
- * 10,000 active schedules on one workflow replica (docs/workflows.md, "Schedules"). First every
+ * 10,000 active schedules on one workflow replica (docs/workflow-engine.md, "Schedules"). First every
  * schedule fires once a year, so none is due: the workflow process's CPU over 30 s is the
  * scheduler's idle cost. Then each fires every minute at second i % 60 (about 167 runs a second,
  * spread over the minute): over one minute, tick-to-start is each run's execution start minus its

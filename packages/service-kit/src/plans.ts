@@ -38,7 +38,7 @@ export function planQuota(plan: string | undefined, kind: QuotaKind): number | n
 }
 
 /**
- * The smallest gap a workflow schedule may leave between two runs, per plan (docs/workflows.md,
+ * The smallest gap a workflow schedule may leave between two runs, per plan (docs/workflow-engine.md,
  * "Schedules"): a schedule that fires more often is refused when it is saved.
  */
 export const PLAN_SCHEDULE_MIN_INTERVAL_MS: Readonly<Record<PlanName, number>> = {
@@ -55,7 +55,7 @@ export function planScheduleMinIntervalMs(plan: string | undefined): number {
 
 /**
  * Workflow executions one tenant may have in flight (running, child runs and runs waiting for a
- * slot included), per plan (docs/design.md section 5, docs/workflows.md "Execution slots"): over
+ * slot included), per plan (docs/design.md section 5, docs/workflow-engine.md "Execution slots"): over
  * it, a manual execute is refused with 429 `rate_limit_exceeded`.
  */
 export const PLAN_EXECUTIONS_IN_FLIGHT: Readonly<Record<PlanName, number>> = {

@@ -27,7 +27,7 @@ export const configShape = {
   /** Executions one replica runs at the same time; more wait (status running) for a free slot. */
   MAX_CONCURRENT_EXECUTIONS: env.int(500, 1),
   /**
-   * The share of those slots one tenant may hold (docs/workflows.md, "Execution slots"): the rest
+   * The share of those slots one tenant may hold (docs/workflow-engine.md, "Execution slots"): the rest
    * stays free for other tenants however long one tenant's runs take.
    */
   EXECUTION_SLOTS_TENANT_SHARE: env.number(0.8, { min: 0.01, max: 1 }),
@@ -37,7 +37,7 @@ export const configShape = {
   DEFAULT_NODE_TIMEOUT_MS: env.int(60_000, 100),
   /** Evaluation time one node's CEL expressions may use together (docs/design.md section 7). */
   CEL_BUDGET_MS: env.int(50, 1),
-  /** Worker threads that evaluate CEL off the event loop (docs/workflows.md, expression budget). */
+  /** Worker threads that evaluate CEL off the event loop (docs/workflow-nodes.md, expression budget). */
   CEL_WORKERS: env.int(2, 1),
   /** Heap of one CEL worker thread, in MB: an expression that builds huge values fails there. */
   CEL_WORKER_MEMORY_MB: env.int(128, 16),

@@ -4,7 +4,7 @@ import { startPlatform, waitFor, type Http, type Platform } from '@agentplatform
 import { tenantOnPlan } from './schedules.support';
 
 /**
- * Fair execution slots (issue 34, item 4; docs/workflows.md "Execution slots"): one tenant's
+ * Fair execution slots (issue 34, item 4; docs/workflow-engine.md "Execution slots"): one tenant's
  * execute that fans out to 1,000 leaf runs (three levels of foreach, delay leaves) does not hold
  * up another tenant's trivial asynchronous runs, and the fan-out itself still completes in full.
  * The replica has 100 slots instead of 500: the same attack (more runs than slots, parents waiting

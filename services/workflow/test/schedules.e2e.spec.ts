@@ -201,7 +201,7 @@ describe('schedules', () => {
     const refused = await free.http.get('/api/v1/workflows');
     expect(refused.status).toBe(429);
 
-    // The tick runs all the same: a scheduled run is not an API request (docs/workflows.md).
+    // The tick runs all the same: a scheduled run is not an API request (docs/workflow-engine.md).
     const completed = await tap.wait('workflow.execution.completed', (e) => e.data.workflow_id === id);
     expect(completed.data.trigger).toBe('schedule');
     expect(Date.now()).toBeLessThan(resetAt);

@@ -101,7 +101,7 @@ function cleanMessage(error: unknown): string {
 }
 
 /**
- * A static cost bound (docs/workflows.md, expression budget): an expression of at most
+ * A static cost bound (docs/workflow-nodes.md, expression budget): an expression of at most
  * INLINE_MAX_BYTES bytes and INLINE_MAX_NODES syntax nodes, with no macro (`all`, `exists`, `map`,
  * `filter`: the only iteration in CEL) and calling only operators, `size` and conversions, does at
  * most a few passes over values no larger than the 1 MB hook body: milliseconds at worst. Such

@@ -5,7 +5,7 @@ import { cronProblem, isTimezone } from './schedule.js';
 import { fixedOrigin } from './sealed-headers.js';
 import type { JsonValue } from './workflow.types.js';
 
-/** Limits of docs/design.md section 7 and of this implementation (docs/workflows.md). */
+/** Limits of docs/design.md section 7 and of this implementation (docs/workflow-nodes.md). */
 export const LIMITS = {
   maxNodes: 100,
   maxDelayMs: 300_000,

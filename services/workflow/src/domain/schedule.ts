@@ -16,10 +16,10 @@ export interface Schedule {
 
 export const DEFAULT_TIMEZONE = 'UTC';
 
-/** Ticks looked at from now to find a schedule's closest two ticks (docs/workflows.md). */
+/** Ticks looked at from now to find a schedule's closest two ticks (docs/workflow-engine.md). */
 export const INTERVAL_SAMPLE_TICKS = 1_000;
 
-/** Minutes that fire looked at, at most, for two of them in a row (docs/workflows.md). */
+/** Minutes that fire looked at, at most, for two of them in a row (docs/workflow-engine.md). */
 export const INTERVAL_SAMPLE_MINUTES = 100;
 
 const MINUTE_MS = 60_000;
@@ -99,7 +99,7 @@ export function latestTickAtOrBefore(schedule: Pick<Schedule, 'cron' | 'timezone
 
 /**
  * The smallest gap between consecutive ticks from `from` when it is under `minimumMs` (what a
- * plan allows), or undefined when no two ticks are that close (docs/workflows.md, "Schedules").
+ * plan allows), or undefined when no two ticks are that close (docs/workflow-engine.md, "Schedules").
  *
  * Listing 1,000 ticks cost croner 100-600 ms of CPU (one save blocked the service's event loop
  * that long), so the gaps under a minute are worked out from one minute's ticks instead: every

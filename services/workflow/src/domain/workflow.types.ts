@@ -80,5 +80,5 @@ export function hookResponseMode(workflow: Pick<Workflow, 'nodes'>): 'immediate'
   return trigger?.config.response_mode === 'last_node' ? 'last_node' : 'immediate';
 }
 
-/** The node types that run another workflow of the tenant (composition, docs/workflows.md). */
+/** The node types that run another workflow of the tenant (composition, docs/workflow-nodes.md). */
 export const CHILD_NODE_TYPES: readonly string[] = ['workflow', 'foreach'];

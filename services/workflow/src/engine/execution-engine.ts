@@ -23,7 +23,7 @@ export interface EngineDeps {
 }
 
 /**
- * The durable, distributed engine (docs/workflows.md), composed of three parts:
+ * The durable, distributed engine (docs/workflow-engine.md), composed of three parts:
  *
  * - the lease keeper (lease-keeper.ts) decides which executions this replica runs: a replica that
  *   creates an execution owns it from the insert and runs it at once, in process; the poller picks

@@ -81,7 +81,7 @@ interface Thread {
 }
 
 /**
- * The expression budget (docs/design.md section 7, docs/workflows.md): CEL runs on a small pool of
+ * The expression budget (docs/design.md section 7, docs/workflow-nodes.md): CEL runs on a small pool of
  * worker threads, never on the service's event loop. A job that runs longer than the budget (timed
  * from the moment its thread starts it, as stamped in a shared buffer) has its thread terminated
  * and replaced, and fails with ExpressionBudgetExceeded naming the expression it was in. Waiting

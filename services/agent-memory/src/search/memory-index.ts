@@ -9,7 +9,7 @@ const K1 = 1.2;
 const B = 0.75;
 /**
  * Weight of the neighbours' scores in an item's context score (see search and
- * docs/agents-and-memory.md: chosen on LoCoMo's development conversations, flat from 1 to 2).
+ * docs/memory-search.md: chosen on LoCoMo's development conversations, flat from 1 to 2).
  */
 const CONTEXT_WEIGHT = 1;
 
@@ -42,7 +42,7 @@ export interface IndexQuery {
 
 /**
  * One agent's memory items held for search: an inverted index for BM25 and the unit vectors for
- * cosine similarity. Scores fuse both, each normalised to [0, 1] (see docs/agents-and-memory.md):
+ * cosine similarity. Scores fuse both, each normalised to [0, 1] (see docs/memory-search.md):
  *   lexical = min(1, BM25(q, d) / sum of idf(t) over the query's terms)
  *   dense   = max(0, cos(q, d))
  *   fused   = w * lexical + (1 - w) * dense, or lexical alone where the item or the query has no

@@ -106,7 +106,7 @@ async function child() {
 
 const NO_SPIN = { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } };
 
-/** glibc's malloc as deploy/ runs agent-memory (docs/operations.md, "Memory of agent-memory"). */
+/** glibc's malloc as deploy/ runs agent-memory (docs/configuration.md, "Memory of agent-memory"). */
 const MALLOC = { MALLOC_TRIM_THRESHOLD_: '131072' };
 
 /**

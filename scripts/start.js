@@ -22,7 +22,7 @@ const SERVICES = [
     port: 50052,
     metrics: 9462,
     addrVar: 'AGENT_MEMORY_GRPC_ADDR',
-    // As deploy/ runs it: glibc gives the embedding model's freed memory back (docs/operations.md).
+    // As deploy/ runs it: glibc gives the embedding model's freed memory back (docs/configuration.md).
     env: { MALLOC_TRIM_THRESHOLD_: '131072' },
   },
   { name: 'workflow', port: 50053, metrics: 9463, addrVar: 'WORKFLOW_GRPC_ADDR' },
@@ -89,7 +89,7 @@ async function main() {
   process.on('SIGTERM', () => stop(0));
 
   /** @type {NodeJS.ProcessEnv} */
-  // As deploy/ runs them: two malloc arenas (docs/operations.md, "Malloc arenas").
+  // As deploy/ runs them: two malloc arenas (docs/configuration.md, "Malloc arenas").
   const env = {
     ...process.env,
     EXIT_WITH_PARENT: 'true',

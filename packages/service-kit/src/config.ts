@@ -11,7 +11,7 @@ export class ConfigError extends Error {
 /**
  * One environment variable: how its text becomes a value, and what an unset variable gives.
  * `fallback` is the default as text (it goes through `parse` like a set value, and is what
- * docs/operations.md shows); `optional` variables are undefined when unset; any other is required.
+ * docs/configuration.md shows); `optional` variables are undefined when unset; any other is required.
  *
  * Not zod: every process reads its environment once, and zod (2.9 MB of live heap with its 64
  * locales) was loaded by identity, agent-memory and the webhook service for that alone

@@ -19,13 +19,13 @@ export interface PlatformOptions {
 
 /**
  * As deploy/ runs agent-memory: glibc returns freed memory of the embedding model's thread to the
- * system (docs/operations.md, "Memory of agent-memory").
+ * system (docs/configuration.md, "Memory of agent-memory").
  */
 const AGENT_MEMORY_ENV = { MALLOC_TRIM_THRESHOLD_: '131072' };
 
 /**
  * As deploy/ runs every process: glibc's malloc with two arenas, not one for each thread that
- * allocates (docs/operations.md, "Malloc arenas"). A value the caller set is kept.
+ * allocates (docs/configuration.md, "Malloc arenas"). A value the caller set is kept.
  */
 export function serviceMallocArenas(inherited = process.env.MALLOC_ARENA_MAX): string {
   return inherited || '2';

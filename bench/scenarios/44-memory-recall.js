@@ -7,7 +7,7 @@ const { latencies, post } = require('./40-memory-add.js');
 
 /*
  * Retrieval quality on long conversations (issue 19): a LoCoMo-format file (MEMORY_EVAL_DATA;
- * where to get LoCoMo: docs/performance.md) goes through the public API, one agent per conversation and one memory
+ * where to get LoCoMo: docs/memory-search.md, "Memory recall") goes through the public API, one agent per conversation and one memory
  * per turn ("<speaker>: <text>", the turn's id and session date in metadata). For every question
  * of categories 1-4 (5 is adversarial, with no evidence) the platform's search must return the
  * evidence turns among its top 10: recall@10, averaged over questions, beside a plain BM25
@@ -98,7 +98,7 @@ module.exports = {
   async setup(ctx) {
     if (!DATA || !fs.existsSync(DATA)) {
       throw new Error(
-        `no evaluation data${DATA ? ` at ${DATA}` : ''}: set MEMORY_EVAL_DATA to a LoCoMo-format file (see docs/performance.md)`,
+        `no evaluation data${DATA ? ` at ${DATA}` : ''}: set MEMORY_EVAL_DATA to a LoCoMo-format file (see docs/memory-search.md)`,
       );
     }
     const data = JSON.parse(fs.readFileSync(DATA, 'utf8'));

@@ -114,8 +114,8 @@ function checkedBody(
 
 /**
  * The `fetch` the MCP SDK's Streamable HTTP transport is given: undici's, through the SSRF-guarded
- * `dispatcher`, with the bounds enforced while an answer is read (docs/security.md, "Remote MCP
- * servers"), so a hostile server costs at most one message of memory and `exchangeMs` of time.
+ * `dispatcher`, with the bounds enforced while an answer is read (docs/security.md, "Limits on
+ * hostile input"), so a hostile server costs at most one message of memory and `exchangeMs` of time.
  * A breach errors the answer's stream (which cancels the download) and is reported to `breach`
  * first: the SDK only logs a broken SSE stream, so the caller must fail its pending request itself.
  *

@@ -5,7 +5,7 @@ import type { LedgerEntryType } from '../domain/credit-chain.js';
  * A tenant's credit account: that the tenant has one, and the low-credit alert's state
  * (`low_alert_armed` makes billing.credits.low fire once per dip below the threshold). The balance
  * is the ledger's: `balance` is only the starting point of accounts opened before the ledger was
- * chained (docs/identity-and-access.md, "Credits").
+ * chained (docs/credits.md).
  */
 export interface CreditAccountRecord {
   _id: string;

@@ -14,7 +14,7 @@ function holdKey(tenantId: string, key: string): string {
 }
 
 /**
- * Writes movements to the tenants' ledger chains (docs/identity-and-access.md, "Credits"). Each
+ * Writes movements to the tenants' ledger chains (docs/credits.md). Each
  * movement is one inserted entry, so it and the balance it produces are one atomic write keyed by
  * the operation's id. A tenant's movements are written one batch at a time by this process (one
  * ordered insert for all that arrived meanwhile, each still its own entry); other replicas are

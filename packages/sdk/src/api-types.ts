@@ -278,6 +278,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/hooks/{hook_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Start a workflow from its webhook node: 202 with the execution id; a last_node hook answers the run's output (200, or 202 while still running) */
+    post: operations['postHooksHookId'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/hooks/{hook_id}/{path}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Start a workflow from its webhook node at a path (the node's config.path), as without one */
+    post: operations['postHooksHookIdPath'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/mcp': {
     parameters: {
       query?: never;
@@ -3456,7 +3490,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Success */
+      /** @description Accepted */
       202: {
         headers: {
           [name: string]: unknown;
@@ -3550,6 +3584,254 @@ export interface operations {
       };
       /** @description Idempotency-Key reused with another body, or its first request still running (conflict); The resource's state forbids this, or it already exists (conflict) */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Body over 1 MiB (payload_too_large) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Content-Type (unsupported_media_type) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postHooksHookId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example hk_EXAMPLE0000000000000000000000000 */
+        hook_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "order_id": "ord_123",
+         *       "amount": 42
+         *     }
+         */
+        'application/json': unknown;
+        /**
+         * @example {
+         *       "order_id": "ord_123",
+         *       "amount": 42
+         *     }
+         */
+        'application/x-www-form-urlencoded': unknown;
+      };
+    };
+    responses: {
+      /** @description Success: finished */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error?: string;
+            execution_id: string;
+            output?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status?: 'running' | 'completed' | 'failed' | 'cancelled';
+          };
+        };
+      };
+      /** @description Accepted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error?: string;
+            execution_id: string;
+            output?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status?: 'running' | 'completed' | 'failed' | 'cancelled';
+          };
+        };
+      };
+      /** @description Invalid request (validation_error) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (not_found) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Body over 1 MiB (payload_too_large) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unsupported Content-Type (unsupported_media_type) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postHooksHookIdPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example hk_EXAMPLE0000000000000000000000000 */
+        hook_id: string;
+        /** @example orders */
+        path: string | string[];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "order_id": "ord_123",
+         *       "amount": 42
+         *     }
+         */
+        'application/json': unknown;
+        /**
+         * @example {
+         *       "order_id": "ord_123",
+         *       "amount": 42
+         *     }
+         */
+        'application/x-www-form-urlencoded': unknown;
+      };
+    };
+    responses: {
+      /** @description Success: finished */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error?: string;
+            execution_id: string;
+            output?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status?: 'running' | 'completed' | 'failed' | 'cancelled';
+          };
+        };
+      };
+      /** @description Accepted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error?: string;
+            execution_id: string;
+            output?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status?: 'running' | 'completed' | 'failed' | 'cancelled';
+          };
+        };
+      };
+      /** @description Invalid request (validation_error) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (not_found) */
+      404: {
         headers: {
           [name: string]: unknown;
         };

@@ -7,7 +7,7 @@ import type { GatewayConfig } from './config.js';
 import { mountConsoleRoutes } from './http/console-static.js';
 import { clientAddress } from './http/client-address.js';
 import { JSON_TYPES, jsonBody } from './http/json-body.js';
-import { mountRoutes, type Route, type RouteHooks } from './http/route.js';
+import { mountRoutes, type Route, type RouteGuards } from './http/route.js';
 import { mountMcpRoutes } from './mcp/mcp.routes.js';
 import { bindTools, mcpTools } from './mcp/mcp.tools.js';
 import { accessLog } from './middleware/access-log.js';
@@ -17,12 +17,12 @@ import { errorHandler, methodNotAllowed } from './middleware/error-handler.js';
 import { requestContext } from './middleware/request-context.js';
 import { tracedRequestContext } from './middleware/request-tracing.js';
 import { mountHealthRoutes } from './routes/health.routes.js';
-import { mountHookRoutes } from './routes/hooks/index.js';
+import { hookRoutes } from './routes/hooks/index.js';
 import { openAiRouter } from './routes/openai/index.js';
 import { openAiErrorShape } from './routes/openai/openai-errors.js';
 import { mountDocsRoutes } from './openapi/docs.routes.js';
 
-export interface AppDeps {
+interface AppDeps {
   config: GatewayConfig;
   logger: Logger;
   metrics: Metrics;
@@ -31,8 +31,8 @@ export interface AppDeps {
   routes: ReadonlyArray<Route>;
   /** The OpenAI-compatible routes, served under `/openai/v1` (docs/design.md section 11). */
   openAiRoutes?: ReadonlyArray<Route>;
-  hooks: RouteHooks;
-  /** Idempotency-Key for MCP tool calls (the store behind `hooks.idempotency`). */
+  guards: RouteGuards;
+  /** Idempotency-Key for MCP tool calls (the store behind `guards.idempotency`). */
   mcpIdempotency?: IdempotencyStore['once'];
   /** Per-hook limit on the public inbound hooks (`/hooks/<hook_id>...`), for hooks that exist. */
   hookLimit?: (ctx: Context, hookId: string) => Promise<void>;
@@ -40,8 +40,8 @@ export interface AppDeps {
   anonymous: AnonymousLimiter;
 }
 
-export const API_PREFIXES = ['/api/v1', '/v1'] as const;
-export const BODY_LIMIT = '1mb';
+const API_PREFIXES = ['/api/v1', '/v1'] as const;
+const BODY_LIMIT = '1mb';
 
 export function createApp(deps: AppDeps): Koa {
   // Koa takes the client address from the last `maxIpsCount` X-Forwarded-For entries, so one a
@@ -79,12 +79,18 @@ export function createApp(deps: AppDeps): Koa {
 
   const root = new Router();
   const mcpToolList = bindTools(mcpTools(deps), deps.routes);
+  const hooks = hookRoutes(deps);
   mountHealthRoutes(root, deps.backends);
-  mountDocsRoutes(root, deps.routes, mcpToolList, deps.openAiRoutes);
+  mountDocsRoutes(root, {
+    routes: deps.routes,
+    mcpTools: mcpToolList,
+    openAiRoutes: deps.openAiRoutes,
+    hookRoutes: hooks,
+  });
   mountConsoleRoutes(root);
-  mountHookRoutes(root, deps);
+  mountRoutes(root, hooks, deps.guards);
   mountMcpRoutes(root, {
-    guard: deps.hooks.guard,
+    guard: deps.guards.access,
     tools: mcpToolList,
     idempotency: deps.mcpIdempotency,
     logger: deps.logger,
@@ -94,11 +100,11 @@ export function createApp(deps: AppDeps): Koa {
   // A method a path does not serve answers 405 with the methods it does in `Allow` (RFC 9110);
   // methodNotAllowed (middleware/error-handler.ts) writes the body.
   app.use(root.allowedMethods());
-  if (deps.openAiRoutes) app.use(openAiRouter(deps.openAiRoutes, deps.hooks).routes());
+  if (deps.openAiRoutes) app.use(openAiRouter(deps.openAiRoutes, deps.guards).routes());
 
   for (const prefix of API_PREFIXES) {
     const api = new Router({ prefix });
-    mountRoutes(api, deps.routes, deps.hooks);
+    mountRoutes(api, deps.routes, deps.guards);
     app.use(api.routes());
     app.use(api.allowedMethods());
   }

@@ -17,12 +17,8 @@ import { loadGatewayConfig } from './config.js';
 import { IdentityAccessGuard } from './http/access-guard.js';
 import { IdempotencyStore } from './middleware/idempotency.js';
 import { AnonymousLimiter } from './http/anonymous-limit.js';
-import {
-  AddressRateLimiter,
-  HookRateLimiter,
-  TenantRateLimiter,
-  pruneExpiredCounters,
-} from './middleware/rate-limit.js';
+import { clientAddress } from './http/client-address.js';
+import { KeyRateLimiter, TenantRateLimiter, pruneExpiredCounters } from './middleware/rate-limit.js';
 import { apiRoutes, openAiRoutes } from './routes/index.js';
 
 /** Documents one pruning batch deletes: small, so no delete holds a collection for long. */
@@ -63,8 +59,8 @@ async function main(): Promise<void> {
       return records + counters;
     },
   );
-  const addressLimiter = new AddressRateLimiter(store, config.AUTH_RATE_LIMIT_PER_MINUTE);
-  const hookLimiter = new HookRateLimiter(store, config.HOOK_RATE_LIMIT_PER_MINUTE);
+  const addressLimiter = new KeyRateLimiter(store, 'address', config.AUTH_RATE_LIMIT_PER_MINUTE, 'from this address');
+  const hookLimiter = new KeyRateLimiter(store, 'hook', config.HOOK_RATE_LIMIT_PER_MINUTE, "to this workflow's hook");
   // Bogus credentials and unknown hook ids draw from one budget per address.
   const anonymous = new AnonymousLimiter();
   const guard = new IdentityAccessGuard({
@@ -105,10 +101,10 @@ async function main(): Promise<void> {
     backends,
     routes: apiRoutes({ backends, config, logger, revocations: guard, profiles: guard }),
     openAiRoutes: openAiRoutes({ backends, config, logger }),
-    hooks: {
-      guard,
+    guards: {
+      access: guard,
       idempotency: idempotency.handle,
-      addressLimit: (ctx, bucket) => addressLimiter.consume(ctx, bucket),
+      addressLimit: (ctx, bucket) => addressLimiter.consume(ctx, `${bucket}:${clientAddress(ctx)}`),
     },
     mcpIdempotency: idempotency.once,
     hookLimit: (ctx, hookId) => hookLimiter.consume(ctx, hookId),

@@ -10,6 +10,11 @@ import {
 } from '@agentplatform/service-kit';
 import { HealthDefinition } from 'nice-grpc-server-health';
 import type { GatewayConfig } from '../config.js';
+import { hookDirectory } from './hook-directory.js';
+import { HookTrigger, type Hook } from './hook-trigger.js';
+
+/** A synchronous execute (or a `last_node` hook) waits up to 30 s in the service; the call's deadline leaves room for that. */
+export const EXECUTE_DEADLINE_MS = 35_000;
 
 type Health = Client<typeof HealthDefinition, { deadline?: Date | number }>;
 
@@ -31,6 +36,16 @@ export interface Backends {
    * never change it.
    */
   listAgents(request: agentMemoryV1.ListAgentsRequest): Promise<agentMemoryV1.ListAgentsResponse>;
+  /**
+   * The workflow an inbound hook starts (ResolveHook; a live hook is remembered for a minute:
+   * clients/hook-directory.ts); not_found unless it is an active workflow's hook at this path.
+   */
+  resolveHook(hookId: string, path: string): Promise<string>;
+  /**
+   * Starts an inbound hook (TriggerHook; the hooks of one event-loop turn go as one TriggerHooks
+   * stream: clients/hook-trigger.ts). A `last_node` hook waits for its run like a synchronous execute.
+   */
+  triggerHook(hook: Hook): Promise<workflowV1.TriggerHookResponse>;
   /** Health clients by service name, for the readiness probe. */
   health: Record<BackendName, Health>;
   close(): void;
@@ -86,13 +101,17 @@ export function connectBackends(config: GatewayConfig, metrics: Metrics): Backen
     // One call at a time: the listings made meanwhile wait for it and coalesce into fewer calls.
     inFlight: 1,
   });
+  const workflow = createGrpcClient(workflowV1.WorkflowServiceDefinition, channels.workflow, options('workflow'));
+  const hooks = new HookTrigger(workflow, EXECUTE_DEADLINE_MS);
   const health = (name: BackendName) => createGrpcClient(HealthDefinition, channels[name], { deadlineMs: 1_000 });
   return {
     identity: createGrpcClient(identityV1.IdentityServiceDefinition, channels.identity, options('identity')),
     agentMemory,
     addMemory,
     listAgents,
-    workflow: createGrpcClient(workflowV1.WorkflowServiceDefinition, channels.workflow, options('workflow')),
+    workflow,
+    resolveHook: hookDirectory(workflow, config.GRPC_DEADLINE_MS),
+    triggerHook: (hook) => hooks.trigger(hook),
     webhook: createGrpcClient(webhookV1.WebhookServiceDefinition, channels.webhook, options('webhook')),
     health: {
       identity: health('identity'),

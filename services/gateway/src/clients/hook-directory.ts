@@ -1,31 +1,28 @@
+import { LRUCache } from 'lru-cache';
 import type { Backends } from './backends.js';
-import { TtlCache } from './ttl-cache.js';
 
 /** How long a hook the workflow service confirmed is taken as live without asking again. */
 const KNOWN_HOOK_TTL_MS = 60_000;
 const KNOWN_HOOKS_MAX = 10_000;
 
+type Hook = { hookId: string; path: string };
+
 /**
  * Which hooks exist, asked of the workflow service (ResolveHook) before a hook is counted against
  * its rate limit, so a request to an unknown id writes no shared counter. A live hook is
  * remembered for a minute: one call a minute per hook and replica, and concurrent requests for
- * one id share a call. Unknown ids are not remembered (each random id is new); the per-address
- * budget bounds how many an address may try. A hook paused or rotated within the minute is still
- * refused by TriggerHook itself.
+ * one id share a call (lru-cache's `fetch`). Unknown ids are not remembered (a failed fetch is not
+ * kept; each random id is new); the per-address budget bounds how many an address may try. A hook
+ * paused or rotated within the minute is still refused by TriggerHook itself.
  */
-export class HookDirectory {
-  private readonly known = new TtlCache<string>(KNOWN_HOOK_TTL_MS, KNOWN_HOOKS_MAX);
-
-  constructor(
-    private readonly workflow: Backends['workflow'],
-    private readonly deadlineMs: number,
-  ) {}
-
+export function hookDirectory(workflow: Backends['workflow'], deadlineMs: number) {
+  const known = new LRUCache<string, string, Hook>({
+    max: KNOWN_HOOKS_MAX,
+    ttl: KNOWN_HOOK_TTL_MS,
+    fetchMethod: async (_key, _stale, { context }) =>
+      (await workflow.resolveHook(context, { deadline: deadlineMs })).workflowId,
+  });
   /** The workflow the hook starts; not_found unless it is an active workflow's hook at this path. */
-  resolve(hookId: string, path: string): Promise<string> {
-    return this.known.get(`${hookId}/${path}`, async () => {
-      const answer = await this.workflow.resolveHook({ hookId, path }, { deadline: this.deadlineMs });
-      return answer.workflowId;
-    });
-  }
+  return (hookId: string, path: string): Promise<string> =>
+    known.forceFetch(`${hookId}/${path}`, { context: { hookId, path } });
 }

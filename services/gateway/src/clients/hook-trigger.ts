@@ -2,7 +2,7 @@ import type { workflowV1 } from '@agentplatform/contracts';
 import { DomainError, currentRequestId, fromCallError, runWithContext } from '@agentplatform/service-kit';
 import type { Backends } from './backends.js';
 
-type Hook = Omit<workflowV1.TriggerHookRequest, 'requestId'>;
+export type Hook = Omit<workflowV1.TriggerHookRequest, 'requestId'>;
 
 interface Pending {
   request: workflowV1.TriggerHookRequest;
@@ -20,6 +20,10 @@ const MAX_BATCH = 64;
  * out as one TriggerHooks call, whose answers stream back as each hook is accepted or refused, so
  * a slow `last_node` hook holds up no other. A lone hook is one TriggerHook call, as before.
  * A gRPC call costs the gateway and the workflow service more than the rest of a hook's handling.
+ *
+ * Not service-kit's GroupCommit (or groupedCall): a GroupCommit flush answers its whole batch at
+ * once and the next batch waits for it, so one `last_node` hook still running (up to
+ * EXECUTE_DEADLINE_MS) would hold every hook of its batch and every hook queued behind it.
  */
 export class HookTrigger {
   private queue: Pending[] = [];

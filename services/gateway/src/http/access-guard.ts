@@ -1,23 +1,23 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { errors as joseErrors, jwtVerify } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type { identityV1 } from '@agentplatform/contracts';
 import type { AccessEvent } from '@agentplatform/events';
 import { DomainError, ForbiddenError, UnauthorizedError, ValidationError, sha256Hex } from '@agentplatform/service-kit';
 import type { Backends } from '../clients/backends.js';
-import { boundedLru } from '../clients/bounded-lru.js';
 import type { JwksCache } from '../clients/jwks-cache.js';
 import type { RevocationListener } from '../clients/revocation-feed.js';
-import { TtlCache } from '../clients/ttl-cache.js';
 import { AnonymousLimiter } from './anonymous-limit.js';
 import { clientAddress } from './client-address.js';
-import { SCOPES, type AccessGuard, type Caller, type RouteAccess, type Scope } from './route.js';
+import { RevocableCache } from './revocable-cache.js';
+import { SCOPES, type AccessGuard, type Caller, type CallerAccess, type RouteAccess, type Scope } from './route.js';
 
 /**
  * The per-tenant request budget (middleware/rate-limit.ts implements it): counts one request of a
  * caller that got through, sets the X-RateLimit headers, throws once the budget is spent.
  */
-export interface TenantBudget {
+interface TenantBudget {
   consume(ctx: Context, tenantId: string, plan: string): Promise<void>;
 }
 
@@ -118,21 +118,28 @@ export function checkAccess(caller: Caller, access: RouteAccess): void {
  *   spent the budget; access tokens are checked locally first, so they never are.
  */
 export class IdentityAccessGuard implements AccessGuard, RevocationListener {
-  private readonly keys: TtlCache<Verified>;
-  private readonly tokens: TtlCache<TokenClaims>;
-  private readonly memberships: TtlCache<Verified>;
-  private readonly profiles: TtlCache<identityV1.GetMeResponse & { userId: string }>;
-  private readonly invalidKeys = boundedLru<string, true>(INVALID_KEYS_MAX, { ttl: INVALID_KEY_MEMORY_MS });
+  private readonly keys: RevocableCache<Verified>;
+  private readonly tokens: RevocableCache<TokenClaims>;
+  private readonly memberships: RevocableCache<Verified>;
+  private readonly profiles: RevocableCache<identityV1.GetMeResponse & { userId: string }>;
+  // Counted by maxSize, not max: `max` would allocate every slot up front (docs/performance.md).
+  private readonly invalidKeys = new LRUCache<string, true>({
+    maxSize: INVALID_KEYS_MAX,
+    sizeCalculation: () => 1,
+    ttl: INVALID_KEY_MEMORY_MS,
+  });
   private readonly anonymous: AnonymousLimiter;
 
   constructor(private readonly options: AccessGuardOptions) {
-    this.keys = new TtlCache(options.cacheTtlMs);
-    this.tokens = new TtlCache(options.cacheTtlMs);
-    this.memberships = new TtlCache(options.cacheTtlMs);
-    this.profiles = new TtlCache(options.cacheTtlMs);
+    this.keys = new RevocableCache(options.cacheTtlMs);
+    this.tokens = new RevocableCache(options.cacheTtlMs);
+    this.memberships = new RevocableCache(options.cacheTtlMs);
+    this.profiles = new RevocableCache(options.cacheTtlMs);
     this.anonymous = options.anonymous ?? new AnonymousLimiter();
   }
 
+  authorize(ctx: Context, access: CallerAccess): Promise<Caller>;
+  authorize(ctx: Context, access: RouteAccess): Promise<Caller | undefined>;
   async authorize(ctx: Context, access: RouteAccess): Promise<Caller | undefined> {
     if (access.kind === 'none') return undefined;
     const address = clientAddress(ctx);

@@ -32,4 +32,14 @@ describe('AnonymousLimiter', () => {
       jest.useRealTimers();
     }
   });
+
+  it('tracks at most maxAddresses, forgetting the least recently seen first', () => {
+    const limiter = new AnonymousLimiter({ perMinute: 60, burst: 1, maxAddresses: 2 });
+    limiter.take('a');
+    limiter.take('b');
+    limiter.take('c');
+    // 'a' was pushed out by 'c': it starts again with a full burst; 'c' is still spent.
+    expect(() => limiter.take('a')).not.toThrow();
+    expect(() => limiter.check('c')).toThrow(DomainError);
+  });
 });

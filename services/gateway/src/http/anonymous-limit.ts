@@ -1,8 +1,7 @@
-import type { LRUCache } from 'lru-cache';
+import { LRUCache } from 'lru-cache';
 import { DomainError } from '@agentplatform/service-kit';
-import { boundedLru } from '../clients/bounded-lru.js';
 
-export interface AnonymousLimitOptions {
+interface AnonymousLimitOptions {
   /** Sustained requests per minute and address. */
   perMinute: number;
   /** Requests an address may send at once before the sustained rate applies. */
@@ -12,7 +11,7 @@ export interface AnonymousLimitOptions {
 }
 
 /** docs/design.md section 5: 60 a minute, bursts of 20. */
-export const ANONYMOUS_LIMITS: AnonymousLimitOptions = { perMinute: 60, burst: 20, maxAddresses: 100_000 };
+const ANONYMOUS_LIMITS: AnonymousLimitOptions = { perMinute: 60, burst: 20, maxAddresses: 100_000 };
 
 interface Bucket {
   tokens: number;
@@ -31,7 +30,8 @@ export class AnonymousLimiter {
   private readonly perMs: number;
 
   constructor(private readonly options: AnonymousLimitOptions = ANONYMOUS_LIMITS) {
-    this.buckets = boundedLru(options.maxAddresses);
+    // Counted by maxSize, not max: `max` would allocate every slot up front (docs/performance.md).
+    this.buckets = new LRUCache({ maxSize: options.maxAddresses, sizeCalculation: () => 1 });
     this.perMs = options.perMinute / 60_000;
   }
 

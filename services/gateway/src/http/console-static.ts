@@ -8,7 +8,7 @@ import type { Context } from 'koa';
  * nothing embedded elsewhere. React and the graph library set styles through the DOM, which CSP
  * does not restrict, so no 'unsafe-inline' is needed.
  */
-export const CONSOLE_CSP =
+const CONSOLE_CSP =
   "default-src 'self'; base-uri 'self'; object-src 'none'; frame-ancestors 'none'; form-action 'self'";
 
 /** Vite writes content-hashed names under assets/: a changed file is a new name. */
@@ -24,7 +24,7 @@ interface ConsoleFile {
  * src/http and dist/http are equally deep. The console is an app, so the gateway does not import
  * it as a package; an image that serves the console copies its build to the same place.
  */
-export const CONSOLE_DIST = path.resolve(__dirname, '..', '..', '..', '..', 'packages', 'console', 'dist');
+const CONSOLE_DIST = path.resolve(__dirname, '..', '..', '..', '..', 'packages', 'console', 'dist');
 
 /** Every file of the build by its URL path, read once: only these paths are served (no traversal). */
 function readBuild(dir: string): Map<string, ConsoleFile> {

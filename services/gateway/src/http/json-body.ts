@@ -30,7 +30,7 @@ const PROTO = '__proto__';
  * the current value is kept per level (the key or array index), so a refused key is named
  * without a second walk. Only valid JSON gets meaningful answers; invalid JSON fails to parse.
  */
-export function scanJsonText(text: string): ValidationError | undefined {
+function scanJsonText(text: string): ValidationError | undefined {
   const levels = MAX_JSON_DEPTH + 1;
   const isArray = new Uint8Array(levels);
   const index = new Uint32Array(levels);

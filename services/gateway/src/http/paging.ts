@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** The largest value of the contracts' int32 fields: a larger one would fail gRPC serialization. */
-export const INT32_MAX = 2_147_483_647;
+const INT32_MAX = 2_147_483_647;
 
 /** An integer that fits an int32 field; anything else is a validation error naming the field. */
 export const int32 = () =>
@@ -19,6 +19,9 @@ export const pageParams = {
 
 /** `limit` (default 20, at most 100) of the lists that take one. */
 export const limitParam = z.coerce.number().int().min(1).max(100).default(20);
+
+/** The paging fields of a list request (`page`, `perPage`), from a paged list's query. */
+export const pageOf = (query: { page: number; per_page: number }) => ({ page: query.page, perPage: query.per_page });
 
 /** The paging fields of a list answer (`total`, `page`, `per_page`), from a service's list reply. */
 export const pageJson = (out: { total: number; page: number; perPage: number }) => ({

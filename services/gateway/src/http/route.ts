@@ -21,16 +21,22 @@ export type RouteAccess =
   | { kind: 'scope'; scope: Scope }
   | { kind: 'operator' };
 
-export const publicAccess: RouteAccess = { kind: 'none' };
+/** The access rules that establish a caller: the handler gets one. */
+export type CallerAccess = Extract<RouteAccess, { kind: 'user' | 'scope' }>;
+
+export const publicAccess: Extract<RouteAccess, { kind: 'none' }> = { kind: 'none' };
 /** An access token (a logged-in user), never an API key. */
-export const userOnly: RouteAccess = { kind: 'user', apiKeys: false };
+export const userOnly: CallerAccess = { kind: 'user', apiKeys: false };
 /** Any authenticated caller, API keys included, whatever its scopes. */
-export const anyCaller: RouteAccess = { kind: 'user', apiKeys: true };
+export const anyCaller: CallerAccess = { kind: 'user', apiKeys: true };
 /** An access token of a user who owns the tenant. */
-export const ownerOnly: RouteAccess = { kind: 'user', apiKeys: false, roles: ['owner'] };
-export const requireScope = (scope: Scope): RouteAccess => ({ kind: 'scope', scope });
+export const ownerOnly: CallerAccess = { kind: 'user', apiKeys: false, roles: ['owner'] };
+export const requireScope = (scope: Scope): CallerAccess => ({ kind: 'scope', scope });
 /** The operator token (OPERATOR_TOKEN), never a user or an API key; the route has no caller. */
-export const operatorOnly: RouteAccess = { kind: 'operator' };
+export const operatorOnly: Extract<RouteAccess, { kind: 'operator' }> = { kind: 'operator' };
+
+/** What a route's handler gets as its caller: one for user and scope routes, none for public and operator ones. */
+type CallerOf<A extends RouteAccess> = A extends CallerAccess ? Caller : undefined;
 
 /** The caller, as established by the authentication middleware. */
 export interface Caller {
@@ -51,22 +57,22 @@ export interface Caller {
   plan?: string;
 }
 
-export interface RouteInput<B, Q, P> {
+interface RouteInput<B, Q, P, C extends Caller | undefined = Caller | undefined> {
   body: B;
   query: Q;
   params: P;
-  caller: Caller | undefined;
+  caller: C;
   ctx: Context;
 }
 
 /** A route: one place for its path, access rule, schemas (which also feed OpenAPI) and handler. */
-export interface RouteDefinition<B = unknown, Q = unknown, P = Record<string, string>> {
+interface RouteDefinition<B = unknown, Q = unknown, P = Record<string, string>, A extends RouteAccess = RouteAccess> {
   method: HttpMethod;
   /** @koa/router path, e.g. `/agents/:agent_id`. */
   path: string;
   summary: string;
   tag: string;
-  access: RouteAccess;
+  access: A;
   body?: z.ZodType<B>;
   /** A request body that works as it is: the docs page's "Try it out" sends it. */
   example?: unknown;
@@ -93,7 +99,7 @@ export interface RouteDefinition<B = unknown, Q = unknown, P = Record<string, st
   validationStatus?: 400 | 422;
   /** Counts the request against a per-client-address budget of this name (unauthenticated routes). */
   addressLimit?: string;
-  handler: (input: RouteInput<B, Q, P>) => Promise<unknown>;
+  handler: (input: RouteInput<B, Q, P, CallerOf<A>>) => Promise<unknown>;
 }
 
 /**
@@ -101,24 +107,31 @@ export interface RouteDefinition<B = unknown, Q = unknown, P = Record<string, st
  * a type only its own schemas know, so it is callable here only with what those schemas parsed.
  */
 export type Route = Omit<RouteDefinition<unknown, unknown, unknown>, 'handler'> & {
-  handler: (input: RouteInput<never, never, never>) => Promise<unknown>;
+  handler: (input: RouteInput<never, never, never, never>) => Promise<unknown>;
 };
 
-/** Helps TypeScript infer B, Q and P from the schemas. */
-export function defineRoute<B = undefined, Q = undefined, P = Record<string, string>>(
-  route: RouteDefinition<B, Q, P>,
-): RouteDefinition<B, Q, P> {
+/** Helps TypeScript infer B, Q and P from the schemas, and the caller from the access rule. */
+export function defineRoute<
+  B = undefined,
+  Q = undefined,
+  P = Record<string, string>,
+  A extends RouteAccess = RouteAccess,
+>(route: RouteDefinition<B, Q, P, A>): RouteDefinition<B, Q, P, A> {
   return route;
 }
 
 /** Establishes and checks the caller for a route; provided by the auth module. */
 export interface AccessGuard {
+  authorize(ctx: Context, access: CallerAccess): Promise<Caller>;
   authorize(ctx: Context, access: RouteAccess): Promise<Caller | undefined>;
 }
 
-/** Everything a route needs around its handler; idempotency wraps the handler when asked. */
-export interface RouteHooks {
-  guard: AccessGuard;
+/**
+ * The checks and policies a route passes through around its handler: the access guard, the
+ * per-address budget of unauthenticated routes, and Idempotency-Key replay (which wraps the handler).
+ */
+export interface RouteGuards {
+  access: AccessGuard;
   idempotency?: (
     ctx: Context,
     caller: Caller | undefined,
@@ -140,13 +153,13 @@ function checkContentType(ctx: Context, types: ReadonlyArray<'json' | 'form'>): 
 }
 
 /** Adds routes to a router: access check, content type, validation, handler, status. */
-export function mountRoutes(router: Router, routes: ReadonlyArray<Route>, hooks: RouteHooks): void {
+export function mountRoutes(router: Router, routes: ReadonlyArray<Route>, guards: RouteGuards): void {
   for (const route of routes) {
     router[route.method](route.path, async (ctx) => {
       // Read by the error handler, which answers validation errors with this status.
       if (route.validationStatus) ctx.state.validationStatus = route.validationStatus;
-      if (route.addressLimit && hooks.addressLimit) await hooks.addressLimit(ctx, route.addressLimit);
-      const caller = await hooks.guard.authorize(ctx, route.access);
+      if (route.addressLimit && guards.addressLimit) await guards.addressLimit(ctx, route.addressLimit);
+      const caller = await guards.access.authorize(ctx, route.access);
       if (METHODS_WITH_BODY.has(route.method)) checkContentType(ctx, route.bodyTypes ?? ['json']);
       const rawBody = (ctx.request as { body?: unknown }).body;
       const respond = async () => {
@@ -158,13 +171,14 @@ export function mountRoutes(router: Router, routes: ReadonlyArray<Route>, hooks:
           ctx,
         };
         // The schemas of this very route parsed body, query and params: they are what its handler takes.
-        const result = await route.handler(input as RouteInput<never, never, never>);
+        // The guard answered a caller for exactly the access rules whose handlers take one.
+        const result = await route.handler(input as RouteInput<never, never, never, never>);
         // A handler whose answer decides the status (202 still running, 200 finished) sets responseStatus.
         ctx.status = typeof ctx.state.responseStatus === 'number' ? ctx.state.responseStatus : (route.status ?? 200);
         if (result !== undefined) ctx.body = result;
       };
-      if (route.idempotent && hooks.idempotency && ctx.get('idempotency-key')) {
-        await hooks.idempotency(ctx, caller, respond, { rerunAfterLostAnswer: route.keyReachesBackend === true });
+      if (route.idempotent && guards.idempotency && ctx.get('idempotency-key')) {
+        await guards.idempotency(ctx, caller, respond, { rerunAfterLostAnswer: route.keyReachesBackend === true });
       } else {
         await respond();
       }

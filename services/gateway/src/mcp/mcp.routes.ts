@@ -7,11 +7,10 @@ import { DomainError, lazy, type Logger, type Metrics } from '@agentplatform/ser
 import { checkAccess } from '../http/access-guard.js';
 import { flatErrorBody, toDomainError } from '../http/error-body.js';
 import { anyCaller, type AccessGuard, type Caller } from '../http/route.js';
-import { parseOrThrow } from '../http/validation.js';
 import { canonical, type IdempotencyStore } from '../middleware/idempotency.js';
 import type { BoundMcpTool } from './mcp.tools.js';
 
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 
 type ServerModule = typeof import('@modelcontextprotocol/sdk/server/mcp.js');
 type TransportModule = typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js');
@@ -25,7 +24,7 @@ const mcpSdk = lazy(() => ({
     .StreamableHTTPServerTransport,
 }));
 
-export interface McpRouteDeps {
+interface McpRouteDeps {
   guard: AccessGuard;
   tools: BoundMcpTool[];
   /** Idempotency-Key for the tools whose REST route takes one (absent: keys are ignored). */
@@ -82,12 +81,17 @@ async function runOnce(
   idempotencyKey: string,
   deps: McpRouteDeps,
 ): Promise<CallToolResult> {
-  const input = parseOrThrow(tool.input, args);
-  if (!tool.idempotent || !idempotencyKey || !deps.idempotency) return success(await tool.run(caller, input));
-  const answer = await deps.idempotency(caller, idempotencyKey, `MCP ${tool.name}\n${canonical(input)}`, async () => ({
-    status: 200,
-    body: await tool.run(caller, input),
-  }));
+  const call = tool.parse(args);
+  if (!tool.idempotent || !idempotencyKey || !deps.idempotency) return success(await call.run(caller));
+  const answer = await deps.idempotency(
+    caller,
+    idempotencyKey,
+    `MCP ${tool.name}\n${canonical(call.input)}`,
+    async () => ({
+      status: 200,
+      body: await call.run(caller),
+    }),
+  );
   return success(answer.body, answer.replayed);
 }
 
@@ -114,7 +118,7 @@ function serverFor(caller: Caller, idempotencyKey: string, deps: McpRouteDeps): 
 
 async function authenticate(ctx: Context, guard: AccessGuard): Promise<Caller> {
   try {
-    return (await guard.authorize(ctx, anyCaller))!;
+    return await guard.authorize(ctx, anyCaller);
   } catch (error) {
     // RFC 6750 section 3; MCP clients read it to know a bearer token is wanted.
     if (error instanceof DomainError && error.code === 'unauthorized') {

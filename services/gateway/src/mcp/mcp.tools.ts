@@ -3,6 +3,7 @@ import type { Logger, Metrics } from '@agentplatform/service-kit';
 import type { Backends } from '../clients/backends.js';
 import type { GatewayConfig } from '../config.js';
 import type { Caller, HttpMethod, RouteAccess, Route } from '../http/route.js';
+import { parseOrThrow } from '../http/validation.js';
 import { chatOnce, listAgents } from '../routes/agents/index.js';
 import { agentParams, chatBody, listAgentsQuery } from '../routes/agents/agents.schemas.js';
 import { addMemory, searchMemory } from '../routes/memory/index.js';
@@ -27,7 +28,7 @@ export interface McpToolDeps {
  * access rule (so the scope is the same by construction), validates its arguments with that
  * route's schemas and runs the same function as its handler.
  */
-export interface McpTool<S extends z.ZodObject = z.ZodObject> {
+interface McpToolDefinition<S extends z.ZodObject> {
   name: string;
   description: string;
   /** The REST route whose access rule applies, as `[method, path]`. */
@@ -36,14 +37,33 @@ export interface McpTool<S extends z.ZodObject = z.ZodObject> {
   run(caller: Caller, args: z.infer<S>): Promise<unknown>;
 }
 
+/** A tool call whose arguments passed the tool's schema, ready to run as a caller. */
+interface McpToolCall {
+  /** The parsed arguments (what an Idempotency-Key's fingerprint is taken of). */
+  input: unknown;
+  run(caller: Caller): Promise<unknown>;
+}
+
+/** A tool as the MCP server lists and calls it, whatever its arguments' schema. */
+interface McpTool extends Omit<McpToolDefinition<z.ZodObject>, 'run'> {
+  /** Validates the arguments (a validation error names the bad ones) and binds them to the tool's function. */
+  parse(args: unknown): McpToolCall;
+}
+
 /** A tool with its route's access rule, and whether the route takes an Idempotency-Key. */
 export interface BoundMcpTool extends McpTool {
   access: RouteAccess;
   idempotent: boolean;
 }
 
-function tool<S extends z.ZodObject>(definition: McpTool<S>): McpTool {
-  return definition as unknown as McpTool;
+function tool<S extends z.ZodObject>({ run, ...definition }: McpToolDefinition<S>): McpTool {
+  return {
+    ...definition,
+    parse: (args) => {
+      const input = parseOrThrow(definition.input, args);
+      return { input, run: (caller) => run(caller, input) };
+    },
+  };
 }
 
 const searchInput = searchMemoryBody.pick({ agent_id: true, query: true }).extend({

@@ -26,7 +26,7 @@ interface StoredResponse {
   locked_until?: Date;
 }
 
-export interface IdempotencyOptions {
+interface IdempotencyOptions {
   ttlHours: number;
   /** Seals stored responses (DATA_ENCRYPTION_KEY). */
   box: SecretBox;
@@ -36,7 +36,7 @@ export interface IdempotencyOptions {
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
-export interface OnceOptions {
+interface OnceOptions {
   /**
    * The request passes the key to a backend that performs it once per key (the credit ledger), so
    * after a lost answer it is run again and gets the first outcome. Otherwise a retry after a lost
@@ -49,7 +49,7 @@ const LOST_ON_RETRY =
   'The first request with this Idempotency-Key may have been performed, but its answer was lost; it is not ' +
   'performed again under this key. Check whether it took effect before sending it under a new key';
 
-export interface IdempotentAnswer {
+interface IdempotentAnswer {
   status: number;
   body: unknown;
   /** The stored answer of an earlier request with the key. */
@@ -138,7 +138,7 @@ export class IdempotencyStore {
     }
   }
 
-  /** The `hooks.idempotency` of mountRoutes. */
+  /** The `guards.idempotency` of mountRoutes. */
   readonly handle = async (
     ctx: Context,
     caller: Caller | undefined,

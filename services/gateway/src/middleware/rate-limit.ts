@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
 import { RateLimiterMemory, RateLimiterMongo, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { clientAddress } from '../http/client-address.js';
 import {
   DomainError,
   GroupCommit,
@@ -13,7 +12,7 @@ import {
 /** One collection holds every counter; keys carry their limiter's prefix. */
 const COLLECTION = 'rate_limits';
 
-export interface LimiterStore {
+interface LimiterStore {
   client: ReturnType<Connection['getClient']>;
   dbName: string;
 }
@@ -159,42 +158,28 @@ export class TenantRateLimiter {
   }
 }
 
-/** Per client address limits for unauthenticated endpoints (register, login, refresh). */
-export class AddressRateLimiter {
-  private readonly limiter: GroupedLimiter;
-
-  constructor(
-    store: LimiterStore,
-    private readonly perMinute: number,
-  ) {
-    this.limiter = mongoLimiter(store, 'address', perMinute, 60);
-  }
-
-  async consume(ctx: Context, bucket: string): Promise<void> {
-    const { ok, res } = await this.limiter.take(`${bucket}:${clientAddress(ctx)}`);
-    if (!ok) throw exceeded(ctx, this.perMinute, res, `${this.perMinute} requests per minute from this address`);
-    setHeaders(ctx, this.perMinute, res);
-  }
-}
-
 /**
- * Inbound workflow hooks (`/hooks/:hook_id...`) are public, so each hook id gets its own budget:
- * a flood aimed at one workflow's hook cannot starve the others. Counted only for a hook the
- * workflow service knows (routes/hooks), so random ids write no counter.
+ * A per-minute budget per key, counted across replicas (`what` words the refusal). Two use it:
+ * - per client address and endpoint, for the unauthenticated endpoints (register, login, refresh);
+ * - per hook id, for the public inbound workflow hooks (`/hooks/:hook_id...`), so a flood aimed at
+ *   one workflow's hook cannot starve the others. Counted only for a hook the workflow service
+ *   knows (routes/hooks), so random ids write no counter.
  */
-export class HookRateLimiter {
+export class KeyRateLimiter {
   private readonly limiter: GroupedLimiter;
 
   constructor(
     store: LimiterStore,
+    keyPrefix: string,
     private readonly perMinute: number,
+    private readonly what: string,
   ) {
-    this.limiter = mongoLimiter(store, 'hook', perMinute, 60);
+    this.limiter = mongoLimiter(store, keyPrefix, perMinute, 60);
   }
 
-  async consume(ctx: Context, hookId: string): Promise<void> {
-    const { ok, res } = await this.limiter.take(hookId);
-    if (!ok) throw exceeded(ctx, this.perMinute, res, `${this.perMinute} requests per minute to this workflow's hook`);
+  async consume(ctx: Context, key: string): Promise<void> {
+    const { ok, res } = await this.limiter.take(key);
+    if (!ok) throw exceeded(ctx, this.perMinute, res, `${this.perMinute} requests per minute ${this.what}`);
     setHeaders(ctx, this.perMinute, res);
   }
 }

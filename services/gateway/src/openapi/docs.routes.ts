@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type Router from '@koa/router';
-import type { Route } from '../http/route.js';
-import type { BoundMcpTool } from '../mcp/mcp.tools.js';
-import { buildOpenApiDocument } from './openapi-document.js';
+import { buildOpenApiDocument, type ApiRoutes } from './openapi-document.js';
 
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -55,12 +53,7 @@ const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-
  * registry on its first request and kept. `GET /docs`: Swagger UI served from the swagger-ui-dist
  * package, each asset read on its first request. An idle gateway holds neither (docs/performance.md).
  */
-export function mountDocsRoutes(
-  router: Router,
-  routes: ReadonlyArray<Route>,
-  mcpTools: ReadonlyArray<BoundMcpTool> = [],
-  openAiRoutes: ReadonlyArray<Route> = [],
-): void {
+export function mountDocsRoutes(router: Router, api: ApiRoutes): void {
   let document: ReturnType<typeof buildOpenApiDocument> | undefined;
   const assets = new Map<string, Buffer>();
   const asset = (name: string): Buffer | undefined => {
@@ -76,7 +69,7 @@ export function mountDocsRoutes(
   for (const prefix of ['/api/v1', '/v1']) {
     router.get(`${prefix}/openapi.json`, (ctx) => {
       ctx.state.rawBody = true;
-      document ??= buildOpenApiDocument(routes, mcpTools, openAiRoutes);
+      document ??= buildOpenApiDocument(api);
       ctx.body = document;
     });
   }

@@ -27,18 +27,25 @@ const ID_PREFIXES: Record<string, string> = {
   session_id: 'ses',
 };
 
+/** Path parameters whose example is not a prefixed id. */
+const EXAMPLES: Record<string, string> = { hook_id: `hk_EXAMPLE${'0'.repeat(25)}`, path: 'orders' };
+
 /** A well-formed id for a path parameter's example (the docs page's "Try it out" needs one). */
 function exampleId(name: string): string {
+  if (Object.hasOwn(EXAMPLES, name)) return EXAMPLES[name]!;
   return `${ID_PREFIXES[name] ?? name.replace(/_id$/, '')}_01JEXAMPLE0000000000000000`;
 }
 
-/** `/agents/:agent_id` -> `/agents/{agent_id}` */
+/** A path parameter (`:agent_id`) or wildcard (`*path`) of a @koa/router path. */
+const PATH_PARAMETER = /[:*]([A-Za-z0-9_]+)/g;
+
+/** `/agents/:agent_id` -> `/agents/{agent_id}`, `/hooks/:hook_id/*path` -> `/hooks/{hook_id}/{path}` */
 function openApiPath(path: string): string {
-  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  return path.replace(PATH_PARAMETER, '{$1}');
 }
 
 function parameters(schema: z.ZodType | undefined, location: 'path' | 'query', path: string): JsonSchema[] {
-  const names = location === 'path' ? [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]) : [];
+  const names = location === 'path' ? [...path.matchAll(PATH_PARAMETER)].map((m) => m[1]) : [];
   const json = schema ? schemaOf(schema, 'input') : {};
   const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((json.required ?? []) as string[]);
@@ -82,14 +89,14 @@ function operation(route: Route): JsonSchema {
   const status = String(route.status ?? 200);
   const responses: Record<string, unknown> = {
     [status]: {
-      description: 'Success',
+      description: status === '202' ? 'Accepted' : 'Success',
       ...(route.response ? { content: { 'application/json': { schema: schemaOf(route.response, 'output') } } } : {}),
     },
   };
   if (route.alternateStatus) {
     responses[String(route.alternateStatus)] = {
       ...(responses[status] as object),
-      description: 'Accepted: still running',
+      description: route.alternateStatus === 202 ? 'Accepted: still running' : 'Success: finished',
     };
   }
   const errorRef = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
@@ -181,27 +188,41 @@ function openAiOperation(route: Route): JsonSchema {
   return op;
 }
 
+/** What the document describes, besides the API's own routes (`routes`, under `/api/v1`). */
+export interface ApiRoutes {
+  routes: ReadonlyArray<Route>;
+  /** The MCP endpoint's tools (`/mcp`). */
+  mcpTools?: ReadonlyArray<Pick<BoundMcpTool, 'name' | 'access'>>;
+  /** The OpenAI-compatible routes, under `/openai/v1`. */
+  openAiRoutes?: ReadonlyArray<Route>;
+  /** The inbound workflow hooks, at the root (`/hooks/...`). */
+  hookRoutes?: ReadonlyArray<Route>;
+}
+
 /**
  * The OpenAPI 3.1 document of the API, built from the same route definitions (and zod schemas)
  * that route and validate requests, so the document cannot drift from the behaviour; with the
- * MCP endpoint when its tools are given, and the OpenAI-compatible routes (under `/openai/v1`,
- * named by each path's own `servers`) when they are.
+ * MCP endpoint when its tools are given, and the routes served under another base (named by each
+ * path's own `servers`): the OpenAI-compatible routes and the hooks, when they are.
  */
-export function buildOpenApiDocument(
-  routes: ReadonlyArray<Route>,
-  mcpTools: ReadonlyArray<Pick<BoundMcpTool, 'name' | 'access'>> = [],
-  openAiRoutes: ReadonlyArray<Route> = [],
-): JsonSchema {
+export function buildOpenApiDocument({
+  routes,
+  mcpTools = [],
+  openAiRoutes = [],
+  hookRoutes = [],
+}: ApiRoutes): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) {
+  const add = (route: Route, op: JsonSchema, servers?: JsonSchema[]) => {
     const path = openApiPath(route.path);
-    paths[path] ??= {};
-    paths[path][route.method] = operation(route);
-  }
+    paths[path] ??= servers ? { servers } : {};
+    paths[path][route.method] = op;
+  };
+  for (const route of routes) add(route, operation(route));
   for (const route of openAiRoutes) {
-    const path = openApiPath(route.path);
-    paths[path] ??= { servers: [{ url: '/openai/v1', description: 'The OpenAI-compatible API' }] };
-    paths[path][route.method] = openAiOperation(route);
+    add(route, openAiOperation(route), [{ url: '/openai/v1', description: 'The OpenAI-compatible API' }]);
+  }
+  for (const route of hookRoutes) {
+    add(route, operation(route), [{ url: '/', description: 'Inbound workflow hooks, outside /api/v1' }]);
   }
   if (mcpTools.length > 0) paths['/mcp'] = mcpPathItem(mcpTools);
   return {

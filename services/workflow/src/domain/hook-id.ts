@@ -2,8 +2,8 @@ import { randomInt } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** A hook id's shape: what the gateway and the lookup accept before asking the database. */
-export const HOOK_ID = /^hk_[0-9A-Za-z]{32}$/;
+/** A hook id's shape, shared with the gateway's hook route. */
+export { HOOK_ID } from '@agentplatform/service-kit';
 
 /**
  * A new secret hook id (docs/design.md section 7): `hk_` and 32 base62 characters from the CSPRNG

@@ -5,8 +5,8 @@ import { pageParams } from '../../http/paging.js';
  * Allowed values of docs/design.md section 6. The agent-memory service checks them too (it is the
  * authority for gRPC callers); they are repeated here so the OpenAPI document lists them.
  */
-export const AGENT_TYPES = ['assistant', 'support', 'sales', 'research', 'custom'] as const;
-export const AGENT_STATUSES = ['active', 'inactive'] as const;
+const AGENT_TYPES = ['assistant', 'support', 'sales', 'research', 'custom'] as const;
+const AGENT_STATUSES = ['active', 'inactive'] as const;
 export const MEMORY_TYPES = ['semantic', 'episodic', 'procedural'] as const;
 
 /*
@@ -24,7 +24,7 @@ const headers = z
   .record(z.string(), z.string())
   .describe('Header name -> value. Values are encrypted at rest and never returned (answers show header_names)');
 
-export const toolGrant = z.discriminatedUnion('type', [
+const toolGrant = z.discriminatedUnion('type', [
   z.object({ type: z.literal('memory_search') }).describe("Search the agent's memory: {query, top_k?}"),
   z.object({ type: z.literal('memory_add') }).describe("Add to the agent's memory: {content, memory_type?, metadata?}"),
   z
@@ -75,7 +75,7 @@ const configShape = {
 };
 
 /** Unknown config keys are dropped, like unknown body fields. */
-export const agentConfig = z.object({
+const agentConfig = z.object({
   model: configShape.model.optional(),
   temperature: configShape.temperature.optional(),
   max_tokens: configShape.max_tokens.optional(),
@@ -197,7 +197,7 @@ export const chatBody = z.object({
     ),
 });
 
-export const toolStep = z
+const toolStep = z
   .object({
     type: z.literal('tool_call'),
     tool: z.string().describe('memory_search, memory_add, a grant name, or <mcp server>__<tool>'),

@@ -59,7 +59,7 @@ export interface ChatStreamFormat {
 }
 
 /** The API's own events: start, delta, step, done (and error). */
-export const platformStreamFormat: ChatStreamFormat = {
+const platformStreamFormat: ChatStreamFormat = {
   event({ event: e }) {
     if (e?.$case === 'start') {
       return frame('start', {
@@ -82,7 +82,7 @@ export const platformStreamFormat: ChatStreamFormat = {
  * refusal (404, 402, 409, 400) is still an ordinary JSON error with its status; later failures
  * can only be reported in the stream, as an `error` event.
  */
-export async function streamChat(
+export async function relayChatStream(
   ctx: Context,
   backends: Backends,
   request: Parameters<Backends['agentMemory']['chatStream']>[0],

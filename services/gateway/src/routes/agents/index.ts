@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { agentMemoryV1 } from '@agentplatform/contracts';
 import type { Backends } from '../../clients/backends.js';
 import { defineRoute, requireScope, type Caller, type Route } from '../../http/route.js';
-import { pageJson } from '../../http/paging.js';
+import { pageJson, pageOf } from '../../http/paging.js';
 import type { RouteDeps } from '../deps.js';
 import {
   agentListResponse,
@@ -19,7 +19,7 @@ import {
   sessionParams,
   updateAgentBody,
 } from './agents.schemas.js';
-import { CHAT_DEADLINE_MS, chatJson, stepJson, streamChat, wantsEventStream } from './chat-stream.js';
+import { CHAT_DEADLINE_MS, chatJson, stepJson, relayChatStream, wantsEventStream } from './chat-stream.js';
 
 export function agentJson(agent: agentMemoryV1.Agent) {
   return {
@@ -52,8 +52,7 @@ export async function listAgents(
 ) {
   const out = await backends.listAgents({
     tenantId: caller.tenantId,
-    page: query.page,
-    perPage: query.per_page,
+    ...pageOf(query),
     type: query.type,
     status: query.status,
   });
@@ -64,7 +63,7 @@ export async function listAgents(
  * The rights of the key or user a request comes from, for agent-memory to check tool grants and
  * tool calls against (docs/design.md section 9).
  */
-export function callerRights(caller: Caller): agentMemoryV1.CallerRights {
+function callerRights(caller: Caller): agentMemoryV1.CallerRights {
   return { scopes: [...caller.scopes] };
 }
 
@@ -96,7 +95,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       access: requireScope('agents:read'),
       query: listAgentsQuery,
       response: agentListResponse,
-      handler: ({ query, caller }) => listAgents(backends, caller!, query),
+      handler: ({ query, caller }) => listAgents(backends, caller, query),
     }),
     defineRoute({
       method: 'post',
@@ -141,15 +140,15 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       handler: async ({ body, caller }) =>
         agentJson(
           await agents.createAgent({
-            tenantId: caller!.tenantId,
+            tenantId: caller.tenantId,
             name: body.name,
             type: body.type,
             description: body.description,
             memoryTypes: body.memory_types ? { values: body.memory_types } : undefined,
             config: body.config,
             status: body.status,
-            plan: caller!.plan ?? '',
-            caller: callerRights(caller!),
+            plan: caller.plan ?? '',
+            caller: callerRights(caller),
           }),
         ),
     }),
@@ -162,7 +161,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       params: agentParams,
       response: agentResponse,
       handler: async ({ params, caller }) =>
-        agentJson(await agents.getAgent({ tenantId: caller!.tenantId, agentId: params.agent_id })),
+        agentJson(await agents.getAgent({ tenantId: caller.tenantId, agentId: params.agent_id })),
     }),
     defineRoute({
       method: 'patch',
@@ -178,7 +177,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       handler: async ({ params, body, caller }) =>
         agentJson(
           await agents.updateAgent({
-            tenantId: caller!.tenantId,
+            tenantId: caller.tenantId,
             agentId: params.agent_id,
             name: body.name,
             type: body.type,
@@ -186,7 +185,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
             description: body.description,
             memoryTypes: body.memory_types ? { values: body.memory_types } : undefined,
             config: body.config,
-            caller: callerRights(caller!),
+            caller: callerRights(caller),
           }),
         ),
     }),
@@ -199,7 +198,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       params: agentParams,
       response: deleteResponse,
       handler: async ({ params, caller }) => {
-        const out = await agents.deleteAgent({ tenantId: caller!.tenantId, agentId: params.agent_id });
+        const out = await agents.deleteAgent({ tenantId: caller.tenantId, agentId: params.agent_id });
         return {
           success: true,
           message: `Agent deleted with ${out.deletedMemories} memory items and ${out.deletedSessions} sessions`,
@@ -220,10 +219,10 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       response: chatResponse,
       handler: async ({ params, body, caller, ctx }) => {
         if (wantsEventStream(ctx)) {
-          await streamChat(ctx, backends, chatRequest(caller!, params.agent_id, body));
+          await relayChatStream(ctx, backends, chatRequest(caller, params.agent_id, body));
           return undefined;
         }
-        return chatOnce(agents, caller!, params.agent_id, body);
+        return chatOnce(agents, caller, params.agent_id, body);
       },
     }),
     defineRoute({
@@ -237,10 +236,9 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       response: sessionListResponse,
       handler: async ({ params, query, caller }) => {
         const out = await agents.listSessions({
-          tenantId: caller!.tenantId,
+          tenantId: caller.tenantId,
           agentId: params.agent_id,
-          page: query.page,
-          perPage: query.per_page,
+          ...pageOf(query),
         });
         return {
           sessions: out.sessions.map((s) => ({
@@ -266,11 +264,10 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       response: messageListResponse,
       handler: async ({ params, query, caller }) => {
         const out = await agents.listMessages({
-          tenantId: caller!.tenantId,
+          tenantId: caller.tenantId,
           agentId: params.agent_id,
           sessionId: params.session_id,
-          page: query.page,
-          perPage: query.per_page,
+          ...pageOf(query),
         });
         return {
           messages: out.messages.map((m) => ({

@@ -117,18 +117,18 @@ export function authRoutes({ backends, revocations, profiles }: RouteDeps): Rout
       validationStatus: 422,
       response: meResponse,
       handler: async ({ caller }) => {
-        if (caller!.kind === 'api_key') {
+        if (caller.kind === 'api_key') {
           return {
             type: 'api_key' as const,
-            id: caller!.apiKeyId!,
-            name: caller!.apiKeyName ?? '',
-            key_prefix: caller!.apiKeyPrefix ?? '',
-            scopes: [...caller!.scopes],
-            tenant_id: caller!.tenantId,
-            expires_at: caller!.apiKeyExpiresAt ?? null,
+            id: caller.apiKeyId!,
+            name: caller.apiKeyName ?? '',
+            key_prefix: caller.apiKeyPrefix ?? '',
+            scopes: [...caller.scopes],
+            tenant_id: caller.tenantId,
+            expires_at: caller.apiKeyExpiresAt ?? null,
           };
         }
-        const me = profiles ? await profiles.profile(caller!) : await identity.getMe({ userId: caller!.userId });
+        const me = profiles ? await profiles.profile(caller) : await identity.getMe({ userId: caller.userId });
         return {
           id: me.user!.id,
           email: me.user!.email,
@@ -153,8 +153,8 @@ export function authRoutes({ backends, revocations, profiles }: RouteDeps): Rout
       response: apiKeyCreatedResponse,
       handler: async ({ body, caller }) => {
         const answer = await identity.createApiKey({
-          userId: caller!.userId,
-          tenantId: caller!.tenantId,
+          userId: caller.userId,
+          tenantId: caller.tenantId,
           name: body.name,
           scopes: body.scopes,
           expiresAt: body.expires_at,
@@ -180,7 +180,7 @@ export function authRoutes({ backends, revocations, profiles }: RouteDeps): Rout
       validationStatus: 422,
       response: apiKeyListResponse,
       handler: async ({ caller }) => {
-        const answer = await identity.listApiKeys({ userId: caller!.userId, tenantId: caller!.tenantId });
+        const answer = await identity.listApiKeys({ userId: caller.userId, tenantId: caller.tenantId });
         return {
           items: answer.items.map((key) => ({
             id: key.id,
@@ -204,7 +204,7 @@ export function authRoutes({ backends, revocations, profiles }: RouteDeps): Rout
       params: keyIdParams,
       response: revokeResponse,
       handler: async ({ params, caller }) => {
-        await identity.revokeApiKey({ userId: caller!.userId, tenantId: caller!.tenantId, keyId: params.key_id });
+        await identity.revokeApiKey({ userId: caller.userId, tenantId: caller.tenantId, keyId: params.key_id });
         revocations?.forgetApiKey(params.key_id);
         return { success: true, message: 'API key revoked' };
       },

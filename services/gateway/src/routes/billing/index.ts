@@ -84,7 +84,7 @@ export function billingRoutes({ backends, config }: RouteDeps): Route[] {
       query: creditsQuery,
       response: creditsResponse,
       handler: async ({ query, caller }) => {
-        const answer = await backends.identity.getCredits({ tenantId: caller!.tenantId, limit: query.limit });
+        const answer = await backends.identity.getCredits({ tenantId: caller.tenantId, limit: query.limit });
         return {
           balance: answer.balance,
           plan: answer.plan,
@@ -113,8 +113,8 @@ export function billingRoutes({ backends, config }: RouteDeps): Route[] {
       response: purchaseResponse,
       handler: async ({ body, caller, ctx }) => {
         const answer = await backends.identity.purchaseCredits({
-          tenantId: caller!.tenantId,
-          userId: caller!.userId,
+          tenantId: caller.tenantId,
+          userId: caller.userId,
           credits: body.credits,
           // The same key reaches the ledger, so even a retry that bypasses the gateway's store cannot double-buy.
           idempotencyKey: ctx.get('idempotency-key'),

@@ -1,19 +1,18 @@
-import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { DomainError, NotFoundError } from '@agentplatform/service-kit';
-import { HookDirectory } from '../../clients/hook-directory.js';
-import { HookTrigger } from '../../clients/hook-trigger.js';
-import type { RouteDeps } from '../deps.js';
+import { DomainError, HOOK_ID, NotFoundError } from '@agentplatform/service-kit';
 import { clientAddress } from '../../http/client-address.js';
+import { defineRoute, publicAccess, type Route } from '../../http/route.js';
 import { assertStorableKeys } from '../../http/validation.js';
 import type { AnonymousLimiter } from '../../http/anonymous-limit.js';
-import { EXECUTE_DEADLINE_MS } from '../workflows/index.js';
+import type { RouteDeps } from '../deps.js';
 import { executionToJson } from '../workflows/workflows.mapping.js';
+import { hookBody, hookParams, hookPathParams, hookResponse } from './hooks.schemas.js';
 
 /** Credentials of the caller's own systems never travel into an execution's input (and its storage). */
 const DROPPED_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
 
-function hookInput(ctx: Context): Record<string, unknown> {
+/** What the execution gets as its input: the body, the query and the headers as they came. */
+function hookInput(ctx: Context, body: unknown): Record<string, unknown> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(ctx.headers)) {
     if (value === undefined || DROPPED_HEADERS.has(name)) continue;
@@ -22,12 +21,11 @@ function hookInput(ctx: Context): Record<string, unknown> {
   const query: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(ctx.query)) if (value !== undefined) query[name] = value;
   // The body's keys and depth were checked when it was parsed (http/json-body.ts).
-  const body = (ctx.request as { body?: unknown }).body;
   assertStorableKeys(query, 'query');
   return { body: body ?? null, query, headers };
 }
 
-export interface HookRouteDeps extends Pick<RouteDeps, 'backends' | 'config'> {
+interface HookRouteDeps extends Pick<RouteDeps, 'backends'> {
   /** The per-address budget of requests without valid credentials; an unknown hook id is one. */
   anonymous: AnonymousLimiter;
   /** The per-hook rate limit, counted once the hook is known to exist. */
@@ -46,37 +44,53 @@ function isNotFound(error: unknown): boolean {
  * before the body is read: app.ts) and writes no rate-limit counter; the hook's own limit is
  * counted only for a hook the workflow service knows (docs/security.md, "Limits on hostile input").
  */
-export function mountHookRoutes(router: Router, { backends, config, anonymous, hookLimit }: HookRouteDeps): void {
-  // A last_node hook waits for the run like a synchronous execute.
-  const hooks = new HookTrigger(backends.workflow, EXECUTE_DEADLINE_MS);
-  const directory = new HookDirectory(backends.workflow, config.GRPC_DEADLINE_MS);
-  router.post('/hooks/:hook_id{/*path}', async (ctx) => {
-    const hookId = String(ctx.params.hook_id ?? '');
-    const rawPath = (ctx.params as Record<string, unknown>).path;
-    const path = Array.isArray(rawPath) ? rawPath.join('/') : String(rawPath ?? '');
-    const input = hookInput(ctx);
-    let answer: Awaited<ReturnType<HookTrigger['trigger']>>;
+export function hookRoutes({ backends, anonymous, hookLimit }: HookRouteDeps): Route[] {
+  const trigger = async (ctx: Context, hookId: string, path: string, input: Record<string, unknown>) => {
     try {
-      if (!/^hk_[0-9A-Za-z]{32}$/.test(hookId)) throw new NotFoundError('Hook');
-      await directory.resolve(hookId, path);
+      if (!HOOK_ID.test(hookId)) throw new NotFoundError('Hook');
+      await backends.resolveHook(hookId, path);
       if (hookLimit) await hookLimit(ctx, hookId);
-      answer = await hooks.trigger({ hookId, path, input });
-    } catch (error) {
-      if (isNotFound(error)) anonymous.take(clientAddress(ctx));
-      throw error;
-    }
-    if (answer.responseMode === 'last_node' && answer.execution) {
+      const answer = await backends.triggerHook({ hookId, path, input });
+      if (answer.responseMode !== 'last_node' || !answer.execution) return { execution_id: answer.executionId };
       const execution = executionToJson(answer.execution);
-      ctx.status = execution.status === 'running' ? 202 : 200;
-      ctx.body = {
+      if (execution.status !== 'running') ctx.state.responseStatus = 200;
+      return {
         execution_id: execution.execution_id,
         status: execution.status,
         output: execution.output ?? {},
         ...(execution.error ? { error: execution.error } : {}),
       };
-      return;
+    } catch (error) {
+      if (isNotFound(error)) anonymous.take(clientAddress(ctx));
+      throw error;
     }
-    ctx.status = 202;
-    ctx.body = { execution_id: answer.executionId };
-  });
+  };
+  const common = {
+    method: 'post',
+    tag: 'hooks',
+    access: publicAccess,
+    body: hookBody,
+    bodyTypes: ['json', 'form'],
+    example: { order_id: 'ord_123', amount: 42 },
+    status: 202,
+    alternateStatus: 200,
+    response: hookResponse,
+  } as const;
+  return [
+    defineRoute({
+      ...common,
+      path: '/hooks/:hook_id',
+      summary:
+        "Start a workflow from its webhook node: 202 with the execution id; a last_node hook answers the run's output (200, or 202 while still running)",
+      params: hookParams,
+      handler: ({ ctx, params, body }) => trigger(ctx, params.hook_id, '', hookInput(ctx, body)),
+    }),
+    defineRoute({
+      ...common,
+      path: '/hooks/:hook_id/*path',
+      summary: "Start a workflow from its webhook node at a path (the node's config.path), as without one",
+      params: hookPathParams,
+      handler: ({ ctx, params, body }) => trigger(ctx, params.hook_id, params.path, hookInput(ctx, body)),
+    }),
+  ];
 }

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { agentMemoryV1 } from '@agentplatform/contracts';
 import type { Backends } from '../../clients/backends.js';
 import { defineRoute, requireScope, type Caller, type Route } from '../../http/route.js';
-import { pageJson } from '../../http/paging.js';
+import { pageJson, pageOf } from '../../http/paging.js';
 import type { RouteDeps } from '../deps.js';
 import {
   addMemoryBatchBody,
@@ -20,7 +20,7 @@ import {
   updateMemoryBody,
 } from './memory.schemas.js';
 
-export function memoryJson(item: agentMemoryV1.MemoryItem) {
+function memoryJson(item: agentMemoryV1.MemoryItem) {
   return {
     id: item.id,
     agent_id: item.agentId,
@@ -55,7 +55,7 @@ export async function addMemory(
 }
 
 /** `POST /memory/batch`: one gRPC call for the whole batch. */
-export async function addMemoryBatch(memory: AgentMemory, caller: Caller, body: z.infer<typeof addMemoryBatchBody>) {
+async function addMemoryBatch(memory: AgentMemory, caller: Caller, body: z.infer<typeof addMemoryBatchBody>) {
   const out = await memory.addMemories({
     tenantId: caller.tenantId,
     agentId: body.agent_id,
@@ -112,7 +112,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       },
       status: 201,
       response: memoryResponse,
-      handler: ({ body, caller }) => addMemory(backends, caller!, body),
+      handler: ({ body, caller }) => addMemory(backends, caller, body),
     }),
     defineRoute({
       method: 'post',
@@ -140,7 +140,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       },
       status: 201,
       response: memoryBatchResponse,
-      handler: ({ body, caller }) => addMemoryBatch(memory, caller!, body),
+      handler: ({ body, caller }) => addMemoryBatch(memory, caller, body),
     }),
     defineRoute({
       method: 'post',
@@ -151,7 +151,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       body: searchMemoryBody,
       example: { agent_id: 'agt_paste_an_agent_id', query: 'how long does a refund take', top_k: 5 },
       response: searchResponse,
-      handler: ({ body, caller }) => searchMemory(memory, caller!, body),
+      handler: ({ body, caller }) => searchMemory(memory, caller, body),
     }),
     defineRoute({
       method: 'post',
@@ -164,7 +164,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       response: consolidateResponse,
       handler: async ({ body, caller }) => {
         const out = await memory.consolidateMemory({
-          tenantId: caller!.tenantId,
+          tenantId: caller.tenantId,
           agentId: body.agent_id,
           threshold: body.threshold,
         });
@@ -186,11 +186,10 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       response: memoryListResponse,
       handler: async ({ query, caller }) => {
         const out = await memory.listMemories({
-          tenantId: caller!.tenantId,
+          tenantId: caller.tenantId,
           agentId: query.agent_id,
           memoryType: query.memory_type,
-          page: query.page,
-          perPage: query.per_page,
+          ...pageOf(query),
         });
         return { items: out.items.map(memoryJson), ...pageJson(out) };
       },
@@ -204,7 +203,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       params: memoryParams,
       response: memoryResponse,
       handler: async ({ params, caller }) =>
-        memoryJson(await memory.getMemory({ tenantId: caller!.tenantId, memoryId: params.memory_id })),
+        memoryJson(await memory.getMemory({ tenantId: caller.tenantId, memoryId: params.memory_id })),
     }),
     defineRoute({
       method: 'patch',
@@ -219,7 +218,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       handler: async ({ params, body, caller }) =>
         memoryJson(
           await memory.updateMemory({
-            tenantId: caller!.tenantId,
+            tenantId: caller.tenantId,
             memoryId: params.memory_id,
             content: body.content,
             memoryType: body.memory_type,
@@ -236,7 +235,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       params: memoryParams,
       response: deleteResponse,
       handler: async ({ params, caller }) => {
-        await memory.deleteMemory({ tenantId: caller!.tenantId, memoryId: params.memory_id });
+        await memory.deleteMemory({ tenantId: caller.tenantId, memoryId: params.memory_id });
         return { success: true, message: 'Memory item deleted' };
       },
     }),

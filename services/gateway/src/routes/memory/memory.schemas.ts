@@ -15,7 +15,7 @@ export const addMemoryBody = z.object({
 });
 
 /** Items of one `POST /memory/batch` (agent-memory's LIMITS.memoryBatch checks the same). */
-export const MEMORY_BATCH_MAX_ITEMS = 100;
+const MEMORY_BATCH_MAX_ITEMS = 100;
 
 export const addMemoryBatchBody = z.object({
   agent_id: z.string().min(1),

@@ -1,9 +1,9 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { agentMemoryV1 } from '@agentplatform/contracts';
-import { defineRoute, mountRoutes, requireScope, type Caller, type Route, type RouteHooks } from '../../http/route.js';
+import { defineRoute, mountRoutes, requireScope, type Caller, type Route, type RouteGuards } from '../../http/route.js';
 import { agentJson, chatRequest, listAgents } from '../agents/index.js';
-import { CHAT_DEADLINE_MS, chatJson, streamChat } from '../agents/chat-stream.js';
+import { CHAT_DEADLINE_MS, chatJson, relayChatStream } from '../agents/chat-stream.js';
 import type { RouteDeps } from '../deps.js';
 import { OPENAI_PREFIX } from './openai-errors.js';
 import { finishReason, openAiStreamFormat } from './openai-stream.js';
@@ -96,8 +96,8 @@ export function openAiRoutes({ backends }: RouteDeps): Route[] {
       handler: async ({ caller }) => {
         const data = [];
         for (let page = 1; ; page++) {
-          const out = await listAgents(backends, caller!, { page, per_page: 100, status: 'active' });
-          data.push(...out.agents.map((a) => modelJson(a, caller!)));
+          const out = await listAgents(backends, caller, { page, per_page: 100, status: 'active' });
+          data.push(...out.agents.map((a) => modelJson(a, caller)));
           if (out.agents.length < 100) break;
         }
         return { object: 'list' as const, data };
@@ -113,8 +113,8 @@ export function openAiRoutes({ backends }: RouteDeps): Route[] {
       response: modelResponse,
       handler: async ({ params, caller }) =>
         modelJson(
-          agentJson(await backends.agentMemory.getAgent({ tenantId: caller!.tenantId, agentId: params.model })),
-          caller!,
+          agentJson(await backends.agentMemory.getAgent({ tenantId: caller.tenantId, agentId: params.model })),
+          caller,
         ),
     }),
     defineRoute({
@@ -130,10 +130,10 @@ export function openAiRoutes({ backends }: RouteDeps): Route[] {
       example: { model: 'agt_...', messages: [{ role: 'user', content: 'How do I get a refund?' }] },
       response: chatCompletionResponse,
       handler: async ({ body, caller, ctx }) => {
-        const request = completionRequest(caller!, body, sessionHeader(ctx));
+        const request = completionRequest(caller, body, sessionHeader(ctx));
         if (body.stream) {
           const format = openAiStreamFormat(body.model, body.stream_options?.include_usage === true);
-          await streamChat(ctx, backends, request, format);
+          await relayChatStream(ctx, backends, request, format);
           return undefined;
         }
         const reply = await backends.agentMemory.chat(request, { deadline: CHAT_DEADLINE_MS });
@@ -145,8 +145,8 @@ export function openAiRoutes({ backends }: RouteDeps): Route[] {
 }
 
 /** Serves OpenAI's routes under `/openai/v1` (their errors are shaped by `openAiErrorShape`). */
-export function openAiRouter(routes: ReadonlyArray<Route>, hooks: RouteHooks): Router {
+export function openAiRouter(routes: ReadonlyArray<Route>, guards: RouteGuards): Router {
   const router = new Router({ prefix: OPENAI_PREFIX });
-  mountRoutes(router, routes, hooks);
+  mountRoutes(router, routes, guards);
   return router;
 }

@@ -1,6 +1,6 @@
 import type { webhookV1 } from '@agentplatform/contracts';
 import { defineRoute, requireScope, type Route } from '../../http/route.js';
-import { pageJson } from '../../http/paging.js';
+import { pageJson, pageOf } from '../../http/paging.js';
 import type { RouteDeps } from '../deps.js';
 import {
   createdWebhookResponse,
@@ -24,7 +24,7 @@ import {
   webhookResponse,
 } from './webhooks.schemas.js';
 
-export function webhookJson(webhook: webhookV1.Webhook) {
+function webhookJson(webhook: webhookV1.Webhook) {
   return {
     id: webhook.id,
     url: webhook.url,
@@ -38,7 +38,7 @@ export function webhookJson(webhook: webhookV1.Webhook) {
   };
 }
 
-export function deliveryJson(delivery: webhookV1.Delivery) {
+function deliveryJson(delivery: webhookV1.Delivery) {
   return {
     id: delivery.id,
     webhook_id: delivery.webhookId,
@@ -75,9 +75,8 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       response: webhookListResponse,
       handler: async ({ query, caller }) => {
         const out = await webhooks.listWebhooks({
-          tenantId: caller!.tenantId,
-          page: query.page,
-          perPage: query.per_page,
+          tenantId: caller.tenantId,
+          ...pageOf(query),
         });
         return { items: out.items.map(webhookJson), ...pageJson(out) };
       },
@@ -99,12 +98,12 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       response: createdWebhookResponse,
       handler: async ({ body, caller }) => {
         const out = await webhooks.createWebhook({
-          tenantId: caller!.tenantId,
+          tenantId: caller.tenantId,
           url: body.url,
           events: body.events,
           secret: body.secret,
           metadata: body.metadata,
-          plan: caller!.plan ?? '',
+          plan: caller.plan ?? '',
         });
         return { ...webhookJson(out.webhook!), signing_secret: out.signingSecret };
       },
@@ -118,7 +117,7 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       params: webhookParams,
       response: webhookResponse,
       handler: async ({ params, caller }) =>
-        webhookJson(await webhooks.getWebhook({ tenantId: caller!.tenantId, id: params.webhook_id })),
+        webhookJson(await webhooks.getWebhook({ tenantId: caller.tenantId, id: params.webhook_id })),
     }),
     defineRoute({
       method: 'patch',
@@ -133,7 +132,7 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       handler: async ({ params, body, caller }) =>
         webhookJson(
           await webhooks.updateWebhook({
-            tenantId: caller!.tenantId,
+            tenantId: caller.tenantId,
             id: params.webhook_id,
             url: body.url,
             events: body.events ? { events: body.events } : undefined,
@@ -151,7 +150,7 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       params: webhookParams,
       response: deleteWebhookResponse,
       handler: async ({ params, caller }) =>
-        webhooks.deleteWebhook({ tenantId: caller!.tenantId, id: params.webhook_id }),
+        webhooks.deleteWebhook({ tenantId: caller.tenantId, id: params.webhook_id }),
     }),
     defineRoute({
       method: 'post',
@@ -165,7 +164,7 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       response: rotateSecretResponse,
       handler: async ({ params, body, caller }) => {
         const out = await webhooks.rotateSecret({
-          tenantId: caller!.tenantId,
+          tenantId: caller.tenantId,
           id: params.webhook_id,
           secret: body.secret,
         });
@@ -188,7 +187,7 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       response: testWebhookResponse,
       handler: async ({ params, body, caller }) => {
         const out = await webhooks.testWebhook(
-          { tenantId: caller!.tenantId, id: params.webhook_id, eventType: body.event_type },
+          { tenantId: caller.tenantId, id: params.webhook_id, eventType: body.event_type },
           { deadline: TEST_SEND_DEADLINE_MS },
         );
         return {
@@ -212,7 +211,7 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       response: deliveryListResponse,
       handler: async ({ params, query, caller }) => {
         const out = await webhooks.listDeliveries({
-          tenantId: caller!.tenantId,
+          tenantId: caller.tenantId,
           webhookId: params.webhook_id,
           limit: query.limit,
           status: query.status,
@@ -230,7 +229,7 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       response: deliveryDetailResponse,
       handler: async ({ params, caller }) => {
         const out = await webhooks.getDelivery({
-          tenantId: caller!.tenantId,
+          tenantId: caller.tenantId,
           webhookId: params.webhook_id,
           deliveryId: params.delivery_id,
         });
@@ -261,7 +260,7 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       handler: async ({ params, caller }) =>
         deliveryJson(
           await webhooks.redeliver({
-            tenantId: caller!.tenantId,
+            tenantId: caller.tenantId,
             webhookId: params.webhook_id,
             deliveryId: params.delivery_id,
           }),
@@ -279,7 +278,7 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       example: { since: '2026-01-01T00:00:00Z' },
       response: recoverResponse,
       handler: async ({ params, body, caller }) =>
-        webhooks.recover({ tenantId: caller!.tenantId, webhookId: params.webhook_id, since: body.since }),
+        webhooks.recover({ tenantId: caller.tenantId, webhookId: params.webhook_id, since: body.since }),
     }),
   ];
 }

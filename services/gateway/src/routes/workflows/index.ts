@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { workflowV1 } from '@agentplatform/contracts';
-import type { Backends } from '../../clients/backends.js';
+import { EXECUTE_DEADLINE_MS, type Backends } from '../../clients/backends.js';
 import type { GatewayConfig } from '../../config.js';
 import { defineRoute, requireScope, type Caller, type Route } from '../../http/route.js';
-import { pageJson } from '../../http/paging.js';
+import { pageJson, pageOf } from '../../http/paging.js';
 import type { RouteDeps } from '../deps.js';
 import {
   executionSummaryToJson,
@@ -30,9 +30,6 @@ import {
   workflowResponse,
 } from './workflows.schemas.js';
 
-/** A synchronous execute waits up to 30 s in the service; the call's deadline leaves room for that. */
-export const EXECUTE_DEADLINE_MS = 35_000;
-
 type NodeJson = z.infer<typeof nodeSchema>;
 
 function nodesToProto(nodes: NodeJson[]): workflowV1.Node[] {
@@ -51,8 +48,7 @@ type Workflows = Backends['workflow'];
 export async function listWorkflows(workflows: Workflows, caller: Caller, query: z.infer<typeof listWorkflowsQuery>) {
   const answer = await workflows.listWorkflows({
     tenantId: caller.tenantId,
-    page: query.page,
-    perPage: query.per_page,
+    ...pageOf(query),
     status: query.status,
   });
   return {
@@ -93,6 +89,27 @@ export async function getExecution(
   return executionToJson(execution);
 }
 
+/** `POST /workflows/:workflow_id/pause` and `/resume`: a status change answered with the new status. */
+function statusChange(
+  path: string,
+  summary: string,
+  change: (request: { tenantId: string; workflowId: string }) => Promise<workflowV1.Workflow>,
+) {
+  return defineRoute({
+    method: 'post',
+    path,
+    summary,
+    tag: 'workflows',
+    access: requireScope('workflows:write'),
+    params: workflowParams,
+    response: statusResponse,
+    handler: async ({ params, caller }) => {
+      const workflow = await change({ tenantId: caller.tenantId, workflowId: params.workflow_id });
+      return { id: workflow.id, status: workflow.status, updated_at: workflow.updatedAt };
+    },
+  });
+}
+
 /** The workflows routes (the API reference, docs/design.md section 7), plus delete and cancel. */
 export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
   const workflows = backends.workflow;
@@ -105,7 +122,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       access: requireScope('workflows:read'),
       query: listWorkflowsQuery,
       response: workflowListResponse,
-      handler: ({ query, caller }) => listWorkflows(workflows, caller!, query),
+      handler: ({ query, caller }) => listWorkflows(workflows, caller, query),
     }),
     defineRoute({
       method: 'post',
@@ -134,14 +151,14 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       response: workflowResponse,
       handler: async ({ body, caller, ctx }) => {
         const workflow = await workflows.createWorkflow({
-          tenantId: caller!.tenantId,
+          tenantId: caller.tenantId,
           name: body.name,
           description: body.description,
           nodes: nodesToProto(body.nodes),
           edges: body.edges,
-          plan: caller!.plan ?? '',
+          plan: caller.plan ?? '',
         });
-        return workflowToJson(workflow, visibleHooksBase(config, ctx, caller!));
+        return workflowToJson(workflow, visibleHooksBase(config, ctx, caller));
       },
     }),
     defineRoute({
@@ -153,8 +170,8 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       params: workflowParams,
       response: workflowResponse,
       handler: async ({ params, caller, ctx }) => {
-        const workflow = await workflows.getWorkflow({ tenantId: caller!.tenantId, workflowId: params.workflow_id });
-        return workflowToJson(workflow, visibleHooksBase(config, ctx, caller!));
+        const workflow = await workflows.getWorkflow({ tenantId: caller.tenantId, workflowId: params.workflow_id });
+        return workflowToJson(workflow, visibleHooksBase(config, ctx, caller));
       },
     }),
     defineRoute({
@@ -176,7 +193,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       response: workflowResponse,
       handler: async ({ params, body, caller, ctx }) => {
         const workflow = await workflows.updateWorkflow({
-          tenantId: caller!.tenantId,
+          tenantId: caller.tenantId,
           workflowId: params.workflow_id,
           name: body.name,
           description: body.description,
@@ -184,9 +201,9 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
           nodes: body.nodes ? nodesToProto(body.nodes) : [],
           replaceEdges: body.edges !== undefined,
           edges: body.edges ?? [],
-          plan: caller!.plan ?? '',
+          plan: caller.plan ?? '',
         });
-        return workflowToJson(workflow, visibleHooksBase(config, ctx, caller!));
+        return workflowToJson(workflow, visibleHooksBase(config, ctx, caller));
       },
     }),
     defineRoute({
@@ -198,36 +215,20 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       params: workflowParams,
       response: z.object({ success: z.boolean(), message: z.string() }),
       handler: async ({ params, caller }) => {
-        await workflows.deleteWorkflow({ tenantId: caller!.tenantId, workflowId: params.workflow_id });
+        await workflows.deleteWorkflow({ tenantId: caller.tenantId, workflowId: params.workflow_id });
         return { success: true, message: 'Workflow deleted' };
       },
     }),
-    defineRoute({
-      method: 'post',
-      path: '/workflows/:workflow_id/pause',
-      summary: 'Pause a workflow: hooks answer 404 and execute 409 until it is resumed',
-      tag: 'workflows',
-      access: requireScope('workflows:write'),
-      params: workflowParams,
-      response: statusResponse,
-      handler: async ({ params, caller }) => {
-        const workflow = await workflows.pauseWorkflow({ tenantId: caller!.tenantId, workflowId: params.workflow_id });
-        return { id: workflow.id, status: workflow.status, updated_at: workflow.updatedAt };
-      },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/workflows/:workflow_id/resume',
-      summary: 'Activate a workflow (its hook URL starts taking requests)',
-      tag: 'workflows',
-      access: requireScope('workflows:write'),
-      params: workflowParams,
-      response: statusResponse,
-      handler: async ({ params, caller }) => {
-        const workflow = await workflows.resumeWorkflow({ tenantId: caller!.tenantId, workflowId: params.workflow_id });
-        return { id: workflow.id, status: workflow.status, updated_at: workflow.updatedAt };
-      },
-    }),
+    statusChange(
+      '/workflows/:workflow_id/pause',
+      'Pause a workflow: hooks answer 404 and execute 409 until it is resumed',
+      (request) => workflows.pauseWorkflow(request),
+    ),
+    statusChange(
+      '/workflows/:workflow_id/resume',
+      'Activate a workflow (its hook URL starts taking requests)',
+      (request) => workflows.resumeWorkflow(request),
+    ),
     defineRoute({
       method: 'post',
       path: '/workflows/:workflow_id/hook/rotate',
@@ -237,8 +238,8 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       params: workflowParams,
       response: workflowResponse,
       handler: async ({ params, caller, ctx }) => {
-        const workflow = await workflows.rotateHook({ tenantId: caller!.tenantId, workflowId: params.workflow_id });
-        return workflowToJson(workflow, visibleHooksBase(config, ctx, caller!));
+        const workflow = await workflows.rotateHook({ tenantId: caller.tenantId, workflowId: params.workflow_id });
+        return workflowToJson(workflow, visibleHooksBase(config, ctx, caller));
       },
     }),
     defineRoute({
@@ -256,7 +257,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       status: 200,
       response: executionResponse,
       handler: async ({ params, body, caller, ctx }) => {
-        const execution = await executeWorkflow(workflows, config, caller!, params.workflow_id, body);
+        const execution = await executeWorkflow(workflows, config, caller, params.workflow_id, body);
         ctx.state.responseStatus = execution.status === 'running' ? 202 : 200;
         return execution;
       },
@@ -272,7 +273,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       response: executionListResponse,
       handler: async ({ params, query, caller }) => {
         const answer = await workflows.listExecutions({
-          tenantId: caller!.tenantId,
+          tenantId: caller.tenantId,
           workflowId: params.workflow_id,
           limit: query.limit,
           status: query.status,
@@ -288,7 +289,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       access: requireScope('workflows:read'),
       params: executionParams,
       response: executionResponse,
-      handler: ({ params, caller }) => getExecution(workflows, caller!, params),
+      handler: ({ params, caller }) => getExecution(workflows, caller, params),
     }),
     defineRoute({
       method: 'post',
@@ -301,7 +302,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       response: executionResponse,
       handler: async ({ params, caller }) => {
         const execution = await workflows.cancelExecution({
-          tenantId: caller!.tenantId,
+          tenantId: caller.tenantId,
           workflowId: params.workflow_id,
           executionId: params.execution_id,
         });
@@ -324,7 +325,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       response: executionResponse,
       handler: async ({ params, body, caller }) => {
         const execution = await workflows.retryExecution({
-          tenantId: caller!.tenantId,
+          tenantId: caller.tenantId,
           executionId: params.execution_id,
           version: body.version,
         });

@@ -25,11 +25,11 @@ export function visibleHooksBase(config: GatewayConfig, ctx: Context, caller: Pi
 }
 
 /** `"1.24s"` (docs/design.md section 7). */
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   return `${(ms / 1000).toFixed(2)}s`;
 }
 
-export function nodeToJson(n: workflowV1.Node) {
+function nodeToJson(n: workflowV1.Node) {
   return {
     id: n.id,
     type: n.type,

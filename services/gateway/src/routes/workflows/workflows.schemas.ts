@@ -37,7 +37,7 @@ export const nodeSchema = z.object({
   timeout_ms: int32().optional(),
 });
 
-export const edgeSchema = z.object({ source: z.string(), target: z.string() });
+const edgeSchema = z.object({ source: z.string(), target: z.string() });
 
 export const createWorkflowBody = z.object({
   name: z.string(),

@@ -105,6 +105,16 @@ describe('gateway edges, billing and idempotency', () => {
       });
       expect(res.status).toBe(415);
       expect(res.body).toEqual({ error: 'unsupported_media_type', message: 'Content-Type must be application/json' });
+      // A hook takes JSON or a form (its OpenAPI entry says so); another body type is refused before any lookup.
+      const hook = await api(suite.platform.url).post(`/hooks/hk_${'0'.repeat(32)}`, undefined, {
+        raw: 'hello',
+        headers: { 'content-type': 'text/plain' },
+      });
+      expect(hook.status).toBe(415);
+      expect(hook.body).toEqual({
+        error: 'unsupported_media_type',
+        message: 'Content-Type must be application/json or application/x-www-form-urlencoded',
+      });
     });
 
     it('answers an unknown route with a JSON 404 in both shapes', async () => {

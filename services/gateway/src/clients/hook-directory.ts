@@ -17,7 +17,9 @@ type Hook = { hookId: string; path: string };
  */
 export function hookDirectory(workflow: Backends['workflow'], deadlineMs: number) {
   const known = new LRUCache<string, string, Hook>({
-    max: KNOWN_HOOKS_MAX,
+    // Entries counted by maxSize, not max: `max` allocates every slot up front (docs/performance.md).
+    maxSize: KNOWN_HOOKS_MAX,
+    sizeCalculation: () => 1,
     ttl: KNOWN_HOOK_TTL_MS,
     fetchMethod: async (_key, _stale, { context }) =>
       (await workflow.resolveHook(context, { deadline: deadlineMs })).workflowId,

@@ -25,7 +25,9 @@ export class RevocableCache<V extends NonNullable<unknown>> {
   constructor(ttlMs: number, maxEntries = 10_000) {
     this.keeps = ttlMs > 0;
     this.entries = new LRUCache<string, V, Load<V>>({
-      max: maxEntries,
+      // Entries counted by maxSize, not max: `max` allocates every slot up front (docs/performance.md).
+      maxSize: maxEntries,
+      sizeCalculation: () => 1,
       ttl: Math.max(ttlMs, 1),
       // A load whose key a revocation deleted still answers its callers (and is not kept).
       ignoreFetchAbort: true,

@@ -93,18 +93,15 @@ export class DocumentWriteError extends Error {
 }
 
 /**
- * The driver's collection under a model, typed by the documents stored in it, for the bulk and
+ * The collection under a model, typed by the documents stored in it, for the bulk and
  * compare-and-set writes mongoose's document API does not express. mongoose types
- * `model.collection` without its document type (so filters on string `_id`s need casts); asking
- * the connection's database for the collection by name gives the driver's generic type instead.
- * Call it when the query runs (the database exists once the connection is open).
+ * `model.collection` without its document type (so filters on string `_id`s needed casts); this
+ * names the type once, where the model is. It is the model's own collection, so its calls are
+ * counted in `mongo_commands_total` like every other (the raw driver's would not be).
  */
-export function documentsOf<T extends mongo.Document>(
-  model: Pick<Model<unknown>, 'db' | 'collection' | 'modelName'>,
-): mongo.Collection<T> {
-  const db = model.db.db;
-  if (!db) throw new Error(`${model.modelName}: the database connection is not open`);
-  return db.collection<T>(model.collection.collectionName);
+export function documentsOf<T extends mongo.Document>(model: Pick<Model<unknown>, 'collection'>): mongo.Collection<T>;
+export function documentsOf(model: Pick<Model<unknown>, 'collection'>): mongo.Collection {
+  return model.collection;
 }
 
 interface InsertManyTarget<D> {

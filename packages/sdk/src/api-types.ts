@@ -1800,10 +1800,10 @@ export interface operations {
               type: 'tool_call';
             }[];
             /**
-             * @description Why the turn ended: `stop`, the model answered; `insufficient_credits`, the balance could not cover the next model round, so the turn ended with the rounds it ran (`content` is what the model had said by then, possibly empty, and `credits_used` what they cost)
+             * @description Why the turn ended: `stop`, the model answered; `max_tokens`, the reply reached its token limit and was cut there; `insufficient_credits`, the balance could not cover the next model round, so the turn ended with the rounds it ran (`content` is what the model had said by then, possibly empty, and `credits_used` what they cost)
              * @enum {string}
              */
-            stop_reason: 'stop' | 'insufficient_credits';
+            stop_reason: 'stop' | 'max_tokens' | 'insufficient_credits';
             usage: {
               completion_tokens: number;
               prompt_tokens: number;

@@ -9,6 +9,7 @@ import {
   type Logger,
 } from '@agentplatform/service-kit';
 import { grpcWorkflows } from './clients/workflow.client.js';
+import { startChargeRetryJob } from './jobs/charge-retry.job.js';
 import { loadServiceConfig, type Config } from './config.js';
 import type { EmbeddingProvider } from './embeddings/embedding-provider.js';
 import { LocalEmbeddingProvider } from './embeddings/local-embedding.js';
@@ -19,12 +20,13 @@ import { LocalResponder } from './llm/local-responder.js';
 import { OpenAiChatProvider } from './llm/openai-chat.provider.js';
 import { AgentRepository } from './persistence/agent.repository.js';
 import { ChatRepository } from './persistence/chat.repository.js';
+import { GroupedAgentReads } from './persistence/grouped-agent-reads.js';
 import { MemoryRepository } from './persistence/memory.repository.js';
 import { MemoryIndexCache } from './search/memory-index-cache.js';
 import { QueryEmbeddings } from './search/query-embeddings.js';
 import { McpTools } from './tools/mcp-tools.js';
 import { agentMemoryService } from './transport/agent-memory.grpc.js';
-import { retryPendingCharges } from './use-cases/chat-with-agent.js';
+import { retryPendingCharges } from './use-cases/chat-credits.js';
 import type { UseCaseDeps } from './use-cases/deps.js';
 import { EmbeddingBacklog } from './use-cases/embedding-backlog.js';
 import { resealToolHeaders } from './use-cases/reseal-tool-headers.js';
@@ -75,7 +77,7 @@ async function main(): Promise<void> {
   const outbox = await startOutbox(runtime, config);
   const agents = new AgentRepository(runtime.mongo);
   const memories = new MemoryRepository(runtime.mongo);
-  const chats = new ChatRepository(runtime.mongo);
+  const chats = new ChatRepository(runtime.mongo, outbox);
   await Promise.all([agents.init(), memories.init(), chats.init()]);
   // Before serving: tool header values under a retired data key, or not yet bound to their origin.
   const resealed = await resealToolHeaders({ agents, box: config.DATA_ENCRYPTION_KEY, logger: runtime.logger });
@@ -102,6 +104,7 @@ async function main(): Promise<void> {
     agents,
     memories,
     chats,
+    chatAgents: new GroupedAgentReads(agents),
     outbox,
     embedder,
     queryEmbeddings: new QueryEmbeddings(embedder, config.QUERY_EMBEDDING_CACHE_SIZE, runtime.logger),
@@ -128,16 +131,7 @@ async function main(): Promise<void> {
   };
   runtime.server.add(agentMemoryV1.AgentMemoryServiceDefinition, agentMemoryService(deps));
 
-  let retrying = false;
-  const chargeTimer = setInterval(() => {
-    if (retrying) return;
-    retrying = true;
-    retryPendingCharges(deps)
-      .catch((error) => runtime.logger.warn({ err: error }, 'charge retry failed'))
-      .finally(() => (retrying = false));
-  }, config.CHARGE_RETRY_INTERVAL_MS);
-  chargeTimer.unref();
-  runtime.lifecycle.onShutdown('charge retry', () => clearInterval(chargeTimer));
+  startChargeRetryJob(runtime, (batch) => retryPendingCharges(deps, batch), config.CHARGE_RETRY_INTERVAL_MS);
 
   backlog.start();
   runtime.lifecycle.onShutdown('embedding backlog', () => backlog.stop());

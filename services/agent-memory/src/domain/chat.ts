@@ -40,10 +40,11 @@ export interface ChatReservation {
 }
 
 /**
- * Why a turn ended: `stop`, the model answered; `insufficient_credits`, the next model round could
- * not be reserved, so the turn ended with the rounds it had run (docs/design.md section 5).
+ * Why a turn ended: `stop`, the model answered; `max_tokens`, the reply reached its token limit
+ * and was cut there; `insufficient_credits`, the next model round could not be reserved, so the
+ * turn ended with the rounds it had run (docs/design.md section 5).
  */
-export type StopReason = 'stop' | 'insufficient_credits';
+export type StopReason = 'stop' | 'max_tokens' | 'insufficient_credits';
 
 export interface ChatMessage {
   id: string;
@@ -59,11 +60,24 @@ export interface ChatMessage {
   usage?: Usage;
   latencyMs?: number;
   credits?: number;
-  /** The reply is stored but its credit reservations are not settled yet (a retry job settles them). */
-  chargePending?: boolean;
+  createdAt: Date;
+}
+
+/**
+ * A turn's charge not settled yet: stored with its reply (or, for a turn that stores no messages,
+ * on its own) before the settle, so that a settle identity cannot take now, or a process that
+ * dies first, leaves it to the retry job. Settling is idempotent by operation id.
+ */
+export interface PendingCharge {
+  /** The reply's message id. */
+  id: string;
+  tenantId: string;
+  /** What the turn costs. */
+  credits: number;
+  totalTokens: number;
   /**
-   * Replies: the turn's reservations, which its settle closes. Absent on replies stored before
-   * rounds reserved on their own: their one reservation is `chat:<id>`.
+   * The turn's reservations, which the settle closes. Absent on replies stored before rounds
+   * reserved on their own: their one reservation is `chat:<id>`.
    */
   reservations?: ChatReservation[];
   createdAt: Date;

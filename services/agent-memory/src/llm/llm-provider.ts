@@ -53,6 +53,8 @@ export interface LlmResult {
   usage: Usage;
   /** The calls the model asked for instead of (or beside) an answer. */
   toolCalls?: LlmToolCall[];
+  /** The reply reached `maxTokens` and was cut there (OpenAI's `finish_reason: "length"`). */
+  truncated?: boolean;
 }
 
 /** One small interface in front of every way of producing a reply. */

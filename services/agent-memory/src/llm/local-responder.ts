@@ -89,7 +89,11 @@ export class LocalResponder implements LlmProvider {
       };
     }
     const context = searched ? { ...request.context, memories: searched } : request.context;
-    const { text: content, tokens: completionTokens } = truncateToTokens(localReply(context), request.maxTokens);
+    const {
+      text: content,
+      tokens: completionTokens,
+      truncated,
+    } = truncateToTokens(localReply(context), request.maxTokens);
     if (onDelta) {
       for (const piece of content.match(/\S+\s*|\s+/g) ?? []) {
         onDelta(piece);
@@ -101,6 +105,7 @@ export class LocalResponder implements LlmProvider {
       content,
       model: 'local',
       usage: { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens },
+      ...(truncated ? { truncated } : {}),
     };
   }
 }

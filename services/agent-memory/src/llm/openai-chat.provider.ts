@@ -28,11 +28,22 @@ interface WireToolCall {
 interface Completion {
   model?: string;
   choices?: Array<{
+    /** `length`: the reply reached max_tokens and was cut there. */
+    finish_reason?: string | null;
     message?: { content?: string | null; tool_calls?: WireToolCall[] | null };
     delta?: { content?: string | null; tool_calls?: WireToolCall[] | null };
   }>;
   usage?: OpenAiUsage | null;
   error?: { message?: string };
+}
+
+/** What one answer of the provider said. */
+interface Read {
+  content: string;
+  model: string;
+  usage?: Usage;
+  toolCalls?: LlmToolCall[];
+  truncated: boolean;
 }
 
 /** Our messages in the OpenAI wire format (tool calls and tool results included). */
@@ -118,6 +129,7 @@ export class OpenAiChatProvider implements LlmProvider {
         model: result.model,
         usage: result.usage ?? this.count(request, result.content),
         ...(result.toolCalls ? { toolCalls: result.toolCalls } : {}),
+        ...(result.truncated ? { truncated: true } : {}),
       };
     } catch (error) {
       if (error instanceof ProviderError) throw error;
@@ -134,10 +146,7 @@ export class OpenAiChatProvider implements LlmProvider {
     return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
   }
 
-  private async readJson(
-    response: Response,
-    model: string,
-  ): Promise<{ content: string; model: string; usage?: Usage; toolCalls?: LlmToolCall[] }> {
+  private async readJson(response: Response, model: string): Promise<Read> {
     const json = (await response.json()) as Completion;
     if (json.error) throw new ProviderError(`chat completions: ${json.error.message ?? 'error'}`);
     const message = json.choices?.[0]?.message;
@@ -145,27 +154,31 @@ export class OpenAiChatProvider implements LlmProvider {
     const content = message?.content ?? (toolCalls ? '' : undefined);
     if (typeof content !== 'string')
       throw new ProviderError('chat completions: answer without choices[0].message.content');
-    return { content, model: json.model ?? model, usage: json.usage ? toUsage(json.usage) : undefined, toolCalls };
+    return {
+      content,
+      model: json.model ?? model,
+      usage: json.usage ? toUsage(json.usage) : undefined,
+      toolCalls,
+      truncated: json.choices?.[0]?.finish_reason === 'length',
+    };
   }
 
   /** Reads `data: {...}` lines until `data: [DONE]` or the end of the stream. */
-  private async readStream(
-    response: Response,
-    model: string,
-    onDelta: (text: string) => void,
-  ): Promise<{ content: string; model: string; usage?: Usage; toolCalls?: LlmToolCall[] }> {
+  private async readStream(response: Response, model: string, onDelta: (text: string) => void): Promise<Read> {
     if (!response.body) throw new ProviderError('chat completions: empty stream');
     const decoder = new TextDecoder();
     let buffer = '';
     let content = '';
     let usage: Usage | undefined;
     let answeredModel = model;
+    let truncated = false;
     // Streamed tool calls arrive in pieces keyed by index: the first names it, later ones add arguments.
     const calls = new Map<number, WireToolCall & { function: { name?: string; arguments: string } }>();
     const finish = () => ({
       content,
       model: answeredModel,
       usage,
+      truncated,
       toolCalls: toToolCalls([...calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c)),
     });
     const handleLine = (line: string): boolean => {
@@ -177,6 +190,7 @@ export class OpenAiChatProvider implements LlmProvider {
       if (chunk.error) throw new ProviderError(`chat completions: ${chunk.error.message ?? 'error'}`);
       if (chunk.model) answeredModel = chunk.model;
       if (chunk.usage) usage = toUsage(chunk.usage);
+      if (chunk.choices?.[0]?.finish_reason === 'length') truncated = true;
       for (const part of chunk.choices?.[0]?.delta?.tool_calls ?? []) {
         const index = part.index ?? 0;
         const call = calls.get(index) ?? { function: { arguments: '' } };
@@ -192,13 +206,18 @@ export class OpenAiChatProvider implements LlmProvider {
       }
       return false;
     };
-    for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(bytes, { stream: true });
+    const reader = response.body.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      buffer += decoder.decode(read.value, { stream: true });
       let newline: number;
       while ((newline = buffer.indexOf('\n')) >= 0) {
         const line = buffer.slice(0, newline).replace(/\r$/, '');
         buffer = buffer.slice(newline + 1);
-        if (handleLine(line)) return finish();
+        if (handleLine(line)) {
+          // What follows [DONE] is not read: the body is let go, as leaving a for-await loop would.
+          await reader.cancel();
+          return finish();
+        }
       }
     }
     handleLine(buffer.trim());

@@ -88,8 +88,12 @@ describe('tokenizer (cl100k_base)', () => {
   });
 
   it('truncates on a token boundary and reports the tokens it kept', () => {
-    expect(truncateToTokens('hello world, how are you', 2)).toEqual({ text: 'hello world', tokens: 2 });
-    expect(truncateToTokens('short', 10)).toEqual({ text: 'short', tokens: 1 });
+    expect(truncateToTokens('hello world, how are you', 2)).toEqual({
+      text: 'hello world',
+      tokens: 2,
+      truncated: true,
+    });
+    expect(truncateToTokens('short', 10)).toEqual({ text: 'short', tokens: 1, truncated: false });
     const cut = truncateToTokens(randomText(7, 400), 25);
     expect(cut.tokens).toBe(libraryCount(cut.text));
   });

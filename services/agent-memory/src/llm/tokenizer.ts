@@ -89,12 +89,12 @@ export function countTokens(text: string): number {
 }
 
 /** The first `max` tokens of a text (cut on a token boundary), and how many tokens that is. */
-export function truncateToTokens(text: string, max: number): { text: string; tokens: number } {
+export function truncateToTokens(text: string, max: number): { text: string; tokens: number; truncated: boolean } {
   const count = countTokens(text);
-  if (count <= max) return { text, tokens: count };
+  if (count <= max) return { text, tokens: count, truncated: false };
   const cut = encoding().decode(encoding().encode(text, [], []).slice(0, max));
   // Counted again: a cut inside a character's bytes decodes to a replacement character.
-  return { text: cut, tokens: countTokens(cut) };
+  return { text: cut, tokens: countTokens(cut), truncated: true };
 }
 
 /**

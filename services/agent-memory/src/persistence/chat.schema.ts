@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 
-export interface SessionDoc {
+export interface SessionDocument {
   /** The generated id, or `<agent id>/<client's id>` (unique per agent by construction). */
   _id: string;
   /** The id clients use; absent on sessions stored before client-chosen ids (it is `_id` there). */
@@ -13,7 +13,7 @@ export interface SessionDoc {
   last_message_at: Date;
 }
 
-export interface MessageDoc {
+export interface MessageDocument {
   _id: string;
   tenant_id: string;
   agent_id: string;
@@ -35,14 +35,36 @@ export interface MessageDoc {
   usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   latency_ms?: number;
   credits?: number;
-  /** Set while the chat's credits are not yet charged (identity was unreachable). */
+  /**
+   * Replies stored by releases before `chat_charges_due`: set while the chat's credits were not
+   * yet settled, with the turn's reservations. Startup moves them into due entries.
+   */
   charge_pending?: boolean;
-  /** Replies: the turn's credit reservations (operation id and amount), closed by its settle. */
-  reservations?: Array<{ operation_id: string; amount: number }>;
+  reservations?: ReservationDocument[];
   created_at: Date;
 }
 
-const sessionSchema = new Schema<SessionDoc>(
+export interface ReservationDocument {
+  operation_id: string;
+  amount: number;
+}
+
+/**
+ * A chat's charge not settled yet, keyed by its reply's id: what the retry job pages through. The
+ * collection holds only unsettled charges (an entry is deleted when its charge settles), so the
+ * job's read is of the few due entries, never of the messages.
+ */
+export interface ChargeDueDocument {
+  _id: string;
+  tenant_id: string;
+  credits: number;
+  total_tokens: number;
+  /** Absent on charges of replies stored before rounds reserved on their own. */
+  reservations?: ReservationDocument[];
+  created_at: Date;
+}
+
+const sessionSchema = new Schema<SessionDocument>(
   {
     _id: { type: String, required: true },
     key: String,
@@ -57,7 +79,7 @@ const sessionSchema = new Schema<SessionDoc>(
 );
 sessionSchema.index({ tenant_id: 1, agent_id: 1, last_message_at: -1 });
 
-const messageSchema = new Schema<MessageDoc>(
+const messageSchema = new Schema<MessageDocument>(
   {
     _id: { type: String, required: true },
     tenant_id: { type: String, required: true },
@@ -83,10 +105,28 @@ messageSchema.index({ tenant_id: 1, session_id: 1, _id: 1 });
 messageSchema.index({ tenant_id: 1, agent_id: 1 });
 messageSchema.index({ charge_pending: 1 }, { sparse: true });
 
-export function sessionModel(connection: Connection): Model<SessionDoc> {
-  return (connection.models.Session as Model<SessionDoc>) ?? connection.model('Session', sessionSchema);
+const chargeDueSchema = new Schema<ChargeDueDocument>(
+  {
+    _id: { type: String, required: true },
+    tenant_id: { type: String, required: true },
+    credits: { type: Number, required: true },
+    total_tokens: { type: Number, required: true },
+    reservations: { type: [{ operation_id: String, amount: Number }], default: undefined, _id: false },
+    created_at: { type: Date, required: true },
+  },
+  { collection: 'chat_charges_due', versionKey: false },
+);
+
+export function chargeDueModel(connection: Connection): Model<ChargeDueDocument> {
+  return (
+    (connection.models.ChatChargeDue as Model<ChargeDueDocument>) ?? connection.model('ChatChargeDue', chargeDueSchema)
+  );
 }
 
-export function messageModel(connection: Connection): Model<MessageDoc> {
-  return (connection.models.Message as Model<MessageDoc>) ?? connection.model('Message', messageSchema);
+export function sessionModel(connection: Connection): Model<SessionDocument> {
+  return (connection.models.Session as Model<SessionDocument>) ?? connection.model('Session', sessionSchema);
+}
+
+export function messageModel(connection: Connection): Model<MessageDocument> {
+  return (connection.models.Message as Model<MessageDocument>) ?? connection.model('Message', messageSchema);
 }

@@ -19,13 +19,15 @@ import {
 } from '@agentplatform/service-kit';
 import type { WorkflowPort } from '../clients/workflow.client.js';
 import type { Agent } from '../domain/agent.js';
-import type { ChatMessage, Session } from '../domain/chat.js';
+import type { ChatStore, TurnWrite } from '../domain/chat-store.js';
+import type { ChatMessage, PendingCharge, Session } from '../domain/chat.js';
 import type { MemoryItem } from '../domain/memory.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import { LocalEmbeddingProvider } from '../embeddings/local-embedding.js';
 import { LocalResponder } from '../llm/local-responder.js';
 import type { AgentChanges, AgentRepository, BumpedAgent } from '../persistence/agent.repository.js';
-import { clientSessionId, type ChatRepository, type TurnWrite } from '../persistence/chat.repository.js';
+import { clientSessionId } from '../persistence/chat.repository.js';
+import { GroupedAgentReads } from '../persistence/grouped-agent-reads.js';
 import type { MemoryChanges, MemoryRepository } from '../persistence/memory.repository.js';
 import { MemoryIndexCache, type IndexChange } from '../search/memory-index-cache.js';
 import { QueryEmbeddings } from '../search/query-embeddings.js';
@@ -172,27 +174,16 @@ export class InMemoryMemories implements MemoryStore {
   }
 }
 
-type ChatStore = Pick<
-  ChatRepository,
-  | 'findSession'
-  | 'openClientSession'
-  | 'insertMessage'
-  | 'touchSession'
-  | 'storeTurn'
-  | 'recentMessages'
-  | 'listSessions'
-  | 'listMessages'
-  | 'pendingCharges'
-  | 'markCharged'
-  | 'deleteAgent'
->;
-
 /** Chat sessions and messages in memory, tenant-scoped like the mongoose repository. */
 export class InMemoryChats implements ChatStore {
   readonly sessions = new Map<string, Session>();
   readonly messages = new Map<string, ChatMessage>();
+  /** Charges not settled yet, by reply id. */
+  readonly charges = new Map<string, PendingCharge>();
   /** Sessions and messages an agent had that a spec only counts (agent deletion's answer). */
   readonly counts = new Map<string, { sessions: number; messages: number }>();
+
+  constructor(private readonly outbox: Pick<Outbox, 'run'>) {}
 
   async findSession(tenantId: string, agentId: string, key: string): Promise<Session | undefined> {
     const session = this.sessions.get(key) ?? this.sessions.get(clientSessionId(agentId, key));
@@ -218,28 +209,34 @@ export class InMemoryChats implements ChatStore {
     }
     return { ...this.sessions.get(id)! };
   }
-  async insertMessage(message: ChatMessage): Promise<void> {
+  private insertMessage(message: ChatMessage): void {
     if (this.messages.has(message.id)) throw new Error(`duplicate key ${message.id}`);
     this.messages.set(message.id, structuredClone(message));
   }
-  async touchSession(tenantId: string, id: string, added: number, at: Date): Promise<void> {
+  private touchSession(tenantId: string, id: string, added: number, at: Date): void {
     const session = this.sessions.get(id);
     if (session?.tenantId !== tenantId) return;
     session.messageCount += added;
     if (at > session.lastMessageAt) session.lastMessageAt = at;
   }
-  /** One outbox run per turn: the session, message and touch are stored with the events, or nothing is. */
-  storeTurn(outbox: Outbox, write: TurnWrite): Promise<void> {
-    return outbox.run(async () => {
+  async appendToolMessage(message: ChatMessage): Promise<void> {
+    this.insertMessage(message);
+    this.touchSession(message.tenantId, message.sessionId, 1, message.createdAt);
+  }
+  /** One outbox run per step: the session, message, touch and charge are stored with the events, or nothing is. */
+  storeTurn(write: TurnWrite): Promise<void> {
+    return this.outbox.run(async () => {
       if (write.newSession && this.sessions.has(write.newSession.id)) {
         throw new Error(`duplicate key ${write.newSession.id}`);
       }
-      if (this.messages.has(write.message.id)) throw new Error(`duplicate key ${write.message.id}`);
+      const { message, charge } = write;
+      if (message && this.messages.has(message.id)) throw new Error(`duplicate key ${message.id}`);
+      if (charge && this.charges.has(charge.id)) throw new Error(`duplicate key ${charge.id}`);
       if (write.newSession) this.sessions.set(write.newSession.id, { ...write.newSession });
-      await this.insertMessage(write.message);
-      if (write.touch) {
-        await this.touchSession(write.message.tenantId, write.message.sessionId, write.touch.added, write.touch.at);
-      }
+      if (message) this.insertMessage(message);
+      if (message && write.touch)
+        this.touchSession(message.tenantId, message.sessionId, write.touch.added, write.touch.at);
+      if (charge) this.charges.set(charge.id, structuredClone(charge));
       return { result: undefined, events: write.events };
     });
   }
@@ -259,16 +256,14 @@ export class InMemoryChats implements ChatStore {
     const all = this.ofSession(tenantId, sessionId);
     return { messages: page(all, skip, limit), total: all.length };
   }
-  async pendingCharges(limit: number): Promise<ChatMessage[]> {
-    return [...this.messages.values()]
-      .filter((m) => m.chargePending)
+  async pendingCharges(limit: number): Promise<PendingCharge[]> {
+    return [...this.charges.values()]
       .sort(byId)
       .slice(0, limit)
-      .map((m) => structuredClone(m));
+      .map((c) => structuredClone(c));
   }
   async markCharged(tenantId: string, id: string): Promise<void> {
-    const message = this.messages.get(id);
-    if (message?.tenantId === tenantId) delete message.chargePending;
+    if (this.charges.get(id)?.tenantId === tenantId) this.charges.delete(id);
   }
   async deleteAgent(tenantId: string, agentId: string) {
     const key = `${tenantId}/${agentId}`;
@@ -444,11 +439,14 @@ export function inMemoryAgentMemoryDeps() {
   const logger = createLogger('agent-memory', 'silent');
   const memories = new InMemoryMemories();
   const embedder = new LocalEmbeddingProvider();
+  const outbox = new InMemoryOutbox();
+  const agents = new InMemoryAgents();
   const fakes = {
-    agents: new InMemoryAgents(),
+    agents,
+    chatAgents: new GroupedAgentReads(agents),
     memories,
-    chats: new InMemoryChats(),
-    outbox: new InMemoryOutbox(),
+    chats: new InMemoryChats(outbox),
+    outbox,
     quotas: new InMemoryQuotaCounter(),
     index: new RecordingIndex(new MemoryIndexCache(memories as unknown as MemoryRepository, embedder, 10_000, logger)),
     backlog: new CountingBacklog({ memories, embedder }),

@@ -76,12 +76,14 @@ function bodyBytes(limit: number): ChunkCheck {
  * cancelled by its reader.
  */
 function checkedBody(
-  source: ReadableStream<Uint8Array>,
+  reader: {
+    read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+    cancel(reason?: unknown): Promise<void>;
+  },
   check: ChunkCheck,
   breach: (error: McpLimitError) => void,
   ended: () => void,
 ): ReadableStream<Uint8Array> {
-  const reader = source.getReader();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
@@ -112,6 +114,13 @@ function checkedBody(
   });
 }
 
+/** A request body the SDK sends (JSON text), in undici's terms. */
+function requestBody(body: RequestInit['body']): string | Uint8Array | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === 'string' || body instanceof Uint8Array) return body;
+  throw new TypeError('an MCP request body is JSON text');
+}
+
 /**
  * The `fetch` the MCP SDK's Streamable HTTP transport is given: undici's, through the SSRF-guarded
  * `dispatcher`, with the bounds enforced while an answer is read (docs/security.md, "Limits on
@@ -127,11 +136,10 @@ export function boundedMcpFetch(
   dispatcher: Dispatcher,
   bounds: McpFetchBounds,
   breach: (error: McpLimitError) => void,
-): typeof fetch {
+): (url: string | URL, init?: RequestInit) => Promise<Response> {
   const bounded = async (url: string | URL, init: RequestInit = {}): Promise<Response> => {
-    const { fetch: undiciFetch, Response: UndiciResponse } = undici();
     if ((init.method ?? 'GET').toUpperCase() === 'GET') {
-      return new UndiciResponse(null, { status: 405, statusText: 'Method Not Allowed' }) as unknown as Response;
+      return new Response(null, { status: 405, statusText: 'Method Not Allowed' });
     }
     const deadline = new AbortController();
     let reading = true;
@@ -148,7 +156,15 @@ export function boundedMcpFetch(
     timer.unref();
     const signal = init.signal ? AbortSignal.any([init.signal, deadline.signal]) : deadline.signal;
     try {
-      const response = await undiciFetch(url, { ...(init as object), dispatcher, signal } as never);
+      // undici's own fetch (it takes the guarded dispatcher); its answer is handed on as the global
+      // Response the SDK expects, built from the status, headers and the checked body.
+      const response = await undici().fetch(url, {
+        method: init.method,
+        headers: Object.fromEntries(new Headers(init.headers).entries()),
+        body: requestBody(init.body),
+        dispatcher,
+        signal,
+      });
       const length = Number(response.headers.get('content-length') ?? 0);
       if (length > bounds.messageBytes) {
         ended();
@@ -157,22 +173,18 @@ export function boundedMcpFetch(
         breach(error);
         throw error;
       }
+      const head = { status: response.status, statusText: response.statusText, headers: [...response.headers] };
       if (!response.body) {
         ended();
-        return response as unknown as Response;
+        return new Response(null, head);
       }
       const sse = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
       const check = sse ? sseEvents(bounds.messageBytes) : bodyBytes(bounds.messageBytes);
-      const body = checkedBody(response.body as ReadableStream<Uint8Array>, check, breach, ended);
-      return new UndiciResponse(body as never, {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers,
-      }) as unknown as Response;
+      return new Response(checkedBody(response.body.getReader(), check, breach, ended), head);
     } catch (error) {
       ended();
       throw error;
     }
   };
-  return bounded as typeof fetch;
+  return bounded;
 }

@@ -153,6 +153,7 @@ async function* streamChat(
       caller: callerScopes(request.caller),
       signal,
       overrides: chatOverrides(request),
+      noStore: request.noStore,
     },
     {
       start: (info) => push({ event: { $case: 'start', value: info } }),
@@ -283,6 +284,7 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
           caller: callerScopes(req.caller),
           signal: context.signal,
           overrides: chatOverrides(req),
+          noStore: req.noStore,
         }),
       );
     },

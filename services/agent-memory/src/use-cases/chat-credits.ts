@@ -1,5 +1,5 @@
 import { DomainError } from '@agentplatform/service-kit';
-import { chatCost, chatEstimate, type ChatMessage, type ChatReservation, type Usage } from '../domain/chat.js';
+import { chatCost, chatEstimate, type ChatReservation, type PendingCharge, type Usage } from '../domain/chat.js';
 import type { UseCaseDeps } from './deps.js';
 
 /** The operation id of a turn's first reservation (also the key of replies stored before rounds reserved). */
@@ -113,33 +113,95 @@ export class TurnCredits {
 }
 
 /**
- * Settles a stored reply's reservations with its real cost. False when identity could not be
- * reached: the reply stays marked and the retry job settles it (each settle is idempotent).
+ * A turn's billing (docs/design.md section 5): reserves what its first model round can cost before
+ * anything is stored or asked (402 when the balance cannot cover it), runs the turn (each further
+ * round reserves before it runs), then settles its reservations with the real cost. A turn that
+ * fails closes them with what finished; a crash leaves them to expire, and its stored charge to
+ * the retry job.
  */
-export async function settleReply(deps: UseCaseDeps, reply: ChatMessage, description: string): Promise<boolean> {
-  const used = reply.credits ?? chatCost(reply.usage?.totalTokens ?? 0);
-  const reservations = reply.reservations ?? [{ operationId: chatOperation(reply.id), amount: used }];
+export async function billTurn<T extends { charge: PendingCharge }>(
+  deps: Pick<UseCaseDeps, 'credits' | 'chats' | 'logger'>,
+  turn: { tenantId: string; messageId: string; agentName: string; promptTokens: number; maxTokens: number },
+  run: (credits: TurnCredits) => Promise<T>,
+): Promise<T> {
+  const credits = new TurnCredits(deps, turn.tenantId, turn.messageId, `Chat with agent ${turn.agentName}: reserved`);
+  await credits.reserveRound(turn.promptTokens, turn.maxTokens);
+  let done: T;
+  try {
+    done = await run(credits);
+  } catch (error) {
+    await credits.closeFailed(error instanceof DomainError ? error.code : 'internal error');
+    throw error;
+  }
+  await settleCharge(deps, done.charge, `Chat with agent ${turn.agentName}: ${done.charge.totalTokens} tokens`);
+  return done;
+}
+
+/**
+ * Settles charges whose settle failed earlier (identity unreachable, or a process died between
+ * storing the reply and settling it), oldest first, until one fails again. Settling is idempotent
+ * by operation id. Answers how many were settled.
+ */
+export async function retryPendingCharges(
+  deps: Pick<UseCaseDeps, 'credits' | 'chats' | 'logger'>,
+  batch = 100,
+): Promise<number> {
+  let done = 0;
+  for (const charge of await deps.chats.pendingCharges(batch)) {
+    if (!(await settleCharge(deps, charge, `Chat (${charge.totalTokens} tokens)`))) break;
+    done++;
+  }
+  return done;
+}
+
+/** Settles a charge and takes it off the retry job's list; false when it stays there. */
+async function settleCharge(
+  deps: Pick<UseCaseDeps, 'credits' | 'chats' | 'logger'>,
+  charge: PendingCharge,
+  description: string,
+): Promise<boolean> {
+  if (!(await settle(deps, charge, description))) return false;
+  await deps.chats.markCharged(charge.tenantId, charge.id);
+  return true;
+}
+
+/**
+ * Settles a turn's reservations with its real cost. False when identity could not be reached: the
+ * charge stays due and the retry job settles it (each settle is idempotent).
+ */
+async function settle(
+  deps: Pick<UseCaseDeps, 'credits' | 'logger'>,
+  charge: PendingCharge,
+  description: string,
+): Promise<boolean> {
+  const used = charge.credits;
+  const reservations = charge.reservations ?? [{ operationId: chatOperation(charge.id), amount: used }];
   const outcomes = await Promise.all(
     closings(reservations, used).map(async ({ operationId, amount }) => {
       try {
-        const settled = await deps.credits.settle({ tenantId: reply.tenantId, operationId, used: amount, description });
+        const settled = await deps.credits.settle({
+          tenantId: charge.tenantId,
+          operationId,
+          used: amount,
+          description,
+        });
         if (settled.released && amount > 0) {
           deps.logger.warn(
-            { message_id: reply.id, operation_id: operationId, credits: amount },
+            { message_id: charge.id, operation_id: operationId, credits: amount },
             'chat reservation had expired; the round was not charged',
           );
         }
         return true;
       } catch (error) {
-        if (error instanceof DomainError && error.code === 'not_found' && !reply.reservations) {
+        if (error instanceof DomainError && error.code === 'not_found' && !charge.reservations) {
           // A reply stored before chats reserved: charge its cost the way it was charged then.
-          return chargeWithoutReservation(deps, reply, used, description);
+          return chargeWithoutReservation(deps, charge, used, description);
         }
         if (!retryable(error)) {
-          deps.logger.error({ err: error, message_id: reply.id, credits: amount }, 'chat settle refused');
+          deps.logger.error({ err: error, message_id: charge.id, credits: amount }, 'chat settle refused');
           return true;
         }
-        deps.logger.warn({ err: error, message_id: reply.id, credits: amount }, 'chat settle failed; will retry');
+        deps.logger.warn({ err: error, message_id: charge.id, credits: amount }, 'chat settle failed; will retry');
         return false;
       }
     }),
@@ -148,22 +210,22 @@ export async function settleReply(deps: UseCaseDeps, reply: ChatMessage, descrip
 }
 
 async function chargeWithoutReservation(
-  deps: UseCaseDeps,
-  reply: ChatMessage,
+  deps: Pick<UseCaseDeps, 'credits' | 'logger'>,
+  charge: PendingCharge,
   used: number,
   description: string,
 ): Promise<boolean> {
   try {
     await deps.credits.charge({
-      tenantId: reply.tenantId,
+      tenantId: charge.tenantId,
       amount: used,
-      idempotencyKey: chatOperation(reply.id),
+      idempotencyKey: chatOperation(charge.id),
       description,
     });
     return true;
   } catch (error) {
     if (retryable(error)) return false;
-    deps.logger.error({ err: error, message_id: reply.id, credits: used }, 'chat charge refused');
+    deps.logger.error({ err: error, message_id: charge.id, credits: used }, 'chat charge refused');
     return true;
   }
 }

@@ -4,7 +4,8 @@ import { ProviderError } from '../http/post-json.js';
 import type { LlmProvider, LlmRequest } from '../llm/llm-provider.js';
 import { countTokens } from '../llm/tokenizer.js';
 import { inMemoryAgentMemoryDeps } from '../testing/in-memory.js';
-import { chatWithAgent, retryPendingCharges, type ChatSink } from './chat-with-agent.js';
+import { retryPendingCharges } from './chat-credits.js';
+import { chatWithAgent, type ChatSink } from './chat-with-agent.js';
 import { createAgent, updateAgent } from './manage-agents.js';
 import { addMemory } from './manage-memories.js';
 
@@ -55,7 +56,7 @@ describe('chatWithAgent', () => {
     expect(fakes.credits.settled.get(operation)).toBe(outcome.credits);
     expect(fakes.credits.held.size).toBe(0);
     expect(fakes.credits.balance('t1')).toBe(BALANCE - outcome.credits);
-    expect(fakes.chats.messages.get(outcome.messageId)!.chargePending).toBeUndefined();
+    expect(fakes.chats.charges.size).toBe(0);
   });
 
   it("answers from the agent's memories", async () => {
@@ -208,20 +209,20 @@ describe('chatWithAgent', () => {
     expect(episodic(fakes)).toEqual([]);
   });
 
-  it('keeps a reply whose settle failed marked, and the retry job charges it once identity answers', async () => {
+  it('keeps the charge of a reply whose settle failed due, and the retry job charges it once identity answers', async () => {
     const { deps, fakes, agent } = await setup();
     jest
       .spyOn(fakes.credits, 'settle')
       .mockRejectedValueOnce(new DomainError('service_unavailable', 'identity is unreachable'));
 
     const outcome = await chatWithAgent(deps, { tenantId: 't1', agentId: agent.id, message: 'hello' });
-    expect(fakes.chats.messages.get(outcome.messageId)!.chargePending).toBe(true);
+    expect([...fakes.chats.charges.keys()]).toEqual([outcome.messageId]);
     expect(fakes.credits.held.size).toBe(1);
 
     await expect(retryPendingCharges(deps)).resolves.toBe(1);
     expect(fakes.credits.settled.get(`chat:${outcome.messageId}`)).toBe(outcome.credits);
     expect(fakes.credits.balance('t1')).toBe(BALANCE - outcome.credits);
-    expect(fakes.chats.messages.get(outcome.messageId)!.chargePending).toBeUndefined();
+    expect(fakes.chats.charges.size).toBe(0);
     await expect(retryPendingCharges(deps)).resolves.toBe(0);
   });
 
@@ -315,5 +316,37 @@ describe('chatWithAgent', () => {
       expect.objectContaining({ tool: 'memory_add', error: expect.stringContaining('memory:write') }),
     ]);
     expect(fakes.memories.byId.size).toBe(0);
+  });
+
+  it('stores no message and no session for a turn that asks so, yet charges it and sends its events', async () => {
+    const { deps, fakes, agent, turnEvents } = await setup();
+    const outcome = await chatWithAgent(deps, {
+      tenantId: 't1',
+      agentId: agent.id,
+      message: 'What are your hours?',
+      noStore: true,
+      overrides: { context: [{ role: 'user', content: 'I am Ada.' }] },
+    });
+    expect(fakes.chats.messages.size).toBe(0);
+    expect(fakes.chats.sessions.size).toBe(0);
+    expect(fakes.chats.charges.size).toBe(0);
+    expect(turnEvents()).toEqual(['agent.message.created', 'agent.message.completed']);
+    expect(fakes.credits.balance('t1')).toBe(BALANCE - outcome.credits);
+    await expect(
+      chatWithAgent(deps, { tenantId: 't1', agentId: agent.id, message: 'hi', sessionId: 's1', noStore: true }),
+    ).rejects.toMatchObject({ code: 'validation_error', details: [{ field: 'session_id' }] });
+  });
+
+  it('says max_tokens when the reply was cut at its token limit, stop when it was not', async () => {
+    const { deps, agent } = await setup();
+    const cut = await chatWithAgent(deps, {
+      tenantId: 't1',
+      agentId: agent.id,
+      message: 'What are your hours?',
+      overrides: { maxTokens: 3 },
+    });
+    expect(cut).toMatchObject({ stopReason: 'max_tokens', usage: { completionTokens: 3 } });
+    const whole = await chatWithAgent(deps, { tenantId: 't1', agentId: agent.id, message: 'What are your hours?' });
+    expect(whole.stopReason).toBe('stop');
   });
 });

@@ -1,11 +1,12 @@
 import type { Outbox } from '@agentplatform/events';
 import type { CreditsClient, Logger, QuotaCounter, SecretBox } from '@agentplatform/service-kit';
 import type { Dispatcher } from 'undici';
+import type { Agent } from '../domain/agent.js';
+import type { ChatStore } from '../domain/chat-store.js';
 import type { WorkflowPort } from '../clients/workflow.client.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
 import type { AgentRepository } from '../persistence/agent.repository.js';
-import type { ChatRepository } from '../persistence/chat.repository.js';
 import type { MemoryRepository } from '../persistence/memory.repository.js';
 import type { MemoryIndexCache } from '../search/memory-index-cache.js';
 import type { QueryEmbeddings } from '../search/query-embeddings.js';
@@ -26,7 +27,9 @@ export interface Settings {
 export interface UseCaseDeps {
   agents: AgentRepository;
   memories: MemoryRepository;
-  chats: ChatRepository;
+  chats: ChatStore;
+  /** A chat turn's agent read (grouped with concurrent turns': persistence/grouped-agent-reads.ts). */
+  chatAgents: { find(tenantId: string, agentId: string): Promise<Agent | undefined> };
   outbox: Outbox;
   embedder: EmbeddingProvider;
   /** Vectors of search queries (cached); memory items get theirs from the backlog. */

@@ -179,7 +179,8 @@ export async function runToolLoop(
     options.afterRound?.(result.usage);
     last = result;
     if (!withTools || !result.toolCalls?.length) {
-      return { content: result.content, model: result.model, usage, steps, stopReason: 'stop' };
+      const stopReason = result.truncated ? 'max_tokens' : 'stop';
+      return { content: result.content, model: result.model, usage, steps, stopReason };
     }
     messages.push({ role: 'assistant', content: result.content, toolCalls: result.toolCalls });
     // A round's calls run at once, so one answer of the model must not start an unbounded number.

@@ -227,9 +227,10 @@ export const chatResponse = z
     created_at: z.string(),
     steps: z.array(toolStep).describe('The tool calls the turn made, in order (empty without tools)'),
     stop_reason: z
-      .enum(['stop', 'insufficient_credits'])
+      .enum(['stop', 'max_tokens', 'insufficient_credits'])
       .describe(
-        'Why the turn ended: `stop`, the model answered; `insufficient_credits`, the balance could not ' +
+        'Why the turn ended: `stop`, the model answered; `max_tokens`, the reply reached its token limit ' +
+          'and was cut there; `insufficient_credits`, the balance could not ' +
           'cover the next model round, so the turn ended with the rounds it ran (`content` is what the ' +
           'model had said by then, possibly empty, and `credits_used` what they cost)',
       ),

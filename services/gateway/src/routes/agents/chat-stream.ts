@@ -40,7 +40,7 @@ export function chatJson(reply: agentMemoryV1.ChatResponse) {
     latency_ms: reply.latencyMs,
     created_at: reply.createdAt,
     steps: reply.steps.map(stepJson),
-    stop_reason: (reply.stopReason || 'stop') as 'stop' | 'insufficient_credits',
+    stop_reason: (reply.stopReason || 'stop') as 'stop' | 'max_tokens' | 'insufficient_credits',
   };
 }
 

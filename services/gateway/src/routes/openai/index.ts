@@ -38,7 +38,8 @@ const text = (m: Message) =>
 /**
  * The turn a completion asks for: the last user message is the turn; the system (and developer)
  * messages follow the agent's own system prompt; with a session (X-Session-Id, else `user`) its
- * stored turns are the context, else the request's earlier user and assistant messages are.
+ * stored turns are the context, else the request's earlier user and assistant messages are, and
+ * the turn stores no messages (docs/design.md section 11: the caller keeps the conversation).
  */
 export function completionRequest(caller: Caller, body: ChatCompletionBody, sessionHeader: string | undefined) {
   const last = body.messages.map((m) => m.role).lastIndexOf('user');
@@ -55,6 +56,7 @@ export function completionRequest(caller: Caller, body: ChatCompletionBody, sess
     instructions: body.messages.filter((m) => m.role === 'system' || m.role === 'developer').map(text),
     temperature: body.temperature ?? undefined,
     maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+    noStore: !sessionId,
   };
 }
 
@@ -137,7 +139,8 @@ export function openAiRoutes({ backends }: RouteDeps): Route[] {
           return undefined;
         }
         const reply = await backends.agentMemory.chat(request, { deadline: CHAT_DEADLINE_MS });
-        ctx.set('X-Session-Id', reply.sessionId);
+        // A sessionless turn is stored nowhere: there is no session to name.
+        if (!request.noStore) ctx.set('X-Session-Id', reply.sessionId);
         return completionJson(reply, body.model);
       },
     }),

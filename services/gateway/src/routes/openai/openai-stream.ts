@@ -2,11 +2,11 @@ import { stepJson, type ChatStreamFormat } from '../agents/chat-stream.js';
 import { openAiErrorBody } from './openai-errors.js';
 
 /**
- * OpenAI's `finish_reason` for why a turn ended: a turn whose next model round the credits could
- * not cover was cut short, as a reply cut at max_tokens is (`length`).
+ * OpenAI's `finish_reason` for why a turn ended: `length` for a reply cut at its max_tokens, and
+ * for a turn whose next model round the credits could not cover (cut short the same way).
  */
 export function finishReason(stopReason: string): 'stop' | 'length' {
-  return stopReason === 'insufficient_credits' ? 'length' : 'stop';
+  return stopReason === 'max_tokens' || stopReason === 'insufficient_credits' ? 'length' : 'stop';
 }
 
 const data = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;

@@ -43,8 +43,9 @@ class PostAgentsAgentIdChatResponse200:
             steps (list[PostAgentsAgentIdChatResponse200StepsItem]): The tool calls the turn made, in order (empty without
                 tools)
             stop_reason (PostAgentsAgentIdChatResponse200StopReason): Why the turn ended: `stop`, the model answered;
-                `insufficient_credits`, the balance could not cover the next model round, so the turn ended with the rounds it
-                ran (`content` is what the model had said by then, possibly empty, and `credits_used` what they cost)
+                `max_tokens`, the reply reached its token limit and was cut there; `insufficient_credits`, the balance could not
+                cover the next model round, so the turn ended with the rounds it ran (`content` is what the model had said by
+                then, possibly empty, and `credits_used` what they cost)
      """
 
     id: str

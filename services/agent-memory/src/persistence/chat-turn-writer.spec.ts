@@ -1,6 +1,8 @@
-import type { ClientSession, Connection } from 'mongoose';
-import type { ChatMessage, Session } from '../domain/chat.js';
-import { ChatRepository, type TurnWrite } from './chat.repository.js';
+import type { Outbox } from '@agentplatform/events';
+import type { ClientSession } from 'mongoose';
+import type { TurnWrite } from '../domain/chat-store.js';
+import type { ChatMessage, PendingCharge, Session } from '../domain/chat.js';
+import { ChatTurnWriter, type TurnCollections } from './chat-turn-writer.js';
 
 /**
  * The driver's collections as the turn writes use them: every call is a round trip (recorded);
@@ -28,11 +30,15 @@ function fakeCollection() {
   };
 }
 
+/** An outbox whose group is never run here: the specs call the group's write directly. */
+const outbox = { group: () => ({ run: async () => undefined }) } as unknown as Outbox;
+
 function repository() {
   const sessions = fakeCollection();
   const messages = fakeCollection();
-  const connection = { models: { Session: { collection: sessions }, Message: { collection: messages } } };
-  return { sessions, messages, chats: new ChatRepository(connection as unknown as Connection) };
+  const charges = fakeCollection();
+  const collections = { sessions, messages, charges } as unknown as TurnCollections;
+  return { sessions, messages, charges, chats: new ChatTurnWriter(collections, outbox) };
 }
 
 const at = (s: number) => new Date(Date.UTC(2026, 10, 24, 12, 0, s));
@@ -56,7 +62,7 @@ function session(id: string): Session {
 
 const touch = (s: number) => ({ added: 1, at: at(s) });
 
-describe('ChatRepository.writeTurns', () => {
+describe('ChatTurnWriter.writeTurns', () => {
   it('writes a group with one round trip per kind and folds a session’s touches into one update', async () => {
     const { chats, sessions, messages } = repository();
     const writes: TurnWrite[] = [
@@ -123,5 +129,38 @@ describe('ChatRepository.writeTurns', () => {
     expect(messages.calls.map((c) => c.session)).toEqual([dbSession]);
     // No command after the aborted transaction's failed write.
     expect(sessions.calls).toEqual([]);
+  });
+
+  it('stores a reply’s charge with it, and a turn that stores no messages writes its charge alone', async () => {
+    const { chats, sessions, messages, charges } = repository();
+    const charge = (id: string): PendingCharge => ({
+      id,
+      tenantId: 'ten_1',
+      credits: 2,
+      totalTokens: 1_500,
+      reservations: [{ operationId: `chat:${id}`, amount: 3 }],
+      createdAt: at(5),
+    });
+    const outcome = await chats.writeTurns([
+      { message: message('msg_1', 'ses_a'), touch: touch(1), charge: charge('msg_1'), events: [] },
+      { charge: charge('msg_2'), events: [] },
+      { events: [] },
+    ]);
+
+    expect(outcome.every((o) => !(o instanceof Error))).toBe(true);
+    expect(messages.stored.map((m) => m._id)).toEqual(['msg_1']);
+    expect(charges.stored).toEqual([
+      {
+        _id: 'msg_1',
+        tenant_id: 'ten_1',
+        credits: 2,
+        total_tokens: 1_500,
+        reservations: [{ operation_id: 'chat:msg_1', amount: 3 }],
+        created_at: at(5),
+      },
+      expect.objectContaining({ _id: 'msg_2' }),
+    ]);
+    // Only the stored message counts in its session.
+    expect(sessions.calls.map((c) => c.docs.length)).toEqual([1]);
   });
 });

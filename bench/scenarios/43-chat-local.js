@@ -24,6 +24,26 @@ async function identityCalls(ctx) {
     .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 }
 
+/**
+ * Waits until the gateway has no chat in flight to agent-memory. autocannon ends a load with a
+ * request in flight on every connection and hangs up: the gateway still runs those turns to their
+ * end, and while they hold its places for agent-memory (BACKEND_MAX_IN_FLIGHT), the next load's
+ * requests beyond the free places are shed with 503 (nothing done, Retry-After) and counted as
+ * errors, which also inflates req/s. Measuring from a quiet gateway compares successful turns.
+ */
+async function quiet(ctx, timeoutMs = 60_000) {
+  const port = ctx.platform.service('gateway').ready?.metrics_port;
+  if (!port) return;
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const inFlight = /^gateway_backend_in_flight\{[^}]*target="agent-memory"[^}]*\} (\d+)/m.exec(text);
+    if (!inFlight || Number(inFlight[1]) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the gateway still had chats in flight ${timeoutMs} ms after the warm-up`);
+}
+
 function load(ctx, state, duration) {
   return {
     url: `${ctx.url}/api/v1/agents/${state.agentId}/chat`,
@@ -59,6 +79,7 @@ module.exports = {
   async run(ctx, state) {
     // Warm-up at the measured load, not reported: the index load, the query's vector, the JIT.
     await ctx.measure(load(ctx, state, 3));
+    await quiet(ctx);
     const pids = PROCESSES.map((name) => ctx.platform.service(name).pid);
     const callsBefore = await identityCalls(ctx);
     const before = pids.map(cpuMs);
@@ -71,5 +92,6 @@ module.exports = {
     return { rows: [{ label: module.exports.title, ...figures, note }] };
   },
   cpuMs,
+  quiet,
   PROCESSES,
 };

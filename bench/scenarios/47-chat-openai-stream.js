@@ -1,7 +1,7 @@
 // @ts-check
 'use strict';
 const { agentWithMemories, sentence } = require('./40-memory-add.js');
-const { cpuMs, PROCESSES } = require('./43-chat-local.js');
+const { cpuMs, quiet, PROCESSES } = require('./43-chat-local.js');
 
 /** Sequential streamed turns per route for time to first token and tokens/s (after one warm-up). */
 const STREAMED_TURNS = 20;
@@ -104,6 +104,7 @@ module.exports = {
       body: JSON.stringify({ model: state.agentId, messages: completion.messages }),
     });
     await ctx.measure(load(3));
+    await quiet(ctx);
     const pids = PROCESSES.map((name) => ctx.platform.service(name).pid);
     const before = pids.map(cpuMs);
     const figures = await ctx.measure(load());

@@ -27,4 +27,5 @@ export * from './paging.js';
 export * from './lazy.js';
 export * from './lazy-undici.js';
 export * from './retention.js';
+export * from './repeating-job.js';
 export * from './query-shapes.js';

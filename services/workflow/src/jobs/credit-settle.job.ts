@@ -1,4 +1,4 @@
-import { backoffDelay, type ServiceRuntime } from '@agentplatform/service-kit';
+import { backoffDelay, startRepeatingJob, type ServiceRuntime } from '@agentplatform/service-kit';
 
 /** The longest pause between passes while identity keeps failing. */
 const MAX_BACKOFF_MS = 60_000;
@@ -17,33 +17,23 @@ export function startCreditSettleJob(
   batch = 100,
 ): void {
   let failures = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  const schedule = (ms: number) => {
-    if (stopped) return;
-    timer = setTimeout(tick, ms);
-    timer.unref();
-  };
-  const tick = () => {
-    running = settle(batch).then(
-      ({ settled, failed }) => {
-        if (settled > 0) runtime.logger.info({ settled }, 'settled pending run credits');
-        failures = failed ? failures + 1 : 0;
-        if (failed) schedule(backoffDelay(failures - 1, { baseMs: intervalMs, maxMs: MAX_BACKOFF_MS, jitter: 0.25 }));
-        else schedule(settled === batch ? 0 : intervalMs);
-      },
-      (error) => {
+  const backoff = () => backoffDelay(failures - 1, { baseMs: intervalMs, maxMs: MAX_BACKOFF_MS, jitter: 0.25 });
+  startRepeatingJob(
+    runtime.lifecycle,
+    'credit settle job',
+    () => settle(batch),
+    (outcome) => {
+      if ('error' in outcome) {
         failures++;
-        runtime.logger.warn({ err: error }, 'run credit settle pass failed');
-        schedule(backoffDelay(failures - 1, { baseMs: intervalMs, maxMs: MAX_BACKOFF_MS, jitter: 0.25 }));
-      },
-    );
-  };
-  schedule(intervalMs);
-  runtime.lifecycle.onShutdown('credit settle job', async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await running;
-  });
+        runtime.logger.warn({ err: outcome.error }, 'run credit settle pass failed');
+        return backoff();
+      }
+      const { settled, failed } = outcome.value;
+      if (settled > 0) runtime.logger.info({ settled }, 'settled pending run credits');
+      failures = failed ? failures + 1 : 0;
+      if (failed) return backoff();
+      return settled === batch ? 0 : intervalMs;
+    },
+    intervalMs,
+  );
 }

@@ -125,7 +125,7 @@ const agentStep = z.object({
 });
 
 export const chatCompletionResponse = z.object({
-  id: z.string().describe('The stored reply’s id'),
+  id: z.string().describe('The reply’s message id (stored only in a session)'),
   object: z.literal('chat.completion'),
   created: z.number().int(),
   model: z.string(),

@@ -1,5 +1,5 @@
 import type { Outbox } from '@agentplatform/events';
-import { documentsOf, findPage, GroupCommit } from '@agentplatform/service-kit';
+import { documentsOf, findPage, GroupCommit, isDuplicateKeyError } from '@agentplatform/service-kit';
 import type { Connection, Model, mongo } from 'mongoose';
 import type { ChatStore, TurnWrite } from '../domain/chat-store.js';
 import type { ChatMessage, PendingCharge, Session } from '../domain/chat.js';
@@ -108,7 +108,7 @@ export class ChatRepository implements ChatStore {
           .lean<SessionDocument>();
         return toSession(doc!);
       } catch (error) {
-        if ((error as { code?: number }).code !== 11000 || attempt >= 2) throw error;
+        if (!isDuplicateKeyError(error) || attempt >= 2) throw error;
       }
     }
   }

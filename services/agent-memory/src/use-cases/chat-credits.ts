@@ -3,7 +3,7 @@ import { chatCost, chatEstimate, type ChatReservation, type PendingCharge, type 
 import type { UseCaseDeps } from './deps.js';
 
 /** The operation id of a turn's first reservation (also the key of replies stored before rounds reserved). */
-export function chatOperation(messageId: string): string {
+function chatOperation(messageId: string): string {
   return `chat:${messageId}`;
 }
 

@@ -66,7 +66,7 @@ function options() {
   return { minutes, rate, overload };
 }
 
-/** The charges not settled: open reservations, runs and chat replies still marked pending. */
+/** The charges not settled: open reservations, runs marked pending and chats' due charges. */
 async function unsettled(platform) {
   const { MongoClient } = require(require.resolve('mongodb', { paths: [path.join(ROOT, 'packages/service-kit')] }));
   const client = await MongoClient.connect(platform.mongoUri);
@@ -77,7 +77,7 @@ async function unsettled(platform) {
         .collection('credit_entries')
         .countDocuments({ hold_expires_at: { $exists: true } }),
       db('workflow').collection('executions').countDocuments({ credit_pending: true }),
-      db('agent-memory').collection('messages').countDocuments({ charge_pending: true }),
+      db('agent-memory').collection('chat_charges_due').countDocuments({}),
     ]);
     return { openReservations: holds, runsPending: runs, chatsPending: chats };
   } finally {

@@ -1,4 +1,5 @@
 import type { Tiktoken, TiktokenBPE } from 'js-tiktoken/lite' with { 'resolution-mode': 'import' };
+import { LRUCache } from 'lru-cache';
 
 /*
  * js-tiktoken is published as an ES module with CommonJS builds beside it; this service compiles
@@ -27,21 +28,18 @@ function encoding(): Tiktoken {
  * lookahead, `\s+(?!\S)`, is also satisfied at the end of the piece.
  */
 const PIECES = new RegExp(bpe.pat_str, 'gu');
-/** Distinct pieces remembered; past that the memo starts over (a hostile text only costs time). */
+/** Distinct pieces remembered, the least recently used dropped first (a hostile text only costs time). */
 const MAX_PIECES = 50_000;
 /** Longer pieces (long runs of symbols or spaces) rarely repeat: counted, not remembered. */
 const MAX_PIECE_CHARS = 32;
-const pieceCounts = new Map<string, number>();
+const pieceCounts = new LRUCache<string, number>({ max: MAX_PIECES });
 
 function pieceTokens(piece: string): number {
   let count = pieceCounts.get(piece);
   if (count !== undefined) return count;
   // Special tokens (`<|endoftext|>`) in a user's text are ordinary text, as a provider counts them.
   count = encoding().encode(piece, [], []).length;
-  if (piece.length <= MAX_PIECE_CHARS) {
-    if (pieceCounts.size >= MAX_PIECES) pieceCounts.clear();
-    pieceCounts.set(piece, count);
-  }
+  if (piece.length <= MAX_PIECE_CHARS) pieceCounts.set(piece, count);
   return count;
 }
 
@@ -63,7 +61,7 @@ function piecesTokens(text: string): number {
 const MAX_LINES = 4_096;
 /** Longer lines are counted piece by piece every time, not remembered. */
 const MAX_LINE_CHARS = 2_000;
-const lineCounts = new Map<string, number>();
+const lineCounts = new LRUCache<string, number>({ max: MAX_LINES });
 const SPACE = /\s/u;
 
 function lineTokens(line: string): number {
@@ -71,7 +69,6 @@ function lineTokens(line: string): number {
   let count = lineCounts.get(line);
   if (count === undefined) {
     count = piecesTokens(line);
-    if (lineCounts.size >= MAX_LINES) lineCounts.clear();
     lineCounts.set(line, count);
   }
   return count;

@@ -141,6 +141,8 @@ export function boundedMcpFetch(
     if ((init.method ?? 'GET').toUpperCase() === 'GET') {
       return new Response(null, { status: 405, statusText: 'Method Not Allowed' });
     }
+    // Loaded before the exchange's clock starts (the first call loads undici).
+    const { fetch: undiciFetch } = undici();
     const deadline = new AbortController();
     let reading = true;
     const ended = () => {
@@ -158,7 +160,7 @@ export function boundedMcpFetch(
     try {
       // undici's own fetch (it takes the guarded dispatcher); its answer is handed on as the global
       // Response the SDK expects, built from the status, headers and the checked body.
-      const response = await undici().fetch(url, {
+      const response = await undiciFetch(url, {
         method: init.method,
         headers: Object.fromEntries(new Headers(init.headers).entries()),
         body: requestBody(init.body),

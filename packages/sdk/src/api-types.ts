@@ -3348,7 +3348,7 @@ export interface operations {
               };
             }[];
             created: number;
-            /** @description The stored reply’s id */
+            /** @description The reply’s message id (stored only in a session) */
             id: string;
             model: string;
             /** @constant */

@@ -3,6 +3,7 @@ import { startOutbox } from '@agentplatform/events';
 import { bootService, schedulePruning, serve } from '@agentplatform/service-kit';
 import { loadServiceConfig } from './config.js';
 import { ApiKeyRepository } from './persistence/api-key.repository.js';
+import { ChainedLedger } from './persistence/credit-ledger.js';
 import { CreditRepository } from './persistence/credit.repository.js';
 import { LoginThrottleRepository } from './persistence/login-throttle.repository.js';
 import { RefreshTokenRepository } from './persistence/refresh-token.repository.js';
@@ -42,6 +43,8 @@ async function main(): Promise<void> {
     signingKeys.init(),
     loginThrottles.init(),
   ]);
+  const backfilled = await credits.addMissingDue();
+  if (backfilled > 0) runtime.logger.info({ backfilled }, 'due entries written for open credit reservations');
 
   const keys = new SigningKeyRing({
     repository: signingKeys,
@@ -70,7 +73,7 @@ async function main(): Promise<void> {
     tenants,
     refreshTokens,
     apiKeys,
-    credits,
+    credits: new ChainedLedger(credits),
     loginThrottles,
     outbox,
     hasher: new PasswordHasher(config.BCRYPT_COST, () => passwordChecks.inc()),

@@ -1,5 +1,5 @@
 import type { ClientSession, Connection, Model } from 'mongoose';
-import { apiKeySchema, type ApiKeyRecord } from './api-key.schema.js';
+import { apiKeySchema, type ApiKeyDocument } from './api-key.schema.js';
 
 export interface ApiKey {
   id: string;
@@ -15,7 +15,7 @@ export interface ApiKey {
   createdAt: Date;
 }
 
-function toApiKey(record: ApiKeyRecord): ApiKey {
+function toApiKey(record: ApiKeyDocument): ApiKey {
   return {
     id: record._id,
     tenantId: record.tenant_id,
@@ -32,10 +32,10 @@ function toApiKey(record: ApiKeyRecord): ApiKey {
 }
 
 export class ApiKeyRepository {
-  private readonly model: Model<ApiKeyRecord>;
+  private readonly model: Model<ApiKeyDocument>;
 
   constructor(connection: Connection) {
-    this.model = connection.model<ApiKeyRecord>('ApiKey', apiKeySchema);
+    this.model = connection.model<ApiKeyDocument>('ApiKey', apiKeySchema);
   }
 
   init(): Promise<unknown> {
@@ -61,12 +61,12 @@ export class ApiKeyRepository {
    * is the unique index key, so the lookup itself reveals nothing about other keys.
    */
   async findByHash(keyHash: string): Promise<ApiKey | undefined> {
-    const record = await this.model.findOne({ key_hash: keyHash }).lean<ApiKeyRecord>();
+    const record = await this.model.findOne({ key_hash: keyHash }).lean<ApiKeyDocument>();
     return record ? toApiKey(record) : undefined;
   }
 
   async findActive(tenantId: string, id: string): Promise<ApiKey | undefined> {
-    const record = await this.model.findOne({ _id: id, tenant_id: tenantId, revoked_at: null }).lean<ApiKeyRecord>();
+    const record = await this.model.findOne({ _id: id, tenant_id: tenantId, revoked_at: null }).lean<ApiKeyDocument>();
     return record ? toApiKey(record) : undefined;
   }
 
@@ -74,7 +74,7 @@ export class ApiKeyRepository {
   async listActive(tenantId: string, createdBy?: string): Promise<ApiKey[]> {
     const filter: Record<string, unknown> = { tenant_id: tenantId, revoked_at: null };
     if (createdBy) filter.created_by = createdBy;
-    const records = await this.model.find(filter).sort({ created_at: -1, _id: -1 }).limit(500).lean<ApiKeyRecord[]>();
+    const records = await this.model.find(filter).sort({ created_at: -1, _id: -1 }).limit(500).lean<ApiKeyDocument[]>();
     return records.map(toApiKey);
   }
 

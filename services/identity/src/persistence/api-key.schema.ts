@@ -1,6 +1,6 @@
 import { Schema } from 'mongoose';
 
-export interface ApiKeyRecord {
+export interface ApiKeyDocument {
   _id: string;
   tenant_id: string;
   created_by: string;
@@ -15,7 +15,7 @@ export interface ApiKeyRecord {
   created_at: Date;
 }
 
-export const apiKeySchema = new Schema<ApiKeyRecord>(
+export const apiKeySchema = new Schema<ApiKeyDocument>(
   {
     _id: { type: String, required: true },
     tenant_id: { type: String, required: true },

@@ -1,31 +1,33 @@
 import type { ClientSession, Connection, Model } from 'mongoose';
-import { isDuplicateKeyError } from '@agentplatform/service-kit';
+import { documentsOf, isDuplicateKeyError, perOperationErrors } from '@agentplatform/service-kit';
 import type { ChainHead, LedgerEntry } from '../domain/credit-chain.js';
 import {
   creditAccountSchema,
   creditEntrySchema,
-  type CreditAccountRecord,
-  type CreditEntryRecord,
+  creditHoldDueSchema,
+  type CreditAccountDocument,
+  type CreditEntryDocument,
+  type CreditHoldDueDocument,
 } from './credit.schema.js';
 
 export type { ChainHead, LedgerEntry, LedgerEntryType } from '../domain/credit-chain.js';
 
-function toEntry(record: CreditEntryRecord): LedgerEntry {
+function toEntry(doc: CreditEntryDocument): LedgerEntry {
   return {
-    id: record._id,
-    tenantId: record.tenant_id,
-    ...(record.seq === undefined || record.seq === null ? {} : { seq: record.seq }),
-    type: record.type,
-    amount: record.amount,
-    balanceAfter: record.balance_after,
-    idempotencyKey: record.idempotency_key,
-    description: record.description,
-    createdAt: record.created_at,
-    ...(record.hold_expires_at ? { holdExpiresAt: record.hold_expires_at } : {}),
+    id: doc._id,
+    tenantId: doc.tenant_id,
+    ...(doc.seq === undefined || doc.seq === null ? {} : { seq: doc.seq }),
+    type: doc.type,
+    amount: doc.amount,
+    balanceAfter: doc.balance_after,
+    idempotencyKey: doc.idempotency_key,
+    description: doc.description,
+    createdAt: doc.created_at,
+    ...(doc.hold_expires_at ? { holdExpiresAt: doc.hold_expires_at } : {}),
   };
 }
 
-function toRecord(entry: LedgerEntry): CreditEntryRecord {
+function fromEntry(entry: LedgerEntry): CreditEntryDocument {
   return {
     _id: entry.id,
     tenant_id: entry.tenantId,
@@ -40,18 +42,32 @@ function toRecord(entry: LedgerEntry): CreditEntryRecord {
   };
 }
 
-/** Credit accounts and the ledger; every query names its tenant (the expiry sweep names its entries). */
+/** A reservation's due entry id: one per (tenant, operation id). */
+function dueId(tenantId: string, key: string): string {
+  return `${tenantId}/${key}`;
+}
+
+/** A reservation the expiry sweep should look at: which, and from when. */
+export interface DueHold {
+  tenantId: string;
+  key: string;
+  dueAt: Date;
+}
+
+/** Credit accounts and the ledger; every query names its tenant (the expiry sweep reads its due entries, then the ledger by key). */
 export class CreditRepository {
-  private readonly accounts: Model<CreditAccountRecord>;
-  private readonly entries: Model<CreditEntryRecord>;
+  private readonly accounts: Model<CreditAccountDocument>;
+  private readonly entries: Model<CreditEntryDocument>;
+  private readonly due: Model<CreditHoldDueDocument>;
 
   constructor(connection: Connection) {
-    this.accounts = connection.model<CreditAccountRecord>('CreditAccount', creditAccountSchema);
-    this.entries = connection.model<CreditEntryRecord>('CreditEntry', creditEntrySchema);
+    this.accounts = connection.model<CreditAccountDocument>('CreditAccount', creditAccountSchema);
+    this.entries = connection.model<CreditEntryDocument>('CreditEntry', creditEntrySchema);
+    this.due = connection.model<CreditHoldDueDocument>('CreditHoldDue', creditHoldDueSchema);
   }
 
   async init(): Promise<void> {
-    await Promise.all([this.accounts.init(), this.entries.init()]);
+    await Promise.all([this.accounts.init(), this.entries.init(), this.due.init()]);
   }
 
   /** Opens a tenant's account; its first ledger entry (the welcome grant) is `seq` 1. */
@@ -68,15 +84,15 @@ export class CreditRepository {
    */
   async head(tenantId: string): Promise<ChainHead | undefined> {
     const [last, account] = await Promise.all([
-      this.entries.collection.findOne(
+      documentsOf<CreditEntryDocument>(this.entries).findOne(
         { tenant_id: tenantId, seq: { $gte: 1 } },
         { sort: { seq: -1 }, projection: { seq: 1, balance_after: 1 } },
       ),
-      this.accounts.collection.findOne({ _id: tenantId as never }, { projection: { balance: 1 } }),
+      documentsOf<CreditAccountDocument>(this.accounts).findOne({ _id: tenantId }, { projection: { balance: 1 } }),
     ]);
     if (!account) return undefined;
-    if (last) return { seq: last.seq as number, balance: last.balance_after as number };
-    return { seq: 0, balance: account.balance as number };
+    if (last?.seq !== undefined) return { seq: last.seq, balance: last.balance_after };
+    return { seq: 0, balance: account.balance };
   }
 
   /**
@@ -87,58 +103,105 @@ export class CreditRepository {
   async append(entries: LedgerEntry[]): Promise<{ stored: number; conflict: boolean }> {
     if (entries.length === 0) return { stored: 0, conflict: false };
     try {
-      await this.entries.collection.insertMany(entries.map(toRecord) as never[], { ordered: true });
+      await documentsOf<CreditEntryDocument>(this.entries).insertMany(entries.map(fromEntry), { ordered: true });
       return { stored: entries.length, conflict: false };
     } catch (error) {
-      const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
-      const first = (Array.isArray(writeErrors) ? writeErrors[0] : writeErrors) as
-        { index?: number; code?: number } | undefined;
-      if (!isDuplicateKeyError(error) && first?.code !== 11000) throw error;
+      // Rethrows an error that is not the insert's per-document report (a lost connection).
+      const perEntry = perOperationErrors(error, entries.length);
+      const stored = perEntry.findIndex((e) => e !== undefined);
+      if (stored < 0 || !isDuplicateKeyError(perEntry[stored])) throw error;
       // Ordered: everything before the first failed document was stored, nothing after it.
-      return { stored: typeof first?.index === 'number' ? first.index : 0, conflict: true };
+      return { stored, conflict: true };
     }
   }
 
   /** Writes one entry outside the chain's writer (the welcome grant, inside registration). */
   async insertEntry(entry: LedgerEntry, session?: ClientSession): Promise<void> {
-    await this.entries.create([toRecord(entry)], { session });
+    await this.entries.create([fromEntry(entry)], { session });
   }
 
   async findByKeys(tenantId: string, idempotencyKeys: string[]): Promise<LedgerEntry[]> {
     if (idempotencyKeys.length === 0) return [];
-    const records = await this.entries.collection
+    const docs = await documentsOf<CreditEntryDocument>(this.entries)
       // One key (most reads) is an equality: a server's compound-index lookup needs no `$in`.
       .find({
         tenant_id: tenantId,
-        idempotency_key: idempotencyKeys.length === 1 ? idempotencyKeys[0] : { $in: idempotencyKeys },
+        idempotency_key: idempotencyKeys.length === 1 ? idempotencyKeys[0]! : { $in: idempotencyKeys },
       })
       .toArray();
-    return records.map((r) => toEntry(r as unknown as CreditEntryRecord));
+    return docs.map(toEntry);
   }
 
-  async findByKey(tenantId: string, idempotencyKey: string): Promise<LedgerEntry | undefined> {
-    return (await this.findByKeys(tenantId, [idempotencyKey]))[0];
-  }
-
-  /** Marks a tenant's reservations closed: the expiry sweep no longer looks at them. */
-  async closeHolds(tenantId: string, entryIds: string[]): Promise<void> {
-    if (entryIds.length === 0) return;
+  /**
+   * Marks a tenant's reservations closed: their expiry mark goes and so do their due entries, so
+   * the sweep no longer looks at them.
+   */
+  async closeHolds(tenantId: string, holds: ReadonlyArray<Pick<LedgerEntry, 'id' | 'idempotencyKey'>>): Promise<void> {
     // A chain entry's id names its tenant (`led_<tenant>_<seq>`): the ids alone are the filter,
     // which every MongoDB-compatible server serves from the `_id` index. Ids of another tenant
     // are dropped here, never sent.
-    const ids = entryIds.filter((id) => id.startsWith(`led_${tenantId}_`));
+    const ids = holds.map((h) => h.id).filter((id) => id.startsWith(`led_${tenantId}_`));
     if (ids.length === 0) return;
-    await this.entries.collection.updateMany({ _id: { $in: ids as never[] } }, { $unset: { hold_expires_at: '' } });
+    await documentsOf<CreditEntryDocument>(this.entries).updateMany(
+      { _id: { $in: ids } },
+      { $unset: { hold_expires_at: '' } },
+    );
+    await this.dropDue(
+      tenantId,
+      holds.map((h) => h.idempotencyKey),
+    );
   }
 
-  /** Open reservations whose expiry has passed, oldest first. */
-  async expiredHolds(now: Date, limit: number): Promise<LedgerEntry[]> {
-    const records = await this.entries
-      .find({ hold_expires_at: { $lte: now } })
-      .sort({ hold_expires_at: 1 })
+  /**
+   * Due entries for reservations about to be written, before their entries are (a crash between
+   * the two leaves an entry the sweep drops, never a reservation it cannot find). A key that has
+   * one keeps the later due time.
+   */
+  async addDue(holds: readonly DueHold[]): Promise<void> {
+    if (holds.length === 0) return;
+    await documentsOf<CreditHoldDueDocument>(this.due).bulkWrite(
+      holds.map((h) => ({
+        updateOne: {
+          filter: { _id: dueId(h.tenantId, h.key) },
+          update: { $setOnInsert: { tenant_id: h.tenantId, idempotency_key: h.key }, $max: { due_at: h.dueAt } },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
+    );
+  }
+
+  /** Reservations due by `now`, the longest due first: a page of the (small) due collection. */
+  async dueHolds(now: Date, limit: number): Promise<DueHold[]> {
+    const docs = await this.due
+      .find({ due_at: { $lte: now } })
+      .sort({ due_at: 1, _id: 1 })
       .limit(limit)
-      .lean<CreditEntryRecord[]>();
-    return records.map(toEntry);
+      .lean();
+    return docs.map((d) => ({ tenantId: d.tenant_id, key: d.idempotency_key, dueAt: d.due_at }));
+  }
+
+  /** Moves a reservation's due entry to its real expiry (an entry left early by a retried key). */
+  async moveDue(hold: DueHold): Promise<void> {
+    await this.due.updateOne({ _id: dueId(hold.tenantId, hold.key) }, { $set: { due_at: hold.dueAt } });
+  }
+
+  /** Drops the due entries of a tenant's reservation keys. */
+  async dropDue(tenantId: string, keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.due.deleteMany({ _id: { $in: keys.map((key) => dueId(tenantId, key)) } });
+  }
+
+  /**
+   * Gives every open reservation its due entry (reservations opened by releases before the due
+   * entries). One look at the expiry marks at start-up, by their index; answers how many it added.
+   */
+  async addMissingDue(): Promise<number> {
+    const open = await this.entries
+      .find({ hold_expires_at: { $exists: true } }, { tenant_id: 1, idempotency_key: 1, hold_expires_at: 1 })
+      .lean();
+    await this.addDue(open.map((e) => ({ tenantId: e.tenant_id, key: e.idempotency_key, dueAt: e.hold_expires_at! })));
+    return open.length;
   }
 
   /** Disarms the low-credit alert; true for the one caller that disarmed it. */
@@ -161,11 +224,11 @@ export class CreditRepository {
 
   /** The newest entries first: by place in the chain, then (entries from before it) by time. */
   async recent(tenantId: string, limit: number): Promise<LedgerEntry[]> {
-    const records = await this.entries
+    const docs = await this.entries
       .find({ tenant_id: tenantId })
       .sort({ seq: -1, created_at: -1, _id: -1 })
       .limit(limit)
-      .lean<CreditEntryRecord[]>();
-    return records.map(toEntry);
+      .lean<CreditEntryDocument[]>();
+    return docs.map(toEntry);
   }
 }

@@ -7,14 +7,14 @@ import type { LedgerEntryType } from '../domain/credit-chain.js';
  * is the ledger's: `balance` is only the starting point of accounts opened before the ledger was
  * chained (docs/credits.md).
  */
-export interface CreditAccountRecord {
+export interface CreditAccountDocument {
   _id: string;
   balance: number;
   low_alert_armed: boolean;
   updated_at: Date;
 }
 
-export const creditAccountSchema = new Schema<CreditAccountRecord>(
+export const creditAccountSchema = new Schema<CreditAccountDocument>(
   {
     _id: { type: String, required: true },
     balance: { type: Number, required: true },
@@ -30,7 +30,7 @@ export const creditAccountSchema = new Schema<CreditAccountRecord>(
  * `balance_after` is the previous link's plus `amount`. The unique (tenant, idempotency key) pair
  * makes retries harmless. A reservation's entry carries `hold_expires_at` until it is closed.
  */
-export interface CreditEntryRecord {
+export interface CreditEntryDocument {
   _id: string;
   tenant_id: string;
   /** Absent on entries written before the ledger was chained. */
@@ -44,7 +44,7 @@ export interface CreditEntryRecord {
   hold_expires_at?: Date;
 }
 
-export const creditEntrySchema = new Schema<CreditEntryRecord>(
+export const creditEntrySchema = new Schema<CreditEntryDocument>(
   {
     _id: { type: String, required: true },
     tenant_id: { type: String, required: true },
@@ -62,4 +62,35 @@ export const creditEntrySchema = new Schema<CreditEntryRecord>(
 creditEntrySchema.index({ tenant_id: 1, idempotency_key: 1 }, { unique: true });
 creditEntrySchema.index({ tenant_id: 1, seq: -1 });
 creditEntrySchema.index({ tenant_id: 1, created_at: -1 });
+// The start-up backfill of due entries for reservations opened before them (credit.repository.ts).
 creditEntrySchema.index({ hold_expires_at: 1 });
+
+/**
+ * One entry per open reservation: when the expiry sweep should look at it. The sweep pages through
+ * these instead of the ledger, which holds every movement ever made: on MongoDB an index serves the
+ * range from either collection, but the local stand-in serves no range from an index and scans, so
+ * the sweep's cost must follow the reservations open now, not the ledger's history
+ * (docs/performance.md, "Queries and their indexes"). Written before its reservation's entry and
+ * removed when the reservation closes; the sweep checks the entry itself, so an entry left by a
+ * crash or a refused reservation only costs a look.
+ */
+export interface CreditHoldDueDocument {
+  /** `<tenant>/<operation id>`: one per reservation key. */
+  _id: string;
+  tenant_id: string;
+  idempotency_key: string;
+  due_at: Date;
+}
+
+export const creditHoldDueSchema = new Schema<CreditHoldDueDocument>(
+  {
+    _id: { type: String, required: true },
+    tenant_id: { type: String, required: true },
+    idempotency_key: { type: String, required: true },
+    due_at: { type: Date, required: true },
+  },
+  { collection: 'credit_holds_due', versionKey: false },
+);
+// The sweep's page, the longest due first. Unique because it ends in `_id` (the stand-in builds
+// only unique indexes).
+creditHoldDueSchema.index({ due_at: 1, _id: 1 }, { unique: true });

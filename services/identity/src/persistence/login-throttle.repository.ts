@@ -1,13 +1,13 @@
 import type { Connection, Model } from 'mongoose';
 import { isDuplicateKeyError, pruneInBatches } from '@agentplatform/service-kit';
-import { loginThrottleSchema, type LoginThrottleRecord } from './login-throttle.schema.js';
+import { loginThrottleSchema, type LoginThrottleDocument } from './login-throttle.schema.js';
 
 /** Per-account failure counters shared by every identity replica. Not tenant data: keyed by e-mail. */
 export class LoginThrottleRepository {
-  private readonly model: Model<LoginThrottleRecord>;
+  private readonly model: Model<LoginThrottleDocument>;
 
   constructor(connection: Connection) {
-    this.model = connection.model<LoginThrottleRecord>('LoginThrottle', loginThrottleSchema);
+    this.model = connection.model<LoginThrottleDocument>('LoginThrottle', loginThrottleSchema);
   }
 
   init(): Promise<unknown> {
@@ -44,7 +44,7 @@ export class LoginThrottleRepository {
           },
           { upsert: true, returnDocument: 'after' },
         )
-        .lean<LoginThrottleRecord>();
+        .lean<LoginThrottleDocument>();
       return { attempt: counted!.failures, lockedUntil: counted!.locked_until ?? undefined };
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;

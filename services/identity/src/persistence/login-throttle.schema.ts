@@ -1,7 +1,7 @@
 import { Schema } from 'mongoose';
 
 /** Failed logins of one account (by e-mail, so unknown addresses are throttled alike). */
-export interface LoginThrottleRecord {
+export interface LoginThrottleDocument {
   _id: string;
   failures: number;
   window_started_at: Date;
@@ -9,7 +9,7 @@ export interface LoginThrottleRecord {
   expires_at: Date;
 }
 
-export const loginThrottleSchema = new Schema<LoginThrottleRecord>(
+export const loginThrottleSchema = new Schema<LoginThrottleDocument>(
   {
     _id: { type: String, required: true },
     failures: { type: Number, required: true },

@@ -1,5 +1,5 @@
 import type { ClientSession, Connection, Model } from 'mongoose';
-import { refreshTokenSchema, type RefreshTokenRecord } from './refresh-token.schema.js';
+import { refreshTokenSchema, type RefreshTokenDocument } from './refresh-token.schema.js';
 
 export interface RefreshToken {
   id: string;
@@ -12,7 +12,7 @@ export interface RefreshToken {
   revokedAt?: Date;
 }
 
-function toToken(record: RefreshTokenRecord): RefreshToken {
+function toToken(record: RefreshTokenDocument): RefreshToken {
   return {
     id: record._id,
     tokenHash: record.token_hash,
@@ -27,10 +27,10 @@ function toToken(record: RefreshTokenRecord): RefreshToken {
 
 /** Refresh tokens belong to a user, not a tenant: a login spans the user's tenants. */
 export class RefreshTokenRepository {
-  private readonly model: Model<RefreshTokenRecord>;
+  private readonly model: Model<RefreshTokenDocument>;
 
   constructor(connection: Connection) {
-    this.model = connection.model<RefreshTokenRecord>('RefreshToken', refreshTokenSchema);
+    this.model = connection.model<RefreshTokenDocument>('RefreshToken', refreshTokenSchema);
   }
 
   init(): Promise<unknown> {
@@ -49,7 +49,7 @@ export class RefreshTokenRepository {
   }
 
   async findByHash(tokenHash: string): Promise<RefreshToken | undefined> {
-    const record = await this.model.findOne({ token_hash: tokenHash }).lean<RefreshTokenRecord>();
+    const record = await this.model.findOne({ token_hash: tokenHash }).lean<RefreshTokenDocument>();
     return record ? toToken(record) : undefined;
   }
 

@@ -1,7 +1,7 @@
 import { Schema } from 'mongoose';
 
 /** One refresh token; only its SHA-256 is stored. Rotation chains tokens of one login in a family. */
-export interface RefreshTokenRecord {
+export interface RefreshTokenDocument {
   _id: string;
   token_hash: string;
   family_id: string;
@@ -13,7 +13,7 @@ export interface RefreshTokenRecord {
   revoked_at?: Date | null;
 }
 
-export const refreshTokenSchema = new Schema<RefreshTokenRecord>(
+export const refreshTokenSchema = new Schema<RefreshTokenDocument>(
   {
     _id: { type: String, required: true },
     token_hash: { type: String, required: true },

@@ -1,14 +1,14 @@
 import type { ClientSession, Connection, Model } from 'mongoose';
-import { signingKeySchema, type SigningKeyRecord } from './signing-key.schema.js';
+import { signingKeySchema, type SigningKeyDocument } from './signing-key.schema.js';
 
-export type { SigningKeyRecord } from './signing-key.schema.js';
+export type { SigningKeyDocument } from './signing-key.schema.js';
 
 /** Signing keys are platform-wide, not per tenant. */
 export class SigningKeyRepository {
-  private readonly model: Model<SigningKeyRecord>;
+  private readonly model: Model<SigningKeyDocument>;
 
   constructor(connection: Connection) {
-    this.model = connection.model<SigningKeyRecord>('SigningKey', signingKeySchema);
+    this.model = connection.model<SigningKeyDocument>('SigningKey', signingKeySchema);
   }
 
   init(): Promise<unknown> {
@@ -16,20 +16,20 @@ export class SigningKeyRepository {
   }
 
   /** The newest keys first. */
-  newest(limit: number): Promise<SigningKeyRecord[]> {
-    return this.model.find().sort({ generation: -1 }).limit(limit).lean<SigningKeyRecord[]>();
+  newest(limit: number): Promise<SigningKeyDocument[]> {
+    return this.model.find().sort({ generation: -1 }).limit(limit).lean<SigningKeyDocument[]>();
   }
 
   /** Keys whose private half is not sealed with this data key (stored by older releases, or before a rotation). */
-  notSealedWith(keyId: string): Promise<SigningKeyRecord[]> {
-    return this.model.find({ 'private_jwk.key_id': { $ne: keyId } }).lean<SigningKeyRecord[]>();
+  notSealedWith(keyId: string): Promise<SigningKeyDocument[]> {
+    return this.model.find({ 'private_jwk.key_id': { $ne: keyId } }).lean<SigningKeyDocument[]>();
   }
 
   /** Replaces a private half unless another replica already did; answers whether this call did. */
   async replacePrivateKey(
     id: string,
     previousData: string,
-    privateJwk: SigningKeyRecord['private_jwk'],
+    privateJwk: SigningKeyDocument['private_jwk'],
   ): Promise<boolean> {
     const result = await this.model.updateOne(
       { _id: id, 'private_jwk.data': previousData },
@@ -49,7 +49,7 @@ export class SigningKeyRepository {
   }
 
   /** Throws a duplicate-key error when another replica created this generation first. */
-  async insert(record: SigningKeyRecord): Promise<void> {
+  async insert(record: SigningKeyDocument): Promise<void> {
     await this.model.create(record);
   }
 }

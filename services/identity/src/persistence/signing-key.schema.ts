@@ -5,7 +5,7 @@ import { Schema } from 'mongoose';
  * ones stay published in the JWKS for a grace period. The unique generation index is the race
  * guard: of two replicas creating the same generation, one insert wins and the other re-reads.
  */
-export interface SigningKeyRecord {
+export interface SigningKeyDocument {
   _id: string;
   generation: number;
   alg: string;
@@ -27,7 +27,7 @@ export interface SigningKeyRecord {
   withdrawn_at?: Date | null;
 }
 
-export const signingKeySchema = new Schema<SigningKeyRecord>(
+export const signingKeySchema = new Schema<SigningKeyDocument>(
   {
     _id: { type: String, required: true },
     generation: { type: Number, required: true },

@@ -1,6 +1,6 @@
 import type { ClientSession, Connection, Model } from 'mongoose';
 import type { Role } from '../domain/roles.js';
-import { membershipSchema, tenantSchema, type MembershipRecord, type TenantRecord } from './tenant.schema.js';
+import { membershipSchema, tenantSchema, type MembershipDocument, type TenantDocument } from './tenant.schema.js';
 
 export interface Tenant {
   id: string;
@@ -20,7 +20,7 @@ export interface MembershipWithTenant extends Membership {
   tenantName: string;
 }
 
-function toMembership(record: MembershipRecord): Membership {
+function toMembership(record: MembershipDocument): Membership {
   return {
     tenantId: record.tenant_id,
     userId: record.user_id,
@@ -31,12 +31,12 @@ function toMembership(record: MembershipRecord): Membership {
 
 /** Tenants and the memberships that give users a role in them. */
 export class TenantRepository {
-  private readonly tenants: Model<TenantRecord>;
-  private readonly memberships: Model<MembershipRecord>;
+  private readonly tenants: Model<TenantDocument>;
+  private readonly memberships: Model<MembershipDocument>;
 
   constructor(connection: Connection) {
-    this.tenants = connection.model<TenantRecord>('Tenant', tenantSchema);
-    this.memberships = connection.model<MembershipRecord>('Membership', membershipSchema);
+    this.tenants = connection.model<TenantDocument>('Tenant', tenantSchema);
+    this.memberships = connection.model<MembershipDocument>('Membership', membershipSchema);
   }
 
   async init(): Promise<void> {
@@ -67,12 +67,12 @@ export class TenantRepository {
   }
 
   async findTenant(tenantId: string): Promise<Tenant | undefined> {
-    const record = await this.tenants.findById(tenantId).lean<TenantRecord>();
+    const record = await this.tenants.findById(tenantId).lean<TenantDocument>();
     return record ? { id: record._id, name: record.name, plan: record.plan, createdAt: record.created_at } : undefined;
   }
 
   async findMembership(tenantId: string, userId: string): Promise<Membership | undefined> {
-    const record = await this.memberships.findOne({ tenant_id: tenantId, user_id: userId }).lean<MembershipRecord>();
+    const record = await this.memberships.findOne({ tenant_id: tenantId, user_id: userId }).lean<MembershipDocument>();
     return record ? toMembership(record) : undefined;
   }
 
@@ -81,11 +81,11 @@ export class TenantRepository {
     const records = await this.memberships
       .find({ user_id: userId })
       .sort({ created_at: 1, _id: 1 })
-      .lean<MembershipRecord[]>();
+      .lean<MembershipDocument[]>();
     if (records.length === 0) return [];
     const tenants = await this.tenants
       .find({ _id: { $in: records.map((r) => r.tenant_id) } }, { name: 1 })
-      .lean<Array<Pick<TenantRecord, '_id' | 'name'>>>();
+      .lean<Array<Pick<TenantDocument, '_id' | 'name'>>>();
     const names = new Map(tenants.map((t) => [t._id, t.name]));
     return records
       .filter((r) => names.has(r.tenant_id))

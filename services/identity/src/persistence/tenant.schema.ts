@@ -3,14 +3,14 @@ import { Schema } from 'mongoose';
 export const TENANTS_COLLECTION = 'tenants';
 export const MEMBERSHIPS_COLLECTION = 'memberships';
 
-export interface TenantRecord {
+export interface TenantDocument {
   _id: string;
   name: string;
   plan: string;
   created_at: Date;
 }
 
-export const tenantSchema = new Schema<TenantRecord>(
+export const tenantSchema = new Schema<TenantDocument>(
   {
     _id: { type: String, required: true },
     name: { type: String, required: true },
@@ -20,7 +20,7 @@ export const tenantSchema = new Schema<TenantRecord>(
   { collection: TENANTS_COLLECTION, versionKey: false },
 );
 
-export interface MembershipRecord {
+export interface MembershipDocument {
   _id: string;
   tenant_id: string;
   user_id: string;
@@ -28,7 +28,7 @@ export interface MembershipRecord {
   created_at: Date;
 }
 
-export const membershipSchema = new Schema<MembershipRecord>(
+export const membershipSchema = new Schema<MembershipDocument>(
   {
     _id: { type: String, required: true },
     tenant_id: { type: String, required: true },

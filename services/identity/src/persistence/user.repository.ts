@@ -4,10 +4,10 @@ import type { MembershipWithTenant } from './tenant.repository.js';
 import {
   MEMBERSHIPS_COLLECTION,
   TENANTS_COLLECTION,
-  type MembershipRecord,
-  type TenantRecord,
+  type MembershipDocument,
+  type TenantDocument,
 } from './tenant.schema.js';
-import { userSchema, type UserRecord } from './user.schema.js';
+import { userSchema, type UserDocument } from './user.schema.js';
 
 export interface User {
   id: string;
@@ -18,7 +18,7 @@ export interface User {
   createdAt: Date;
 }
 
-function toUser(record: UserRecord): User {
+function toUser(record: UserDocument): User {
   return {
     id: record._id,
     email: record.email,
@@ -31,10 +31,10 @@ function toUser(record: UserRecord): User {
 
 /** Users are global (one login across tenants); what they may do lives in memberships. */
 export class UserRepository {
-  private readonly model: Model<UserRecord>;
+  private readonly model: Model<UserDocument>;
 
   constructor(connection: Connection) {
-    this.model = connection.model<UserRecord>('User', userSchema);
+    this.model = connection.model<UserDocument>('User', userSchema);
   }
 
   init(): Promise<unknown> {
@@ -59,12 +59,12 @@ export class UserRepository {
   }
 
   async findByEmail(email: string): Promise<User | undefined> {
-    const record = await this.model.findOne({ email }).lean<UserRecord>();
+    const record = await this.model.findOne({ email }).lean<UserDocument>();
     return record ? toUser(record) : undefined;
   }
 
   async findById(id: string): Promise<User | undefined> {
-    const record = await this.model.findById(id).lean<UserRecord>();
+    const record = await this.model.findById(id).lean<UserDocument>();
     return record ? toUser(record) : undefined;
   }
 
@@ -75,7 +75,9 @@ export class UserRepository {
    */
   async findWithTenants(id: string): Promise<{ user: User; tenants: MembershipWithTenant[] } | undefined> {
     const rows = await this.model
-      .aggregate<UserRecord & { membership?: MembershipRecord; tenant: Array<Pick<TenantRecord, '_id' | 'name'>> }>([
+      .aggregate<
+        UserDocument & { membership?: MembershipDocument; tenant: Array<Pick<TenantDocument, '_id' | 'name'>> }
+      >([
         { $match: { _id: id } },
         { $limit: 1 },
         { $lookup: { from: MEMBERSHIPS_COLLECTION, localField: '_id', foreignField: 'user_id', as: 'membership' } },

@@ -1,6 +1,6 @@
 import { Schema } from 'mongoose';
 
-export interface UserRecord {
+export interface UserDocument {
   _id: string;
   /** Lower-cased; unique. */
   email: string;
@@ -10,7 +10,7 @@ export interface UserRecord {
   created_at: Date;
 }
 
-export const userSchema = new Schema<UserRecord>(
+export const userSchema = new Schema<UserDocument>(
   {
     _id: { type: String, required: true },
     email: { type: String, required: true },

@@ -1,7 +1,7 @@
 import { createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type KeyLike } from 'jose';
 import { isDuplicateKeyError, type Logger, type SecretBox } from '@agentplatform/service-kit';
-import type { SigningKeyRecord, SigningKeyRepository } from '../persistence/signing-key.repository.js';
+import type { SigningKeyDocument, SigningKeyRepository } from '../persistence/signing-key.repository.js';
 
 export const SIGNING_ALG = 'EdDSA';
 
@@ -48,7 +48,7 @@ export interface KeyRingOptions {
  * the JWKS for a grace period so the tokens they signed keep verifying.
  */
 export class SigningKeyRing {
-  private keys: SigningKeyRecord[] = [];
+  private keys: SigningKeyDocument[] = [];
   private current?: SigningKey;
   private timer?: NodeJS.Timeout;
   private readonly kek?: Buffer;
@@ -168,12 +168,12 @@ export class SigningKeyRing {
     await this.load();
   }
 
-  private encrypt(kid: string, jwk: JWK): SigningKeyRecord['private_jwk'] {
+  private encrypt(kid: string, jwk: JWK): SigningKeyDocument['private_jwk'] {
     const box = this.options.box;
     return { scheme: 'secret-box', key_id: box.currentKeyId, data: box.seal(JSON.stringify(jwk), sealContext(kid)) };
   }
 
-  private decrypt(record: SigningKeyRecord): JWK {
+  private decrypt(record: SigningKeyDocument): JWK {
     const stored = record.private_jwk;
     if (stored.scheme === 'secret-box')
       return JSON.parse(this.options.box.open(stored.data, sealContext(record._id))) as JWK;

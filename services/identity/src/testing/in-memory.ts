@@ -1,18 +1,25 @@
 import { InMemoryOutbox } from '@agentplatform/testing/in-memory';
 import type { ChainHead, LedgerEntry } from '../domain/credit-chain.js';
-import type { ApiKey, ApiKeyRepository } from '../persistence/api-key.repository.js';
-import type { CreditRepository } from '../persistence/credit.repository.js';
-import type { LoginThrottleRepository } from '../persistence/login-throttle.repository.js';
-import type { RefreshToken, RefreshTokenRepository } from '../persistence/refresh-token.repository.js';
-import type { Membership, MembershipWithTenant, Tenant, TenantRepository } from '../persistence/tenant.repository.js';
-import type { User, UserRepository } from '../persistence/user.repository.js';
-import type { SigningKeyRepository } from '../persistence/signing-key.repository.js';
-import type { PasswordHasher } from '../security/password-hasher.js';
-import type { TokenIssuer } from '../security/token-issuer.js';
+import type { ApiKey } from '../persistence/api-key.repository.js';
+import { ChainedLedger, type LedgerStore } from '../persistence/credit-ledger.js';
+import type { DueHold } from '../persistence/credit.repository.js';
+import type { RefreshToken } from '../persistence/refresh-token.repository.js';
+import type { Membership, MembershipWithTenant, Tenant } from '../persistence/tenant.repository.js';
+import type { User } from '../persistence/user.repository.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
+import type {
+  AccessTokens,
+  ApiKeyStore,
+  LoginThrottleStore,
+  PasswordCheck,
+  RefreshTokenStore,
+  SigningKeyMarks,
+  TenantStore,
+  UserStore,
+} from '../use-cases/ports.js';
 
 /** Users in memory, with the unique e-mail index of the real collection. */
-export class InMemoryUsers implements Pick<UserRepository, 'insert' | 'findByEmail' | 'findById' | 'findWithTenants'> {
+export class InMemoryUsers implements UserStore {
   readonly byId = new Map<string, User>();
   constructor(private readonly tenants: InMemoryTenants) {}
   async insert(user: User): Promise<void> {
@@ -36,11 +43,6 @@ export class InMemoryUsers implements Pick<UserRepository, 'insert' | 'findByEma
   }
 }
 
-type TenantStore = Pick<
-  TenantRepository,
-  'insertTenant' | 'insertMembership' | 'findTenant' | 'findMembership' | 'membershipsOf'
->;
-
 export class InMemoryTenants implements TenantStore {
   readonly tenants = new Map<string, Tenant>();
   readonly memberships: Membership[] = [];
@@ -63,8 +65,6 @@ export class InMemoryTenants implements TenantStore {
       .map((m) => ({ ...m, tenantName: this.tenants.get(m.tenantId)?.name ?? '' }));
   }
 }
-
-type ApiKeyStore = Pick<ApiKeyRepository, 'insert' | 'findByHash' | 'findActive' | 'listActive' | 'revoke' | 'touch'>;
 
 export class InMemoryApiKeys implements ApiKeyStore {
   readonly byId = new Map<string, ApiKey>();
@@ -94,11 +94,6 @@ export class InMemoryApiKeys implements ApiKeyStore {
     if (key?.tenantId === tenantId && (!key.lastUsedAt || key.lastUsedAt < olderThan)) key.lastUsedAt = at;
   }
 }
-
-type RefreshTokenStore = Pick<
-  RefreshTokenRepository,
-  'insert' | 'findByHash' | 'markUsed' | 'revokeFamily' | 'familyRevoked' | 'sessionLive'
->;
 
 export class InMemoryRefreshTokens implements RefreshTokenStore {
   readonly byId = new Map<string, RefreshToken>();
@@ -134,7 +129,7 @@ export class InMemoryRefreshTokens implements RefreshTokenStore {
 }
 
 /** Failed-login windows per account: the counting rule of the real repository, in memory. */
-export class InMemoryLoginThrottles implements Pick<LoginThrottleRepository, 'countAttempt' | 'lock' | 'clear'> {
+export class InMemoryLoginThrottles implements LoginThrottleStore {
   private readonly windows = new Map<string, { failures: number; startedAt: Date; lockedUntil?: Date }>();
   async countAttempt(account: string, now: Date, policy: { windowMs: number }) {
     const current = this.windows.get(account);
@@ -158,7 +153,7 @@ export class InMemoryLoginThrottles implements Pick<LoginThrottleRepository, 'co
 }
 
 /** A reversible stand-in for bcrypt (the real hasher is slow by design). */
-export const fakeHasher: Pick<PasswordHasher, 'hash' | 'verify'> = {
+export const fakeHasher: PasswordCheck = {
   async hash(password) {
     return `hashed:${password}`;
   },
@@ -168,39 +163,26 @@ export const fakeHasher: Pick<PasswordHasher, 'hash' | 'verify'> = {
 };
 
 /** Access tokens that name what they were issued for. */
-export const fakeTokens: Pick<TokenIssuer, 'issue' | 'ttlSeconds'> = {
+export const fakeTokens: AccessTokens = {
   ttlSeconds: 900,
   async issue(userId, tenantId, sessionId) {
     return `access.${userId}.${tenantId}.${sessionId}`;
   },
 };
 
-type CreditStore = Pick<
-  CreditRepository,
-  | 'openAccount'
-  | 'head'
-  | 'append'
-  | 'insertEntry'
-  | 'findByKeys'
-  | 'findByKey'
-  | 'closeHolds'
-  | 'expiredHolds'
-  | 'disarmLowAlert'
-  | 'armLowAlert'
-  | 'recent'
->;
-
 /**
  * The credit accounts and ledger in memory, with the real collections' rules: unique entry ids
  * and unique (tenant, idempotency key), ordered appends that stop at the first duplicate, the
  * chain's end read from the newest chained entry (else the account's opening balance).
  */
-export class InMemoryCredits implements CreditStore {
+export class InMemoryCredits implements LedgerStore {
   /** The balance each account was opened with. */
   readonly accounts = new Map<string, number>();
   /** Whether the account's low-credit alert is armed. */
   readonly armed = new Map<string, boolean>();
   readonly entries: LedgerEntry[] = [];
+  /** Due entries of reservations, by tenant and key. */
+  readonly due = new Map<string, DueHold>();
 
   async openAccount(tenantId: string, balance: number, armed: boolean): Promise<void> {
     this.accounts.set(tenantId, balance);
@@ -230,20 +212,35 @@ export class InMemoryCredits implements CreditStore {
       .filter((e) => e.tenantId === tenantId && keys.includes(e.idempotencyKey))
       .map((e) => structuredClone(e));
   }
-  async findByKey(tenantId: string, key: string): Promise<LedgerEntry | undefined> {
-    return (await this.findByKeys(tenantId, [key]))[0];
-  }
-  async closeHolds(tenantId: string, entryIds: string[]): Promise<void> {
+  async closeHolds(tenantId: string, holds: ReadonlyArray<Pick<LedgerEntry, 'id' | 'idempotencyKey'>>): Promise<void> {
+    const ids = holds.map((h) => h.id);
     for (const entry of this.entries) {
-      if (entry.tenantId === tenantId && entryIds.includes(entry.id)) delete entry.holdExpiresAt;
+      if (entry.tenantId === tenantId && ids.includes(entry.id)) delete entry.holdExpiresAt;
+    }
+    await this.dropDue(
+      tenantId,
+      holds.map((h) => h.idempotencyKey),
+    );
+  }
+  async addDue(holds: readonly DueHold[]): Promise<void> {
+    for (const hold of holds) {
+      const known = this.due.get(`${hold.tenantId}/${hold.key}`);
+      if (!known || known.dueAt < hold.dueAt) this.due.set(`${hold.tenantId}/${hold.key}`, { ...hold });
     }
   }
-  async expiredHolds(now: Date, limit: number): Promise<LedgerEntry[]> {
-    return this.entries
-      .filter((e) => e.holdExpiresAt && e.holdExpiresAt <= now)
-      .sort((a, b) => a.holdExpiresAt!.getTime() - b.holdExpiresAt!.getTime())
+  async dueHolds(now: Date, limit: number): Promise<DueHold[]> {
+    return [...this.due.values()]
+      .filter((h) => h.dueAt <= now)
+      .sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime())
       .slice(0, limit)
-      .map((e) => structuredClone(e));
+      .map((h) => ({ ...h }));
+  }
+  async moveDue(hold: DueHold): Promise<void> {
+    const key = `${hold.tenantId}/${hold.key}`;
+    if (this.due.has(key)) this.due.set(key, { ...hold });
+  }
+  async dropDue(tenantId: string, keys: readonly string[]): Promise<void> {
+    for (const key of keys) this.due.delete(`${tenantId}/${key}`);
   }
   async disarmLowAlert(tenantId: string): Promise<boolean> {
     if (this.armed.get(tenantId) !== true) return false;
@@ -273,7 +270,7 @@ export class InMemoryCredits implements CreditStore {
 }
 
 /** Signing keys' withdrawal marks: the first replica to mark a key wins, as in the collection. */
-export class InMemorySigningKeys implements Pick<SigningKeyRepository, 'markWithdrawn'> {
+export class InMemorySigningKeys implements SigningKeyMarks {
   readonly withdrawnAt = new Map<string, Date>();
   constructor(readonly kids: string[] = []) {}
   async markWithdrawn(kid: string, at: Date): Promise<boolean> {
@@ -283,7 +280,7 @@ export class InMemorySigningKeys implements Pick<SigningKeyRepository, 'markWith
   }
 }
 
-/** The identity use cases' deps, every port in memory. */
+/** The identity use cases' deps, every port in memory; credits are the real ledger over an in-memory store. */
 export function inMemoryIdentityDeps() {
   const tenants = new InMemoryTenants();
   const fakes = {
@@ -294,11 +291,15 @@ export function inMemoryIdentityDeps() {
     credits: new InMemoryCredits(),
     loginThrottles: new InMemoryLoginThrottles(),
     outbox: new InMemoryOutbox(),
+  };
+  const deps: UseCaseDeps = {
+    ...fakes,
+    credits: new ChainedLedger(fakes.credits),
     hasher: fakeHasher,
     tokens: fakeTokens,
-    keys: {},
+    keys: { publicKeys: () => [] },
     settings: {
-      defaultPlan: 'free' as const,
+      defaultPlan: 'free',
       welcomeCredits: 100,
       lowCreditThreshold: 10,
       billingSelfService: true,
@@ -309,7 +310,5 @@ export function inMemoryIdentityDeps() {
       lockout: { maxFailures: 3, windowMs: 60_000, lockoutMs: 300_000 },
     },
   };
-  // The fakes implement the methods the use cases call (checked above); the repository classes
-  // also carry their mongoose internals, which no use case sees.
-  return { fakes, deps: fakes as unknown as UseCaseDeps };
+  return { fakes, deps };
 }

@@ -1,6 +1,5 @@
-import type { Outbox } from '@agentplatform/events';
 import { createAccessEvent } from '@agentplatform/events/catalogue';
-import type { SigningKeyRepository } from '../persistence/signing-key.repository.js';
+import type { EventOutbox, SigningKeyMarks } from './ports.js';
 
 /**
  * Marks a signing key withdrawn and, in the same outbox write, tells every gateway replica to
@@ -8,7 +7,7 @@ import type { SigningKeyRepository } from '../persistence/signing-key.repository
  * and announces it.
  */
 export async function announceWithdrawnKey(
-  deps: { outbox: Outbox; signingKeys: SigningKeyRepository },
+  deps: { outbox: EventOutbox; signingKeys: SigningKeyMarks },
   kid: string,
 ): Promise<void> {
   await deps.outbox.run(async (session) => {

@@ -9,7 +9,6 @@ import {
 } from '@agentplatform/service-kit';
 import type { LedgerEntry, Movement } from '../domain/credit-chain.js';
 import type { UseCaseDeps } from './deps.js';
-import { creditWriter } from './credit-writer.js';
 
 export interface MovementInput {
   tenantId: string;
@@ -48,10 +47,6 @@ function closeKey(operationId: string): string {
   return `${operationId}:close`;
 }
 
-function write(deps: UseCaseDeps, tenantId: string, movement: Movement): Promise<LedgerEntry> {
-  return creditWriter(deps.credits).write(tenantId, movement);
-}
-
 /**
  * Stores events derived from an entry. Their ids come from the entry, so a retry that finds the
  * entry already written stores them again harmlessly (and the relay's consumers dedupe by id).
@@ -60,7 +55,7 @@ async function publish(deps: UseCaseDeps, events: EventEnvelope[]): Promise<void
   try {
     await deps.outbox.publish(events);
   } catch (error) {
-    if (!isDuplicateKeyError(error) && (error as { code?: number }).code !== 11000) throw error;
+    if (!isDuplicateKeyError(error)) throw error;
   }
 }
 
@@ -95,7 +90,7 @@ export async function getBalance(deps: Pick<UseCaseDeps, 'credits'>, input: { te
 /** Takes a known cost; insufficient_credits when the balance cannot cover it. */
 export async function chargeCredits(deps: UseCaseDeps, input: MovementInput): Promise<LedgerEntry> {
   checkMovement(input);
-  const entry = await write(deps, input.tenantId, {
+  const entry = await deps.credits.write(input.tenantId, {
     key: input.idempotencyKey,
     type: 'charge',
     amount: -input.amount,
@@ -108,7 +103,7 @@ export async function chargeCredits(deps: UseCaseDeps, input: MovementInput): Pr
 
 export async function refundCredits(deps: UseCaseDeps, input: MovementInput): Promise<LedgerEntry> {
   checkMovement(input);
-  const entry = await write(deps, input.tenantId, {
+  const entry = await deps.credits.write(input.tenantId, {
     key: input.idempotencyKey,
     type: 'refund',
     amount: input.amount,
@@ -134,7 +129,7 @@ async function addPurchased(
     description: input.description,
   };
   checkMovement(movement, 'credits');
-  const entry = await write(deps, input.tenantId, {
+  const entry = await deps.credits.write(input.tenantId, {
     key: movement.idempotencyKey,
     type: 'purchase',
     amount: movement.amount,
@@ -213,7 +208,7 @@ export async function reserveCredits(
   checkAmount(issues, input.amount, 'amount');
   checkKey(issues, input.operationId, 'operation_id');
   throwIfAny(issues);
-  const entry = await write(deps, input.tenantId, {
+  const entry = await deps.credits.write(input.tenantId, {
     key: input.operationId,
     type: 'reserve',
     amount: -input.amount,
@@ -237,7 +232,7 @@ async function findHold(deps: UseCaseDeps, tenantId: string, operationId: string
   const issues: FieldIssue[] = [];
   checkKey(issues, operationId, 'operation_id');
   throwIfAny(issues);
-  const hold = await creditWriter(deps.credits).findHold(tenantId, operationId);
+  const hold = await deps.credits.findHold(tenantId, operationId);
   if (!hold || hold.type !== 'reserve') throw new NotFoundError('Reservation');
   return hold;
 }
@@ -267,14 +262,14 @@ async function writeClose(
   hold: LedgerEntry,
   movement: Omit<Movement, 'key' | 'whenShort'>,
 ): Promise<LedgerEntry> {
-  const close = await write(deps, hold.tenantId, {
+  const close = await deps.credits.write(hold.tenantId, {
     ...movement,
     key: closeKey(hold.idempotencyKey),
     whenShort: 'cap',
   });
   // The closing entry is what counts; this only spares the expiry sweep a look (it would find
   // the closing entry and stop there too).
-  await creditWriter(deps.credits).closeHold(hold);
+  await deps.credits.closeHold(hold);
   await alertIfLow(deps, close);
   return close;
 }
@@ -328,7 +323,7 @@ async function chargeLate(
   used: number,
   description: string,
 ): Promise<Settlement> {
-  const entry = await write(deps, hold.tenantId, {
+  const entry = await deps.credits.write(hold.tenantId, {
     key: lateKey(hold.idempotencyKey),
     type: 'charge',
     amount: -used,

@@ -1,27 +1,29 @@
-import type { Outbox } from '@agentplatform/events';
-import type { ApiKeyRepository } from '../persistence/api-key.repository.js';
-import type { LoginThrottleRepository } from '../persistence/login-throttle.repository.js';
-import type { CreditRepository } from '../persistence/credit.repository.js';
-import type { RefreshTokenRepository } from '../persistence/refresh-token.repository.js';
-import type { TenantRepository } from '../persistence/tenant.repository.js';
-import type { UserRepository } from '../persistence/user.repository.js';
-import type { PasswordHasher } from '../security/password-hasher.js';
-import type { SigningKeyRing } from '../security/signing-key-ring.js';
-import type { TokenIssuer } from '../security/token-issuer.js';
 import type { PlanName } from '@agentplatform/service-kit';
+import type {
+  AccessTokens,
+  ApiKeyStore,
+  CreditLedger,
+  EventOutbox,
+  LoginThrottleStore,
+  PasswordCheck,
+  PublishedKeys,
+  RefreshTokenStore,
+  TenantStore,
+  UserStore,
+} from './ports.js';
 
-/** Everything the identity use cases work with. */
+/** Everything the identity use cases work with, each a port (ports.ts). */
 export interface UseCaseDeps {
-  users: UserRepository;
-  tenants: TenantRepository;
-  refreshTokens: RefreshTokenRepository;
-  apiKeys: ApiKeyRepository;
-  credits: CreditRepository;
-  loginThrottles: LoginThrottleRepository;
-  outbox: Outbox;
-  hasher: PasswordHasher;
-  keys: SigningKeyRing;
-  tokens: TokenIssuer;
+  users: UserStore;
+  tenants: TenantStore;
+  refreshTokens: RefreshTokenStore;
+  apiKeys: ApiKeyStore;
+  credits: CreditLedger;
+  loginThrottles: LoginThrottleStore;
+  outbox: EventOutbox;
+  hasher: PasswordCheck;
+  keys: PublishedKeys;
+  tokens: AccessTokens;
   settings: {
     defaultPlan: PlanName;
     welcomeCredits: number;

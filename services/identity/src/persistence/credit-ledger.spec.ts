@@ -1,56 +1,49 @@
 import { InsufficientCreditsError, NotFoundError } from '@agentplatform/service-kit';
 import type { ChainHead, LedgerEntry, Movement } from '../domain/credit-chain.js';
-import type { CreditRepository } from '../persistence/credit.repository.js';
-import { CreditWriter } from './credit-writer.js';
+import { InMemoryCredits } from '../testing/in-memory.js';
+import { ChainedLedger } from './credit-ledger.js';
 
 /**
- * The ledger collection as the writer sees it: unique ids and unique (tenant, key), ordered
- * inserts that stop at the first duplicate, and a yield before each answer so writers interleave.
+ * The ledger collection as the writer sees it (the in-memory store's rules: unique ids and unique
+ * (tenant, key), ordered inserts that stop at the first duplicate), with a yield before each
+ * answer so writers interleave.
  */
-class FakeLedger {
-  readonly entries: LedgerEntry[] = [];
+class FakeLedger extends InMemoryCredits {
   /** Entries read by key (each call), for the reads a writer can spare. */
   keyReads = 0;
   readonly closed: string[] = [];
-  constructor(private readonly accounts: Map<string, number>) {}
+  constructor(accounts: Map<string, number>) {
+    super();
+    for (const [tenantId, balance] of accounts) this.accounts.set(tenantId, balance);
+  }
 
   private tick = () => new Promise((resolve) => setImmediate(resolve));
 
-  async head(tenantId: string): Promise<ChainHead | undefined> {
+  override async head(tenantId: string): Promise<ChainHead | undefined> {
     await this.tick();
-    if (!this.accounts.has(tenantId)) return undefined;
-    const chained = this.entries.filter((e) => e.tenantId === tenantId && e.seq !== undefined);
-    const last = chained.sort((a, b) => b.seq! - a.seq!)[0];
-    return last ? { seq: last.seq!, balance: last.balanceAfter } : { seq: 0, balance: this.accounts.get(tenantId)! };
+    return super.head(tenantId);
   }
 
-  async findByKeys(tenantId: string, keys: string[]): Promise<LedgerEntry[]> {
+  override async findByKeys(tenantId: string, keys: string[]): Promise<LedgerEntry[]> {
     await this.tick();
     this.keyReads++;
-    return this.entries.filter((e) => e.tenantId === tenantId && keys.includes(e.idempotencyKey));
+    return super.findByKeys(tenantId, keys);
   }
 
-  async findByKey(tenantId: string, key: string): Promise<LedgerEntry | undefined> {
-    return (await this.findByKeys(tenantId, [key]))[0];
-  }
-
-  async closeHolds(tenantId: string, ids: string[]): Promise<void> {
+  override async closeHolds(
+    tenantId: string,
+    holds: ReadonlyArray<Pick<LedgerEntry, 'id' | 'idempotencyKey'>>,
+  ): Promise<void> {
     await this.tick();
-    this.closed.push(...ids.filter((id) => this.entries.some((e) => e.id === id && e.tenantId === tenantId)));
+    this.closed.push(
+      ...holds.filter((h) => this.entries.some((e) => e.id === h.id && e.tenantId === tenantId)).map((h) => h.id),
+    );
+    await super.closeHolds(tenantId, holds);
   }
 
-  async append(entries: LedgerEntry[]): Promise<{ stored: number; conflict: boolean }> {
+  override async append(entries: LedgerEntry[]): Promise<{ stored: number; conflict: boolean }> {
     await this.tick();
-    let stored = 0;
-    for (const entry of entries) {
-      const taken = this.entries.some(
-        (e) => e.id === entry.id || (e.tenantId === entry.tenantId && e.idempotencyKey === entry.idempotencyKey),
-      );
-      if (taken) return { stored, conflict: true };
-      this.entries.push(entry);
-      stored++;
-    }
-    return { stored, conflict: false };
+    return super.append(entries);
   }
 }
 
@@ -66,10 +59,10 @@ function reserve(key: string, amount: number): Movement {
   return { key, type: 'reserve', amount: -amount, description: '', whenShort: 'refuse' };
 }
 
-describe('CreditWriter', () => {
+describe('ChainedLedger', () => {
   it('keeps the chain exact with two replicas writing the same tenant and retrying the same keys', async () => {
     const ledger = new FakeLedger(new Map([['ten_1', 10]]));
-    const replicas = [1, 2].map(() => new CreditWriter(ledger as unknown as CreditRepository));
+    const replicas = [1, 2].map(() => new ChainedLedger(ledger));
     const work: Array<Promise<unknown>> = [];
     for (let i = 0; i < 60; i++) {
       const movement = i % 10 === 0 ? purchase(`p${i}`, 3) : charge(`c${i}`, 1);
@@ -98,7 +91,7 @@ describe('CreditWriter', () => {
 
   it('refuses what the balance cannot cover and answers not_found for a tenant without an account', async () => {
     const ledger = new FakeLedger(new Map([['ten_1', 1]]));
-    const writer = new CreditWriter(ledger as unknown as CreditRepository);
+    const writer = new ChainedLedger(ledger);
     const answers = await Promise.all(
       [1, 2, 3].map((i) => writer.write('ten_1', charge(`c${i}`, 1)).catch((e: unknown) => e)),
     );
@@ -108,7 +101,7 @@ describe('CreditWriter', () => {
 
   it('does not refuse on a remembered balance another replica has since raised', async () => {
     const ledger = new FakeLedger(new Map([['ten_1', 1]]));
-    const [a, b] = [1, 2].map(() => new CreditWriter(ledger as unknown as CreditRepository));
+    const [a, b] = [1, 2].map(() => new ChainedLedger(ledger));
     await a.write('ten_1', charge('c1', 1));
     await b.write('ten_1', purchase('p1', 5));
     await expect(a.write('ten_1', charge('c2', 2))).resolves.toMatchObject({ balanceAfter: 3 });
@@ -116,7 +109,7 @@ describe('CreditWriter', () => {
 
   it('answers a retried key with its first entry, even when the balance could no longer cover it', async () => {
     const ledger = new FakeLedger(new Map([['ten_1', 3]]));
-    const writer = new CreditWriter(ledger as unknown as CreditRepository);
+    const writer = new ChainedLedger(ledger);
     const first = await writer.write('ten_1', reserve('r1', 3));
     // The chain end is remembered now and the balance is 0: the retry must not be refused.
     await expect(writer.write('ten_1', reserve('r1', 3))).resolves.toEqual(first);
@@ -127,7 +120,7 @@ describe('CreditWriter', () => {
 
   it('reads keys only when it has no chain end of its own or lost a link', async () => {
     const ledger = new FakeLedger(new Map([['ten_1', 100]]));
-    const [a, b] = [1, 2].map(() => new CreditWriter(ledger as unknown as CreditRepository));
+    const [a, b] = [1, 2].map(() => new ChainedLedger(ledger));
     await a.write('ten_1', charge('c1', 1));
     expect(ledger.keyReads).toBe(1);
     for (let i = 2; i <= 5; i++) await a.write('ten_1', charge(`c${i}`, 1));
@@ -140,7 +133,7 @@ describe('CreditWriter', () => {
 
   it('finds a reservation it wrote without reading it, and reads it again once closed', async () => {
     const ledger = new FakeLedger(new Map([['ten_1', 10]]));
-    const writer = new CreditWriter(ledger as unknown as CreditRepository);
+    const writer = new ChainedLedger(ledger);
     const hold = await writer.write('ten_1', reserve('chat:1', 4));
     const reads = ledger.keyReads;
     await expect(writer.findHold('ten_1', 'chat:1')).resolves.toEqual(hold);
@@ -151,7 +144,29 @@ describe('CreditWriter', () => {
     await expect(writer.findHold('ten_1', 'chat:1')).resolves.toEqual(hold);
     expect(ledger.keyReads).toBe(reads + 2);
     // Another replica knows nothing of it and reads it from the ledger.
-    const other = new CreditWriter(ledger as unknown as CreditRepository);
+    const other = new ChainedLedger(ledger);
     await expect(other.findHold('ten_1', 'chat:1')).resolves.toEqual(hold);
+  });
+
+  it('finds expired reservations from their due entries only, and tidies entries that need no release', async () => {
+    const ledger = new FakeLedger(new Map([['ten_1', 10]]));
+    const writer = new ChainedLedger(ledger);
+    const at = (ms: number) => new Date(1_000_000 + ms);
+    const hold = (key: string, expiresAt: Date): Movement => ({ ...reserve(key, 1), holdExpiresAt: expiresAt });
+    const open = await writer.write('ten_1', hold('open', at(100)));
+    const closed = await writer.write('ten_1', hold('closed', at(100)));
+    await writer.closeHold(closed);
+    const retried = await writer.write('ten_1', hold('retried', at(900)));
+    // Left by writes that lost their link: an entry due early, and one whose reservation never came.
+    ledger.due.set('ten_1/retried', { tenantId: 'ten_1', key: 'retried', dueAt: at(0) });
+    await ledger.addDue([{ tenantId: 'ten_1', key: 'ghost', dueAt: at(0) }]);
+    expect([...ledger.due.keys()].sort()).toEqual(['ten_1/ghost', 'ten_1/open', 'ten_1/retried']);
+
+    await expect(writer.expiredHolds(at(500), 10)).resolves.toEqual([open]);
+    // The ghost is gone, the early one waits for its reservation's expiry, the open one its close.
+    expect([...ledger.due.keys()].sort()).toEqual(['ten_1/open', 'ten_1/retried']);
+    await writer.closeHold(open);
+    await expect(writer.expiredHolds(at(1_000), 10)).resolves.toEqual([retried]);
+    expect(ledger.due.get('ten_1/retried')?.dueAt).toEqual(at(900));
   });
 });

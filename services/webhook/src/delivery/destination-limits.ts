@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 export interface DestinationLimitOptions {
   /** What every destination gets, however it answers (WEBHOOK_HOST_CONCURRENCY). */
   base: number;
@@ -17,7 +19,10 @@ export interface RequestEnd {
   saturated: boolean;
 }
 
-/** Destinations above their base limit that are remembered (the others are at base anyway). */
+/**
+ * Destinations above their base limit that are remembered (the others are at base anyway); past
+ * it the least recently used is forgotten, and earns its slots back with a few fast answers.
+ */
 const REMEMBERED = 10_000;
 
 /**
@@ -30,7 +35,7 @@ const REMEMBERED = 10_000;
  * Additive increase, multiplicative decrease: TCP's answer to the same question. No I/O.
  */
 export class DestinationLimits {
-  private readonly earned = new Map<string, number>();
+  private readonly earned = new LRUCache<string, number>({ max: REMEMBERED });
 
   constructor(private readonly options: DestinationLimitOptions) {}
 
@@ -54,8 +59,6 @@ export class DestinationLimits {
       this.earned.delete(destination);
       return;
     }
-    // Forgetting every earned limit at once costs a few fast answers each to earn back.
-    if (!this.earned.has(destination) && this.earned.size >= REMEMBERED) this.earned.clear();
     this.earned.set(destination, next);
   }
 }

@@ -1,7 +1,7 @@
 import { createLogger } from '@agentplatform/service-kit';
 import type { Webhook } from '../domain/types';
 import type { DeliveryRepository } from '../persistence/delivery.repository';
-import type { DeliveryRecord } from '../persistence/delivery.schema';
+import type { DeliveryDocument } from '../persistence/delivery.schema';
 import type { WebhookRepository } from '../persistence/webhook.repository';
 import type { DispatchJob } from './dispatch-job';
 import { RetryPoller } from './retry-poller';
@@ -31,7 +31,7 @@ function fakeDeliveries(due: Record<string, number>) {
             body: '{}',
             test: false,
             lease_until: new Date(now.getTime() + leaseMs),
-          }) as DeliveryRecord,
+          }) as DeliveryDocument,
       );
     },
     failUnsent: async () => undefined,

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
 
 /**
@@ -17,14 +19,13 @@ export function destinationOf(url: string): string {
 /** Parsed destinations kept by `cachedDestinations`; a webhook's URL is parsed once, not per attempt. */
 const CACHE_SIZE = 10_000;
 
-/** `destinationOf` with a bounded memory of the URLs seen (cleared whole when full). */
+/** `destinationOf` with a bounded memory of the URLs seen (the least recently used forgotten first). */
 export function cachedDestinations(): (url: string) => string {
-  const known = new Map<string, string>();
+  const known = new LRUCache<string, string>({ max: CACHE_SIZE });
   return (url) => {
     let destination = known.get(url);
     if (destination === undefined) {
       destination = destinationOf(url);
-      if (known.size >= CACHE_SIZE) known.clear();
       known.set(url, destination);
     }
     return destination;

@@ -10,14 +10,14 @@ import { Schema, type Connection, type Model } from 'mongoose';
  * poller reads the delivery and drops or moves the entry; a pending delivery always has one, written
  * before the delivery becomes claimable.
  */
-export interface DeliveryDueRecord {
+export interface DeliveryDueDocument {
   /** The delivery's `_id`. */
   _id: string;
   tenant_id: string;
   due_at: Date;
 }
 
-const deliveryDueSchema = new Schema<DeliveryDueRecord>(
+const deliveryDueSchema = new Schema<DeliveryDueDocument>(
   {
     _id: { type: String, required: true },
     tenant_id: { type: String, required: true },
@@ -29,8 +29,8 @@ const deliveryDueSchema = new Schema<DeliveryDueRecord>(
 // entries, the longest due first. Unique because it ends in `_id`.
 deliveryDueSchema.index({ tenant_id: 1, due_at: 1, _id: 1 }, { unique: true });
 
-export function deliveryDueModel(connection: Connection): Model<DeliveryDueRecord> {
+export function deliveryDueModel(connection: Connection): Model<DeliveryDueDocument> {
   return (
-    (connection.models.DeliveryDue as Model<DeliveryDueRecord>) ?? connection.model('DeliveryDue', deliveryDueSchema)
+    (connection.models.DeliveryDue as Model<DeliveryDueDocument>) ?? connection.model('DeliveryDue', deliveryDueSchema)
   );
 }

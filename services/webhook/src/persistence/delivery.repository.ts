@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Collection, Connection, Model } from 'mongoose';
-import { insertEach, isDuplicateKeyError, pruneInBatches } from '@agentplatform/service-kit';
+import type { Connection, Model, mongo } from 'mongoose';
+import { documentsOf, insertEach, isDuplicateKeyError, pruneInBatches } from '@agentplatform/service-kit';
 import type { AttemptResult, Delivery, DeliveryStatus } from '../domain/types.js';
-import { deliveryDueModel, type DeliveryDueRecord } from './delivery-due.schema.js';
-import { deliveryModel, type AttemptRecord, type DeliveryRecord } from './delivery.schema.js';
+import { deliveryDueModel, type DeliveryDueDocument } from './delivery-due.schema.js';
+import { deliveryModel, type AttemptDocument, type DeliveryDocument } from './delivery.schema.js';
 
 /** Attempts kept per delivery; redeliveries beyond that drop the oldest. */
 export const MAX_ATTEMPT_LOG = 50;
@@ -31,7 +31,7 @@ function freshSchedule(now: Date) {
   } as const;
 }
 
-type Schedule = Pick<DeliveryRecord, 'next_attempt_at' | 'lease_until'>;
+type Schedule = Pick<DeliveryDocument, 'next_attempt_at' | 'lease_until'>;
 
 /** The earliest time the poller may claim a pending delivery: its next attempt, once no lease runs. */
 function claimableAt(record: Schedule): Date {
@@ -39,7 +39,7 @@ function claimableAt(record: Schedule): Date {
   return new Date(Math.max(next, record.lease_until.getTime() + 1));
 }
 
-function toAttempt(record: AttemptRecord): AttemptResult {
+function toAttempt(record: AttemptDocument): AttemptResult {
   return {
     number: record.number,
     attemptedAt: new Date(record.attempted_at),
@@ -52,7 +52,7 @@ function toAttempt(record: AttemptRecord): AttemptResult {
   };
 }
 
-function toAttemptRecord(attempt: AttemptResult): AttemptRecord {
+function fromAttempt(attempt: AttemptResult): AttemptDocument {
   return {
     number: attempt.number,
     attempted_at: attempt.attemptedAt,
@@ -65,7 +65,7 @@ function toAttemptRecord(attempt: AttemptResult): AttemptRecord {
   };
 }
 
-export function toDelivery(record: DeliveryRecord): Delivery {
+function toDelivery(record: DeliveryDocument): Delivery {
   return {
     id: record._id,
     tenantId: record.tenant_id,
@@ -120,11 +120,37 @@ export interface AttemptOutcome {
   lastError?: string;
 }
 
+function fromNewDelivery(d: NewDelivery): DeliveryDocument {
+  return {
+    _id: d.id,
+    tenant_id: d.tenantId,
+    webhook_id: d.webhookId,
+    event_id: d.eventId,
+    event_type: d.eventType,
+    status: 'pending',
+    test: d.test ?? false,
+    body: d.body,
+    ...(d.traceparent ? { traceparent: d.traceparent } : {}),
+    attempts: 0,
+    round_attempts: 0,
+    attempt_log: [],
+    next_attempt_at: d.createdAt,
+    lease_until: d.leaseUntil ?? FREE,
+    lease_token: d.leaseToken ?? freeToken(),
+    response_status: null,
+    response_time_ms: null,
+    delivered_at: null,
+    last_error: null,
+    created_at: d.createdAt,
+    updated_at: d.createdAt,
+  };
+}
+
 /** Deliveries with their attempt log. API queries name the tenant; dispatcher writes go by id and lease. */
 export class DeliveryRepository {
-  readonly model: Model<DeliveryRecord>;
+  readonly model: Model<DeliveryDocument>;
   /** When each pending delivery comes due (delivery-due.schema.ts): what the retry poller pages through. */
-  readonly due: Model<DeliveryDueRecord>;
+  readonly due: Model<DeliveryDueDocument>;
 
   constructor(connection: Connection) {
     this.model = deliveryModel(connection);
@@ -138,7 +164,7 @@ export class DeliveryRepository {
   async addMissingDueEntries(): Promise<number> {
     const pending = await this.model
       .find({ status: 'pending' }, { tenant_id: 1, next_attempt_at: 1, lease_until: 1 })
-      .lean<Array<Pick<DeliveryRecord, '_id' | 'tenant_id' | 'next_attempt_at' | 'lease_until'>>>();
+      .lean<Array<Pick<DeliveryDocument, '_id' | 'tenant_id' | 'next_attempt_at' | 'lease_until'>>>();
     await this.upsertDue(pending.map((p) => ({ id: p._id, tenantId: p.tenant_id, dueAt: claimableAt(p) })));
     return pending.length;
   }
@@ -146,42 +172,16 @@ export class DeliveryRepository {
   /** Creates or moves due entries no later than `dueAt` (never later: an early entry only costs a look). */
   private async upsertDue(entries: ReadonlyArray<{ id: string; tenantId: string; dueAt: Date }>): Promise<void> {
     if (entries.length === 0) return;
-    await this.due.collection.bulkWrite(
+    await documentsOf<DeliveryDueDocument>(this.due).bulkWrite(
       entries.map((e) => ({
         updateOne: {
           filter: { _id: e.id },
           update: { $setOnInsert: { tenant_id: e.tenantId }, $min: { due_at: e.dueAt } },
           upsert: true,
         },
-      })) as never,
+      })),
       { ordered: false },
     );
-  }
-
-  private newRecord(d: NewDelivery): DeliveryRecord {
-    return {
-      _id: d.id,
-      tenant_id: d.tenantId,
-      webhook_id: d.webhookId,
-      event_id: d.eventId,
-      event_type: d.eventType,
-      status: 'pending',
-      test: d.test ?? false,
-      body: d.body,
-      ...(d.traceparent ? { traceparent: d.traceparent } : {}),
-      attempts: 0,
-      round_attempts: 0,
-      attempt_log: [],
-      next_attempt_at: d.createdAt,
-      lease_until: d.leaseUntil ?? FREE,
-      lease_token: d.leaseToken ?? freeToken(),
-      response_status: null,
-      response_time_ms: null,
-      delivered_at: null,
-      last_error: null,
-      created_at: d.createdAt,
-      updated_at: d.createdAt,
-    };
   }
 
   /**
@@ -190,14 +190,14 @@ export class DeliveryRepository {
    */
   async insertNew(deliveries: readonly NewDelivery[]): Promise<Set<string>> {
     if (deliveries.length === 0) return new Set();
-    const records = deliveries.map((d) => this.newRecord(d));
+    const records = deliveries.map(fromNewDelivery);
     // Due entries first: a crash between the two writes leaves an entry the poller drops, never a
     // pending delivery nobody polls for.
     const entries = records.map((r) => ({ _id: r._id, tenant_id: r.tenant_id, due_at: claimableAt(r) }));
-    const dueResults = await insertEach(this.due.collection as unknown as Collection<DeliveryDueRecord>, entries);
+    const dueResults = await insertEach(documentsOf<DeliveryDueDocument>(this.due), entries);
     const dueFailure = dueResults.find((r) => r !== undefined && !isDuplicateKeyError(r));
     if (dueFailure) throw dueFailure;
-    const results = await insertEach(this.model.collection as unknown as Collection<DeliveryRecord>, records);
+    const results = await insertEach(documentsOf<DeliveryDocument>(this.model), records);
     const failure = results.find((r) => r !== undefined && !isDuplicateKeyError(r));
     if (failure) throw failure;
     return new Set(records.filter((_, index) => results[index] === undefined).map((r) => r._id));
@@ -211,7 +211,7 @@ export class DeliveryRepository {
     const entry = await this.due
       .findOne({ tenant_id: { $gt: after }, due_at: { $lte: now } }, { tenant_id: 1 })
       .sort({ tenant_id: 1, due_at: 1 })
-      .lean<Pick<DeliveryDueRecord, 'tenant_id'>>();
+      .lean<Pick<DeliveryDueDocument, 'tenant_id'>>();
     return entry?.tenant_id;
   }
 
@@ -228,20 +228,20 @@ export class DeliveryRepository {
     leaseMs: number,
     now: Date,
     tenantId: string,
-  ): Promise<DeliveryRecord[]> {
+  ): Promise<DeliveryDocument[]> {
     const page = await this.due
       .find({ tenant_id: tenantId, due_at: { $lte: now } }, { _id: 1 })
       .sort({ due_at: 1 })
       .limit(limit)
-      .lean<Array<Pick<DeliveryDueRecord, '_id'>>>();
+      .lean<Array<Pick<DeliveryDueDocument, '_id'>>>();
     if (page.length === 0) return [];
     const ids = page.map((e) => e._id);
     const current = await this.model
       .find({ _id: { $in: ids } }, { status: 1, next_attempt_at: 1, lease_until: 1, lease_token: 1 })
-      .lean<Array<Pick<DeliveryRecord, '_id' | 'status' | 'next_attempt_at' | 'lease_until' | 'lease_token'>>>();
+      .lean<Array<Pick<DeliveryDocument, '_id' | 'status' | 'next_attempt_at' | 'lease_until' | 'lease_token'>>>();
     const byId = new Map(current.map((r) => [r._id, r]));
     const leaseUntil = new Date(now.getTime() + leaseMs);
-    const dueWrites: object[] = [];
+    const dueWrites: Array<mongo.AnyBulkWriteOperation<DeliveryDueDocument>> = [];
     const candidates: Array<{ id: string; seen: string | null }> = [];
     for (const id of ids) {
       const record = byId.get(id);
@@ -253,18 +253,18 @@ export class DeliveryRepository {
       if (at > now) dueWrites.push({ updateOne: { filter: { _id: id }, update: { $set: { due_at: at } } } });
       else candidates.push({ id, seen: record.lease_token });
     }
-    let claimed: DeliveryRecord[] = [];
+    let claimed: DeliveryDocument[] = [];
     if (candidates.length > 0) {
-      await this.model.collection.bulkWrite(
+      await documentsOf<DeliveryDocument>(this.model).bulkWrite(
         candidates.map((c) => ({
           updateOne: {
             filter: { _id: c.id, lease_token: c.seen },
             update: { $set: { lease_token: token, lease_until: leaseUntil } },
           },
-        })) as never,
+        })),
         { ordered: false },
       );
-      const read = await this.model.find({ _id: { $in: candidates.map((c) => c.id) } }).lean<DeliveryRecord[]>();
+      const read = await this.model.find({ _id: { $in: candidates.map((c) => c.id) } }).lean<DeliveryDocument[]>();
       const order = new Map(ids.map((id, index) => [id, index]));
       claimed = read.filter((r) => r.lease_token === token).sort((a, b) => order.get(a._id)! - order.get(b._id)!);
       // Not polled again while leased; the outcome moves the entry to the next attempt, or drops it.
@@ -272,7 +272,7 @@ export class DeliveryRepository {
         dueWrites.push({ updateOne: { filter: { _id: r._id }, update: { $set: { due_at: leaseUntil } } } });
       }
     }
-    if (dueWrites.length > 0) await this.due.collection.bulkWrite(dueWrites as never, { ordered: false });
+    if (dueWrites.length > 0) await documentsOf<DeliveryDueDocument>(this.due).bulkWrite(dueWrites, { ordered: false });
     return claimed;
   }
 
@@ -283,13 +283,13 @@ export class DeliveryRepository {
    */
   async recordOutcomes(outcomes: readonly AttemptOutcome[], now = new Date()): Promise<number> {
     if (outcomes.length === 0) return 0;
-    const result = await this.model.collection.bulkWrite(
+    const result = await documentsOf<DeliveryDocument>(this.model).bulkWrite(
       outcomes.map((o) => ({
         updateOne: {
           filter: o.leaseCertain ? { _id: o.id } : { _id: o.id, lease_token: o.leaseToken },
           update: {
             $inc: { attempts: 1, round_attempts: 1 },
-            $push: { attempt_log: { $each: [toAttemptRecord(o.attempt)], $slice: -MAX_ATTEMPT_LOG } },
+            $push: { attempt_log: { $each: [fromAttempt(o.attempt)], $slice: -MAX_ATTEMPT_LOG } },
             $set: {
               status: o.status,
               next_attempt_at: o.nextAttemptAt ?? null,
@@ -303,7 +303,7 @@ export class DeliveryRepository {
             },
           },
         },
-      })) as never,
+      })),
       { ordered: false },
     );
     await this.moveDueEntries(outcomes, result.modifiedCount === outcomes.length);
@@ -318,7 +318,7 @@ export class DeliveryRepository {
    * look) and no entry goes (the poller drops a stale one itself).
    */
   private async moveDueEntries(outcomes: readonly AttemptOutcome[], allWritten: boolean): Promise<void> {
-    const writes = outcomes.flatMap((o): object[] => {
+    const writes = outcomes.flatMap((o): Array<mongo.AnyBulkWriteOperation<DeliveryDueDocument>> => {
       if (o.status === 'pending' && o.nextAttemptAt) {
         const move = allWritten ? { $set: { due_at: o.nextAttemptAt } } : { $min: { due_at: o.nextAttemptAt } };
         return [{ updateOne: { filter: { _id: o.id }, update: move } }];
@@ -326,7 +326,7 @@ export class DeliveryRepository {
       if (o.status !== 'pending' && allWritten) return [{ deleteOne: { filter: { _id: o.id } } }];
       return [];
     });
-    if (writes.length > 0) await this.due.collection.bulkWrite(writes as never, { ordered: false });
+    if (writes.length > 0) await documentsOf<DeliveryDueDocument>(this.due).bulkWrite(writes, { ordered: false });
   }
 
   /** Gives up on a claimed delivery without sending it (its webhook is no longer active). */
@@ -360,13 +360,13 @@ export class DeliveryRepository {
   async releaseMany(ids: readonly string[], token: string, now = new Date()): Promise<void> {
     if (ids.length === 0) return;
     await this.due.updateMany({ _id: { $in: ids } }, { $min: { due_at: now } });
-    await this.model.collection.bulkWrite(
+    await documentsOf<DeliveryDocument>(this.model).bulkWrite(
       ids.map((id) => ({
         updateOne: {
           filter: { _id: id, lease_token: token },
           update: { $set: { lease_until: FREE, lease_token: freeToken() } },
         },
-      })) as never,
+      })),
       { ordered: false },
     );
   }
@@ -376,14 +376,14 @@ export class DeliveryRepository {
       .find({ tenant_id: tenantId, webhook_id: webhookId, ...(status ? { status } : {}) }, { attempt_log: 0, body: 0 })
       .sort({ _id: -1 })
       .limit(limit)
-      .lean<DeliveryRecord[]>();
+      .lean<DeliveryDocument[]>();
     return records.map(toDelivery);
   }
 
   async find(tenantId: string, webhookId: string, id: string): Promise<Delivery | undefined> {
     const record = await this.model
       .findOne({ _id: id, tenant_id: tenantId, webhook_id: webhookId })
-      .lean<DeliveryRecord>();
+      .lean<DeliveryDocument>();
     return record ? toDelivery(record) : undefined;
   }
 
@@ -391,7 +391,7 @@ export class DeliveryRepository {
   async requeue(tenantId: string, webhookId: string, id: string, now = new Date()): Promise<Delivery | undefined> {
     const current = await this.model
       .findOne({ _id: id }, { tenant_id: 1, webhook_id: 1, status: 1, lease_token: 1 })
-      .lean<Pick<DeliveryRecord, 'tenant_id' | 'webhook_id' | 'status' | 'lease_token'>>();
+      .lean<Pick<DeliveryDocument, 'tenant_id' | 'webhook_id' | 'status' | 'lease_token'>>();
     if (!current || current.tenant_id !== tenantId || current.webhook_id !== webhookId || current.status === 'pending')
       return undefined;
     await this.upsertDue([{ id, tenantId, dueAt: now }]);
@@ -402,7 +402,7 @@ export class DeliveryRepository {
         { $set: freshSchedule(now) },
         { returnDocument: 'after', projection: { attempt_log: 0, body: 0 } },
       )
-      .lean<DeliveryRecord>();
+      .lean<DeliveryDocument>();
     return record ? toDelivery(record) : undefined;
   }
 
@@ -411,7 +411,7 @@ export class DeliveryRepository {
     const failed = { tenant_id: tenantId, webhook_id: webhookId, status: 'failed' as const, test: false };
     const found = await this.model
       .find({ ...failed, created_at: { $gte: since } }, { _id: 1 })
-      .lean<Array<Pick<DeliveryRecord, '_id'>>>();
+      .lean<Array<Pick<DeliveryDocument, '_id'>>>();
     if (found.length === 0) return 0;
     const ids = found.map((f) => f._id);
     await this.upsertDue(ids.map((id) => ({ id, tenantId, dueAt: now })));

@@ -1,7 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { DeliveryStatus } from '../domain/types.js';
 
-export interface AttemptRecord {
+export interface AttemptDocument {
   number: number;
   attempted_at: Date;
   duration_ms: number;
@@ -12,7 +12,7 @@ export interface AttemptRecord {
   success: boolean;
 }
 
-export interface DeliveryRecord {
+export interface DeliveryDocument {
   _id: string;
   tenant_id: string;
   webhook_id: string;
@@ -27,7 +27,7 @@ export interface DeliveryRecord {
   traceparent?: string | null;
   attempts: number;
   round_attempts: number;
-  attempt_log: AttemptRecord[];
+  attempt_log: AttemptDocument[];
   next_attempt_at: Date | null;
   // A replica sends a delivery only while it holds the lease; Date(0) means free.
   lease_until: Date;
@@ -42,7 +42,7 @@ export interface DeliveryRecord {
   updated_at: Date;
 }
 
-const deliverySchema = new Schema<DeliveryRecord>(
+const deliverySchema = new Schema<DeliveryDocument>(
   {
     _id: { type: String, required: true },
     tenant_id: { type: String, required: true },
@@ -88,6 +88,6 @@ deliverySchema.index({ tenant_id: 1, webhook_id: 1, _id: -1 });
 // created before may still have the TTL index `created_at_1`: docs/operations.md says when to drop it.)
 deliverySchema.index({ created_at: 1, _id: 1 }, { unique: true });
 
-export function deliveryModel(connection: Connection): Model<DeliveryRecord> {
-  return (connection.models.Delivery as Model<DeliveryRecord>) ?? connection.model('Delivery', deliverySchema);
+export function deliveryModel(connection: Connection): Model<DeliveryDocument> {
+  return (connection.models.Delivery as Model<DeliveryDocument>) ?? connection.model('Delivery', deliverySchema);
 }

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Connection, Model } from 'mongoose';
 import type { ReceivedEnvelope } from '@agentplatform/events';
-import { pruneInBatches } from '@agentplatform/service-kit';
-import { eventBatchModel, type StoredEventBatch } from './event.schema.js';
+import { documentsOf, pruneInBatches } from '@agentplatform/service-kit';
+import { eventBatchModel, type EventBatchDocument } from './event.schema.js';
 
 /** Events received from Kafka, stored per tenant and batch for recovery. */
 export class EventRepository {
-  private readonly model: Model<StoredEventBatch>;
+  private readonly model: Model<EventBatchDocument>;
 
   constructor(connection: Connection) {
     this.model = eventBatchModel(connection);
@@ -24,13 +24,13 @@ export class EventRepository {
       if (list) list.push(envelope);
       else byTenant.set(envelope.tenant_id, [envelope]);
     }
-    await this.model.collection.insertMany(
+    await documentsOf<EventBatchDocument>(this.model).insertMany(
       [...byTenant].map(([tenantId, list]) => ({
         _id: randomUUID(),
         tenant_id: tenantId,
         received_at: now,
         envelopes: list,
-      })) as never[],
+      })),
       { ordered: false },
     );
   }
@@ -46,7 +46,7 @@ export class EventRepository {
     const cursor = this.model
       .find({ tenant_id: tenantId, received_at: { $gte: since } })
       .sort({ received_at: 1 })
-      .lean<StoredEventBatch>()
+      .lean<EventBatchDocument>()
       .cursor();
     try {
       for await (const batch of cursor) {

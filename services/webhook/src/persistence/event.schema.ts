@@ -7,14 +7,14 @@ import type { ReceivedEnvelope } from '@agentplatform/events';
  * not per event: every document written costs the database index work, and these are only read
  * by a recovery (deliveries carry their own envelope).
  */
-export interface StoredEventBatch {
+export interface EventBatchDocument {
   _id: string;
   tenant_id: string;
   received_at: Date;
   envelopes: ReceivedEnvelope[];
 }
 
-const eventBatchSchema = new Schema<StoredEventBatch>(
+const eventBatchSchema = new Schema<EventBatchDocument>(
   {
     _id: { type: String, required: true },
     tenant_id: { type: String, required: true },
@@ -30,9 +30,9 @@ eventBatchSchema.index({ tenant_id: 1, received_at: 1 });
 // TTL monitor, so the pruner is what bounds the collection there.
 eventBatchSchema.index({ received_at: 1 }, { expireAfterSeconds: 30 * 24 * 3600 });
 
-export function eventBatchModel(connection: Connection): Model<StoredEventBatch> {
+export function eventBatchModel(connection: Connection): Model<EventBatchDocument> {
   return (
-    (connection.models.StoredEventBatch as Model<StoredEventBatch>) ??
-    connection.model('StoredEventBatch', eventBatchSchema)
+    (connection.models.EventBatchDocument as Model<EventBatchDocument>) ??
+    connection.model('EventBatchDocument', eventBatchSchema)
   );
 }

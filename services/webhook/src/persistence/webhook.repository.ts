@@ -2,7 +2,7 @@ import type { Connection, Model } from 'mongoose';
 import { findPage, type SecretBox } from '@agentplatform/service-kit';
 import type { GraceSecret } from '../domain/secrets.js';
 import type { Webhook, WebhookStatus } from '../domain/types.js';
-import { webhookModel, type WebhookRecord } from './webhook.schema.js';
+import { webhookModel, type WebhookDocument } from './webhook.schema.js';
 
 /** What a sealed secret is bound to: its webhook, so it cannot be copied onto another one. */
 function sealContext(webhookId: string): string {
@@ -22,7 +22,7 @@ export interface WebhookChanges {
  * way out, so the rest of the service sees plain values and nothing else touches the key.
  */
 export class WebhookRepository {
-  readonly model: Model<WebhookRecord>;
+  readonly model: Model<WebhookDocument>;
 
   constructor(
     connection: Connection,
@@ -58,9 +58,9 @@ export class WebhookRepository {
   async resealSecrets(): Promise<number> {
     // A keyring whose current key has the right id but the wrong bytes fails here, at start,
     // rather than on every delivery.
-    const sample = await this.model.findOne({ secret_key_id: this.box.currentKeyId }).lean<WebhookRecord>();
+    const sample = await this.model.findOne({ secret_key_id: this.box.currentKeyId }).lean<WebhookDocument>();
     if (sample) this.readable(sample);
-    const stale = await this.model.find({ secret_key_id: { $ne: this.box.currentKeyId } }).lean<WebhookRecord[]>();
+    const stale = await this.model.find({ secret_key_id: { $ne: this.box.currentKeyId } }).lean<WebhookDocument[]>();
     let resealed = 0;
     for (const record of stale) {
       const webhook = this.readable(record);
@@ -81,7 +81,7 @@ export class WebhookRepository {
   }
 
   async find(tenantId: string, id: string): Promise<Webhook | undefined> {
-    const record = await this.model.findOne({ _id: id, tenant_id: tenantId }).lean<WebhookRecord>();
+    const record = await this.model.findOne({ _id: id, tenant_id: tenantId }).lean<WebhookDocument>();
     return record ? this.toWebhook(record) : undefined;
   }
 
@@ -94,7 +94,7 @@ export class WebhookRepository {
   /** Every webhook of these tenants, whatever its status. */
   async ofTenants(tenantIds: readonly string[]): Promise<Webhook[]> {
     if (tenantIds.length === 0) return [];
-    const records = await this.model.find({ tenant_id: { $in: tenantIds } }).lean<WebhookRecord[]>();
+    const records = await this.model.find({ tenant_id: { $in: tenantIds } }).lean<WebhookDocument[]>();
     return records.map((r) => this.toWebhook(r));
   }
 
@@ -104,7 +104,7 @@ export class WebhookRepository {
     // Looked up by id alone (an index lookup everywhere, also on the local stand-in); the tenant is checked below.
     const records = await this.model
       .find({ _id: { $in: [...new Set(keys.map((k) => k.id))] } })
-      .lean<WebhookRecord[]>();
+      .lean<WebhookDocument[]>();
     const wanted = new Set(keys.map((k) => `${k.tenantId}/${k.id}`));
     return new Map(records.filter((r) => wanted.has(`${r.tenant_id}/${r._id}`)).map((r) => [r._id, this.toWebhook(r)]));
   }
@@ -126,7 +126,7 @@ export class WebhookRepository {
         { $set: set, ...(Object.keys(unset).length ? { $unset: unset } : {}) },
         { returnDocument: 'after' },
       )
-      .lean<WebhookRecord>();
+      .lean<WebhookDocument>();
     return record ? this.toWebhook(record) : undefined;
   }
 
@@ -143,7 +143,7 @@ export class WebhookRepository {
         { $set: { ...this.sealSecrets(id, secret, previous), updated_at: now }, $unset: { signing_secret: '' } },
         { returnDocument: 'after' },
       )
-      .lean<WebhookRecord>();
+      .lean<WebhookDocument>();
     return record ? this.toWebhook(record) : undefined;
   }
 
@@ -171,7 +171,7 @@ export class WebhookRepository {
   }
 
   /** The webhook, or an error naming the record whose secrets do not open. */
-  private readable(record: WebhookRecord): Webhook {
+  private readable(record: WebhookDocument): Webhook {
     try {
       return this.toWebhook(record);
     } catch (error) {
@@ -180,7 +180,7 @@ export class WebhookRepository {
   }
 
   /** Opens the secrets; plaintext ones (records not yet re-sealed) are read as they are. */
-  private toWebhook(record: WebhookRecord): Webhook {
+  private toWebhook(record: WebhookDocument): Webhook {
     const context = sealContext(record._id);
     const open = (sealed: string | undefined, plain: string | undefined) =>
       sealed !== undefined ? this.box.open(sealed, context) : (plain ?? '');

@@ -1,7 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { WebhookStatus } from '../domain/types.js';
 
-export interface WebhookRecord {
+export interface WebhookDocument {
   _id: string;
   tenant_id: string;
   url: string;
@@ -28,7 +28,7 @@ export interface WebhookRecord {
   failure_reason?: string | null;
 }
 
-const webhookSchema = new Schema<WebhookRecord>(
+const webhookSchema = new Schema<WebhookDocument>(
   {
     _id: { type: String, required: true },
     tenant_id: { type: String, required: true },
@@ -51,6 +51,6 @@ const webhookSchema = new Schema<WebhookRecord>(
 webhookSchema.index({ tenant_id: 1, status: 1 });
 webhookSchema.index({ tenant_id: 1, _id: -1 });
 
-export function webhookModel(connection: Connection): Model<WebhookRecord> {
-  return (connection.models.Webhook as Model<WebhookRecord>) ?? connection.model('Webhook', webhookSchema);
+export function webhookModel(connection: Connection): Model<WebhookDocument> {
+  return (connection.models.Webhook as Model<WebhookDocument>) ?? connection.model('Webhook', webhookSchema);
 }

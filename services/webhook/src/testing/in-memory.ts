@@ -1,17 +1,11 @@
 import type { ReceivedEnvelope } from '@agentplatform/events';
 import { definedFields, InMemoryQuotaCounter, InMemoryTenantRecords } from '@agentplatform/testing/in-memory';
 import type { AttemptReport, DispatchJob } from '../delivery/dispatch-job.js';
-import type { Dispatcher } from '../delivery/dispatcher.js';
 import type { Delivery, DeliveryStatus, Webhook } from '../domain/types.js';
-import type { DeliveryRepository, NewDelivery } from '../persistence/delivery.repository.js';
-import type { EventRepository } from '../persistence/event.repository.js';
-import type { WebhookChanges, WebhookRepository } from '../persistence/webhook.repository.js';
+import type { NewDelivery } from '../persistence/delivery.repository.js';
+import type { WebhookChanges } from '../persistence/webhook.repository.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
-
-type WebhookStore = Pick<
-  WebhookRepository,
-  'count' | 'create' | 'find' | 'list' | 'update' | 'rotateSecret' | 'delete'
->;
+import type { DeliveryDispatch, DeliveryStore, ReceivedEvents, WebhookStore } from '../use-cases/ports.js';
 
 /** Webhooks in memory, tenant-scoped like the mongoose repository. */
 export class InMemoryWebhooks extends InMemoryTenantRecords<Webhook> implements WebhookStore {
@@ -36,7 +30,7 @@ export class InMemoryWebhooks extends InMemoryTenantRecords<Webhook> implements 
       return updated;
     });
   }
-  rotateSecret: WebhookRepository['rotateSecret'] = (tenantId, id, secret, previous, now = new Date()) =>
+  rotateSecret: WebhookStore['rotateSecret'] = (tenantId, id, secret, previous, now = new Date()) =>
     this.change(tenantId, id, (webhook) => ({
       ...webhook,
       signingSecret: secret,
@@ -44,11 +38,6 @@ export class InMemoryWebhooks extends InMemoryTenantRecords<Webhook> implements 
       updatedAt: now,
     }));
 }
-
-type DeliveryStore = Pick<
-  DeliveryRepository,
-  'insertNew' | 'list' | 'find' | 'requeue' | 'requeueFailedSince' | 'existingEventIds' | 'deleteForWebhook'
->;
 
 /** Deliveries in memory: the reads and writes the use cases make (leasing is the dispatcher's). */
 export class InMemoryDeliveries implements DeliveryStore {
@@ -114,7 +103,7 @@ export class InMemoryDeliveries implements DeliveryStore {
 }
 
 /** The events the service received, per tenant, in arrival order. */
-export class InMemoryEvents implements Pick<EventRepository, 'since'> {
+export class InMemoryEvents implements ReceivedEvents {
   readonly received: Array<{ tenantId: string; at: Date; envelope: ReceivedEnvelope }> = [];
 
   async since(tenantId: string, since: Date, wanted: (type: string) => boolean, limit: number) {
@@ -126,7 +115,7 @@ export class InMemoryEvents implements Pick<EventRepository, 'since'> {
 }
 
 /** The dispatcher's port as the use cases see it: it counts nudges and answers test sends. */
-export class FakeDispatcher implements Pick<Dispatcher, 'nudge' | 'sendNow'> {
+export class FakeDispatcher implements DeliveryDispatch {
   nudges = 0;
   readonly sent: DispatchJob[] = [];
   reply: AttemptReport['result'] = {
@@ -157,7 +146,6 @@ export function inMemoryWebhookDeps() {
     quotas: new InMemoryQuotaCounter(),
     settings: { allowPrivateUrls: false, rotationGraceMs: 60_000, leaseMs: 30_000 },
   };
-  // The fakes implement the methods the use cases call (checked above); the repository classes
-  // also carry their mongoose internals, which no use case sees.
-  return { fakes, deps: fakes as unknown as UseCaseDeps };
+  const deps: UseCaseDeps = fakes;
+  return { fakes, deps };
 }

@@ -1,18 +1,14 @@
-import { NotFoundError, type QuotaCounter } from '@agentplatform/service-kit';
-import type { Dispatcher } from '../delivery/dispatcher.js';
+import { NotFoundError } from '@agentplatform/service-kit';
 import type { Webhook } from '../domain/types.js';
-import type { DeliveryRepository } from '../persistence/delivery.repository.js';
-import type { EventRepository } from '../persistence/event.repository.js';
-import type { WebhookRepository } from '../persistence/webhook.repository.js';
+import type { DeliveryDispatch, DeliveryStore, ReceivedEvents, WebhookQuota, WebhookStore } from './ports.js';
 
-/** What the webhook use cases work with. */
+/** What the webhook use cases work with, each a port (ports.ts). */
 export interface UseCaseDeps {
-  webhooks: WebhookRepository;
-  deliveries: DeliveryRepository;
-  events: EventRepository;
-  dispatcher: Dispatcher;
-  /** Webhooks per tenant (docs/design.md section 5). */
-  quotas: QuotaCounter;
+  webhooks: WebhookStore;
+  deliveries: DeliveryStore;
+  events: ReceivedEvents;
+  dispatcher: DeliveryDispatch;
+  quotas: WebhookQuota;
   settings: {
     allowPrivateUrls: boolean;
     rotationGraceMs: number;

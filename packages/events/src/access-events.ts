@@ -1,4 +1,5 @@
 import { parseEnvelope } from './envelope.js';
+import type { ReceivedEnvelope } from './event-types.js';
 import { newEnvelope } from './new-envelope.js';
 
 /**
@@ -48,6 +49,11 @@ export function isAccessEventType(value: string): value is AccessEventType {
   return (ACCESS_EVENT_TYPES as readonly string[]).includes(value);
 }
 
+/** An envelope of an access type carries that type's data: identity is their only publisher. */
+function isAccessEvent(envelope: ReceivedEnvelope): envelope is ReceivedEnvelope & AccessEvent {
+  return isAccessEventType(envelope.type);
+}
+
 export function createAccessEvent<T extends AccessEventType>(
   type: T,
   tenantId: string,
@@ -59,5 +65,5 @@ export function createAccessEvent<T extends AccessEventType>(
 /** Parses a Kafka message value into an access event, or undefined when it is not one. */
 export function parseAccessEvent(raw: Buffer | string | null): AccessEvent | undefined {
   const envelope = parseEnvelope(raw);
-  return envelope && isAccessEventType(envelope.type) ? (envelope as unknown as AccessEvent) : undefined;
+  return envelope && isAccessEvent(envelope) ? envelope : undefined;
 }

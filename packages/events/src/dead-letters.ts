@@ -1,6 +1,6 @@
-import { Schema, type Collection, type Connection, type Model } from 'mongoose';
-import { insertEach, isDuplicateKeyError } from '@agentplatform/service-kit';
-import type { OutboxEvent, OutboxRecord } from './outbox.js';
+import { Schema, type Connection, type Model } from 'mongoose';
+import { documentsOf, insertEach, isDuplicateKeyError } from '@agentplatform/service-kit';
+import type { OutboxEvent, OutboxDocument } from './outbox.js';
 
 /**
  * Why a record left the outbox unpublished: larger than the producer's own limit (never sent),
@@ -9,7 +9,7 @@ import type { OutboxEvent, OutboxRecord } from './outbox.js';
 export type DeadLetterReason = 'too_large' | 'rejected' | 'attempts';
 
 /** An outbox record that can never be published, kept for an operator to inspect or replay. */
-export interface DeadLetter {
+export interface DeadLetterDocument {
   /** The event id (the outbox record's id). */
   _id: string;
   envelope: OutboxEvent;
@@ -25,7 +25,7 @@ export interface DeadLetter {
   error: string;
 }
 
-const deadLetterSchema = new Schema<DeadLetter>(
+const deadLetterSchema = new Schema<DeadLetterDocument>(
   {
     _id: { type: String, required: true },
     envelope: { type: Schema.Types.Mixed, required: true },
@@ -54,11 +54,11 @@ export const DEAD_LETTER_PRUNE_BATCH = 100;
  * the outbox; expired ones are pruned by index, in small batches, on every replica.
  */
 export class DeadLetters {
-  readonly model: Model<DeadLetter>;
+  readonly model: Model<DeadLetterDocument>;
 
   private constructor(connection: Connection) {
     this.model =
-      (connection.models.OutboxDeadLetter as Model<DeadLetter>) ??
+      (connection.models.OutboxDeadLetter as Model<DeadLetterDocument>) ??
       connection.model('OutboxDeadLetter', deadLetterSchema);
   }
 
@@ -78,9 +78,9 @@ export class DeadLetters {
    * Stores the records as dead letters. A record stored already (a relay that died before it
    * deleted the outbox copy, and the next one met it again) is left as it is.
    */
-  async store(records: readonly OutboxRecord[], reason: DeadLetterReason, error: string): Promise<void> {
+  async store(records: readonly OutboxDocument[], reason: DeadLetterReason, error: string): Promise<void> {
     const now = new Date();
-    const letters: DeadLetter[] = records.map((record) => ({
+    const letters: DeadLetterDocument[] = records.map((record) => ({
       _id: record._id,
       envelope: record.envelope,
       ...(record.request_id ? { request_id: record.request_id } : {}),
@@ -91,7 +91,7 @@ export class DeadLetters {
       attempts: record.attempts,
       error,
     }));
-    const results = await insertEach(this.model.collection as unknown as Collection<DeadLetter>, letters);
+    const results = await insertEach(documentsOf<DeadLetterDocument>(this.model), letters);
     const failed = results.find((r) => r !== undefined && !isDuplicateKeyError(r));
     if (failed) throw failed;
   }

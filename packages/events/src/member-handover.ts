@@ -4,7 +4,7 @@ import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from '@agentplatform/service-kit';
 
 /** A consumer group member as its process recorded it when it joined. */
-interface GroupMemberRecord {
+interface GroupMemberDocument {
   /** `${group}|${member id}` */
   _id: string;
   group: string;
@@ -14,7 +14,7 @@ interface GroupMemberRecord {
   joined_at: Date;
 }
 
-const memberSchema = new Schema<GroupMemberRecord>(
+const memberSchema = new Schema<GroupMemberDocument>(
   {
     _id: { type: String, required: true },
     group: { type: String, required: true },
@@ -29,9 +29,9 @@ memberSchema.index({ group: 1, host: 1 });
 // A record only serves the next process on its host; one left by a host that is gone expires.
 memberSchema.index({ joined_at: 1 }, { expireAfterSeconds: 7 * 24 * 3600 });
 
-function memberModel(connection: Connection): Model<GroupMemberRecord> {
+function memberModel(connection: Connection): Model<GroupMemberDocument> {
   return (
-    (connection.models.GroupMemberRecord as Model<GroupMemberRecord>) ??
+    (connection.models.GroupMemberRecord as Model<GroupMemberDocument>) ??
     connection.model('GroupMemberRecord', memberSchema)
   );
 }
@@ -76,9 +76,13 @@ interface KafkajsCluster {
  */
 function clusterOf(kafka: Kafka): KafkajsCluster | undefined {
   const symbol = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster');
-  const create = symbol ? (kafka as unknown as Record<symbol, unknown>)[symbol] : undefined;
-  if (typeof create !== 'function') return undefined;
-  return (create as (options: object) => KafkajsCluster)({ allowAutoTopicCreation: false });
+  const create: unknown = symbol ? Reflect.get(kafka, symbol) : undefined;
+  return isClusterFactory(create) ? create({ allowAutoTopicCreation: false }) : undefined;
+}
+
+/** The private factory is a function; what it makes is trusted to be kafkajs's cluster. */
+function isClusterFactory(value: unknown): value is (options: object) => KafkajsCluster {
+  return typeof value === 'function';
 }
 
 const HANDOVER_TIMEOUT_MS = 5_000;
@@ -99,7 +103,7 @@ const HANDOVER_TIMEOUT_MS = 5_000;
  * committed only after a slice is handled. Any failure leaves the group to the session timeout.
  */
 export class GroupMemberHandover {
-  private readonly records: Model<GroupMemberRecord>;
+  private readonly records: Model<GroupMemberDocument>;
   private readonly host = hostname();
   private current?: string;
 
@@ -163,7 +167,7 @@ export class GroupMemberHandover {
     }
   }
 
-  private async evict(dead: GroupMemberRecord[]): Promise<void> {
+  private async evict(dead: GroupMemberDocument[]): Promise<void> {
     const { kafka, groupId, logger } = this.options;
     const cluster = clusterOf(kafka);
     if (!cluster) return;

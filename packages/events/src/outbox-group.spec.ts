@@ -1,7 +1,7 @@
 import { runWithContext } from '@agentplatform/service-kit';
 import type { ClientSession, Connection } from 'mongoose';
 import { createEvent } from './envelope';
-import { Outbox, type GroupWrite, type OutboxRecord } from './outbox';
+import { Outbox, type GroupWrite, type OutboxDocument } from './outbox';
 
 /**
  * A database with the transaction semantics the outbox relies on: a transaction's writes become
@@ -11,19 +11,23 @@ import { Outbox, type GroupWrite, type OutboxRecord } from './outbox';
  */
 function fakeDatabase(transactional: boolean) {
   const rows: string[] = [];
-  const records: OutboxRecord[] = [];
+  const records: OutboxDocument[] = [];
   let transactions = 0;
-  type Session = { rows: string[]; records: OutboxRecord[] };
+  type Session = { rows: string[]; records: OutboxDocument[] };
+  const collection = {
+    collectionName: 'outbox',
+    insertMany: async (docs: OutboxDocument[]) => {
+      records.push(...docs);
+    },
+  };
   const model = {
     init: async () => undefined,
-    insertMany: async (docs: OutboxRecord[], options: { session: Session }) => {
+    insertMany: async (docs: OutboxDocument[], options: { session: Session }) => {
       options.session.records.push(...docs);
     },
-    collection: {
-      insertMany: async (docs: OutboxRecord[]) => {
-        records.push(...docs);
-      },
-    },
+    collection,
+    // documentsOf asks the model's connection for its collection by name.
+    db: { collection: () => collection },
   };
   const connection = {
     db: { admin: () => ({ command: async () => (transactional ? { setName: 'rs0' } : {}) }) },
@@ -62,8 +66,8 @@ describe('OutboxGroup', () => {
     const db = fakeDatabase(true);
     const outbox = await db.open();
     const group = outbox.group(db.write);
-    const enqueued: OutboxRecord[] = [];
-    outbox.signals.on('enqueued', (records: OutboxRecord[]) => enqueued.push(...records));
+    const enqueued: OutboxDocument[] = [];
+    outbox.signals.on('enqueued', (records: OutboxDocument[]) => enqueued.push(...records));
 
     const first = runWithContext({ requestId: 'req_a' }, () => group.run('a'));
     const rest = ['b', 'c', 'd'].map((name) => runWithContext({ requestId: `req_${name}` }, () => group.run(name)));
@@ -101,7 +105,7 @@ describe('OutboxGroup', () => {
     const outbox = await db.open();
     const group = outbox.group(db.write);
     const enqueued: string[] = [];
-    outbox.signals.on('enqueued', (records: OutboxRecord[]) =>
+    outbox.signals.on('enqueued', (records: OutboxDocument[]) =>
       enqueued.push(...records.map((r) => r.envelope.tenant_id)),
     );
     await group.run('x');

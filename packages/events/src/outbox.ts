@@ -1,8 +1,9 @@
 import { EventEmitter } from 'node:events';
-import { Schema, type ClientSession, type Collection, type Connection, type Model } from 'mongoose';
+import { Schema, type ClientSession, type Connection, type Model } from 'mongoose';
 import {
   GroupCommit,
   currentRequestId,
+  documentsOf,
   currentTraceparent,
   insertEach,
   supportsTransactions,
@@ -14,7 +15,7 @@ import type { EventEnvelope } from './event-types.js';
 export type OutboxEvent = EventEnvelope | AccessEvent;
 
 /** One event waiting in the service's own database to be published to Kafka. */
-export interface OutboxRecord {
+export interface OutboxDocument {
   _id: string;
   envelope: OutboxEvent;
   request_id?: string;
@@ -27,7 +28,7 @@ export interface OutboxRecord {
   lease_until?: Date;
 }
 
-const outboxSchema = new Schema<OutboxRecord>(
+const outboxSchema = new Schema<OutboxDocument>(
   {
     _id: { type: String, required: true },
     envelope: { type: Schema.Types.Mixed, required: true },
@@ -43,8 +44,8 @@ const outboxSchema = new Schema<OutboxRecord>(
 );
 outboxSchema.index({ lease_until: 1, _id: 1 });
 
-export function outboxModel(connection: Connection): Model<OutboxRecord> {
-  return (connection.models.OutboxRecord as Model<OutboxRecord>) ?? connection.model('OutboxRecord', outboxSchema);
+export function outboxModel(connection: Connection): Model<OutboxDocument> {
+  return (connection.models.OutboxRecord as Model<OutboxDocument>) ?? connection.model('OutboxRecord', outboxSchema);
 }
 
 /**
@@ -54,7 +55,7 @@ export function outboxModel(connection: Connection): Model<OutboxRecord> {
  * local stand-in). The relay publishes stored events to Kafka, so a Kafka outage only delays them.
  */
 export class Outbox {
-  readonly model: Model<OutboxRecord>;
+  readonly model: Model<OutboxDocument>;
   /**
    * Emits `enqueued` with the stored records once they are durable, so the relay in this process
    * publishes them at once, without polling for them.
@@ -66,8 +67,8 @@ export class Outbox {
    * Outside a transaction, the records of concurrent use cases are stored together: one
    * insertMany for all the callers that arrived while the previous one was in flight.
    */
-  private readonly inserts = new GroupCommit<OutboxRecord[], void>(async (_key, groups) => {
-    const results = await insertEach(this.model.collection as unknown as Collection<OutboxRecord>, groups.flat());
+  private readonly inserts = new GroupCommit<OutboxDocument[], void>(async (_key, groups) => {
+    const results = await insertEach(documentsOf<OutboxDocument>(this.model), groups.flat());
     let at = 0;
     return groups.map((group) => {
       const failed = results.slice(at, (at += group.length)).find((r) => r instanceof Error);
@@ -102,7 +103,7 @@ export class Outbox {
    * use (undefined without transactions) and must be safe to retry when a transaction is retried.
    */
   async run<T>(work: (session?: ClientSession) => Promise<{ result: T; events: OutboxEvent[] }>): Promise<T> {
-    let outcome: { result: T; records: OutboxRecord[] };
+    let outcome: { result: T; records: OutboxDocument[] };
     if (this.transactional) {
       outcome = await this.connection.transaction(async (session) => {
         const inner = await work(session);
@@ -131,11 +132,11 @@ export class Outbox {
   }
 
   /** @internal The records of `events`, in the request context given (the caller's by default). */
-  recordsOf(events: OutboxEvent[], context: RecordContext = captureContext()): OutboxRecord[] {
+  recordsOf(events: OutboxEvent[], context: RecordContext = captureContext()): OutboxDocument[] {
     const { requestId, traceparent } = context;
     const now = new Date();
     const claimant = this.claimant;
-    const records: OutboxRecord[] = events.map((envelope) => ({
+    const records: OutboxDocument[] = events.map((envelope) => ({
       _id: envelope.id,
       envelope,
       request_id: requestId,
@@ -147,7 +148,7 @@ export class Outbox {
     return records;
   }
 
-  private async insert(events: OutboxEvent[], session?: ClientSession): Promise<OutboxRecord[]> {
+  private async insert(events: OutboxEvent[], session?: ClientSession): Promise<OutboxDocument[]> {
     if (events.length === 0) return [];
     const records = this.recordsOf(events);
     if (session) await this.model.insertMany(records, { session, ordered: true });
@@ -210,7 +211,7 @@ export class OutboxGroup<T, R> {
 
   private async transaction(items: Array<Submitted<T>>): Promise<Array<R | Error>> {
     const { outbox } = this;
-    let records: OutboxRecord[] = [];
+    let records: OutboxDocument[] = [];
     let results: R[];
     try {
       results = await outbox.connection.transaction(async (session) => {
@@ -238,9 +239,8 @@ export class OutboxGroup<T, R> {
     const done = await this.write(items.map((s) => s.item));
     const perItem = done.map((d, i) => (d instanceof Error ? [] : outbox.recordsOf(d.events, items[i]!.context)));
     const all = perItem.flat();
-    const stored =
-      all.length > 0 ? await insertEach(outbox.model.collection as unknown as Collection<OutboxRecord>, all) : [];
-    const durable: OutboxRecord[] = [];
+    const stored = all.length > 0 ? await insertEach(documentsOf<OutboxDocument>(outbox.model), all) : [];
+    const durable: OutboxDocument[] = [];
     let at = 0;
     const results = done.map((d, i) => {
       const mine = perItem[i]!;

@@ -15,7 +15,7 @@ import { isAccessEventType } from './access-events.js';
 import { brokerRefusal } from './broker-refusal.js';
 import { DeadLetters, type DeadLetterReason } from './dead-letters.js';
 import { EVENT_HEADERS, KAFKA_MESSAGE_MAX_BYTES } from './event-types.js';
-import type { Outbox, OutboxRecord } from './outbox.js';
+import type { Outbox, OutboxDocument } from './outbox.js';
 
 /** The `traceparent` header of a message: the producer span's context, or the stored one as it is. */
 function traceHeader(source: Span | string | undefined): Record<string, string> {
@@ -62,7 +62,7 @@ export interface RelayOptions {
 
 /** One message as the relay sends it, with its size as the broker will count it (about). */
 interface Outgoing {
-  record: OutboxRecord;
+  record: OutboxDocument;
   topic: string;
   value: string;
   bytes: number;
@@ -99,7 +99,7 @@ export class OutboxRelay {
   private wake?: () => void;
   private pending = false;
   /** Records this process just stored, leased to this relay: published without a claim query. */
-  private direct: OutboxRecord[] = [];
+  private direct: OutboxDocument[] = [];
   private failing = false;
 
   constructor(private readonly options: RelayOptions) {
@@ -138,7 +138,7 @@ export class OutboxRelay {
     await this.producer.disconnect().catch(() => undefined);
   }
 
-  private readonly nudge = (records: OutboxRecord[] = []) => {
+  private readonly nudge = (records: OutboxDocument[] = []) => {
     this.direct.push(...records);
     this.pending = true;
     this.wake?.();
@@ -186,7 +186,7 @@ export class OutboxRelay {
       await this.deadLetter(oversized, 'too_large', `the event is larger than ${MAX_SEND_BYTES} bytes`);
     }
     const sends = this.sends(outgoing.filter((o) => o.bytes <= MAX_SEND_BYTES));
-    const published: OutboxRecord[] = [];
+    const published: OutboxDocument[] = [];
     try {
       await this.producer.connect();
       for (const send of sends) published.push(...(await this.deliver(send)));
@@ -204,7 +204,7 @@ export class OutboxRelay {
   }
 
   /** A record's message, topic and size. */
-  private outgoing(record: OutboxRecord): Outgoing {
+  private outgoing(record: OutboxDocument): Outgoing {
     const value = JSON.stringify(record.envelope);
     let bytes = Buffer.byteLength(value) + Buffer.byteLength(record.envelope.tenant_id);
     for (const [name, header] of Object.entries(this.headersOf(record))) bytes += name.length + header.length;
@@ -240,7 +240,7 @@ export class OutboxRelay {
    * Sends one send's records and answers those the broker acknowledged; those it refused are dead-
    * lettered or set aside (see the class comment). Throws when the broker does not answer.
    */
-  private async deliver(send: Outgoing[]): Promise<OutboxRecord[]> {
+  private async deliver(send: Outgoing[]): Promise<OutboxDocument[]> {
     const records = send.map((o) => o.record);
     try {
       await this.produce(send);
@@ -249,7 +249,7 @@ export class OutboxRelay {
       const refusal = brokerRefusal(error);
       if (!refusal) throw error;
       if (refusal.permanent && send.length > 1) {
-        const published: OutboxRecord[] = [];
+        const published: OutboxDocument[] = [];
         for (const one of send) published.push(...(await this.deliver([one])));
         return published;
       }
@@ -294,7 +294,7 @@ export class OutboxRelay {
     for (const span of spans?.values() ?? []) span.end();
   }
 
-  private headersOf(record: OutboxRecord): Record<string, string> {
+  private headersOf(record: OutboxDocument): Record<string, string> {
     return {
       [EVENT_HEADERS.type]: record.envelope.type,
       [EVENT_HEADERS.id]: record.envelope.id,
@@ -303,7 +303,7 @@ export class OutboxRelay {
   }
 
   /** Deletes published records from the outbox. */
-  private async forget(published: OutboxRecord[]): Promise<void> {
+  private async forget(published: OutboxDocument[]): Promise<void> {
     if (published.length === 0) return;
     // By id alone: should the lease have run out and another relay published them too, they are
     // published either way (consumers dedupe), and an id-only filter is cheap on every server.
@@ -311,7 +311,7 @@ export class OutboxRelay {
   }
 
   /** Moves records that can never be published to the dead letters, counted and logged. */
-  private async deadLetter(records: OutboxRecord[], reason: DeadLetterReason, error: string): Promise<void> {
+  private async deadLetter(records: OutboxDocument[], reason: DeadLetterReason, error: string): Promise<void> {
     await this.deadLetters.store(records, reason, error);
     await this.forget(records);
     for (const record of records) {
@@ -334,7 +334,7 @@ export class OutboxRelay {
    * Counts a refusal of each record and leases it to nobody until its next try (a backoff that
    * doubles with its refusals), so claims pass it by meanwhile.
    */
-  private async setAside(records: OutboxRecord[], error: string): Promise<void> {
+  private async setAside(records: OutboxDocument[], error: string): Promise<void> {
     const model = this.options.outbox.model;
     const now = Date.now();
     await Promise.all(
@@ -360,7 +360,7 @@ export class OutboxRelay {
    * With tracing on, a producer span per traced record, from the moment it was stored (the time in
    * the outbox shows) to the broker's acknowledgement; its context is what the message carries.
    */
-  private publishSpans(batch: readonly OutboxRecord[]): Map<string, Span> | undefined {
+  private publishSpans(batch: readonly OutboxDocument[]): Map<string, Span> | undefined {
     let spans: Map<string, Span> | undefined;
     for (const record of batch) {
       if (!record.traceparent) continue;
@@ -379,13 +379,13 @@ export class OutboxRelay {
     return spans;
   }
 
-  private topicOf(record: OutboxRecord): string {
+  private topicOf(record: OutboxDocument): string {
     if (!isAccessEventType(record.envelope.type)) return this.options.topic;
     if (!this.options.accessTopic) throw new Error(`no access topic configured for ${record.envelope.type}`);
     return this.options.accessTopic;
   }
 
-  private async claim(): Promise<OutboxRecord[]> {
+  private async claim(): Promise<OutboxDocument[]> {
     const model = this.options.outbox.model;
     const now = new Date();
     const free = { $or: [{ lease_until: null }, { lease_until: { $lt: now } }] };
@@ -399,14 +399,14 @@ export class OutboxRelay {
     return model
       .find({ _id: { $in: ids }, lease_owner: this.owner })
       .sort({ _id: 1 })
-      .lean<OutboxRecord[]>();
+      .lean<OutboxDocument[]>();
   }
 
   /**
    * Gives records back to the pool untried: the broker did not answer, so no attempt is counted
    * (an outage must not use up records' attempts).
    */
-  private async release(batch: OutboxRecord[], error: unknown): Promise<void> {
+  private async release(batch: OutboxDocument[], error: unknown): Promise<void> {
     if (batch.length === 0) return;
     await this.options.outbox.model
       .updateMany(

@@ -50,7 +50,7 @@ export function createGrpcClient<D extends CompatServiceDefinition>(
   // Outermost, and only when tracing is on: the span covers the whole call.
   return (tracingEnabled() ? factory.use(tracingClientMiddleware) : factory).create(definition, channel, {
     '*': { deadline: options.deadlineMs },
-  } as never);
+  });
 }
 
 /**

@@ -12,7 +12,7 @@ export class QuotaExceededError extends DomainError {
   }
 }
 
-interface CounterDoc {
+interface CounterDocument {
   _id: string;
   count: number;
   /** When count last changed: a counter untouched for a while has no creates in flight. */
@@ -37,7 +37,7 @@ export class QuotaCounter {
     connection: Connection,
     private readonly settleMs = 30_000,
   ) {
-    this.collection = connection.collection<CounterDoc>('quota_counters');
+    this.collection = connection.collection<CounterDocument>('quota_counters');
   }
 
   /**
@@ -104,7 +104,7 @@ export class QuotaCounter {
   }
 
   /** Lowers a counter left too high by a crash; true when it did. */
-  private async repair(current: CounterDoc, countActual: () => Promise<number>): Promise<boolean> {
+  private async repair(current: CounterDocument, countActual: () => Promise<number>): Promise<boolean> {
     if (Date.now() - current.at.getTime() < this.settleMs) return false;
     const actual = await countActual();
     if (actual >= current.count) return false;

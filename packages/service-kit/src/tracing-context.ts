@@ -21,13 +21,15 @@ export class RequestContextManager implements ContextManager {
     return runWithTraceContext(context, () => fn.apply(thisArg, args));
   }
 
-  /** Binds functions to `context`; anything else (the platform binds no event emitters) as it is. */
+  /**
+   * Binds functions to `context`; anything else (the platform binds no event emitters) as it is. A
+   * proxy keeps the function's own type, name and properties.
+   */
   bind<T>(context: Context, target: T): T {
-    if (typeof target !== 'function') return target;
-    const fn = target as unknown as (...args: unknown[]) => unknown;
-    return function (this: unknown, ...args: unknown[]) {
-      return runWithTraceContext(context, () => fn.apply(this, args));
-    } as unknown as T;
+    if (!isFunction(target)) return target;
+    return new Proxy(target, {
+      apply: (fn, thisArg, args) => runWithTraceContext(context, () => Reflect.apply(fn, thisArg, args)),
+    });
   }
 
   enable(): this {
@@ -37,4 +39,8 @@ export class RequestContextManager implements ContextManager {
   disable(): this {
     return this;
   }
+}
+
+function isFunction<T>(value: T): value is T & ((...args: unknown[]) => unknown) {
+  return typeof value === 'function';
 }

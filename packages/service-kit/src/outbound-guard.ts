@@ -142,12 +142,16 @@ export function guardedConnector(options: {
 export function createGuardedAgent(options: {
   allowPrivate: boolean;
   connectTimeoutMs?: number;
+  /** Connections per origin (a webhook destination's share, WEBHOOK_HOST_CONCURRENCY's pool). */
   connections?: number;
+  /** How long an idle keep-alive connection is kept (undici's default: 4 s). */
+  keepAliveTimeoutMs?: number;
 }): Dispatcher {
   let agent: Agent | undefined;
   const made = () =>
     (agent ??= new (undici().Agent)({
       connections: options.connections ?? 128,
+      ...(options.keepAliveTimeoutMs === undefined ? {} : { keepAliveTimeout: options.keepAliveTimeoutMs }),
       connect: guardedConnector({
         allowPrivate: options.allowPrivate,
         connectTimeoutMs: options.connectTimeoutMs ?? 10_000,

@@ -1,5 +1,5 @@
-import type { Agent, Dispatcher } from 'undici';
-import { guardedConnector, undici } from '@agentplatform/service-kit';
+import { LRUCache } from 'lru-cache';
+import { createGuardedAgent, exchange, OutboundTimeoutError } from '@agentplatform/service-kit';
 import type { AttemptResult } from '../domain/types.js';
 
 /** Bytes of a response body kept in the attempt log. */
@@ -8,6 +8,8 @@ export const RESPONSE_BODY_LIMIT = 4096;
 const HEADER_VALUE_LIMIT = 1024;
 /** Parsed webhook URLs kept; a webhook's URL is parsed once, not on every attempt. */
 const URL_CACHE_SIZE = 10_000;
+/** Idle connections to a receiver are kept this long for the next delivery. */
+const KEEP_ALIVE_MS = 30_000;
 
 export interface SenderOptions {
   allowPrivate: boolean;
@@ -25,138 +27,83 @@ export interface SendRequest {
 
 const TIMEOUT_ERROR = 'timeout: no answer within the time limit';
 
+/** A network error as the attempt log shows it: its code, message and cause, once each. */
 function describeError(error: unknown): string {
+  if (error instanceof OutboundTimeoutError) return TIMEOUT_ERROR;
   if (!(error instanceof Error)) return String(error);
-  const cause = (error as { cause?: unknown }).cause;
-  const code = (error as { code?: string }).code;
+  const code = 'code' in error && typeof error.code === 'string' ? error.code : undefined;
   if (code === 'EBLOCKEDADDRESS') return error.message;
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return TIMEOUT_ERROR;
   const base = code && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+  const cause = error.cause;
   return cause instanceof Error && !base.includes(cause.message) ? `${base} (${cause.message})` : base;
 }
 
+function clipped(headers: Record<string, string>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) kept[name] = value.slice(0, HEADER_VALUE_LIMIT);
+  return kept;
+}
+
 /**
- * Sends webhook requests over keep-alive connections (one undici pool per receiving origin),
- * never follows redirects, gives each request `timeoutMs` for its whole answer, and reports every
- * outcome, including network errors, as an attempt.
- *
- * It uses undici's low-level `dispatch` with a handler rather than `request`: no response stream,
- * async iterator or AbortSignal per request, which were a fifth of the service's CPU when sending
- * thousands of requests a second; the handler keeps only what the attempt log needs.
+ * Sends webhook requests through the platform's one outbound client (service-kit's `exchange` on
+ * the SSRF-guarded agent): keep-alive connections, `connectionsPerOrigin` per receiving origin,
+ * no redirects, `timeoutMs` for the whole answer, and every outcome, network errors included,
+ * reported as an attempt with the first 4 KiB of the body.
  */
 export class HttpSender {
-  /**
-   * Made on the first send: undici holds about 12 MB, which a replica that has nothing to deliver
-   * does not need (docs/performance.md, idle memory).
-   */
-  private agent?: Agent;
-  private readonly urls = new Map<string, { origin: string; path: string }>();
+  /** Made on the first send (undici and its 12 MB load then: docs/performance.md, idle memory). */
+  private readonly agent: ReturnType<typeof createGuardedAgent>;
+  private readonly urls = new LRUCache<string, { origin: string; path: string }>({ max: URL_CACHE_SIZE });
 
-  constructor(private readonly options: SenderOptions) {}
-
-  private dispatcher(): Agent {
-    const options = this.options;
-    return (this.agent ??= new (undici().Agent)({
-      connect: guardedConnector({ allowPrivate: options.allowPrivate, connectTimeoutMs: options.timeoutMs }),
+  constructor(private readonly options: SenderOptions) {
+    this.agent = createGuardedAgent({
+      allowPrivate: options.allowPrivate,
+      connectTimeoutMs: options.timeoutMs,
       connections: options.connectionsPerOrigin,
-      keepAliveTimeout: 30_000,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-    }));
+      keepAliveTimeoutMs: KEEP_ALIVE_MS,
+    });
   }
 
-  send(request: SendRequest): Promise<AttemptResult> {
+  async send(request: SendRequest): Promise<AttemptResult> {
     const attemptedAt = new Date();
     const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    return new Promise<AttemptResult>((resolve) => {
-      let settled = false;
-      let durationMs: number | undefined;
-      let statusCode = 0;
-      let responseHeaders: Record<string, string> = {};
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let controller: Dispatcher.DispatchController | undefined;
-
-      const finish = (error?: string) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (error !== undefined && durationMs === undefined) {
-          resolve({
-            number: request.number,
-            attemptedAt,
-            durationMs: elapsed(),
-            responseHeaders: {},
-            error,
-            success: false,
-          });
-          return;
-        }
-        // A body cut short (timeout, reset) still leaves what was read for the log.
-        const text = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8');
-        resolve({
-          number: request.number,
-          attemptedAt,
-          durationMs: durationMs ?? elapsed(),
-          responseStatus: statusCode,
-          responseHeaders,
-          responseBody: text.length > 0 ? text : undefined,
-          success: statusCode >= 200 && statusCode < 300,
-        });
-      };
-      // One limit for connect, headers and body. A request still queued for a connection when it
-      // runs out is aborted as soon as undici starts it, before anything is written.
-      const timer = setTimeout(() => {
-        finish(TIMEOUT_ERROR);
-        controller?.abort(new Error(TIMEOUT_ERROR));
-      }, this.options.timeoutMs);
-
-      let target: { origin: string; path: string };
-      try {
-        target = this.target(request.url);
-      } catch (error) {
-        finish(describeError(error));
-        return;
-      }
-      const handler: Dispatcher.DispatchHandler = {
-        onRequestStart: (ctrl) => {
-          controller = ctrl;
-          if (settled) ctrl.abort(new Error(TIMEOUT_ERROR));
-        },
-        onResponseStart: (_ctrl, status, headers) => {
-          durationMs = elapsed();
-          statusCode = status;
-          responseHeaders = {};
-          for (const [name, value] of Object.entries(headers)) {
-            if (value === undefined) continue;
-            responseHeaders[name] = (Array.isArray(value) ? value.join(', ') : value).slice(0, HEADER_VALUE_LIMIT);
-          }
-        },
-        onResponseData: (ctrl, chunk) => {
-          if (settled) return;
-          chunks.push(chunk);
-          size += chunk.length;
-          if (size >= RESPONSE_BODY_LIMIT) {
-            // Enough for the log: the rest is not read, and the connection is closed.
-            finish();
-            ctrl.abort(new Error('response body over the logged limit'));
-          }
-        },
-        onResponseEnd: () => finish(),
-        onResponseError: (_ctrl, error) => finish(describeError(error)),
-      };
-      this.dispatcher().dispatch(
-        {
-          origin: target.origin,
-          path: target.path,
-          method: 'POST',
-          headers: { ...request.headers, 'content-type': 'application/json', 'user-agent': this.options.userAgent },
-          body: request.body,
-        },
-        handler,
-      );
+    const failed = (error: unknown): AttemptResult => ({
+      number: request.number,
+      attemptedAt,
+      durationMs: Math.round(performance.now() - started),
+      responseHeaders: {},
+      error: describeError(error),
+      success: false,
     });
+    let target: { origin: string; path: string };
+    try {
+      target = this.target(request.url);
+    } catch (error) {
+      return failed(error);
+    }
+    try {
+      const answer = await exchange(this.agent, {
+        ...target,
+        method: 'POST',
+        headers: { ...request.headers, 'content-type': 'application/json', 'user-agent': this.options.userAgent },
+        body: request.body,
+        timeoutMs: this.options.timeoutMs,
+        maxBodyBytes: RESPONSE_BODY_LIMIT,
+      });
+      // A body cut short (timeout, reset) still leaves what was read for the log.
+      const text = answer.body.toString('utf8');
+      return {
+        number: request.number,
+        attemptedAt,
+        durationMs: answer.durationMs,
+        responseStatus: answer.status,
+        responseHeaders: clipped(answer.headers),
+        responseBody: text.length > 0 ? text : undefined,
+        success: answer.status >= 200 && answer.status < 300,
+      };
+    } catch (error) {
+      return failed(error);
+    }
   }
 
   private target(url: string): { origin: string; path: string } {
@@ -164,13 +111,12 @@ export class HttpSender {
     if (!target) {
       const parsed = new URL(url);
       target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
-      if (this.urls.size >= URL_CACHE_SIZE) this.urls.clear();
       this.urls.set(url, target);
     }
     return target;
   }
 
   async close(): Promise<void> {
-    await this.agent?.close();
+    await this.agent.close();
   }
 }

@@ -53,6 +53,16 @@ export class ValidationError extends DomainError {
 }
 
 /**
+ * A gRPC request's tenant: calls on a tenant's data must name it; an empty `tenant_id` is a
+ * caller's bug, never "all tenants". For the transports (identity's; workflow's `tenant()` is the
+ * same rule).
+ */
+export function requireTenant(tenantId: string): string {
+  if (!tenantId) throw ValidationError.field('tenant_id', 'is required');
+  return tenantId;
+}
+
+/**
  * A call whose answer was lost: it ran out of time, or its connection failed, with no answer from
  * the other side, which may have performed it all the same. Whoever retries writes must not take
  * it as "not done" (the gateway's Idempotency-Key keeps its record: docs/api-guide.md).

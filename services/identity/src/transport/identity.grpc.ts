@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { identityV1 } from '@agentplatform/contracts/identity-v1';
-import { ValidationError, toCallError, type Logger } from '@agentplatform/service-kit';
+import { ValidationError, requireTenant, toCallError, type Logger } from '@agentplatform/service-kit';
 import type { ApiKey } from '../persistence/api-key.repository.js';
 import type { LedgerEntry } from '../persistence/credit.repository.js';
 import type { User } from '../persistence/user.repository.js';
@@ -26,15 +26,15 @@ import { registerUser } from '../use-cases/register-user.js';
 import { resolveAccess } from '../use-cases/resolve-access.js';
 import { verifyApiKey } from '../use-cases/verify-api-key.js';
 
-function user(u: User): identityV1.User {
+function toUser(u: User): identityV1.User {
   return { id: u.id, email: u.email, fullName: u.fullName, isActive: u.isActive, createdAt: u.createdAt.toISOString() };
 }
 
-function settled(s: Settlement): identityV1.SettleResponse {
+function toSettleResponse(s: Settlement): identityV1.SettleResponse {
   return { balance: s.balance, charged: s.charged, returned: s.returned, released: s.released };
 }
 
-function session(s: Session): identityV1.TokenResponse {
+function toTokenResponse(s: Session): identityV1.TokenResponse {
   return {
     accessToken: s.accessToken,
     tokenType: s.tokenType,
@@ -44,7 +44,7 @@ function session(s: Session): identityV1.TokenResponse {
   };
 }
 
-function apiKey(k: ApiKey): identityV1.ApiKey {
+function toApiKey(k: ApiKey): identityV1.ApiKey {
   return {
     id: k.id,
     name: k.name,
@@ -58,7 +58,7 @@ function apiKey(k: ApiKey): identityV1.ApiKey {
   };
 }
 
-function entry(e: LedgerEntry): identityV1.LedgerEntry {
+function toLedgerEntry(e: LedgerEntry): identityV1.LedgerEntry {
   return {
     id: e.id,
     type: e.type,
@@ -69,19 +69,13 @@ function entry(e: LedgerEntry): identityV1.LedgerEntry {
   };
 }
 
-/** Calls on a tenant's data must name it; an empty tenant_id is a caller bug, not "all tenants". */
-function purchaseToProto(made: LedgerEntry): identityV1.PurchaseCreditsResponse {
+function toPurchaseResponse(made: LedgerEntry): identityV1.PurchaseCreditsResponse {
   return {
     purchaseId: made.id,
     credits: made.amount,
     balance: made.balanceAfter,
     createdAt: made.createdAt.toISOString(),
   };
-}
-
-function tenant(tenantId: string): string {
-  if (!tenantId) throw ValidationError.field('tenant_id', 'is required');
-  return tenantId;
 }
 
 /** Items one ReserveMany or SettleMany call may carry. */
@@ -99,7 +93,7 @@ function checkBatch(items: unknown[]): void {
 export function identityService(deps: UseCaseDeps, logger: Logger): identityV1.IdentityServiceImplementation {
   const reserve = async (req: identityV1.ReserveRequest): Promise<identityV1.ReserveResponse> => {
     const made = await reserveCredits(deps, {
-      tenantId: tenant(req.tenantId),
+      tenantId: requireTenant(req.tenantId),
       operationId: req.operationId,
       amount: req.amount,
       description: req.description,
@@ -112,9 +106,9 @@ export function identityService(deps: UseCaseDeps, logger: Logger): identityV1.I
     };
   };
   const settle = async (req: identityV1.SettleRequest): Promise<identityV1.SettleResponse> =>
-    settled(
+    toSettleResponse(
       await settleCredits(deps, {
-        tenantId: tenant(req.tenantId),
+        tenantId: requireTenant(req.tenantId),
         operationId: req.operationId,
         used: req.used,
         description: req.description,
@@ -132,13 +126,13 @@ export function identityService(deps: UseCaseDeps, logger: Logger): identityV1.I
         fullName: req.fullName,
         company: req.company,
       });
-      return { user: user(result.user), tenantId: result.tenantId, credits: result.credits };
+      return { user: toUser(result.user), tenantId: result.tenantId, credits: result.credits };
     },
     async login(req) {
-      return session(await login(deps, { email: req.email, password: req.password }));
+      return toTokenResponse(await login(deps, { email: req.email, password: req.password }));
     },
     async refresh(req) {
-      return session(await refreshSession(deps, { refreshToken: req.refreshToken }));
+      return toTokenResponse(await refreshSession(deps, { refreshToken: req.refreshToken }));
     },
     async logout(req) {
       return { sessionId: (await logout(deps, { refreshToken: req.refreshToken })) ?? '' };
@@ -146,7 +140,7 @@ export function identityService(deps: UseCaseDeps, logger: Logger): identityV1.I
     async getMe(req) {
       const me = await getMe(deps, { userId: req.userId });
       return {
-        user: user(me.user),
+        user: toUser(me.user),
         tenants: me.tenants.map((m) => ({ id: m.tenantId, name: m.tenantName, role: m.role })),
       };
     },
@@ -167,26 +161,28 @@ export function identityService(deps: UseCaseDeps, logger: Logger): identityV1.I
     async createApiKey(req) {
       const created = await createApiKey(deps, {
         userId: req.userId,
-        tenantId: tenant(req.tenantId),
+        tenantId: requireTenant(req.tenantId),
         name: req.name,
         scopes: req.scopes,
         expiresAt: req.expiresAt,
       });
-      return { apiKey: apiKey(created.apiKey), key: created.secret };
+      return { apiKey: toApiKey(created.apiKey), key: created.secret };
     },
     async listApiKeys(req) {
-      return { items: (await listApiKeys(deps, { tenantId: tenant(req.tenantId), userId: req.userId })).map(apiKey) };
+      return {
+        items: (await listApiKeys(deps, { tenantId: requireTenant(req.tenantId), userId: req.userId })).map(toApiKey),
+      };
     },
     async revokeApiKey(req) {
-      await revokeApiKey(deps, { tenantId: tenant(req.tenantId), userId: req.userId, keyId: req.keyId });
+      await revokeApiKey(deps, { tenantId: requireTenant(req.tenantId), userId: req.userId, keyId: req.keyId });
       return { success: true };
     },
     async getBalance(req) {
-      return { balance: await getBalance(deps, { tenantId: tenant(req.tenantId) }) };
+      return { balance: await getBalance(deps, { tenantId: requireTenant(req.tenantId) }) };
     },
     async charge(req) {
       const made = await chargeCredits(deps, {
-        tenantId: tenant(req.tenantId),
+        tenantId: requireTenant(req.tenantId),
         amount: req.amount,
         idempotencyKey: req.idempotencyKey,
         description: req.description,
@@ -216,9 +212,9 @@ export function identityService(deps: UseCaseDeps, logger: Logger): identityV1.I
       return { outcomes };
     },
     async release(req) {
-      return settled(
+      return toSettleResponse(
         await releaseCredits(deps, {
-          tenantId: tenant(req.tenantId),
+          tenantId: requireTenant(req.tenantId),
           operationId: req.operationId,
           description: req.description,
         }),
@@ -226,7 +222,7 @@ export function identityService(deps: UseCaseDeps, logger: Logger): identityV1.I
     },
     async refund(req) {
       const made = await refundCredits(deps, {
-        tenantId: tenant(req.tenantId),
+        tenantId: requireTenant(req.tenantId),
         amount: req.amount,
         idempotencyKey: req.idempotencyKey,
         description: req.description,
@@ -234,25 +230,25 @@ export function identityService(deps: UseCaseDeps, logger: Logger): identityV1.I
       return { balance: made.balanceAfter };
     },
     async getCredits(req) {
-      const credits = await getCredits(deps, { tenantId: tenant(req.tenantId), limit: req.limit });
-      return { balance: credits.balance, plan: credits.plan, entries: credits.entries.map(entry) };
+      const credits = await getCredits(deps, { tenantId: requireTenant(req.tenantId), limit: req.limit });
+      return { balance: credits.balance, plan: credits.plan, entries: credits.entries.map(toLedgerEntry) };
     },
     async purchaseCredits(req) {
       const made = await purchaseCredits(deps, {
-        tenantId: tenant(req.tenantId),
+        tenantId: requireTenant(req.tenantId),
         userId: req.userId,
         credits: req.credits,
         idempotencyKey: req.idempotencyKey || randomUUID(),
       });
-      return purchaseToProto(made);
+      return toPurchaseResponse(made);
     },
     async grantCredits(req) {
       const made = await grantCredits(deps, {
-        tenantId: tenant(req.tenantId),
+        tenantId: requireTenant(req.tenantId),
         credits: req.credits,
         idempotencyKey: req.idempotencyKey || randomUUID(),
       });
-      return purchaseToProto(made);
+      return toPurchaseResponse(made);
     },
   };
 }

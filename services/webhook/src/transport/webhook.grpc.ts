@@ -12,7 +12,7 @@ import { rotateSecret } from '../use-cases/rotate-secret.js';
 import { testWebhook } from '../use-cases/test-webhook.js';
 import { updateWebhook } from '../use-cases/update-webhook.js';
 
-function webhookMessage(webhook: Webhook): webhookV1.Webhook {
+function toWebhook(webhook: Webhook): webhookV1.Webhook {
   return {
     id: webhook.id,
     url: webhook.url,
@@ -26,7 +26,7 @@ function webhookMessage(webhook: Webhook): webhookV1.Webhook {
   };
 }
 
-function deliveryMessage(delivery: Delivery): webhookV1.Delivery {
+function toDelivery(delivery: Delivery): webhookV1.Delivery {
   return {
     id: delivery.id,
     webhookId: delivery.webhookId,
@@ -56,7 +56,7 @@ export function webhookGrpcService(deps: UseCaseDeps): webhookV1.WebhookServiceI
         metadata: request.metadata,
         plan: request.plan,
       });
-      return { webhook: webhookMessage(webhook), signingSecret };
+      return { webhook: toWebhook(webhook), signingSecret };
     },
     async listWebhooks(request) {
       const result = await listWebhooks(deps, {
@@ -65,14 +65,14 @@ export function webhookGrpcService(deps: UseCaseDeps): webhookV1.WebhookServiceI
         perPage: request.perPage,
       });
       return {
-        items: result.items.map(webhookMessage),
+        items: result.items.map(toWebhook),
         total: result.total,
         page: result.page,
         perPage: result.perPage,
       };
     },
     async getWebhook(request) {
-      return webhookMessage(await requireWebhook(deps, request.tenantId, request.id));
+      return toWebhook(await requireWebhook(deps, request.tenantId, request.id));
     },
     async updateWebhook(request) {
       const webhook = await updateWebhook(deps, {
@@ -83,7 +83,7 @@ export function webhookGrpcService(deps: UseCaseDeps): webhookV1.WebhookServiceI
         metadata: request.metadata,
         status: request.status,
       });
-      return webhookMessage(webhook);
+      return toWebhook(webhook);
     },
     async deleteWebhook(request) {
       await deleteWebhook(deps, { tenantId: request.tenantId, id: request.id });
@@ -107,7 +107,7 @@ export function webhookGrpcService(deps: UseCaseDeps): webhookV1.WebhookServiceI
         limit: request.limit,
         status: request.status,
       });
-      return { items: items.map(deliveryMessage) };
+      return { items: items.map(toDelivery) };
     },
     async getDelivery(request) {
       const delivery = await getDelivery(deps, {
@@ -116,7 +116,7 @@ export function webhookGrpcService(deps: UseCaseDeps): webhookV1.WebhookServiceI
         deliveryId: request.deliveryId,
       });
       return {
-        delivery: deliveryMessage(delivery),
+        delivery: toDelivery(delivery),
         attempts: delivery.attemptLog.map((a) => ({
           number: a.number,
           attemptedAt: a.attemptedAt.toISOString(),
@@ -130,7 +130,7 @@ export function webhookGrpcService(deps: UseCaseDeps): webhookV1.WebhookServiceI
       };
     },
     async redeliver(request) {
-      return deliveryMessage(
+      return toDelivery(
         await redeliver(deps, {
           tenantId: request.tenantId,
           webhookId: request.webhookId,

@@ -9,7 +9,7 @@ import { newEnvelope } from './new-envelope.js';
  * customer's webhook, not even to a `*` subscription: their content (key ids, session ids, key
  * ids of the platform's signing keys) describes the platform, not the tenant's domain.
  */
-export const ACCESS_EVENT_TYPES = [
+const ACCESS_EVENT_TYPES = [
   'access.api_key.revoked',
   'access.session.revoked',
   'access.signing_key.withdrawn',

@@ -46,7 +46,7 @@ deadLetterSchema.index({ dead_at: 1, _id: 1 }, { unique: true });
 /** Dead letters are few; an hourly look for expired ones is plenty. */
 export const DEAD_LETTER_PRUNE_INTERVAL_MS = 60 * 60_000;
 /** Expired dead letters are deleted this many at a time, so a prune never holds the collection long. */
-export const DEAD_LETTER_PRUNE_BATCH = 100;
+const DEAD_LETTER_PRUNE_BATCH = 100;
 
 /**
  * The outbox's dead-letter collection (`outbox_dead_letters`, beside `outbox` in the service's

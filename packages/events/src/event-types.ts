@@ -25,9 +25,6 @@ export const EVENT_ALIASES: Readonly<Record<string, EventType>> = {
 /** The date-formatted version every envelope carries. */
 export const API_VERSION = '2026-11-01';
 
-/** The one topic of domain events; the message key is the tenant id. */
-export const EVENTS_TOPIC = 'platform.events';
-
 /**
  * The broker's message limit (`message.max.bytes` / `max.message.bytes`, set explicitly in
  * deploy/compose.yaml, the k8s manifests and deploy/local/infra.js). The outbox relay holds itself

@@ -44,7 +44,7 @@ const outboxSchema = new Schema<OutboxDocument>(
 );
 outboxSchema.index({ lease_until: 1, _id: 1 });
 
-export function outboxModel(connection: Connection): Model<OutboxDocument> {
+function outboxModel(connection: Connection): Model<OutboxDocument> {
   return (connection.models.OutboxRecord as Model<OutboxDocument>) ?? connection.model('OutboxRecord', outboxSchema);
 }
 

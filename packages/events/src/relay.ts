@@ -32,7 +32,7 @@ function traceHeader(source: Span | string | undefined): Record<string, string> 
 export const MAX_SEND_BYTES = KAFKA_MESSAGE_MAX_BYTES - 1024;
 
 /** Broker refusals a record may meet before it is moved to the dead letters (docs/design.md section 8). */
-export const MAX_PUBLISH_ATTEMPTS = 10;
+const MAX_PUBLISH_ATTEMPTS = 10;
 
 /** Counts records moved to the dead letters (`outbox_dead_letters_total`, by reason). */
 export interface DeadLetterCounter {

@@ -2,7 +2,7 @@ import { ValidationError, type FieldIssue } from '@agentplatform/service-kit';
 
 /** bcrypt reads at most 72 bytes: longer passwords are refused, never silently truncated. */
 export const PASSWORD_MAX_BYTES = 72;
-export const PASSWORD_MIN_LENGTH = 8;
+const PASSWORD_MIN_LENGTH = 8;
 
 // Pragmatic e-mail shape (one @, a dot in the domain, no spaces); deliverability is not checked.
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

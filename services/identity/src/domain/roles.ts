@@ -20,10 +20,6 @@ export const ROLE_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
   viewer: [...READ],
 };
 
-export function isRole(value: string): value is Role {
-  return (ROLES as readonly string[]).includes(value);
-}
-
 export function scopesOf(role: Role): readonly Scope[] {
   return ROLE_SCOPES[role];
 }

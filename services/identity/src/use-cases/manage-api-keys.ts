@@ -8,7 +8,7 @@ import type { UseCaseDeps } from './deps.js';
 
 /** `apk_` + 40 base62 characters: about 238 bits of entropy. */
 const SECRET_LENGTH = 40;
-export const KEY_PREFIX_LENGTH = 12;
+const KEY_PREFIX_LENGTH = 12;
 
 export interface CreateApiKeyInput {
   userId: string;

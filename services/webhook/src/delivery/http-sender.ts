@@ -3,7 +3,7 @@ import { createGuardedAgent, exchange, OutboundTimeoutError } from '@agentplatfo
 import type { AttemptResult } from '../domain/types.js';
 
 /** Bytes of a response body kept in the attempt log. */
-export const RESPONSE_BODY_LIMIT = 4096;
+const RESPONSE_BODY_LIMIT = 4096;
 /** Longest response header value kept in the attempt log. */
 const HEADER_VALUE_LIMIT = 1024;
 /** Parsed webhook URLs kept; a webhook's URL is parsed once, not on every attempt. */

@@ -1,7 +1,7 @@
 import { EVENT_ALIASES, EVENT_TYPES } from '@agentplatform/events/catalogue';
 import type { FieldIssue } from '@agentplatform/service-kit';
 
-export const MAX_SUBSCRIPTIONS = 50;
+const MAX_SUBSCRIPTIONS = 50;
 
 /** True when `name` is a dotted prefix of at least one event type (`agent.message`, `agent`). */
 function isKnownPrefix(name: string): boolean {
@@ -32,7 +32,7 @@ export function subscriptionIssues(events: readonly string[], field = 'events'):
 }
 
 /** Whether one subscription entry covers an event type. */
-export function subscriptionMatches(subscription: string, type: string): boolean {
+function subscriptionMatches(subscription: string, type: string): boolean {
   return (
     subscription === '*' ||
     subscription === type ||

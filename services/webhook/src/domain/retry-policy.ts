@@ -1,10 +1,10 @@
 import { withJitter } from '@agentplatform/service-kit';
 
 /** Upper bound for a receiver's Retry-After, so one header cannot park a delivery for weeks. */
-export const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
+const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
 
 /** Jitter adds up to this fraction of a delay, never less: an attempt is never earlier than scheduled. */
-export const JITTER_FRACTION = 0.1;
+const JITTER_FRACTION = 0.1;
 
 /**
  * The delay before the next attempt after `attemptsMade` attempts of the current round, or
@@ -35,7 +35,7 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
 }
 
 /** Statuses whose Retry-After header is honoured. */
-export function honoursRetryAfter(status: number): boolean {
+function honoursRetryAfter(status: number): boolean {
   return status === 429 || status === 503;
 }
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { STANDARD_SECRET_PREFIX } from './signature.js';
 
-export const MIN_SECRET_LENGTH = 16;
-export const MAX_SECRET_LENGTH = 256;
+const MIN_SECRET_LENGTH = 16;
+const MAX_SECRET_LENGTH = 256;
 
 /** A new secret in the Standard Webhooks serialization: `whsec_` + base64 of 32 random bytes. */
 export function generateSecret(): string {

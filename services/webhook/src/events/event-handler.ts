@@ -30,7 +30,7 @@ export interface FanOutDeps {
 }
 
 /** The deliveries one batch of events creates: one per event and matching active webhook of its tenant. */
-export function plannedDeliveries(
+function plannedDeliveries(
   events: readonly ReceivedEnvelope[],
   webhooks: readonly Webhook[],
   now: Date,

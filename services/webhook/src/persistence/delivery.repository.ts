@@ -6,7 +6,7 @@ import { deliveryDueModel, type DeliveryDueDocument } from './delivery-due.schem
 import { deliveryModel, type AttemptDocument, type DeliveryDocument } from './delivery.schema.js';
 
 /** Attempts kept per delivery; redeliveries beyond that drop the oldest. */
-export const MAX_ATTEMPT_LOG = 50;
+const MAX_ATTEMPT_LOG = 50;
 const FREE = new Date(0);
 
 /**

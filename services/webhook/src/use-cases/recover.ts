@@ -5,7 +5,7 @@ import { jobBody } from '../delivery/dispatch-job.js';
 import { requireWebhook, type UseCaseDeps } from './deps.js';
 
 /** Events one recovery looks at; a larger backlog is recovered by calling again with a later `since`. */
-export const RECOVER_EVENT_LIMIT = 10_000;
+const RECOVER_EVENT_LIMIT = 10_000;
 
 /**
  * Redelivers everything that did not reach the webhook since a time: failed deliveries are queued

@@ -3,7 +3,7 @@ import { generateSecret, secretProblem } from '../domain/secrets.js';
 import { requireWebhook, type UseCaseDeps } from './deps.js';
 
 /** Previous secrets kept signing at once, so repeated rotations cannot grow headers without bound. */
-export const MAX_GRACE_SECRETS = 3;
+const MAX_GRACE_SECRETS = 3;
 
 /**
  * Replaces the signing secret. The old one keeps signing, as an extra `v1` entry in both

@@ -5,7 +5,7 @@ import type { UseCaseDeps } from './deps.js';
 import { webhookInputIssues } from './validate-webhook-input.js';
 
 /** Statuses a caller may set: `active` (also re-enables a failed webhook) and `disabled`. */
-export const SETTABLE_STATUSES = ['active', 'disabled'] as const;
+const SETTABLE_STATUSES = ['active', 'disabled'] as const;
 
 export interface UpdateWebhookInput {
   tenantId: string;

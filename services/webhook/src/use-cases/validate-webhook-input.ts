@@ -3,7 +3,7 @@ import { urlProblem } from '../domain/address-policy.js';
 import { normalizeSubscriptions, subscriptionIssues } from '../domain/event-matching.js';
 import { secretProblem } from '../domain/secrets.js';
 
-export const MAX_METADATA_BYTES = 8 * 1024;
+const MAX_METADATA_BYTES = 8 * 1024;
 
 /** Field problems of a webhook's url, events, secret and metadata (each only when given). */
 export function webhookInputIssues(

@@ -77,6 +77,28 @@ export interface Execution {
   creditPending?: boolean;
 }
 
+/** What a run's write may change. */
+export type ExecutionChanges = Partial<
+  Pick<
+    Execution,
+    | 'status'
+    | 'nodeExecutions'
+    | 'inFlight'
+    | 'output'
+    | 'error'
+    | 'failedNodeId'
+    | 'completedAt'
+    | 'durationMs'
+    | 'startedEvent'
+  >
+>;
+
+/** An execution read for re-sealing, with the key id stored beside its snapshot (if any). */
+export interface SealedSnapshot {
+  execution: Execution;
+  keyId: string | undefined;
+}
+
 export function isFinished(status: ExecutionStatus): boolean {
   return status !== 'running';
 }

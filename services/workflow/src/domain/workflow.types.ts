@@ -47,6 +47,11 @@ export interface Workflow extends WorkflowGraph {
   updatedAt: Date;
 }
 
+/** What an update may change. */
+export type WorkflowChanges = Partial<
+  Pick<Workflow, 'name' | 'description' | 'nodes' | 'edges' | 'status' | 'nextRunAt' | 'version'>
+> & { updatedAt: Date };
+
 export interface WorkflowStatistics {
   totalRuns: number;
   successRate: number;

@@ -1,138 +1,21 @@
-import { GroupCommit, findPage, insertEach } from '@agentplatform/service-kit';
-import type { ClientSession, Collection, Connection, Model } from 'mongoose';
-import type { Execution, ExecutionStatus, NodeExecution } from '../domain/execution.types.js';
-import { sealedKeyId } from '../domain/sealed-headers.js';
-import type { WorkflowNode } from '../domain/workflow.types.js';
-import type { StatusCounts } from '../domain/statistics.js';
-import { executionModel, type ExecutionDocument, type NodeExecutionDocument } from './execution.schema.js';
+import { documentsOf, findPage, GroupCommit, insertEach } from '@agentplatform/service-kit';
+import type { ClientSession, Connection, Model } from 'mongoose';
+import type { Execution, ExecutionChanges, ExecutionStatus, SealedSnapshot } from '../domain/execution.types.js';
 import type { Lease } from '../domain/lease.js';
+import { sealedKeyId } from '../domain/sealed-headers.js';
+import type { StatusCounts } from '../domain/statistics.js';
+import type { WorkflowNode } from '../domain/workflow.types.js';
+import { CreditDueRepository } from './credit-due.repository.js';
+import { ExecutionLeaseRepository } from './execution-lease.repository.js';
+import { fromChanges, fromExecution, toExecution } from './execution.mapper.js';
+import { executionModel, type ExecutionDocument } from './execution.schema.js';
 import { staleSecretsFilter } from './workflow.repository.js';
 
-/** The object without its undefined fields: a document stores no key for a field it does not have. */
-function defined<T extends object>(value: T): T {
-  for (const key of Object.keys(value) as Array<keyof T>) if (value[key] === undefined) delete value[key];
-  return value;
-}
-
-function toNodeExecution(doc: NodeExecutionDocument): NodeExecution {
-  return defined({
-    nodeId: doc.node_id,
-    status: doc.status,
-    startedAt: doc.started_at,
-    durationMs: doc.duration_ms,
-    output: doc.output,
-    error: doc.error,
-    attempts: doc.attempts,
-  });
-}
-
-function toNodeExecutionDoc(result: NodeExecution): NodeExecutionDocument {
-  return defined({
-    node_id: result.nodeId,
-    status: result.status,
-    started_at: result.startedAt,
-    duration_ms: result.durationMs,
-    output: result.output,
-    error: result.error,
-    attempts: result.attempts,
-  });
-}
-
-function toExecution(doc: ExecutionDocument): Execution {
-  return defined({
-    id: doc._id,
-    tenantId: doc.tenant_id,
-    workflowId: doc.workflow_id,
-    status: doc.status,
-    trigger: doc.trigger,
-    input: doc.input,
-    // Executions stored before versions ran the only version there was.
-    workflowVersion: doc.workflow_version ?? 1,
-    parentExecutionId: doc.parent_execution_id,
-    parentNodeId: doc.parent_node_id,
-    depth: doc.depth,
-    retryOf: doc.retry_of,
-    graph: doc.graph,
-    nodeExecutions: (doc.node_executions ?? []).map(toNodeExecution),
-    inFlight: doc.in_flight ? { nodeId: doc.in_flight.node_id, startedAt: doc.in_flight.started_at } : undefined,
-    output: doc.output,
-    error: doc.error,
-    failedNodeId: doc.failed_node_id,
-    startedAt: doc.started_at,
-    completedAt: doc.completed_at,
-    durationMs: doc.duration_ms,
-    deadlineAt: doc.deadline_at,
-    startedEvent: doc.started_event ?? false,
-    creditPending: doc.credit_pending,
-  });
-}
-
-/** The stored fields of what an execution's write changes. */
-function changesDoc(changes: ExecutionChanges): Partial<ExecutionDocument> {
-  return defined({
-    status: changes.status,
-    node_executions: changes.nodeExecutions?.map(toNodeExecutionDoc),
-    in_flight: changes.inFlight && { node_id: changes.inFlight.nodeId, started_at: changes.inFlight.startedAt },
-    output: changes.output,
-    error: changes.error,
-    failed_node_id: changes.failedNodeId,
-    completed_at: changes.completedAt,
-    duration_ms: changes.durationMs,
-    started_event: changes.startedEvent,
-  });
-}
-
-function toExecutionDoc(execution: Execution, lease: Lease): ExecutionDocument {
-  const { inFlight, nodeExecutions, ...rest } = execution;
-  return defined({
-    _id: rest.id,
-    tenant_id: rest.tenantId,
-    workflow_id: rest.workflowId,
-    trigger: rest.trigger,
-    input: rest.input,
-    workflow_version: rest.workflowVersion,
-    parent_execution_id: rest.parentExecutionId,
-    parent_node_id: rest.parentNodeId,
-    depth: rest.depth,
-    retry_of: rest.retryOf,
-    graph: rest.graph,
-    secret_key_id: sealedKeyId(rest.graph.nodes),
-    started_at: rest.startedAt,
-    deadline_at: rest.deadlineAt,
-    ...changesDoc({ ...rest, nodeExecutions, inFlight }),
-    status: rest.status,
-    started_event: rest.startedEvent,
-    credit_pending: rest.creditPending || undefined,
-    lease_owner: lease.owner,
-    lease_until: lease.until,
-    claims: 0,
-  });
-}
+/** The engine's checkpointer names the changes of a write by this module. */
+export type { ExecutionChanges } from '../domain/execution.types.js';
 
 /** What a summary list leaves out (the per-node results, input and graph can be large). */
 const SUMMARY_PROJECTION = { graph: 0, node_executions: 0, input: 0, output: 0 } as const;
-
-/** What a run's write may change. */
-export type ExecutionChanges = Partial<
-  Pick<
-    Execution,
-    | 'status'
-    | 'nodeExecutions'
-    | 'inFlight'
-    | 'output'
-    | 'error'
-    | 'failedNodeId'
-    | 'completedAt'
-    | 'durationMs'
-    | 'startedEvent'
-  >
->;
-
-/** An execution read for re-sealing, with the key id stored beside its snapshot (if any). */
-export interface SealedSnapshot {
-  execution: Execution;
-  keyId: string | undefined;
-}
 
 /**
  * Executions. Queries from the API are scoped by tenant; the engine's lease operations address one
@@ -141,24 +24,29 @@ export interface SealedSnapshot {
  */
 export class ExecutionRepository {
   readonly model: Model<ExecutionDocument>;
-  private readonly collection: Collection<ExecutionDocument>;
+  /** Leases, their renewal and takeover (the engine's LeaseStore). */
+  readonly leases: ExecutionLeaseRepository;
 
   private readonly inserts = new GroupCommit<ExecutionDocument, void>((_key, docs) =>
     insertEach(this.collection, docs),
   );
-  /** Runs settled while an earlier mark was in flight are marked together: one update. */
-  private readonly credited = new GroupCommit<string, void>(async (_key, ids) => {
-    await this.collection.updateMany({ _id: { $in: ids } }, { $unset: { credit_pending: '' } });
-    return ids.map(() => undefined);
-  });
+  /** Runs whose credit is not settled yet, for the settle job. */
+  private readonly credits: CreditDueRepository;
 
   constructor(connection: Connection) {
     this.model = executionModel(connection);
-    this.collection = this.model.collection as unknown as Collection<ExecutionDocument>;
+    this.leases = new ExecutionLeaseRepository(connection);
+    this.credits = new CreditDueRepository(connection);
   }
 
+  private get collection() {
+    return documentsOf<ExecutionDocument>(this.model);
+  }
+
+  /** Builds the indexes, and gives executions of older releases their due and credit entries. */
   async init(): Promise<void> {
-    await this.model.init();
+    await Promise.all([this.model.init(), this.leases.dueModel.init(), this.credits.model.init()]);
+    await Promise.all([this.leases.addMissingDueEntries(), this.credits.moveFlags()]);
   }
 
   /**
@@ -166,14 +54,19 @@ export class ExecutionRepository {
    * go out together as one insertMany (a group commit: under load, one round trip for many runs).
    */
   async insert(execution: Execution, lease: Lease, session?: ClientSession): Promise<void> {
-    const doc = toExecutionDoc(execution, lease);
+    const doc = fromExecution(execution, lease);
+    // The entries first: a crash after the insert leaves the run to the takeover and the settle job.
+    await Promise.all([
+      this.leases.willRun(execution, lease, session),
+      execution.creditPending ? this.credits.willCharge(execution, session) : undefined,
+    ]);
     if (session) await this.collection.insertOne(doc, { session });
     else await this.inserts.submit('', doc);
   }
 
   /** Which of these executions are stored (across tenants: schedule claim recovery). */
   async existing(ids: string[]): Promise<Set<string>> {
-    const docs = await this.collection.find({ _id: { $in: ids } } as never, { projection: { _id: 1 } }).toArray();
+    const docs = await this.collection.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray();
     return new Set(docs.map((d) => d._id));
   }
 
@@ -238,50 +131,21 @@ export class ExecutionRepository {
     options: { clearInFlight?: boolean; releaseLease?: boolean } = {},
     session?: ClientSession,
   ): Promise<boolean> {
-    const set: Partial<ExecutionDocument> = changesDoc(changes);
+    const set: Partial<ExecutionDocument> = fromChanges(changes);
     if (options.releaseLease) set.lease_owner = null;
     const update: Record<string, unknown> = { $set: set };
     if (options.clearInFlight) update.$unset = { in_flight: '' };
     // lease_owner is cleared when an execution ends or is cancelled, so owning it implies running.
     const result = await this.collection.updateOne({ _id: execution.id, lease_owner: owner }, update, { session });
+    if (result.matchedCount > 0 && options.releaseLease) await this.leases.ended(execution.id, session);
     return result.matchedCount > 0;
   }
 
-  /** Extends the leases of the executions this replica runs; answers the ids it still owns. */
-  async renewLeases(owner: string, ids: string[], until: Date): Promise<Set<string>> {
-    const result = await this.collection.updateMany(
-      { _id: { $in: ids }, lease_owner: owner, status: 'running' },
-      { $set: { lease_until: until } },
-    );
-    if (result.matchedCount === ids.length) return new Set(ids);
-    const owned = await this.collection
-      .find({ _id: { $in: ids }, lease_owner: owner, status: 'running' }, { projection: { _id: 1 } })
-      .toArray();
-    return new Set(owned.map((d) => d._id));
-  }
-
-  /** Takes over one running execution whose lease has expired (a crashed replica's, or one left queued). */
-  async claimExpired(
-    owner: string,
-    now: Date,
-    until: Date,
-  ): Promise<{ execution: Execution; claims: number } | undefined> {
-    const doc = await this.collection.findOneAndUpdate(
-      { status: 'running', lease_until: { $lt: now } },
-      { $set: { lease_owner: owner, lease_until: until }, $inc: { claims: 1 } },
-      { sort: { lease_until: 1 }, returnDocument: 'after' },
-    );
-    return doc ? { execution: toExecution(doc), claims: doc.claims } : undefined;
-  }
-
-  /** Gives up executions this replica runs (shutdown), so another replica can take them at once. */
-  async releaseLeases(owner: string, ids: string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await this.collection.updateMany(
-      { _id: { $in: ids }, lease_owner: owner, status: 'running' },
-      { $set: { lease_owner: null, lease_until: new Date(0) } },
-    );
-  }
+  claimExpired: ExecutionLeaseRepository['claimExpired'] = (owner, now, until) =>
+    this.leases.claimExpired(owner, now, until);
+  renewLeases: ExecutionLeaseRepository['renewLeases'] = (owner, ids, until) =>
+    this.leases.renewLeases(owner, ids, until);
+  releaseLeases: ExecutionLeaseRepository['releaseLeases'] = (owner, ids) => this.leases.releaseLeases(owner, ids);
 
   /**
    * Ends a running execution as cancelled, whoever runs it; undefined when it is not running. A rare
@@ -311,7 +175,9 @@ export class ExecutionRepository {
       },
       { returnDocument: 'after', session },
     );
-    return doc ? toExecution(doc) : undefined;
+    if (!doc) return undefined;
+    await this.leases.ended(id, session);
+    return toExecution(doc);
   }
 
   async statusCounts(tenantId: string, workflowId: string): Promise<StatusCounts> {
@@ -348,7 +214,7 @@ export class ExecutionRepository {
       .lean<ExecutionDocument[]>()
       .cursor();
     for await (const found of cursor) {
-      const doc = found as unknown as ExecutionDocument;
+      const doc: ExecutionDocument = found;
       yield { execution: toExecution(doc), keyId: doc.secret_key_id };
     }
   }
@@ -365,7 +231,7 @@ export class ExecutionRepository {
         _id: execution.id,
         tenant_id: execution.tenantId,
         secret_key_id: snapshot.keyId ?? { $exists: false },
-      } as never,
+      },
       keyId === undefined
         ? { $set: { 'graph.nodes': nodes }, $unset: { secret_key_id: '' } }
         : { $set: { 'graph.nodes': nodes, secret_key_id: keyId } },
@@ -377,23 +243,14 @@ export class ExecutionRepository {
     await this.collection.deleteMany({ tenant_id: tenantId, workflow_id: workflowId });
   }
 
-  /**
-   * Runs whose credit is not settled yet, oldest first (all tenants: the settle job works for
-   * everyone). Only ids and tenants: the job needs nothing else. The `_id` range (every id) gives
-   * the query the keys of its unique index, the only kind the local stand-in builds and uses.
-   */
-  async pendingCredits(limit: number): Promise<Array<Pick<Execution, 'id' | 'tenantId'>>> {
-    const docs = await this.collection
-      .find({ credit_pending: true, _id: { $gt: '' } }, { projection: { _id: 1, tenant_id: 1 } })
-      .sort({ _id: 1 })
-      .limit(limit)
-      .toArray();
-    return docs.map((d) => ({ id: d._id, tenantId: d.tenant_id }));
+  /** Runs whose credit is not settled yet, oldest first (all tenants: the settle job's page). */
+  pendingCredits(limit: number): Promise<Array<Pick<Execution, 'id' | 'tenantId'>>> {
+    return this.credits.pending(limit);
   }
 
   /** The run's credit is settled: it leaves the settle job's list. */
-  async markCredited(id: string): Promise<void> {
-    await this.credited.submit('', id);
+  markCredited(id: string): Promise<void> {
+    return this.credits.credited(id);
   }
 
   /**

@@ -42,10 +42,14 @@ export interface ExecutionDocument {
   started_event: boolean;
   /** The replica that runs the execution; null while none does (queued, finished, handed back). */
   lease_owner?: string | null;
-  lease_until?: Date;
+  /** When the lease ends unless renewed (epoch: free for any replica at once). */
+  lease_until: Date;
   /** How often a replica took the execution over after its lease expired. */
   claims: number;
-  /** Set while the run's credit is not settled; removed once identity confirmed the settle. */
+  /**
+   * Set by older releases while the run's credit was not settled: moved to a credit_due entry at
+   * start (credit-due.repository.ts).
+   */
   credit_pending?: boolean;
 }
 
@@ -76,7 +80,7 @@ const executionSchema = new Schema(
     deadline_at: { type: Date, required: true },
     started_event: { type: Boolean, default: false },
     lease_owner: String,
-    lease_until: Date,
+    lease_until: { type: Date, required: true },
     claims: { type: Number, default: 0 },
     credit_pending: Boolean,
   },
@@ -90,21 +94,19 @@ executionSchema.index({ _id: 1, lease_owner: 1 }, { unique: true });
 executionSchema.index({ tenant_id: 1, workflow_id: 1, started_at: -1 });
 // A tenant's executions in flight (the admission check of a manual execute).
 executionSchema.index({ tenant_id: 1, status: 1 });
-// The poller: running executions whose lease expired.
-executionSchema.index({ status: 1, lease_until: 1 });
+// The lease takeover's compare-and-set, on exactly these keys (execution-lease.repository.ts): an
+// index lookup on the stand-in too. It finds its candidates in execution_due, not here.
+executionSchema.index({ _id: 1, status: 1, lease_until: 1 }, { unique: true });
 // The children of a parent (cancel cascade); only child runs have the field.
 executionSchema.index({ parent_execution_id: 1 }, { sparse: true });
 // Retention pruning.
 executionSchema.index({ completed_at: 1 });
 // Re-sealing after a key rotation: the executions whose header values are under a retired key.
 executionSchema.index({ secret_key_id: 1 }, { sparse: true });
-// The settle job: runs whose credit is not settled, by {credit_pending: true, _id > ''}. Unique
-// and ending in _id, so the local stand-in (unique indexes only) serves it without a scan too.
-executionSchema.index({ credit_pending: 1, _id: 1 }, { unique: true });
 
 export function executionModel(connection: Connection): Model<ExecutionDocument> {
   return (
     (connection.models.Execution as Model<ExecutionDocument>) ??
-    connection.model<ExecutionDocument>('Execution', executionSchema as never)
+    connection.model<ExecutionDocument>('Execution', executionSchema)
   );
 }

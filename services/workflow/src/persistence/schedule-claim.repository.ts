@@ -1,5 +1,5 @@
-import { insertEach, isDuplicateKeyError } from '@agentplatform/service-kit';
-import type { Collection, Connection, Model } from 'mongoose';
+import { documentsOf, insertEach, isDuplicateKeyError } from '@agentplatform/service-kit';
+import type { Connection, Model } from 'mongoose';
 import type { ClaimState, ScheduleClaim } from '../domain/schedule-claim.types.js';
 import { claimModel, type ClaimDocument } from './schedule-claim.schema.js';
 
@@ -20,7 +20,7 @@ function toClaim(doc: ClaimDocument): ScheduleClaim {
   };
 }
 
-function toClaimDoc(claim: ScheduleClaim): ClaimDocument {
+function fromClaim(claim: ScheduleClaim): ClaimDocument {
   return {
     _id: claim.id,
     tenant_id: claim.tenantId,
@@ -37,11 +37,13 @@ function toClaimDoc(claim: ScheduleClaim): ClaimDocument {
 
 export class ScheduleClaimRepository {
   readonly model: Model<ClaimDocument>;
-  private readonly collection: Collection<ClaimDocument>;
 
   constructor(connection: Connection) {
     this.model = claimModel(connection);
-    this.collection = this.model.collection as unknown as Collection<ClaimDocument>;
+  }
+
+  private get collection() {
+    return documentsOf<ClaimDocument>(this.model);
   }
 
   async init(): Promise<void> {
@@ -51,7 +53,7 @@ export class ScheduleClaimRepository {
   /** Inserts the claims in one round trip; answers, per claim, whether this call won it. */
   async claim(claims: ScheduleClaim[]): Promise<boolean[]> {
     if (claims.length === 0) return [];
-    const results = await insertEach(this.collection, claims.map(toClaimDoc));
+    const results = await insertEach(this.collection, claims.map(fromClaim));
     return results.map((error) => {
       if (error === undefined) return true;
       if (isDuplicateKeyError(error)) return false;
@@ -61,14 +63,17 @@ export class ScheduleClaimRepository {
 
   async settle(ids: string[], state: Exclude<ClaimState, 'starting'>, error?: string): Promise<void> {
     if (ids.length === 0) return;
-    await this.collection.updateMany({ _id: { $in: ids } } as never, { $set: { state, ...(error ? { error } : {}) } });
+    await this.collection.updateMany({ _id: { $in: ids } }, { $set: { state, ...(error ? { error } : {}) } });
   }
 
   /** Whether the workflow has a run being started (pause and delete wait for it). */
   async startingFor(workflowId: string): Promise<boolean> {
-    const found = await this.collection.findOne({ workflow_id: workflowId, state: 'starting' } as never, {
-      projection: { _id: 1 },
-    });
+    const found = await this.collection.findOne(
+      { workflow_id: workflowId, state: 'starting' },
+      {
+        projection: { _id: 1 },
+      },
+    );
     return found !== null;
   }
 
@@ -78,12 +83,12 @@ export class ScheduleClaimRepository {
    */
   async takeOverStale(owner: string, staleBefore: Date, now: Date): Promise<ScheduleClaim | undefined> {
     const candidates = await this.collection
-      .find({ state: 'starting', claimed_at: { $lt: staleBefore } } as never)
+      .find({ state: 'starting', claimed_at: { $lt: staleBefore } })
       .limit(20)
       .toArray();
     for (const candidate of candidates) {
       const result = await this.collection.updateOne(
-        { _id: candidate._id, claimed_at: candidate.claimed_at, state: 'starting' } as never,
+        { _id: candidate._id, claimed_at: candidate.claimed_at, state: 'starting' },
         { $set: { owner, claimed_at: now } },
       );
       if (result.modifiedCount === 1) {
@@ -93,13 +98,8 @@ export class ScheduleClaimRepository {
     return undefined;
   }
 
-  async get(id: string): Promise<ScheduleClaim | undefined> {
-    const doc = await this.collection.findOne({ _id: id } as never);
-    return doc ? toClaim(doc) : undefined;
-  }
-
   async deleteExpired(now: Date): Promise<number> {
-    const result = await this.collection.deleteMany({ expires_at: { $lt: now } } as never);
+    const result = await this.collection.deleteMany({ expires_at: { $lt: now } });
     return result.deletedCount;
   }
 }

@@ -1,9 +1,8 @@
 import { DomainError } from '@agentplatform/service-kit';
-import type { ExecutionRepository } from '../persistence/execution.repository.js';
-import type { UseCaseDeps } from './deps.js';
+import type { ExecutionStore, UseCaseDeps } from './deps.js';
 
 type Deps = Pick<UseCaseDeps, 'credits' | 'logger'> & {
-  executions: Pick<ExecutionRepository, 'pendingCredits' | 'markCredited'>;
+  executions: Pick<ExecutionStore, 'pendingCredits' | 'markCredited'>;
 };
 
 /** Identity could not answer (unreachable, shed, timed out): worth another try later. */

@@ -3,7 +3,7 @@ import type { AgentDirectory } from '../clients/agents.client.js';
 import { validateGraph } from '../domain/graph.js';
 import { closestTicksUnder, scheduleOf } from '../domain/schedule.js';
 import { CHILD_NODE_TYPES, type WorkflowGraph } from '../domain/workflow.types.js';
-import type { WorkflowRepository } from '../persistence/workflow.repository.js';
+import type { WorkflowStore } from './deps.js';
 
 export const NAME_MAX = 200;
 export const DESCRIPTION_MAX = 5_000;
@@ -25,7 +25,7 @@ export function checkDescription(description: string | undefined, issues: FieldI
 
 /** What composition checks need: the tenant's workflows, and the id of the workflow being updated. */
 export interface CompositionCheck {
-  workflows: Pick<WorkflowRepository, 'get'>;
+  workflows: Pick<WorkflowStore, 'get'>;
   selfId?: string;
 }
 

@@ -1,4 +1,13 @@
-import { waitFor, type Http } from '@agentplatform/testing';
+import {
+  EventTap,
+  newTenant,
+  Receiver,
+  startPlatform,
+  waitFor,
+  type ApiResponse,
+  type Http,
+  type Platform,
+} from '@agentplatform/testing';
 
 /** Waits until an execution has left `running` and answers it. */
 export async function finished(http: Http, workflowId: string, executionId: string, timeoutMs = 30_000): Promise<any> {
@@ -21,4 +30,81 @@ export function hookIdOf(workflow: { webhook_url: string }): string {
   const match = /\/hooks\/(hk_[0-9A-Za-z]{32})(?:\/|$)/.exec(workflow.webhook_url);
   if (!match) throw new Error(`no hook id in ${workflow.webhook_url}`);
   return match[1]!;
+}
+
+/** A webhook-triggered graph that routes by `input.body.amount`: the gateway suites' usual workflow. */
+export const branching = {
+  name: 'Order router',
+  description: 'Routes orders by amount',
+  nodes: [
+    { id: 'hook', type: 'webhook', config: { path: 'orders' } },
+    {
+      id: 'check',
+      type: 'condition',
+      config: { rules: [{ if: 'input.body.amount > 100', goto: 'big' }, { else: 'small' }] },
+    },
+    {
+      id: 'big',
+      type: 'transform',
+      config: { fields: { size: '"big"', amount: 'input.body.amount', doubled: 'input.body.amount * 2' } },
+    },
+    { id: 'small', type: 'transform', config: { fields: { size: '"small"', amount: 'input.body.amount' } } },
+  ],
+  edges: [
+    { source: 'hook', target: 'check' },
+    { source: 'check', target: 'big' },
+    { source: 'check', target: 'small' },
+  ],
+};
+
+/** What the gateway suites work with: a platform, a tenant, an HTTP receiver and the events on Kafka. */
+export interface GatewayWorkflows {
+  platform: Platform;
+  http: Http;
+  tenantId: string;
+  receiver: Receiver;
+  tap: EventTap;
+  /** Creates a workflow, expecting 201, and answers it. */
+  create(body: Record<string, unknown>): Promise<any>;
+  execute(workflowId: string, input: Record<string, unknown>, async?: boolean): Promise<ApiResponse>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts identity, agent-memory and workflow behind the gateway, a tenant, a Receiver and an
+ * EventTap (its consumer group named `label`), for `suiteFixture`.
+ */
+export async function startGatewayWorkflows(label: string): Promise<GatewayWorkflows> {
+  const platform = await startPlatform({ services: ['identity', 'agent-memory', 'workflow'] });
+  let receiver: Receiver | undefined;
+  let tap: EventTap | undefined;
+  const stop = async () => {
+    await tap?.stop();
+    await receiver?.close();
+    await platform.stop();
+  };
+  try {
+    receiver = await Receiver.start();
+    tap = await EventTap.start(platform, label);
+    const tenant = await newTenant(platform);
+    const http = tenant.http;
+    return {
+      platform,
+      http,
+      tenantId: tenant.user.tenantId,
+      receiver,
+      tap,
+      async create(body) {
+        const res = await http.post('/api/v1/workflows', body);
+        expect(res.status).toBe(201);
+        return res.body;
+      },
+      execute: (workflowId, input, async = false) =>
+        http.post(`/api/v1/workflows/${workflowId}/execute`, { input, async }),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }

@@ -37,7 +37,7 @@ function requireTenant(tenantId: string): string {
   return tenantId;
 }
 
-function nodesFrom(nodes: workflowV1.Node[]): WorkflowNode[] {
+function fromNodes(nodes: workflowV1.Node[]): WorkflowNode[] {
   return nodes.map((n) => ({
     id: n.id,
     type: n.type,
@@ -47,11 +47,11 @@ function nodesFrom(nodes: workflowV1.Node[]): WorkflowNode[] {
   }));
 }
 
-function edgesFrom(edges: workflowV1.Edge[]): WorkflowEdge[] {
+function fromEdges(edges: workflowV1.Edge[]): WorkflowEdge[] {
   return edges.map((e) => ({ source: e.source, target: e.target }));
 }
 
-function nodeToProto(n: WorkflowNode): workflowV1.Node {
+function toNode(n: WorkflowNode): workflowV1.Node {
   return {
     id: n.id,
     type: n.type,
@@ -61,7 +61,7 @@ function nodeToProto(n: WorkflowNode): workflowV1.Node {
   };
 }
 
-function workflowToProto(
+function toWorkflow(
   w: Workflow,
   extra: { statistics?: WorkflowStatistics; lastRunAt?: Date } = {},
 ): workflowV1.Workflow {
@@ -73,7 +73,7 @@ function workflowToProto(
     status: w.status,
     triggerType: triggerType(w),
     // Header values never leave the service, sealed or not: answers show `"[set]"`.
-    nodes: maskHeaders(w.nodes).map(nodeToProto),
+    nodes: maskHeaders(w.nodes).map(toNode),
     edges: w.edges,
     webhookPath: webhookPath(w),
     statistics: extra.statistics
@@ -91,7 +91,7 @@ function workflowToProto(
   };
 }
 
-function nodeExecutionToProto(n: NodeExecution): workflowV1.NodeExecution {
+function toNodeExecution(n: NodeExecution): workflowV1.NodeExecution {
   return {
     nodeId: n.nodeId,
     status: n.status,
@@ -103,7 +103,7 @@ function nodeExecutionToProto(n: NodeExecution): workflowV1.NodeExecution {
   };
 }
 
-function executionToProto(e: Execution): workflowV1.Execution {
+function toExecution(e: Execution): workflowV1.Execution {
   return {
     executionId: e.id,
     workflowId: e.workflowId,
@@ -113,7 +113,7 @@ function executionToProto(e: Execution): workflowV1.Execution {
     startedAt: e.startedAt.toISOString(),
     completedAt: e.completedAt?.toISOString(),
     durationMs: e.durationMs,
-    nodeExecutions: (e.nodeExecutions ?? []).map(nodeExecutionToProto),
+    nodeExecutions: (e.nodeExecutions ?? []).map(toNodeExecution),
     output: e.output,
     error: e.error,
     failedNodeId: e.failedNodeId,
@@ -137,7 +137,7 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
       executionId: execution.id,
       workflowId: execution.workflowId,
       responseMode,
-      execution: responseMode === 'last_node' ? executionToProto(execution) : undefined,
+      execution: responseMode === 'last_node' ? toExecution(execution) : undefined,
     };
   }
 
@@ -147,15 +147,15 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
         tenantId: requireTenant(req.tenantId),
         name: req.name,
         description: req.description,
-        nodes: nodesFrom(req.nodes),
-        edges: edgesFrom(req.edges),
+        nodes: fromNodes(req.nodes),
+        edges: fromEdges(req.edges),
         plan: req.plan,
       });
-      return workflowToProto(workflow);
+      return toWorkflow(workflow);
     },
     async getWorkflow(req) {
       const details = await getWorkflow(deps, { tenantId: requireTenant(req.tenantId), workflowId: req.workflowId });
-      return workflowToProto(details.workflow, details);
+      return toWorkflow(details.workflow, details);
     },
     async listWorkflows(req) {
       const result = await listWorkflows(deps, {
@@ -165,7 +165,7 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
         status: req.status,
       });
       return {
-        items: result.items.map((i) => workflowToProto(i.workflow, { lastRunAt: i.lastRunAt })),
+        items: result.items.map((i) => toWorkflow(i.workflow, { lastRunAt: i.lastRunAt })),
         total: result.total,
         page: result.page,
         perPage: result.perPage,
@@ -177,18 +177,18 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
         workflowId: req.workflowId,
         name: req.name,
         description: req.description,
-        nodes: req.replaceNodes ? nodesFrom(req.nodes) : undefined,
-        edges: req.replaceEdges ? edgesFrom(req.edges) : undefined,
+        nodes: req.replaceNodes ? fromNodes(req.nodes) : undefined,
+        edges: req.replaceEdges ? fromEdges(req.edges) : undefined,
         plan: req.plan,
       });
-      return workflowToProto(workflow);
+      return toWorkflow(workflow);
     },
     async deleteWorkflow(req) {
       await deleteWorkflow(deps, { tenantId: requireTenant(req.tenantId), workflowId: req.workflowId });
       return { deleted: true };
     },
     async pauseWorkflow(req) {
-      return workflowToProto(
+      return toWorkflow(
         await changeWorkflowStatus(deps, {
           tenantId: requireTenant(req.tenantId),
           workflowId: req.workflowId,
@@ -197,7 +197,7 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
       );
     },
     async resumeWorkflow(req) {
-      return workflowToProto(
+      return toWorkflow(
         await changeWorkflowStatus(deps, {
           tenantId: requireTenant(req.tenantId),
           workflowId: req.workflowId,
@@ -206,9 +206,7 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
       );
     },
     async rotateHook(req) {
-      return workflowToProto(
-        await rotateHook(deps, { tenantId: requireTenant(req.tenantId), workflowId: req.workflowId }),
-      );
+      return toWorkflow(await rotateHook(deps, { tenantId: requireTenant(req.tenantId), workflowId: req.workflowId }));
     },
     async executeWorkflow(req) {
       const execution = await executeWorkflow(deps, {
@@ -219,7 +217,7 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
         waitMs: req.waitMs,
         depth: req.depth,
       });
-      return executionToProto(execution);
+      return toExecution(execution);
     },
     triggerHook: (req) => hook(req),
     resolveHook: async (req) => ({ workflowId: (await resolveHook(deps, req)).id }),
@@ -254,7 +252,7 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
       }
     },
     async getExecution(req) {
-      return executionToProto(
+      return toExecution(
         await getExecution(deps, {
           tenantId: requireTenant(req.tenantId),
           workflowId: req.workflowId,
@@ -269,13 +267,13 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
         limit: req.limit,
         status: req.status,
       });
-      return { items: result.items.map(executionToProto), total: result.total };
+      return { items: result.items.map(toExecution), total: result.total };
     },
     async retryExecution(req) {
       if (req.version !== '' && req.version !== 'failed' && req.version !== 'current') {
         throw ValidationError.field('version', "must be 'failed' or 'current'");
       }
-      return executionToProto(
+      return toExecution(
         await retryExecution(deps, {
           tenantId: requireTenant(req.tenantId),
           executionId: req.executionId,
@@ -284,7 +282,7 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
       );
     },
     async cancelExecution(req) {
-      return executionToProto(
+      return toExecution(
         await cancelExecution(deps, {
           tenantId: requireTenant(req.tenantId),
           workflowId: req.workflowId,

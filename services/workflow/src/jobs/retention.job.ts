@@ -1,5 +1,4 @@
 import type { ServiceRuntime } from '@agentplatform/service-kit';
-import type { ScheduleClaimRepository } from '../persistence/schedule-claim.repository.js';
 
 /**
  * Prunes old executions periodically (EXECUTION_RETENTION_DAYS, each workflow's newest
@@ -13,7 +12,7 @@ export function startRetentionJob(
   prune: () => Promise<number>,
   retentionDays: number,
   intervalMs: number,
-  claims?: ScheduleClaimRepository,
+  claims?: { deleteExpired(now: Date): Promise<number> },
 ): void {
   let running: Promise<void> | undefined;
   const tick = () => {

@@ -25,7 +25,7 @@ const SUMMARY_PROJECTION = { graph: 0, node_executions: 0, input: 0, output: 0 }
 export class ExecutionRepository {
   readonly model: Model<ExecutionDocument>;
   /** Leases, their renewal and takeover (the engine's LeaseStore). */
-  readonly leases: ExecutionLeaseRepository;
+  private readonly leases: ExecutionLeaseRepository;
 
   private readonly inserts = new GroupCommit<ExecutionDocument, void>((_key, docs) =>
     insertEach(this.collection, docs),

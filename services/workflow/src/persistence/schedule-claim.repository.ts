@@ -3,8 +3,6 @@ import type { Connection, Model } from 'mongoose';
 import type { ClaimState, ScheduleClaim } from '../domain/schedule-claim.types.js';
 import { claimModel, type ClaimDocument } from './schedule-claim.schema.js';
 
-export type { ClaimState, ScheduleClaim } from '../domain/schedule-claim.types.js';
-
 function toClaim(doc: ClaimDocument): ScheduleClaim {
   return {
     id: doc._id,

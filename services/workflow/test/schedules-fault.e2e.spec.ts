@@ -62,19 +62,9 @@ describe('schedules survive a killed replica', () => {
 
   it('takes over a claim a dead replica left unstarted, and starts its execution once', async () => {
     const id = await createActive(setup.http, scheduleWorkflow('0 0 1 1 *'));
-    const db = setup.mongo.db(setup.platform.database('workflow'));
-    const claims = db.collection('schedule_claims');
+    const claims = setup.mongo.db(setup.platform.database('workflow')).collection('schedule_claims');
     const now = Date.now();
-    // What a replica killed between its claim and its run leaves behind: a claim in `starting`,
-    // and its entry in claim_due (written first).
-    const leave = async (claim: ReturnType<typeof stale>) => {
-      await db.collection('claim_due').insertOne({
-        _id: claim._id,
-        workflow_id: claim.workflow_id,
-        claimed_at: claim.claimed_at,
-      });
-      await claims.insertOne(claim);
-    };
+    // What a replica killed between its claim and its run leaves behind: a claim in `starting`.
     const stale = (tick: number, executionId: string) => ({
       _id: `${id}@${tick}` as never,
       tenant_id: setup.tenantId,
@@ -87,7 +77,7 @@ describe('schedules survive a killed replica', () => {
       expires_at: new Date(now + 86_400_000),
     });
     const lost = newId('exe');
-    await leave(stale(now - 61_000, lost));
+    await claims.insertOne(stale(now - 61_000, lost));
 
     const taken = await waitFor(
       async () => {
@@ -103,7 +93,7 @@ describe('schedules survive a killed replica', () => {
     expect(run.body).toMatchObject({ trigger: 'schedule', input: { source: 'clock' } });
 
     // A claim whose execution was stored before the replica died is settled without a second run.
-    await leave(stale(now - 62_000, lost));
+    await claims.insertOne(stale(now - 62_000, lost));
     await waitFor(async () => (await claims.findOne({ _id: `${id}@${now - 62_000}` as never }))?.state === 'started', {
       timeoutMs: 30_000,
       what: 'the second stale claim to settle',

@@ -3,10 +3,8 @@ import { declaredIndexes, recordQueryShapes, servingIndex } from '@agentplatform
 import { suiteFixture } from '@agentplatform/testing';
 import type { Execution } from '../src/domain/execution.types';
 import { NO_LEASE } from '../src/domain/lease';
-import type { ScheduleClaim } from '../src/domain/schedule-claim.types';
 import type { Workflow } from '../src/domain/workflow.types';
 import { ExecutionRepository } from '../src/persistence/execution.repository';
-import { ScheduleClaimRepository } from '../src/persistence/schedule-claim.repository';
 import { startWorkflowStore } from './store.support';
 
 const MINUTE = 60_000;
@@ -225,68 +223,5 @@ describe('due work: lease takeover, schedules and settles without a scan', () =>
     expect(await entries.countDocuments({ _id: 'wf_due_a' as never })).toBe(0);
     await workflows.update('ten_1', 'wf_due_a', { nextRunAt: tick, status: 'active', updatedAt: new Date() });
     expect((await workflows.due(now, 500)).map((w) => w.id)).toEqual(['wf_due_a']);
-  });
-
-  it('recovers each claim a dead replica left starting exactly once, and waits only for those', async () => {
-    const { connection } = store;
-    const other = await mongoose.createConnection(process.env.MONGODB_URI!, { dbName: connection.name }).asPromise();
-    try {
-      const claims = new ScheduleClaimRepository(connection);
-      const replica = new ScheduleClaimRepository(other);
-      await claims.init();
-      const old = new Date(Date.now() - MINUTE);
-      const claim = (id: string, workflowId: string): ScheduleClaim => ({
-        id,
-        tenantId: 'ten_1',
-        workflowId,
-        tickAt: old,
-        executionId: `exe_${id}`,
-        state: 'starting',
-        owner: 'dead-replica',
-        claimedAt: old,
-        expiresAt: new Date(Date.now() + DAY),
-      });
-      expect(await claims.claim([claim('c1', 'wf_c'), claim('c2', 'wf_c'), claim('c3', 'wf_d')])).toEqual([
-        true,
-        true,
-        true,
-      ]);
-      // Another replica's claim of the same tick loses, and adds no second entry.
-      expect(await replica.claim([claim('c1', 'wf_c')])).toEqual([false]);
-      await claims.settle(['c3'], 'started');
-      expect(await claims.startingFor('wf_c')).toBe(true);
-      expect(await claims.startingFor('wf_d')).toBe(false);
-
-      const seen = recordQueryShapes(connection);
-      const staleBefore = new Date(Date.now() - 10_000);
-      const takeAll = async (repo: ScheduleClaimRepository, owner: string) => {
-        const taken: string[] = [];
-        for (;;) {
-          const got = await repo.takeOverStale(owner, staleBefore, new Date());
-          if (!got) return taken;
-          taken.push(got.id);
-        }
-      };
-      const taken = (await Promise.all([takeAll(claims, 'a'), takeAll(replica, 'b')])).flat();
-      connection.set('debug', false);
-      expect(taken.sort()).toEqual(['c1', 'c2']);
-
-      const calls = verdicts(connection, seen);
-      expect(calls).toEqual(
-        expect.arrayContaining([
-          'claim_due.find(claimed_at) -> claimed_at,_id',
-          'schedule_claims.find(_id) -> _id (stand-in: index)',
-          'schedule_claims.updateOne(_id,claimed_at,state) -> _id (stand-in: index)',
-        ]),
-      );
-      expect(calls.filter((c) => !c.startsWith('claim_due.find('))).toEqual(
-        calls.filter((c) => c.endsWith('(stand-in: index)')),
-      );
-      await claims.settle(['c1', 'c2'], 'started');
-      expect(await claims.startingFor('wf_c')).toBe(false);
-      expect(await connection.collection('claim_due').countDocuments()).toBe(0);
-    } finally {
-      await other.close();
-    }
   });
 });

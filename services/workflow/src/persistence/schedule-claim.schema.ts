@@ -30,13 +30,14 @@ const claimSchema = new Schema(
   },
   { collection: 'schedule_claims', versionKey: false },
 );
-// The start's pass that gives claims of older releases left in `starting` their entries
-// (claim-due.schema.ts); recovery itself pages through the entries.
+// Recovery: claims left in `starting` by a replica that died.
 claimSchema.index({ state: 1, claimed_at: 1 });
-// Recovery's takeover writes with a filter on exactly {_id, claimed_at, state}: redundant for MongoDB, but
+// Its takeover writes with a filter on exactly {_id, claimed_at, state}: redundant for MongoDB, but
 // the local stand-in keeps only unique indexes and uses one only when its keys equal the query's,
 // so without it each claim taken over scanned every claim (10,000 a minute in the benchmark).
 claimSchema.index({ _id: 1, claimed_at: 1, state: 1 }, { unique: true });
+// Pause and delete wait for the workflow's starts in flight.
+claimSchema.index({ workflow_id: 1, state: 1 });
 claimSchema.index({ expires_at: 1 }, { expireAfterSeconds: 0 });
 
 export function claimModel(connection: Connection): Model<ClaimDocument> {

@@ -1,14 +1,14 @@
 import { workflowV1 } from '@agentplatform/contracts';
 import { createGrpcClient, openChannel } from '@agentplatform/service-kit';
 import { api, type EventTap, type Http, type Platform, suiteFixture, waitFor } from '@agentplatform/testing';
-import { branching, finished, hookIdOf, startGatewayWorkflows } from './workflows.support';
+import { branching, finished, hookIdOf, startGatewayWorkflows, STARTUP_MS } from './workflows.support';
 
 /**
  * Inbound hooks, and the history, statistics and execution events on Kafka of the runs they and
  * the API start.
  */
 describe('workflow hooks, history and events', () => {
-  const world = suiteFixture(() => startGatewayWorkflows('workflows-hooks'));
+  const world = suiteFixture(() => startGatewayWorkflows('workflows-hooks'), STARTUP_MS);
   let platform: Platform;
   let http: Http;
   let tenantId: string;

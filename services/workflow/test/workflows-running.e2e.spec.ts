@@ -7,14 +7,14 @@ import {
   type Receiver,
   suiteFixture,
 } from '@agentplatform/testing';
-import { branching, byNode, finished, startGatewayWorkflows } from './workflows.support';
+import { branching, byNode, finished, startGatewayWorkflows, STARTUP_MS } from './workflows.support';
 
 /**
  * Workflow runs through the gateway: the node types against real services (an HTTP server this
  * test runs, an agent in agent-memory), retries, timeouts, async runs, cancellation and credits.
  */
 describe('workflow runs through the gateway', () => {
-  const world = suiteFixture(() => startGatewayWorkflows('workflows-running'));
+  const world = suiteFixture(() => startGatewayWorkflows('workflows-running'), STARTUP_MS);
   let platform: Platform;
   let http: Http;
   let receiver: Receiver;

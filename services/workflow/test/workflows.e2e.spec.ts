@@ -1,12 +1,12 @@
 import { api, newTenant, suiteFixture, type Http, type Platform } from '@agentplatform/testing';
-import { branching, hookIdOf, startGatewayWorkflows } from './workflows.support';
+import { branching, hookIdOf, startGatewayWorkflows, STARTUP_MS } from './workflows.support';
 
 /**
  * Workflows through the gateway: every endpoint and state change and each validation rule (the
  * node types, hooks and history are in workflows-running, workflows-hooks).
  */
 describe('workflows through the gateway', () => {
-  const world = suiteFixture(() => startGatewayWorkflows('workflows'));
+  const world = suiteFixture(() => startGatewayWorkflows('workflows'), STARTUP_MS);
   let platform: Platform;
   let http: Http;
 

@@ -70,6 +70,9 @@ export interface GatewayWorkflows {
   stop(): Promise<void>;
 }
 
+/** How long the gateway suites' platform may take to start: agent-memory loads its model, on a shared machine. */
+export const STARTUP_MS = 180_000;
+
 /**
  * Starts identity, agent-memory and workflow behind the gateway, a tenant, a Receiver and an
  * EventTap (its consumer group named `label`), for `suiteFixture`.

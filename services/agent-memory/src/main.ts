@@ -10,6 +10,7 @@ import {
 } from '@agentplatform/service-kit';
 import { grpcWorkflows } from './clients/workflow.client.js';
 import { startChargeRetryJob } from './jobs/charge-retry.job.js';
+import { EmbeddingBacklog } from './jobs/embedding-backlog.js';
 import { loadServiceConfig, type Config } from './config.js';
 import type { EmbeddingProvider } from './embeddings/embedding-provider.js';
 import { LocalEmbeddingProvider } from './embeddings/local-embedding.js';
@@ -21,14 +22,15 @@ import { OpenAiChatProvider } from './llm/openai-chat.provider.js';
 import { AgentRepository } from './persistence/agent.repository.js';
 import { ChatRepository } from './persistence/chat.repository.js';
 import { GroupedAgentReads } from './persistence/grouped-agent-reads.js';
+import { EmbeddingBacklogRepository } from './persistence/embedding-backlog.repository.js';
 import { MemoryRepository } from './persistence/memory.repository.js';
+import { MemoryWriter } from './persistence/memory-writer.js';
 import { MemoryIndexCache } from './search/memory-index-cache.js';
 import { QueryEmbeddings } from './search/query-embeddings.js';
 import { McpTools } from './tools/mcp-tools.js';
 import { agentMemoryService } from './transport/agent-memory.grpc.js';
 import { retryPendingCharges } from './use-cases/chat-credits.js';
 import type { UseCaseDeps } from './use-cases/deps.js';
-import { EmbeddingBacklog } from './use-cases/embedding-backlog.js';
 import { resealToolHeaders } from './use-cases/reseal-tool-headers.js';
 
 function llmProvider(config: Config): LlmProvider {
@@ -78,7 +80,8 @@ async function main(): Promise<void> {
   const agents = new AgentRepository(runtime.mongo);
   const memories = new MemoryRepository(runtime.mongo);
   const chats = new ChatRepository(runtime.mongo, outbox);
-  await Promise.all([agents.init(), memories.init(), chats.init()]);
+  const backlogStore = new EmbeddingBacklogRepository(runtime.mongo);
+  await Promise.all([agents.init(), memories.init(), chats.init(), backlogStore.init()]);
   // Before serving: tool header values under a retired data key, or not yet bound to their origin.
   const resealed = await resealToolHeaders({ agents, box: config.DATA_ENCRYPTION_KEY, logger: runtime.logger });
   if (resealed > 0) runtime.logger.info({ agents: resealed }, 're-encrypted agent tool header values');
@@ -87,7 +90,7 @@ async function main(): Promise<void> {
   runtime.lifecycle.onShutdown('embeddings', () => embedder.close?.() ?? Promise.resolve());
   const index = new MemoryIndexCache(memories, embedder, config.MEMORY_INDEX_CACHE_MAX_ITEMS, runtime.logger);
   const backlog = new EmbeddingBacklog(
-    { memories, agents, embedder, index, logger: runtime.logger, metrics: runtime.metrics },
+    { store: backlogStore, agents, embedder, index, logger: runtime.logger, metrics: runtime.metrics },
     {
       batchSize: config.EMBEDDINGS_BATCH_SIZE,
       leaseMs: config.EMBEDDINGS_LEASE_MS,
@@ -100,9 +103,11 @@ async function main(): Promise<void> {
   runtime.lifecycle.onShutdown('workflow client', () => workflows.close());
   const dispatcher = createGuardedAgent({ allowPrivate: config.ALLOW_PRIVATE_URLS });
   runtime.lifecycle.onShutdown('tool http agent', () => dispatcher.close());
+  const quotas = new QuotaCounter(runtime.mongo);
   const deps: UseCaseDeps = {
     agents,
     memories,
+    memoryWriter: new MemoryWriter({ agents, memories, quotas, index, backlog }),
     chats,
     chatAgents: new GroupedAgentReads(agents),
     outbox,
@@ -111,7 +116,7 @@ async function main(): Promise<void> {
     backlog,
     llm,
     credits,
-    quotas: new QuotaCounter(runtime.mongo),
+    quotas,
     index,
     settings: {
       lexicalWeight: config.SEARCH_LEXICAL_WEIGHT,

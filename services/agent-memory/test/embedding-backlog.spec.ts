@@ -3,14 +3,16 @@ import mongoose, { type Connection } from 'mongoose';
 import { createLogger, Metrics } from '@agentplatform/service-kit';
 import type { MemoryItem } from '../src/domain/memory';
 import type { EmbeddingProvider } from '../src/embeddings/embedding-provider';
+import { EmbeddingBacklog } from '../src/jobs/embedding-backlog';
+import { EmbeddingBacklogRepository } from '../src/persistence/embedding-backlog.repository';
 import { MemoryRepository } from '../src/persistence/memory.repository';
 import { RecordingIndex } from '../src/testing/in-memory';
-import { EmbeddingBacklog } from '../src/use-cases/embedding-backlog';
 
 /**
- * The embedding backlog on the real repository, against the MongoDB-compatible server the jest
+ * The embedding backlog on the real repositories, against the MongoDB-compatible server the jest
  * global setup starts (the stand-in, which scans the collection for any filter that is not a
- * unique index's keys). Every database command is recorded through the driver's monitoring.
+ * unique index's keys). Every database command on the memories is recorded through the driver's
+ * monitoring.
  */
 const PROVIDER = 'test-embedder';
 const TENANT = 'ten_backlog';
@@ -62,6 +64,7 @@ describe('embedding backlog on the database', () => {
   /** The test's own reads, on a connection of their own (not recorded). */
   let observer: Connection;
   let memories: MemoryRepository;
+  let store: EmbeddingBacklogRepository;
   const commands: Command[] = [];
 
   beforeEach(async () => {
@@ -71,7 +74,8 @@ describe('embedding backlog on the database', () => {
       .asPromise();
     observer = await mongoose.createConnection(process.env.MONGODB_URI!, { dbName }).asPromise();
     memories = new MemoryRepository(connection);
-    await memories.init();
+    store = new EmbeddingBacklogRepository(connection);
+    await Promise.all([memories.init(), store.init()]);
     commands.length = 0;
     connection.getClient().on('commandStarted', (event) => {
       const command = event.command as Record<string, unknown>;
@@ -99,10 +103,10 @@ describe('embedding backlog on the database', () => {
     let version = 0;
     return new EmbeddingBacklog(
       {
-        memories,
-        agents: { bumpMemoryVersion: async () => ++version } as never,
+        store,
+        agents: { bumpMemoryVersion: async () => ({ memoryVersion: ++version }) },
         embedder,
-        index: new RecordingIndex() as never,
+        index: new RecordingIndex(),
         logger: createLogger('agent-memory', 'silent'),
         metrics: new Metrics('agent-memory-test'),
       },
@@ -120,35 +124,58 @@ describe('embedding backlog on the database', () => {
     }
   }
 
-  it('drains a burst looking the collection over a few times in all, not once per batch', async () => {
+  it('drains a burst without a query on the memories that is not by primary key but the start-up pass', async () => {
     const count = 400;
     await memories.insertMany(Array.from({ length: count }, (_, n) => item(n)));
     const embedder = recordingEmbedder();
     const loop = backlog(embedder);
     commands.length = 0;
-    const started = Date.now();
     loop.start();
     await untilDrained();
     await loop.stop();
-    const seconds = Math.ceil((Date.now() - started) / 1_000);
+    const during = [...commands];
 
-    // Every item once, with its vector stored.
+    // Every item once, with its vector stored, and no entry left waiting.
     expect(embedder.texts).toHaveLength(count);
     expect(new Set(embedder.texts).size).toBe(count);
     const loaded = await memories.loadAgent(TENANT, AGENT);
     expect(loaded.filter((m) => m.embedding?.provider === PROVIDER)).toHaveLength(count);
+    expect(await observer.collection('memory_embedding_due').countDocuments()).toBe(0);
 
-    // 25 batches. Claims and stores go by primary key (and lease token); what is not by primary
-    // key is the look-up of waiting items and the count of the backlog's size. Before, every
-    // batch made three such queries (80 in this test), each a scan of the whole collection on
-    // the stand-in, as was every item's store until the (embed_token, _id) index.
-    const scans = commands.flatMap((c) => c.filters).filter((f) => !byPrimaryKey(f));
-    // Besides the look-ups when candidates run out, one a second for tenants not among them.
-    expect(scans.length).toBeLessThanOrEqual(5 + seconds);
-    expect(scans.length).toBeLessThan(count / 16 / 2);
+    // 25 batches. The look-ups read the due entries; on the memories, claims and stores go by
+    // primary key (and lease token), and the only other query is the start-up pass for items a
+    // former embedder left (once per start). Before the due entries, every look-up was a scan of
+    // the memories on the stand-in, one a second even when nothing waited.
+    const scans = during.flatMap((c) => c.filters).filter((f) => !byPrimaryKey(f));
+    expect(scans).toEqual([{ 'embedding.provider': { $ne: PROVIDER } }]);
     // Per batch: the claim (an update of each candidate, a read of the claimed) and the store
     // (an update of each, a read of the stored).
-    expect(commands.length).toBeLessThanOrEqual((count / 16) * 4 + 6);
+    expect(during.length).toBeLessThanOrEqual((count / 16) * 4 + 6);
+  });
+
+  it('idles on many embedded items reading only the empty due entries', async () => {
+    const embedded = Array.from({ length: 2_000 }, (_, n) => ({
+      ...item(n),
+      embedding: { provider: PROVIDER, dimension: 3, vector: new Float32Array([1, 0, 0]) },
+    }));
+    await memories.insertMany(embedded);
+    const loop = new EmbeddingBacklog(
+      {
+        store,
+        agents: { bumpMemoryVersion: async () => ({ memoryVersion: 1 }) },
+        embedder: recordingEmbedder(),
+        index: new RecordingIndex(),
+        logger: createLogger('agent-memory', 'silent'),
+        metrics: new Metrics('agent-memory-test'),
+      },
+      { batchSize: 16, leaseMs: 60_000, idlePollMs: 50, yieldMs: 0 },
+    );
+    commands.length = 0;
+    loop.start();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await loop.stop();
+    // About twenty polls in that second: none of them touched the memories after the start-up pass.
+    expect(commands.map((c) => c.name)).toEqual(['find']);
   });
 
   it('embeds every item once with two replicas drawing from the same candidates', async () => {
@@ -168,51 +195,95 @@ describe('embedding backlog on the database', () => {
 
   it('claims by lease token: a taken candidate is skipped, an expired lease is taken over', async () => {
     await memories.insertMany([item(1), item(2), item(3), item(4)]);
-    const now = new Date();
-    const found = await memories.findPending(PROVIDER, 10, now);
-    expect(found.map((c) => c.id)).toEqual(['mem_00001', 'mem_00002', 'mem_00003', 'mem_00004']);
+    const future = () => new Date(Date.now() + 60_000);
+    const found = (await store.findPending(10, new Date())).sort((a, b) => a.id.localeCompare(b.id));
+    expect(ids(found)).toEqual(['mem_00001', 'mem_00002', 'mem_00003', 'mem_00004']);
 
     // Another replica claims mem_00001 after the look-up: this one's claim skips it.
-    expect((await memories.claim([found[0]], PROVIDER, 'other', new Date(Date.now() + 60_000))).length).toBe(1);
-    const mine = await memories.claim(found.slice(0, 2), PROVIDER, 'mine', new Date(Date.now() + 60_000));
-    expect(mine.map((c) => c.id)).toEqual(['mem_00002']);
+    expect((await store.claim([found[0]], PROVIDER, 'other', future())).length).toBe(1);
+    const mine = await store.claim(found.slice(0, 2), PROVIDER, 'mine', future());
+    expect(ids(mine)).toEqual(['mem_00002']);
 
     // A live lease hides an item from the look-up; an expired one shows it with its token, and
     // the claim takes it over from that token only.
-    expect((await memories.findPending(PROVIDER, 10, new Date())).map((c) => c.id)).toEqual(['mem_00003', 'mem_00004']);
-    await memories.claim([found[2]], PROVIDER, 'crashed', new Date(Date.now() - 1));
-    const expired = (await memories.findPending(PROVIDER, 10, new Date())).find((c) => c.id === 'mem_00003');
-    expect(expired).toEqual({ id: 'mem_00003', tenantId: TENANT, length: 'fact number 3'.length, token: 'crashed' });
-    expect(await memories.claim([{ id: 'mem_00003' }], PROVIDER, 'stale', new Date(Date.now() + 60_000))).toEqual([]);
-    const takenOver = await memories.claim([expired!], PROVIDER, 'mine', new Date(Date.now() + 60_000));
-    expect(takenOver.map((c) => c.id)).toEqual(['mem_00003']);
+    expect(ids(await store.findPending(10, new Date()))).toEqual(['mem_00003', 'mem_00004']);
+    await store.claim([found[2]], PROVIDER, 'crashed', new Date(Date.now() - 1));
+    const expired = (await store.findPending(10, new Date())).find((c) => c.id === 'mem_00003');
+    expect(expired).toEqual({
+      id: 'mem_00003',
+      tenantId: TENANT,
+      length: 'fact number 3'.length,
+      token: 'crashed',
+      rev: 'crashed',
+    });
+    expect(await store.claim([{ ...expired!, token: undefined }], PROVIDER, 'stale', future())).toEqual([]);
+    const takenOver = await store.claim([expired!], PROVIDER, 'mine', future());
+    expect(ids(takenOver)).toEqual(['mem_00003']);
 
     // mem_00004 gets its vector through another replica after this one looked it up: claiming
     // it again lets it go and answers nothing to embed.
-    await memories.claim([found[3]], PROVIDER, 'other', new Date(Date.now() + 60_000));
+    await store.claim([found[3]], PROVIDER, 'other', future());
     const vector = { provider: PROVIDER, dimension: 3, vector: new Float32Array([1, 0, 0]) };
-    expect((await memories.storeClaimed('other', [{ id: 'mem_00004', embedding: vector }])).length).toBe(1);
-    expect(await memories.claim([found[3]], PROVIDER, 'mine', new Date(Date.now() + 60_000))).toEqual([]);
-    const raw = await connection.db!.collection('memories').findOne({ _id: 'mem_00004' as never });
+    expect((await store.storeClaimed('other', [{ id: 'mem_00004', embedding: vector }])).length).toBe(1);
+    expect(await store.claim([found[3]], PROVIDER, 'mine', future())).toEqual([]);
+    const raw = await observer
+      .collection<{ _id: string; embed_token?: string }>('memories')
+      .findOne({ _id: 'mem_00004' });
     expect(raw?.embed_token).toBeUndefined();
 
     // Storing needs the token still in place: the lease's holder stores, a former holder does not.
-    expect((await memories.storeClaimed('crashed', [{ id: 'mem_00003', embedding: vector }])).length).toBe(0);
-    expect((await memories.storeClaimed('mine', [{ id: 'mem_00003', embedding: vector }])).length).toBe(1);
+    expect((await store.storeClaimed('crashed', [{ id: 'mem_00003', embedding: vector }])).length).toBe(0);
+    expect((await store.storeClaimed('mine', [{ id: 'mem_00003', embedding: vector }])).length).toBe(1);
+    // The stored items' entries are closed; the claimed ones wait for their lease.
+    const due = observer.collection<{ _id: string }>('memory_embedding_due');
+    expect((await due.find().toArray()).map((e) => e._id).sort()).toEqual(['mem_00001', 'mem_00002']);
+  });
+
+  it('keeps waiting an item whose content changed while a batch held the old content', async () => {
+    await memories.insertMany([item(1)]);
+    const [found] = await store.findPending(10, new Date());
+    expect(await store.claim([found], PROVIDER, 'mine', new Date(Date.now() + 60_000))).toHaveLength(1);
+    await memories.update(TENANT, 'mem_00001', { content: 'a new fact' }, new Date());
+
+    const vector = { provider: PROVIDER, dimension: 3, vector: new Float32Array([1, 0, 0]) };
+    expect(await store.storeClaimed('mine', [{ id: 'mem_00001', embedding: vector }])).toEqual([]);
+    const again = await store.findPending(10, new Date());
+    expect(again).toEqual([
+      { id: 'mem_00001', tenantId: TENANT, length: 'a new fact'.length, rev: expect.any(String) },
+    ]);
+    expect(again[0].rev).not.toBe(found.rev);
+  });
+
+  it('opens an entry at start for every item another embedder left, and drops those of deleted items', async () => {
+    const former = { provider: 'former-embedder', dimension: 3, vector: new Float32Array([0, 1, 0]) };
+    await memories.insertMany([{ ...item(1), embedding: former }, { ...item(2), embedding: former }, item(3)]);
+    expect(ids(await store.findPending(10, new Date()))).toEqual(['mem_00003']);
+    expect(await store.openMissing(PROVIDER, new Date())).toBe(3);
+    expect(ids(await store.findPending(10, new Date()))).toEqual(['mem_00001', 'mem_00002', 'mem_00003']);
+    expect(await store.countPending()).toBe(3);
+
+    await memories.delete(TENANT, 'mem_00002');
+    expect(ids(await store.findPending(10, new Date()))).toEqual(['mem_00001', 'mem_00003']);
+    await memories.deleteAgent(TENANT, AGENT);
+    expect(await store.findPending(10, new Date())).toEqual([]);
   });
 
   it('looks up the waiting items of the tenants it does not hold candidates of', async () => {
     await memories.insertMany([item(1), item(2, 'ten_other'), item(3), item(4, 'ten_third')]);
-    const all = await memories.findPending(PROVIDER, 10, new Date());
+    const all = await store.findPending(10, new Date());
     expect(all.map((c) => [c.id, c.tenantId])).toEqual([
       ['mem_00001', TENANT],
       ['mem_00002', 'ten_other'],
       ['mem_00003', TENANT],
       ['mem_00004', 'ten_third'],
     ]);
-    const others = await memories.findPending(PROVIDER, 10, new Date(), { exceptTenants: [TENANT, 'ten_third'] });
+    const others = await store.findPending(10, new Date(), { exceptTenants: [TENANT, 'ten_third'] });
     expect(others.map((c) => c.id)).toEqual(['mem_00002']);
-    const agent = await memories.findPending(PROVIDER, 10, new Date(), { agent: { tenantId: TENANT, agentId: AGENT } });
+    const agent = await store.findPending(10, new Date(), { agent: { tenantId: TENANT, agentId: AGENT } });
     expect(agent.map((c) => c.id)).toEqual(['mem_00001', 'mem_00003']);
   });
 });
+
+function ids(found: Array<{ id: string }>): string[] {
+  return found.map((c) => c.id).sort();
+}

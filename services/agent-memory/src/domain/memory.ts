@@ -59,3 +59,31 @@ export interface AgentMemory {
   search(query: string, topK: number): Promise<ScoredMemory[]>;
   add(item: { content: string; memoryType?: string; metadata: Record<string, unknown> }): Promise<MemoryItem>;
 }
+
+/** An item waiting for a vector of the current embedder, as a look-up of the backlog finds it. */
+export interface PendingItem {
+  id: string;
+  tenantId: string;
+  /** The content's length in characters (what the backlog estimates the item's model work by). */
+  length: number;
+  /** The item's lease token as last seen (an expired lease's): the claim's compare-and-set. */
+  token?: string;
+  /** The version of the item's backlog entry the look-up read (writes after it are addressed to it). */
+  rev: string;
+}
+
+/** An item claimed by one backlog batch, with its content as it was at the claim. */
+export interface ClaimedItem {
+  id: string;
+  tenantId: string;
+  agentId: string;
+  content: string;
+}
+
+/** What a look-up of waiting items is limited to. */
+export interface PendingScope {
+  /** One agent's items only (consolidation embeds what it is about to compare). */
+  agent?: { tenantId: string; agentId: string };
+  /** Items of every tenant but these (the backlog holds candidates of these already). */
+  exceptTenants?: string[];
+}

@@ -145,7 +145,7 @@ export class AgentRepository {
    * Marks a change to the agent's memory items, after the items were written: a replica whose
    * cache holds version v knows it has seen every write whose bump returned <= v. Answers the
    * agent's version and memory types after the bump (a group of single adds checks its types
-   * against these: see manage-memories' writeItems), or undefined for an agent the tenant does
+   * against these: see MemoryWriter's writeItems), or undefined for an agent the tenant does
    * not have (deleted).
    */
   async bumpMemoryVersion(tenantId: string, id: string): Promise<BumpedAgent | undefined> {

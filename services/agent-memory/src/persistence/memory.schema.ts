@@ -1,28 +1,28 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 
-export interface EmbeddingDoc {
+export interface EmbeddingDocument {
   provider: string;
   dimension: number;
   /** Float32 little-endian, `dimension` values: 4 bytes each instead of a BSON double array's ~9. */
   vector: Buffer;
 }
 
-export interface MergedDoc {
+export interface MergedDocument {
   id: string;
   content: string;
   metadata: Record<string, unknown>;
   created_at: Date;
 }
 
-export interface MemoryDoc {
+export interface MemoryDocument {
   _id: string;
   tenant_id: string;
   agent_id: string;
   memory_type: string;
   content: string;
   metadata: Record<string, unknown>;
-  embedding?: EmbeddingDoc;
-  merged_from: MergedDoc[];
+  embedding?: EmbeddingDocument;
+  merged_from: MergedDocument[];
   /** Set while a replica's embedding backlog holds the item (see EmbeddingBacklog). */
   embed_lease_until?: Date;
   embed_token?: string;
@@ -30,7 +30,7 @@ export interface MemoryDoc {
   updated_at: Date;
 }
 
-const memorySchema = new Schema<MemoryDoc>(
+const memorySchema = new Schema<MemoryDocument>(
   {
     _id: { type: String, required: true },
     tenant_id: { type: String, required: true },
@@ -39,12 +39,12 @@ const memorySchema = new Schema<MemoryDoc>(
     content: { type: String, required: true },
     metadata: { type: Schema.Types.Mixed, default: {} },
     embedding: {
-      type: new Schema<EmbeddingDoc>({ provider: String, dimension: Number, vector: Buffer }, { _id: false }),
+      type: new Schema<EmbeddingDocument>({ provider: String, dimension: Number, vector: Buffer }, { _id: false }),
       required: false,
     },
     merged_from: {
       type: [
-        new Schema<MergedDoc>(
+        new Schema<MergedDocument>(
           { id: String, content: String, metadata: Schema.Types.Mixed, created_at: Date },
           { _id: false, minimize: false },
         ),
@@ -60,8 +60,8 @@ const memorySchema = new Schema<MemoryDoc>(
 );
 memorySchema.index({ tenant_id: 1, agent_id: 1, _id: -1 });
 memorySchema.index({ tenant_id: 1, agent_id: 1, memory_type: 1, _id: -1 });
-// The backlog's look-up of waiting items (`embedding.provider` $ne the current embedder), also
-// with the tenants it holds candidates of left out (`tenant_id` $nin), and the backlog's count.
+// The start-up pass that opens a due entry for every item lacking a vector of the current
+// embedder (`embedding.provider` $ne it: once per start, see EmbeddingBacklogRepository).
 memorySchema.index({ 'embedding.provider': 1, tenant_id: 1 });
 // The backlog's claims and stores address an item by primary key and lease token together. The
 // index holds only leased items on MongoDB (partial), and it is what lets the local stand-in,
@@ -72,6 +72,6 @@ memorySchema.index(
   { unique: true, partialFilterExpression: { embed_token: { $exists: true } } },
 );
 
-export function memoryModel(connection: Connection): Model<MemoryDoc> {
-  return (connection.models.Memory as Model<MemoryDoc>) ?? connection.model('Memory', memorySchema);
+export function memoryModel(connection: Connection): Model<MemoryDocument> {
+  return (connection.models.Memory as Model<MemoryDocument>) ?? connection.model('Memory', memorySchema);
 }

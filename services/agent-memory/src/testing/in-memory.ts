@@ -29,11 +29,11 @@ import type { AgentChanges, AgentRepository, BumpedAgent } from '../persistence/
 import { clientSessionId } from '../persistence/chat.repository.js';
 import { GroupedAgentReads } from '../persistence/grouped-agent-reads.js';
 import type { MemoryChanges, MemoryRepository } from '../persistence/memory.repository.js';
+import { MemoryWriter } from '../persistence/memory-writer.js';
 import { MemoryIndexCache, type IndexChange } from '../search/memory-index-cache.js';
 import { QueryEmbeddings } from '../search/query-embeddings.js';
 import type { McpTools } from '../tools/mcp-tools.js';
-import type { UseCaseDeps } from '../use-cases/deps.js';
-import type { EmbeddingBacklog } from '../use-cases/embedding-backlog.js';
+import type { EmbeddingQueue, UseCaseDeps } from '../use-cases/deps.js';
 
 const newestFirst = <T extends { id: string }>(a: T, b: T) => b.id.localeCompare(a.id);
 /** Byte order, as MongoDB sorts string ids (ulids and tool message suffixes). */
@@ -73,7 +73,6 @@ export class InMemoryAgents extends InMemoryTenantRecords<Agent> implements Agen
 
 type MemoryStore = Pick<
   MemoryRepository,
-  | 'insert'
   | 'insertMany'
   | 'deleteIds'
   | 'find'
@@ -89,9 +88,6 @@ type MemoryStore = Pick<
 /** Memory items in memory, tenant-scoped like the mongoose repository. */
 export class InMemoryMemories implements MemoryStore {
   readonly byId = new Map<string, MemoryItem>();
-  async insert(item: MemoryItem): Promise<void> {
-    this.byId.set(item.id, structuredClone(item));
-  }
   async insertMany(items: MemoryItem[]): Promise<Array<undefined | Error>> {
     return items.map((item) => {
       if (this.byId.has(item.id)) return new Error(`duplicate key ${item.id}`);
@@ -418,7 +414,7 @@ export class RecordingIndex implements Pick<MemoryIndexCache, 'get' | 'apply' | 
  * The embedding backlog's port: how often it was woken and drained. Given the items and an
  * embedder, a drain embeds the agent's waiting items as the real backlog does.
  */
-export class CountingBacklog implements Pick<EmbeddingBacklog, 'kick' | 'drainAgent'> {
+export class CountingBacklog implements EmbeddingQueue {
   kicks = 0;
   readonly drained: string[] = [];
   constructor(private readonly embedding?: { memories: InMemoryMemories; embedder: EmbeddingProvider }) {}
@@ -441,15 +437,21 @@ export function inMemoryAgentMemoryDeps() {
   const embedder = new LocalEmbeddingProvider();
   const outbox = new InMemoryOutbox();
   const agents = new InMemoryAgents();
+  const quotas = new InMemoryQuotaCounter();
+  const index = new RecordingIndex(
+    new MemoryIndexCache(memories as unknown as MemoryRepository, embedder, 10_000, logger),
+  );
+  const backlog = new CountingBacklog({ memories, embedder });
   const fakes = {
     agents,
     chatAgents: new GroupedAgentReads(agents),
     memories,
+    memoryWriter: new MemoryWriter({ agents, memories, quotas, index, backlog }),
     chats: new InMemoryChats(outbox),
     outbox,
-    quotas: new InMemoryQuotaCounter(),
-    index: new RecordingIndex(new MemoryIndexCache(memories as unknown as MemoryRepository, embedder, 10_000, logger)),
-    backlog: new CountingBacklog({ memories, embedder }),
+    quotas,
+    index,
+    backlog,
     embedder,
     queryEmbeddings: new QueryEmbeddings(embedder, 100, logger),
     llm: new LocalResponder(),

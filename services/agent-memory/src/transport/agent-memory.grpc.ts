@@ -9,14 +9,12 @@ import { consolidateMemory } from '../use-cases/consolidate-memory.js';
 import type { CallerScopes } from '../domain/tool-rights.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../use-cases/manage-agents.js';
-import {
-  addMemories,
-  addMemory,
-  deleteMemory,
-  getMemory,
-  listMemories,
-  updateMemory,
-} from '../use-cases/manage-memories.js';
+import { addMemories } from '../use-cases/add-memories.js';
+import { addMemory } from '../use-cases/add-memory.js';
+import { deleteMemory } from '../use-cases/delete-memory.js';
+import { getMemory } from '../use-cases/get-memory.js';
+import { listMemories } from '../use-cases/list-memories.js';
+import { updateMemory } from '../use-cases/update-memory.js';
 import { listMessages, listSessions } from '../use-cases/read-sessions.js';
 import { searchMemory } from '../use-cases/search-memory.js';
 

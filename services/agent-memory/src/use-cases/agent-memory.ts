@@ -1,6 +1,6 @@
 import type { AgentMemory } from '../domain/memory.js';
 import type { UseCaseDeps } from './deps.js';
-import { addMemory } from './manage-memories.js';
+import { addMemory } from './add-memory.js';
 import { searchMemory } from './search-memory.js';
 
 /** The memory tools' way in (AgentMemory): the API's own use cases, bound to one chat's agent. */

@@ -7,7 +7,7 @@ import { inMemoryAgentMemoryDeps } from '../testing/in-memory.js';
 import { retryPendingCharges } from './chat-credits.js';
 import { chatWithAgent, type ChatSink } from './chat-with-agent.js';
 import { createAgent, updateAgent } from './manage-agents.js';
-import { addMemory } from './manage-memories.js';
+import { addMemory } from './add-memory.js';
 
 const BALANCE = 100;
 

@@ -29,7 +29,7 @@ import { agentMemory } from './agent-memory.js';
 import { withCallerRights } from './caller-rights.js';
 import { billTurn, type TurnCredits } from './chat-credits.js';
 import type { UseCaseDeps } from './deps.js';
-import { storeMemory } from './manage-memories.js';
+import { storeMemory } from './add-memory.js';
 import { recall } from './recall-memories.js';
 import { runToolLoop } from './tool-loop.js';
 import { turnSignal } from './turn-signal.js';

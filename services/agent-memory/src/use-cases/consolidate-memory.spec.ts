@@ -1,7 +1,7 @@
 import { inMemoryAgentMemoryDeps } from '../testing/in-memory.js';
 import { consolidateMemory } from './consolidate-memory.js';
 import { createAgent } from './manage-agents.js';
-import { addMemory } from './manage-memories.js';
+import { addMemory } from './add-memory.js';
 import { searchMemory } from './search-memory.js';
 
 const EMAIL = 'The customer prefers to be contacted by email';

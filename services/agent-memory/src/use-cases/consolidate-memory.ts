@@ -4,7 +4,7 @@ import type { MemoryItem } from '../domain/memory.js';
 import { dot } from '../embeddings/embedding-provider.js';
 import type { IndexedMemory, MemoryIndex } from '../search/memory-index.js';
 import type { UseCaseDeps } from './deps.js';
-import { bumped } from './manage-memories.js';
+import { bumped } from './memory-version.js';
 
 export interface ConsolidationResult {
   groups: Array<{ keptId: string; mergedIds: string[] }>;

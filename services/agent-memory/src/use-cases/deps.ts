@@ -8,10 +8,10 @@ import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
 import type { AgentRepository } from '../persistence/agent.repository.js';
 import type { MemoryRepository } from '../persistence/memory.repository.js';
+import type { MemoryWriter } from '../persistence/memory-writer.js';
 import type { MemoryIndexCache } from '../search/memory-index-cache.js';
 import type { QueryEmbeddings } from '../search/query-embeddings.js';
 import type { McpTools } from '../tools/mcp-tools.js';
-import type { EmbeddingBacklog } from './embedding-backlog.js';
 
 export interface Settings {
   lexicalWeight: number;
@@ -23,10 +23,20 @@ export interface Settings {
   chatTurnDeadlineMs: number;
 }
 
+/** Items waiting for a vector are embedded off the request path (jobs/embedding-backlog.ts). */
+export interface EmbeddingQueue {
+  /** A write left an item without a vector: work soon rather than at the next poll. */
+  kick(): void;
+  /** Embeds one agent's waiting items now (consolidation compares vectors). */
+  drainAgent(tenantId: string, agentId: string): Promise<void>;
+}
+
 /** Everything the use cases need; built once in main.ts. */
 export interface UseCaseDeps {
   agents: AgentRepository;
   memories: MemoryRepository;
+  /** Single adds, grouped per agent (the quota and the agent's types checked with the write). */
+  memoryWriter: Pick<MemoryWriter, 'add' | 'addForChat'>;
   chats: ChatStore;
   /** A chat turn's agent read (grouped with concurrent turns': persistence/grouped-agent-reads.ts). */
   chatAgents: { find(tenantId: string, agentId: string): Promise<Agent | undefined> };
@@ -34,7 +44,7 @@ export interface UseCaseDeps {
   embedder: EmbeddingProvider;
   /** Vectors of search queries (cached); memory items get theirs from the backlog. */
   queryEmbeddings: QueryEmbeddings;
-  backlog: EmbeddingBacklog;
+  backlog: EmbeddingQueue;
   llm: LlmProvider;
   credits: CreditsClient;
   index: MemoryIndexCache;

@@ -1,6 +1,10 @@
 import { inMemoryAgentMemoryDeps } from '../testing/in-memory.js';
 import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from './manage-agents.js';
-import { addMemory, deleteMemory, getMemory, listMemories, updateMemory } from './manage-memories.js';
+import { addMemory } from './add-memory.js';
+import { deleteMemory } from './delete-memory.js';
+import { getMemory } from './get-memory.js';
+import { listMemories } from './list-memories.js';
+import { updateMemory } from './update-memory.js';
 
 function setup() {
   const { deps, fakes } = inMemoryAgentMemoryDeps();

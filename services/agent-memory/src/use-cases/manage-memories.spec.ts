@@ -2,7 +2,8 @@ import { newId } from '@agentplatform/service-kit';
 import type { MemoryItem } from '../domain/memory.js';
 import { inMemoryAgentMemoryDeps } from '../testing/in-memory.js';
 import { createAgent, deleteAgent } from './manage-agents.js';
-import { addMemories, addMemory, storeMemory } from './manage-memories.js';
+import { addMemories } from './add-memories.js';
+import { addMemory, storeMemory } from './add-memory.js';
 
 async function setup() {
   const { deps, fakes } = inMemoryAgentMemoryDeps();

@@ -4,7 +4,7 @@ import { parseFilters } from '../domain/memory-filter.js';
 import type { ScoredMemory } from '../domain/memory.js';
 import type { IndexedMemory } from '../search/memory-index.js';
 import type { UseCaseDeps } from './deps.js';
-import { checkMemoryType } from './manage-memories.js';
+import { checkMemoryType } from '../domain/memory-rules.js';
 
 export const DEFAULT_TOP_K = 10;
 const MAX_QUERY = 4_000;

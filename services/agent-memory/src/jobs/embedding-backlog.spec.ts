@@ -1,12 +1,12 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger, Metrics } from '@agentplatform/service-kit';
+import type { ClaimedItem, PendingItem, PendingScope } from '../domain/memory.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
-import type { ClaimedItem, MemoryRepository, PendingItem, PendingScope } from '../persistence/memory.repository.js';
 import { RecordingIndex } from '../testing/in-memory.js';
-import { CANDIDATES_PER_LOOKUP, EmbeddingBacklog } from './embedding-backlog.js';
+import { CANDIDATES_PER_LOOKUP, EmbeddingBacklog, type EmbeddingBacklogStore } from './embedding-backlog.js';
 
-/** The backlog's part of the memory repository, in memory: items waiting for a vector, leases. */
-class PendingItems {
+/** The backlog's store in memory: items waiting for a vector, leases. */
+class PendingItems implements EmbeddingBacklogStore {
   readonly items = new Map<string, ClaimedItem & { token?: string; vector?: boolean }>();
   /** Look-ups of waiting items (the query that is not by primary key), and the limits asked. */
   readonly lookups: number[] = [];
@@ -17,13 +17,16 @@ class PendingItems {
   add(id: string, tenantId = 't1', content = `fact ${id}`): void {
     this.items.set(id, { id, tenantId, agentId: `agt_${tenantId}`, content });
   }
-  async findPending(_provider: string, limit: number, _now: Date, scope: PendingScope = {}): Promise<PendingItem[]> {
+  async openMissing(): Promise<number> {
+    return 0;
+  }
+  async findPending(limit: number, _now: Date, scope: PendingScope = {}): Promise<PendingItem[]> {
     this.lookups.push(limit);
     this.exceptTenants.push(scope.exceptTenants ?? []);
     const found = [...this.items.values()]
       .filter((item) => !item.vector && !item.token && !scope.exceptTenants?.includes(item.tenantId))
       .slice(0, limit)
-      .map(({ id, tenantId, content }) => ({ id, tenantId, length: content.length }));
+      .map(({ id, tenantId, content }) => ({ id, tenantId, length: content.length, rev: id }));
     this.afterLookup(found);
     return found;
   }
@@ -41,7 +44,15 @@ class PendingItems {
   async storeClaimed(token: string, vectors: Array<{ id: string }>) {
     const stored = vectors.map((v) => this.items.get(v.id)!).filter((item) => item.token === token);
     for (const item of stored) Object.assign(item, { token: undefined, vector: true });
-    return stored.map((item) => ({ ...item, memoryType: 'semantic', metadata: {}, mergedFrom: [] }));
+    const at = new Date();
+    return stored.map((item) => ({
+      ...item,
+      memoryType: 'semantic' as const,
+      metadata: {},
+      mergedFrom: [],
+      createdAt: at,
+      updatedAt: at,
+    }));
   }
   async releaseClaim(token: string): Promise<void> {
     for (const item of this.items.values()) if (item.token === token) item.token = undefined;
@@ -79,10 +90,10 @@ function setup(options: {
   let version = 0;
   const backlog = new EmbeddingBacklog(
     {
-      memories: memories as unknown as MemoryRepository,
-      agents: { bumpMemoryVersion: async () => ({ memoryVersion: ++version, memoryTypes: [] }) } as never,
+      store: memories,
+      agents: { bumpMemoryVersion: async () => ({ memoryVersion: ++version }) },
       embedder,
-      index: new RecordingIndex() as never,
+      index: new RecordingIndex(),
       logger: createLogger('agent-memory', 'silent'),
       metrics: new Metrics('agent-memory-test'),
     },

@@ -1,9 +1,9 @@
-import type { PendingItem } from '../persistence/memory.repository.js';
+import type { PendingItem } from '../domain/memory.js';
 import { FairCandidates, itemCost, MAX_ITEM_COST } from './fair-candidates.js';
 
 /** `count` waiting items of one tenant, each `length` characters long. */
 function items(tenantId: string, count: number, length: number, from = 0): PendingItem[] {
-  return Array.from({ length: count }, (_, n) => ({ id: `${tenantId}_${from + n}`, tenantId, length }));
+  return Array.from({ length: count }, (_, n) => ({ id: `${tenantId}_${from + n}`, tenantId, length, rev: 'r' }));
 }
 
 const LONG = 1_900; // chat-local's episodic memories: cut to 256 word pieces

@@ -1,11 +1,32 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger, Metrics } from '@agentplatform/service-kit';
 import { Counter, Gauge } from 'prom-client';
+import type { Agent } from '../domain/agent.js';
+import type { ClaimedItem, Embedding, MemoryItem, PendingItem, PendingScope } from '../domain/memory.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
-import type { AgentRepository } from '../persistence/agent.repository.js';
-import type { ClaimedItem, MemoryRepository, PendingItem, PendingScope } from '../persistence/memory.repository.js';
-import type { MemoryIndexCache } from '../search/memory-index-cache.js';
+import type { IndexChange } from '../search/memory-index-cache.js';
 import { FairCandidates, itemCost, MAX_ITEM_COST } from './fair-candidates.js';
+
+/** Where the backlog finds, claims and stores its work (EmbeddingBacklogRepository). */
+export interface EmbeddingBacklogStore {
+  openMissing(provider: string, now: Date): Promise<number>;
+  findPending(limit: number, now: Date, scope?: PendingScope): Promise<PendingItem[]>;
+  claim(candidates: PendingItem[], provider: string, token: string, leaseUntil: Date): Promise<ClaimedItem[]>;
+  storeClaimed(token: string, vectors: Array<{ id: string; embedding: Embedding }>): Promise<MemoryItem[]>;
+  releaseClaim(token: string, ids: string[]): Promise<void>;
+  countPending(): Promise<number>;
+}
+
+/** The agents' memory versions, which every replica's search index follows. */
+export interface MemoryVersions {
+  bumpMemoryVersion(tenantId: string, agentId: string): Promise<Pick<Agent, 'memoryVersion'> | undefined>;
+}
+
+/** This replica's search indexes. */
+export interface SearchIndexes {
+  apply(tenantId: string, agentId: string, version: number, change: IndexChange): void;
+  drop(tenantId: string, agentId: string): void;
+}
 
 export interface BacklogOptions {
   /** Items embedded per model call. */
@@ -48,8 +69,9 @@ export const BURST_SHARE = 0.25;
 
 /**
  * Items looked up at a time as candidates for the next batches (see claimAndEmbed). The look-up
- * is the backlog's one query that is not by primary key; taking many candidates at a time keeps
- * its cost per item small even where it is a scan of the collection (the local stand-in).
+ * reads the due entries (what waits, not what is stored) and is the backlog's one query that is
+ * not by primary key; taking many candidates at a time keeps its cost per item small even where it
+ * is a scan of the entries (the local stand-in).
  */
 export const CANDIDATES_PER_LOOKUP = 512;
 
@@ -77,6 +99,9 @@ const PROGRESS_EVERY_MS = 5_000;
  * delays a batch), embeds them, stores the vectors and applies them to the search index. Items
  * embedded by another embedder count as lacking one: switching the embedder re-embeds everything
  * in the background while search goes on (items without a current vector score lexically only).
+ * The look-ups read the store's due entries, one per waiting item, never the items themselves: an
+ * idle replica's poll costs what waits, not what the tenants keep. At start the store opens the
+ * entries of items that lack a current vector and have none (a former embedder's items).
  *
  * Tenants share the model fairly: each batch is chosen among the candidates of every waiting
  * tenant by the model work each has had (see FairCandidates), and while candidates are in hand,
@@ -108,10 +133,10 @@ export class EmbeddingBacklog {
 
   constructor(
     private readonly deps: {
-      memories: MemoryRepository;
-      agents: AgentRepository;
+      store: EmbeddingBacklogStore;
+      agents: MemoryVersions;
       embedder: EmbeddingProvider;
-      index: MemoryIndexCache;
+      index: SearchIndexes;
       logger: Logger;
       metrics: Metrics;
     },
@@ -168,6 +193,11 @@ export class EmbeddingBacklog {
    * trips; at most one store is in flight.
    */
   private async run(): Promise<void> {
+    try {
+      await this.deps.store.openMissing(this.deps.embedder.id, new Date());
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'could not open the backlog entries of items without a vector');
+    }
     await this.progress(true);
     let storing: Promise<void> = Promise.resolve();
     while (!this.stopped) {
@@ -278,7 +308,7 @@ export class EmbeddingBacklog {
   private async claimAndEmbed(
     scope?: PendingScope,
   ): Promise<{ token: string; claimed: ClaimedItem[]; vectors: Float32Array[] } | undefined> {
-    const { memories, embedder } = this.deps;
+    const { store, embedder } = this.deps;
     const token = randomUUID();
     const { batchSize, leaseMs } = this.options;
     let claimed: ClaimedItem[] = [];
@@ -289,7 +319,7 @@ export class EmbeddingBacklog {
       if (scope) {
         if (looked) return undefined;
         looked = true;
-        batch = await memories.findPending(embedder.id, batchSize, new Date(), scope);
+        batch = await store.findPending(batchSize, new Date(), scope);
       } else {
         if (!looked && this.lookupDue()) {
           looked = true;
@@ -298,7 +328,7 @@ export class EmbeddingBacklog {
         batch = this.candidates.take(batchSize, BATCH_WORD_PIECES);
       }
       if (batch.length === 0) return undefined;
-      claimed = await memories.claim(batch, embedder.id, token, new Date(Date.now() + leaseMs));
+      claimed = await store.claim(batch, embedder.id, token, new Date(Date.now() + leaseMs));
     }
     // Texts of like length share a model call: a call pads its texts to its longest one.
     claimed.sort((a, b) => itemCost(a.content.length) - itemCost(b.content.length));
@@ -310,7 +340,7 @@ export class EmbeddingBacklog {
       return { token, claimed, vectors };
     } catch (error) {
       const ids = claimed.map((item) => item.id);
-      await memories.releaseClaim(token, ids).catch(() => undefined);
+      await store.releaseClaim(token, ids).catch(() => undefined);
       throw error;
     }
   }
@@ -322,8 +352,7 @@ export class EmbeddingBacklog {
 
   /** Looks up waiting items of the tenants that have no candidates in hand. */
   private async lookUp(): Promise<void> {
-    const { memories, embedder } = this.deps;
-    const found = await memories.findPending(embedder.id, CANDIDATES_PER_LOOKUP, new Date(), {
+    const found = await this.deps.store.findPending(CANDIDATES_PER_LOOKUP, new Date(), {
       exceptTenants: this.candidates.tenants(),
     });
     this.lookedAt = Date.now();
@@ -334,8 +363,8 @@ export class EmbeddingBacklog {
 
   /** Stores a claimed batch's vectors and publishes them to the search indexes. */
   private async store(token: string, claimed: ClaimedItem[], vectors: Float32Array[]): Promise<void> {
-    const { memories, embedder } = this.deps;
-    const stored = await memories.storeClaimed(
+    const { store, embedder } = this.deps;
+    const stored = await store.storeClaimed(
       token,
       claimed.map((item, n) => ({
         id: item.id,
@@ -347,7 +376,7 @@ export class EmbeddingBacklog {
   }
 
   /** Bumps each agent's memory version so every replica's index picks the vectors up. */
-  private async publish(claimed: ClaimedItem[], stored: Awaited<ReturnType<MemoryRepository['storeClaimed']>>) {
+  private async publish(claimed: ClaimedItem[], stored: MemoryItem[]) {
     const byAgent = new Map<string, { tenantId: string; agentId: string; items: typeof stored }>();
     for (const item of claimed) {
       const key = `${item.tenantId}/${item.agentId}`;
@@ -366,7 +395,7 @@ export class EmbeddingBacklog {
   private async progress(first: boolean): Promise<void> {
     this.lastProgress = Date.now();
     try {
-      const remaining = await this.deps.memories.countPending(this.deps.embedder.id);
+      const remaining = await this.deps.store.countPending();
       this.pendingGauge.set({ provider: this.deps.embedder.id }, remaining);
       if ((first && remaining > 0) || this.doneSinceProgress > 0) {
         this.deps.logger.info(

@@ -1,4 +1,4 @@
-import type { PendingItem } from '../persistence/memory.repository.js';
+import type { PendingItem } from '../domain/memory.js';
 
 /**
  * Most word pieces an item's model work is counted by: the local model cuts longer texts there

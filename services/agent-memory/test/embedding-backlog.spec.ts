@@ -6,7 +6,7 @@ import type { EmbeddingProvider } from '../src/embeddings/embedding-provider';
 import { EmbeddingBacklog } from '../src/jobs/embedding-backlog';
 import { EmbeddingBacklogRepository } from '../src/persistence/embedding-backlog.repository';
 import { MemoryRepository } from '../src/persistence/memory.repository';
-import { RecordingIndex } from '../src/testing/in-memory';
+import { RecordingIndex } from '../src/testing/in-memory-memory';
 
 /**
  * The embedding backlog on the real repositories, against the MongoDB-compatible server the jest

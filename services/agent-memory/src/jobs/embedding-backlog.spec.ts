@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger, Metrics } from '@agentplatform/service-kit';
 import type { ClaimedItem, PendingItem, PendingScope } from '../domain/memory.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
-import { RecordingIndex } from '../testing/in-memory.js';
+import { RecordingIndex } from '../testing/in-memory-memory.js';
 import { CANDIDATES_PER_LOOKUP, EmbeddingBacklog, type EmbeddingBacklogStore } from './embedding-backlog.js';
 
 /** The backlog's store in memory: items waiting for a vector, leases. */

@@ -1,9 +1,10 @@
-import type { ClientSession, Collection, Connection, Model } from 'mongoose';
+import { documentsOf } from '@agentplatform/service-kit';
+import type { ClientSession, Connection, Model, mongo } from 'mongoose';
 import type { Agent, AgentConfig, AgentStatus, AgentType, MemoryType } from '../domain/agent.js';
 import { sealedKeyIds, type ToolGrant } from '../domain/tools.js';
-import { agentModel, type AgentDoc } from './agent.schema.js';
+import { agentModel, type AgentDocument } from './agent.schema.js';
 
-function toAgent(doc: AgentDoc): Agent {
+function toAgent(doc: AgentDocument): Agent {
   return {
     id: doc._id,
     tenantId: doc.tenant_id,
@@ -16,6 +17,24 @@ function toAgent(doc: AgentDoc): Agent {
     createdAt: doc.created_at,
     updatedAt: doc.updated_at,
     memoryVersion: doc.memory_version ?? 0,
+  };
+}
+
+/** A new agent's stored document (memory version 0). */
+function fromAgent(agent: Agent): AgentDocument {
+  return {
+    _id: agent.id,
+    tenant_id: agent.tenantId,
+    name: agent.name,
+    type: agent.type,
+    status: agent.status,
+    description: agent.description,
+    memory_types: agent.memoryTypes,
+    config: { ...agent.config },
+    memory_version: 0,
+    tool_key_ids: sealedKeyIds(agent.config.tools),
+    created_at: agent.createdAt,
+    updated_at: agent.updatedAt,
   };
 }
 
@@ -42,18 +61,22 @@ export interface StoredTools {
 export type BumpedAgent = Pick<Agent, 'memoryVersion' | 'memoryTypes'>;
 
 export class AgentRepository {
-  private readonly model: Model<AgentDoc>;
+  private readonly model: Model<AgentDocument>;
   /**
    * The driver's collection, for the reads and writes on every request (an add's or a chat's
    * agent, the list and its count, the memory version's bump): a mongoose query builds, casts
    * and wraps each one, which cost about as much CPU as the driver's own round trip here. The
-   * documents are plain either way (these reads were `lean`).
+   * documents are plain either way (these reads were `lean`). Taken on first use: the database
+   * exists once the connection is open.
    */
-  private readonly collection: Collection<AgentDoc>;
+  private documents: mongo.Collection<AgentDocument> | undefined;
 
   constructor(connection: Connection) {
     this.model = agentModel(connection);
-    this.collection = this.model.collection as unknown as Collection<AgentDoc>;
+  }
+
+  private get collection(): mongo.Collection<AgentDocument> {
+    return (this.documents ??= documentsOf<AgentDocument>(this.model));
   }
 
   async init(): Promise<void> {
@@ -61,25 +84,7 @@ export class AgentRepository {
   }
 
   async insert(agent: Agent, session?: ClientSession): Promise<void> {
-    await this.model.create(
-      [
-        {
-          _id: agent.id,
-          tenant_id: agent.tenantId,
-          name: agent.name,
-          type: agent.type,
-          status: agent.status,
-          description: agent.description,
-          memory_types: agent.memoryTypes,
-          config: { ...agent.config },
-          memory_version: 0,
-          tool_key_ids: sealedKeyIds(agent.config.tools),
-          created_at: agent.createdAt,
-          updated_at: agent.updatedAt,
-        },
-      ],
-      { session },
-    );
+    await this.model.create([fromAgent(agent)], { session });
   }
 
   /*
@@ -137,7 +142,7 @@ export class AgentRepository {
     }
     const doc = await this.model
       .findOneAndUpdate({ _id: id, tenant_id: tenantId }, { $set: set }, { returnDocument: 'after', session })
-      .lean<AgentDoc>();
+      .lean<AgentDocument>();
     return doc ? toAgent(doc) : undefined;
   }
 

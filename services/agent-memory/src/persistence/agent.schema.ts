@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 
-export interface AgentDoc {
+export interface AgentDocument {
   _id: string;
   tenant_id: string;
   name: string;
@@ -19,7 +19,7 @@ export interface AgentDoc {
   updated_at: Date;
 }
 
-const agentSchema = new Schema<AgentDoc>(
+const agentSchema = new Schema<AgentDocument>(
   {
     _id: { type: String, required: true },
     tenant_id: { type: String, required: true },
@@ -38,6 +38,6 @@ const agentSchema = new Schema<AgentDoc>(
 );
 agentSchema.index({ tenant_id: 1, _id: -1 });
 
-export function agentModel(connection: Connection): Model<AgentDoc> {
-  return (connection.models.Agent as Model<AgentDoc>) ?? connection.model('Agent', agentSchema);
+export function agentModel(connection: Connection): Model<AgentDocument> {
+  return (connection.models.Agent as Model<AgentDocument>) ?? connection.model('Agent', agentSchema);
 }

@@ -1,7 +1,6 @@
 import { createLogger } from '@agentplatform/service-kit';
 import type { MemoryItem } from '../domain/memory.js';
 import { LocalEmbeddingProvider, localEmbedding } from '../embeddings/local-embedding.js';
-import type { MemoryRepository } from '../persistence/memory.repository.js';
 import { MemoryIndexCache } from './memory-index-cache.js';
 
 const item = (id: string, content: string): MemoryItem => ({
@@ -30,8 +29,7 @@ describe('MemoryIndexCache', () => {
         loads++;
         return stored.map((i) => ({ ...i }));
       },
-      setEmbeddings: async () => undefined,
-    } as unknown as MemoryRepository;
+    };
     cache = new MemoryIndexCache(repository, new LocalEmbeddingProvider(), 1_000, createLogger('test', 'silent'));
   });
 

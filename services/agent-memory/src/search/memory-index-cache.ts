@@ -1,7 +1,6 @@
 import type { Logger } from '@agentplatform/service-kit';
 import { memorySummary, type MemoryItem } from '../domain/memory.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
-import type { MemoryRepository } from '../persistence/memory.repository.js';
 import { MemoryIndex, type IndexableMemory } from './memory-index.js';
 
 export interface IndexChange {
@@ -37,7 +36,7 @@ export class MemoryIndexCache {
   private items = 0;
 
   constructor(
-    private readonly memories: MemoryRepository,
+    private readonly memories: { loadAgent(tenantId: string, agentId: string): Promise<MemoryItem[]> },
     private readonly embedder: EmbeddingProvider,
     private readonly maxItems: number,
     private readonly logger: Logger,

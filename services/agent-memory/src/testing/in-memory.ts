@@ -1,11 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Outbox } from '@agentplatform/events';
-import {
-  definedFields,
-  InMemoryOutbox,
-  InMemoryQuotaCounter,
-  InMemoryTenantRecords,
-} from '@agentplatform/testing/in-memory';
+import { InMemoryOutbox, InMemoryQuotaCounter } from '@agentplatform/testing/in-memory';
 import {
   createLogger,
   InsufficientCreditsError,
@@ -18,157 +13,21 @@ import {
   type SettleInput,
 } from '@agentplatform/service-kit';
 import type { WorkflowPort } from '../clients/workflow.client.js';
-import type { Agent } from '../domain/agent.js';
 import type { ChatStore, TurnWrite } from '../domain/chat-store.js';
 import type { ChatMessage, PendingCharge, Session } from '../domain/chat.js';
-import type { MemoryItem } from '../domain/memory.js';
-import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import { LocalEmbeddingProvider } from '../embeddings/local-embedding.js';
 import { LocalResponder } from '../llm/local-responder.js';
-import type { AgentChanges, AgentRepository, BumpedAgent } from '../persistence/agent.repository.js';
 import { clientSessionId } from '../persistence/chat.repository.js';
 import { GroupedAgentReads } from '../persistence/grouped-agent-reads.js';
-import type { MemoryChanges, MemoryRepository } from '../persistence/memory.repository.js';
 import { MemoryWriter } from '../persistence/memory-writer.js';
-import { MemoryIndexCache, type IndexChange } from '../search/memory-index-cache.js';
+import { MemoryIndexCache } from '../search/memory-index-cache.js';
 import { QueryEmbeddings } from '../search/query-embeddings.js';
 import type { McpTools } from '../tools/mcp-tools.js';
-import type { EmbeddingQueue, UseCaseDeps } from '../use-cases/deps.js';
+import type { UseCaseDeps } from '../use-cases/deps.js';
+import { CountingBacklog, InMemoryAgents, InMemoryMemories, page, RecordingIndex } from './in-memory-memory.js';
 
-const newestFirst = <T extends { id: string }>(a: T, b: T) => b.id.localeCompare(a.id);
 /** Byte order, as MongoDB sorts string ids (ulids and tool message suffixes). */
 const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-const page = <T>(all: T[], skip: number, limit: number) => all.slice(skip, skip + limit);
-
-type AgentStore = Pick<
-  AgentRepository,
-  'insert' | 'find' | 'memoryVersion' | 'count' | 'list' | 'update' | 'bumpMemoryVersion' | 'delete'
->;
-
-/** Agents in memory, tenant-scoped like the mongoose repository. */
-export class InMemoryAgents extends InMemoryTenantRecords<Agent> implements AgentStore {
-  constructor() {
-    super((agent) => agent.tenantId);
-  }
-  async insert(agent: Agent): Promise<void> {
-    this.put(agent);
-  }
-  async list(tenantId: string, filter: { type?: string; status?: string }, skip: number, limit: number) {
-    const all = this.of(tenantId)
-      .filter((a) => (!filter.type || a.type === filter.type) && (!filter.status || a.status === filter.status))
-      .sort(newestFirst);
-    return { agents: page(all, skip, limit), total: all.length };
-  }
-  async update(tenantId: string, id: string, changes: AgentChanges, now: Date): Promise<Agent | undefined> {
-    return this.change(tenantId, id, (agent) => ({ ...agent, ...definedFields(changes), updatedAt: now }));
-  }
-  async memoryVersion(tenantId: string, id: string): Promise<number | undefined> {
-    return (await this.find(tenantId, id))?.memoryVersion;
-  }
-  async bumpMemoryVersion(tenantId: string, id: string): Promise<BumpedAgent | undefined> {
-    const bumped = await this.change(tenantId, id, (agent) => ({ ...agent, memoryVersion: agent.memoryVersion + 1 }));
-    return bumped && { memoryVersion: bumped.memoryVersion, memoryTypes: [...bumped.memoryTypes] };
-  }
-}
-
-type MemoryStore = Pick<
-  MemoryRepository,
-  | 'insertMany'
-  | 'deleteIds'
-  | 'find'
-  | 'list'
-  | 'loadAgent'
-  | 'count'
-  | 'update'
-  | 'delete'
-  | 'deleteAgent'
-  | 'mergeInto'
->;
-
-/** Memory items in memory, tenant-scoped like the mongoose repository. */
-export class InMemoryMemories implements MemoryStore {
-  readonly byId = new Map<string, MemoryItem>();
-  async insertMany(items: MemoryItem[]): Promise<Array<undefined | Error>> {
-    return items.map((item) => {
-      if (this.byId.has(item.id)) return new Error(`duplicate key ${item.id}`);
-      this.byId.set(item.id, structuredClone(item));
-      return undefined;
-    });
-  }
-  async deleteIds(tenantId: string, ids: string[]): Promise<number> {
-    const gone = ids.filter((id) => this.byId.get(id)?.tenantId === tenantId);
-    for (const id of gone) this.byId.delete(id);
-    return gone.length;
-  }
-  async find(tenantId: string, id: string): Promise<MemoryItem | undefined> {
-    const item = this.byId.get(id);
-    return item?.tenantId === tenantId ? structuredClone(item) : undefined;
-  }
-  async list(tenantId: string, filter: { agentId?: string; memoryType?: string }, skip: number, limit: number) {
-    const all = [...this.byId.values()]
-      .filter(
-        (m) =>
-          m.tenantId === tenantId &&
-          (!filter.agentId || m.agentId === filter.agentId) &&
-          (!filter.memoryType || m.memoryType === filter.memoryType),
-      )
-      .sort(newestFirst);
-    return { items: page(all, skip, limit).map((m) => structuredClone(m)), total: all.length };
-  }
-  async loadAgent(tenantId: string, agentId: string): Promise<MemoryItem[]> {
-    return this.ofAgent(tenantId, agentId).map((m) => structuredClone({ ...m, mergedFrom: [] }));
-  }
-  async count(tenantId: string, agentId: string): Promise<number> {
-    return this.ofAgent(tenantId, agentId).length;
-  }
-  mergeInto: MemoryStore['mergeInto'] = async (tenantId, keptId, metadata, absorbed, now) => {
-    const kept = this.byId.get(keptId);
-    if (kept?.tenantId === tenantId) {
-      const merged = absorbed.map((a) => ({
-        id: a.id,
-        content: a.content,
-        metadata: a.metadata,
-        createdAt: a.createdAt,
-      }));
-      this.byId.set(keptId, { ...kept, metadata, updatedAt: now, mergedFrom: [...kept.mergedFrom, ...merged] });
-    }
-    await this.deleteIds(
-      tenantId,
-      absorbed.map((a) => a.id),
-    );
-  };
-  /** Gives the agent's items without a vector of `embedder` one, as the embedding backlog does. */
-  async embedPending(tenantId: string, agentId: string, embedder: EmbeddingProvider): Promise<number> {
-    const pending = this.ofAgent(tenantId, agentId).filter((m) => m.embedding?.provider !== embedder.id);
-    const vectors = await embedder.embed(pending.map((m) => m.content));
-    pending.forEach((m, i) => {
-      const vector = vectors[i]!;
-      this.byId.set(m.id, { ...m, embedding: { provider: embedder.id, dimension: vector.length, vector } });
-    });
-    return pending.length;
-  }
-  private ofAgent(tenantId: string, agentId: string): MemoryItem[] {
-    return [...this.byId.values()].filter((m) => m.tenantId === tenantId && m.agentId === agentId);
-  }
-  async update(tenantId: string, id: string, changes: MemoryChanges, now: Date): Promise<MemoryItem | undefined> {
-    const item = await this.find(tenantId, id);
-    if (!item) return undefined;
-    const updated: MemoryItem = { ...item, ...definedFields(changes), updatedAt: now };
-    if (changes.content !== undefined) delete updated.embedding;
-    this.byId.set(id, updated);
-    return structuredClone(updated);
-  }
-  async delete(tenantId: string, id: string): Promise<MemoryItem | undefined> {
-    const item = await this.find(tenantId, id);
-    if (item) this.byId.delete(id);
-    return item;
-  }
-  async deleteAgent(tenantId: string, agentId: string): Promise<number> {
-    const gone = [...this.byId.values()].filter((m) => m.tenantId === tenantId && m.agentId === agentId);
-    for (const m of gone) this.byId.delete(m.id);
-    return gone.length;
-  }
-}
 
 /** Chat sessions and messages in memory, tenant-scoped like the mongoose repository. */
 export class InMemoryChats implements ChatStore {
@@ -384,50 +243,6 @@ export class NoMcpServers implements Pick<McpTools, 'turn'> {
 }
 
 /**
- * The search index cache's port: the versions and changes it is told of, passed on to a real
- * cache over the in-memory items when one is given (searches need it).
- */
-export class RecordingIndex implements Pick<MemoryIndexCache, 'get' | 'apply' | 'drop'> {
-  readonly applied: Array<{ agentId: string; version: number; upsert: string[]; remove: string[] }> = [];
-  readonly dropped: string[] = [];
-  constructor(private readonly cache?: MemoryIndexCache) {}
-  get(tenantId: string, agentId: string, version: number) {
-    if (!this.cache) throw new Error('RecordingIndex was built without a cache to search');
-    return this.cache.get(tenantId, agentId, version);
-  }
-  apply(tenantId: string, agentId: string, version: number, change: IndexChange) {
-    this.applied.push({
-      agentId,
-      version,
-      upsert: (change.upsert ?? []).map((m) => m.id),
-      remove: change.remove ?? [],
-    });
-    this.cache?.apply(tenantId, agentId, version, change);
-  }
-  drop(tenantId: string, agentId: string): void {
-    this.dropped.push(agentId);
-    this.cache?.drop(tenantId, agentId);
-  }
-}
-
-/**
- * The embedding backlog's port: how often it was woken and drained. Given the items and an
- * embedder, a drain embeds the agent's waiting items as the real backlog does.
- */
-export class CountingBacklog implements EmbeddingQueue {
-  kicks = 0;
-  readonly drained: string[] = [];
-  constructor(private readonly embedding?: { memories: InMemoryMemories; embedder: EmbeddingProvider }) {}
-  kick(): void {
-    this.kicks += 1;
-  }
-  async drainAgent(tenantId: string, agentId: string): Promise<void> {
-    this.drained.push(agentId);
-    await this.embedding?.memories.embedPending(tenantId, agentId, this.embedding.embedder);
-  }
-}
-
-/**
  * The agent-memory use cases' deps, every port in memory; the offline embedding, search index
  * cache and local responder are the real ones (no network).
  */
@@ -438,9 +253,7 @@ export function inMemoryAgentMemoryDeps() {
   const outbox = new InMemoryOutbox();
   const agents = new InMemoryAgents();
   const quotas = new InMemoryQuotaCounter();
-  const index = new RecordingIndex(
-    new MemoryIndexCache(memories as unknown as MemoryRepository, embedder, 10_000, logger),
-  );
+  const index = new RecordingIndex(new MemoryIndexCache(memories, embedder, 10_000, logger));
   const backlog = new CountingBacklog({ memories, embedder });
   const fakes = {
     agents,
@@ -471,7 +284,8 @@ export function inMemoryAgentMemoryDeps() {
       chatTurnDeadlineMs: 300_000,
     },
   };
-  // The fakes implement the methods these use cases call (checked above); the repository classes
-  // also carry their mongoose internals, which no use case sees.
+  // The memory side's ports (agents, memories, writer, index, backlog, quotas) take these fakes
+  // as they are; the chat side's deps are still typed by their classes (ChatRepository, McpTools),
+  // whose internals no use case sees.
   return { fakes, deps: fakes as unknown as UseCaseDeps };
 }

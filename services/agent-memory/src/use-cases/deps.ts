@@ -1,17 +1,14 @@
 import type { Outbox } from '@agentplatform/events';
-import type { CreditsClient, Logger, QuotaCounter, SecretBox } from '@agentplatform/service-kit';
+import type { CreditsClient, Logger, SecretBox } from '@agentplatform/service-kit';
 import type { Dispatcher } from 'undici';
 import type { Agent } from '../domain/agent.js';
 import type { ChatStore } from '../domain/chat-store.js';
 import type { WorkflowPort } from '../clients/workflow.client.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
-import type { AgentRepository } from '../persistence/agent.repository.js';
-import type { MemoryRepository } from '../persistence/memory.repository.js';
-import type { MemoryWriter } from '../persistence/memory-writer.js';
-import type { MemoryIndexCache } from '../search/memory-index-cache.js';
 import type { QueryEmbeddings } from '../search/query-embeddings.js';
 import type { McpTools } from '../tools/mcp-tools.js';
+import type { AgentStore, MemoryStore, MemoryWrites, Quotas, SearchIndex } from './memory-ports.js';
 
 export interface Settings {
   lexicalWeight: number;
@@ -33,10 +30,10 @@ export interface EmbeddingQueue {
 
 /** Everything the use cases need; built once in main.ts. */
 export interface UseCaseDeps {
-  agents: AgentRepository;
-  memories: MemoryRepository;
+  agents: AgentStore;
+  memories: MemoryStore;
   /** Single adds, grouped per agent (the quota and the agent's types checked with the write). */
-  memoryWriter: Pick<MemoryWriter, 'add' | 'addForChat'>;
+  memoryWriter: MemoryWrites;
   chats: ChatStore;
   /** A chat turn's agent read (grouped with concurrent turns': persistence/grouped-agent-reads.ts). */
   chatAgents: { find(tenantId: string, agentId: string): Promise<Agent | undefined> };
@@ -47,9 +44,9 @@ export interface UseCaseDeps {
   backlog: EmbeddingQueue;
   llm: LlmProvider;
   credits: CreditsClient;
-  index: MemoryIndexCache;
+  index: SearchIndex;
   /** Agents per tenant and memories per agent (docs/design.md section 5). */
-  quotas: QuotaCounter;
+  quotas: Quotas;
   settings: Settings;
   logger: Logger;
   /** What agents' tools act through (docs/design.md section 9). */

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { isBlockedAddressError } from './outbound-guard.js';
+import { undici } from './lazy-undici.js';
 import { injectTraceHeaders } from './tracing.js';
 
 /**
@@ -47,9 +48,8 @@ function hasHeader(headers: Record<string, string>, name: string): boolean {
   return Object.keys(headers).some((k) => k.toLowerCase() === name);
 }
 
-/** Makes one real HTTP request; the output is `{status, headers, body}`. */
-/** `dispatcher` is the SSRF-guarded agent (service-kit's createGuardedAgent), which refuses private destinations. */
-export async function callHttp(call: HttpCall, dispatcher: Dispatcher): Promise<JsonObject> {
+/** A call's URL checked and its request prepared (trace headers, serialized body). */
+function prepare(call: HttpCall): { url: URL; method: string; headers: Record<string, string>; body?: string } {
   let url: URL;
   try {
     url = new URL(call.url);
@@ -62,6 +62,43 @@ export async function callHttp(call: HttpCall, dispatcher: Dispatcher): Promise<
   const headers = injectTraceHeaders({ ...call.headers });
   const method = call.method.toUpperCase();
   const body = method === 'GET' || method === 'HEAD' ? undefined : serialize(call.body, headers);
+  return { url, method, headers, body };
+}
+
+/**
+ * Sends one request through `dispatcher` (service-kit's createGuardedAgent, which refuses private
+ * destinations unless allowed) and answers the response with its body unread, whatever its
+ * status: for callers that read the body themselves (a model provider's stream or large JSON
+ * answer). The timeout covers the body too. A request that cannot be sent throws HttpCallError.
+ */
+export async function sendHttp(call: HttpCall, dispatcher: Dispatcher): Promise<Dispatcher.ResponseData> {
+  const { url, method, headers, body } = prepare(call);
+  const signal = AbortSignal.any([call.signal, AbortSignal.timeout(call.timeoutMs)]);
+  try {
+    return await undici().request(url, {
+      method: method as Dispatcher.HttpMethod,
+      headers,
+      body,
+      dispatcher,
+      signal,
+      headersTimeout: call.timeoutMs,
+      bodyTimeout: call.timeoutMs,
+    });
+  } catch (error) {
+    if (call.signal.aborted) throw error;
+    const reason = signal.aborted ? `timed out after ${call.timeoutMs} ms` : errorMessage(error);
+    // A refused destination stays refused: no retry.
+    throw new HttpCallError(`${method} ${url.origin}${url.pathname} failed: ${reason}`, !isBlockedAddressError(error));
+  }
+}
+
+/**
+ * Makes one real HTTP request, its answer bounded to MAX_RESPONSE_BYTES; the output is
+ * `{status, headers, body}`. `dispatcher` is the SSRF-guarded agent (service-kit's
+ * createGuardedAgent), which refuses private destinations.
+ */
+export async function callHttp(call: HttpCall, dispatcher: Dispatcher): Promise<JsonObject> {
+  const { url, method, headers, body } = prepare(call);
   let response: Exchanged;
   try {
     response = await exchange(dispatcher, {

@@ -1,4 +1,4 @@
-import { backoffDelay, retry, withJitter } from './retry';
+import { backoffDelay, parseRetryAfter, retry, withJitter } from './retry';
 
 describe('backoffDelay', () => {
   it('doubles from the base up to the cap', () => {
@@ -53,5 +53,33 @@ describe('retry', () => {
       ),
     ).rejects.toBe(refused);
     expect(calls).toBe(1);
+  });
+
+  it('waits what a failure asks for (Retry-After) instead of the backoff, within maxMs', async () => {
+    const waits: number[] = [];
+    let last = Date.now();
+    await retry(
+      async (attempt) => {
+        const now = Date.now();
+        if (attempt > 1) waits.push(now - last);
+        last = now;
+        if (attempt < 3) throw Object.assign(new Error('busy'), { wait: attempt === 1 ? 300 : 10_000 });
+        return 'ok';
+      },
+      { attempts: 3, baseMs: 1, maxMs: 50, askedDelay: (e) => (e as { wait?: number }).wait },
+    );
+    // The first asked 300 ms, the second 10 s: both capped at maxMs (50 ms), far above the 1 ms backoff.
+    expect(waits.every((ms) => ms >= 45 && ms < 250)).toBe(true);
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads delay seconds and HTTP dates, and ignores anything else', () => {
+    const now = Date.parse('2026-11-29T09:00:00Z');
+    expect(parseRetryAfter('2', now)).toBe(2_000);
+    expect(parseRetryAfter('Sun, 29 Nov 2026 09:00:30 GMT', now)).toBe(30_000);
+    expect(parseRetryAfter('Sun, 29 Nov 2026 08:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
   });
 });

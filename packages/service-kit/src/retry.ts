@@ -30,6 +30,20 @@ export interface RetryOptions extends BackoffPolicy {
   retryable?: (error: unknown) => boolean;
   /** Stops the waiting (and the retries) when aborted. */
   signal?: AbortSignal;
+  /**
+   * The wait a failure asks for (a server's Retry-After, see parseRetryAfter), in ms: waited
+   * instead of the backoff, capped at `maxMs` when set. Undefined: the backoff.
+   */
+  askedDelay?: (error: unknown) => number | undefined;
+}
+
+/** A Retry-After value (delay seconds or an HTTP date) in milliseconds from `now`, or undefined. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /**
@@ -43,7 +57,9 @@ export async function retry<T>(work: (attempt: number) => Promise<T>, options: R
       return await work(attempt);
     } catch (error) {
       if (attempt >= options.attempts || !(options.retryable?.(error) ?? true)) throw error;
-      await sleep(backoffDelay(attempt - 1, options), undefined, { signal: options.signal, ref: false });
+      const asked = options.askedDelay?.(error);
+      const delay = asked === undefined ? backoffDelay(attempt - 1, options) : Math.min(asked, options.maxMs ?? asked);
+      await sleep(delay, undefined, { signal: options.signal, ref: false });
     }
   }
 }

@@ -8,6 +8,7 @@ import {
   serve,
   type Logger,
 } from '@agentplatform/service-kit';
+import type { Dispatcher } from 'undici';
 import { grpcWorkflows } from './clients/workflow.client.js';
 import { startChargeRetryJob } from './jobs/charge-retry.job.js';
 import { EmbeddingBacklog } from './jobs/embedding-backlog.js';
@@ -33,9 +34,10 @@ import { retryPendingCharges } from './use-cases/chat-credits.js';
 import type { UseCaseDeps } from './use-cases/deps.js';
 import { resealToolHeaders } from './use-cases/reseal-tool-headers.js';
 
-function llmProvider(config: Config): LlmProvider {
+function llmProvider(config: Config, dispatcher: Dispatcher): LlmProvider {
   if (!config.LLM_BASE_URL) return new LocalResponder();
   return new OpenAiChatProvider({
+    dispatcher,
     baseUrl: config.LLM_BASE_URL,
     apiKey: config.LLM_API_KEY,
     defaultModel: config.LLM_MODEL,
@@ -48,8 +50,8 @@ function llmProvider(config: Config): LlmProvider {
  * The configured endpoint wins; else the offline model (loading in the background); else (model
  * missing) the hashing embedding, with a warning that says how to get the model.
  */
-function embeddingProvider(config: Config, logger: Logger): EmbeddingProvider {
-  if (config.EMBEDDINGS_BASE_URL) return openAiEmbeddings(config, config.EMBEDDINGS_BASE_URL);
+function embeddingProvider(config: Config, logger: Logger, dispatcher: Dispatcher): EmbeddingProvider {
+  if (config.EMBEDDINGS_BASE_URL) return openAiEmbeddings(config, config.EMBEDDINGS_BASE_URL, dispatcher);
   const dir = config.EMBEDDINGS_MODEL_DIR;
   if (dir === 'none') return new LocalEmbeddingProvider();
   if (!MiniLmEmbeddingProvider.present(dir)) {
@@ -62,8 +64,9 @@ function embeddingProvider(config: Config, logger: Logger): EmbeddingProvider {
   return new MiniLmEmbeddingProvider(dir, logger);
 }
 
-function openAiEmbeddings(config: Config, baseUrl: string): EmbeddingProvider {
+function openAiEmbeddings(config: Config, baseUrl: string, dispatcher: Dispatcher): EmbeddingProvider {
   return new OpenAiEmbeddingProvider({
+    dispatcher,
     baseUrl,
     apiKey: config.EMBEDDINGS_API_KEY,
     model: config.EMBEDDINGS_MODEL,
@@ -86,7 +89,12 @@ async function main(): Promise<void> {
   const resealed = await resealToolHeaders({ agents, box: config.DATA_ENCRYPTION_KEY, logger: runtime.logger });
   if (resealed > 0) runtime.logger.info({ agents: resealed }, 're-encrypted agent tool header values');
   const credits = connectIdentityCredits(runtime, config);
-  const embedder = embeddingProvider(config, runtime.logger);
+  // The model providers' endpoints are the operator's (LLM_BASE_URL, EMBEDDINGS_BASE_URL), often
+  // on a private network (a local Ollama, an in-cluster vLLM): the outbound client allows them,
+  // where customers' URLs (tools, below) are refused private addresses unless ALLOW_PRIVATE_URLS.
+  const providerAgent = createGuardedAgent({ allowPrivate: true });
+  runtime.lifecycle.onShutdown('model provider http agent', () => providerAgent.close());
+  const embedder = embeddingProvider(config, runtime.logger, providerAgent);
   runtime.lifecycle.onShutdown('embeddings', () => embedder.close?.() ?? Promise.resolve());
   const index = new MemoryIndexCache(memories, embedder, config.MEMORY_INDEX_CACHE_MAX_ITEMS, runtime.logger);
   const backlog = new EmbeddingBacklog(
@@ -98,7 +106,7 @@ async function main(): Promise<void> {
       yieldMs: config.EMBEDDINGS_YIELD_MS,
     },
   );
-  const llm = llmProvider(config);
+  const llm = llmProvider(config, providerAgent);
   const workflows = grpcWorkflows(config.WORKFLOW_GRPC_ADDR, config.GRPC_DEADLINE_MS, runtime.metrics);
   runtime.lifecycle.onShutdown('workflow client', () => workflows.close());
   const dispatcher = createGuardedAgent({ allowPrivate: config.ALLOW_PRIVATE_URLS });

@@ -1,4 +1,5 @@
-import { postJson, ProviderError } from '../http/post-json.js';
+import type { Dispatcher } from 'undici';
+import { postToProvider, ProviderError } from '../http/provider-call.js';
 import { normalize, type EmbeddingProvider } from './embedding-provider.js';
 
 export interface OpenAiEmbeddingOptions {
@@ -7,6 +8,8 @@ export interface OpenAiEmbeddingOptions {
   model: string;
   timeoutMs: number;
   retries: number;
+  /** The outbound agent (service-kit's createGuardedAgent) the calls go through. */
+  dispatcher: Dispatcher;
 }
 
 /** Inputs per request; OpenAI accepts up to 2,048, local servers often far fewer. */
@@ -28,23 +31,20 @@ export class OpenAiEmbeddingProvider implements EmbeddingProvider {
 
   private async batch(input: string[]): Promise<Float32Array[]> {
     const url = `${this.options.baseUrl.replace(/\/+$/, '')}/embeddings`;
-    const { response, done } = await postJson(
+    const response = await postToProvider(
       url,
       { model: this.options.model, input },
       { apiKey: this.options.apiKey, timeoutMs: this.options.timeoutMs, retries: this.options.retries },
+      this.options.dispatcher,
     );
-    try {
-      const body = (await response.json()) as { data?: Array<{ index?: number; embedding?: number[] }> };
-      const data = body.data ?? [];
-      if (data.length !== input.length)
-        throw new ProviderError(`embeddings: expected ${input.length} vectors, got ${data.length}`);
-      const ordered = [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
-      return ordered.map((d) => {
-        if (!Array.isArray(d.embedding)) throw new ProviderError('embeddings: answer without an embedding array');
-        return normalize(Float32Array.from(d.embedding));
-      });
-    } finally {
-      done();
-    }
+    const body = (await response.body.json()) as { data?: Array<{ index?: number; embedding?: number[] }> };
+    const data = body.data ?? [];
+    if (data.length !== input.length)
+      throw new ProviderError(`embeddings: expected ${input.length} vectors, got ${data.length}`);
+    const ordered = [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+    return ordered.map((d) => {
+      if (!Array.isArray(d.embedding)) throw new ProviderError('embeddings: answer without an embedding array');
+      return normalize(Float32Array.from(d.embedding));
+    });
   }
 }

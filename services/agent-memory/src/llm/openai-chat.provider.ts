@@ -1,5 +1,6 @@
 import type { Usage } from '../domain/chat.js';
-import { postJson, ProviderError } from '../http/post-json.js';
+import type { Dispatcher } from 'undici';
+import { postToProvider, ProviderError } from '../http/provider-call.js';
 import type { LlmMessage, LlmProvider, LlmRequest, LlmResult, LlmToolCall } from './llm-provider.js';
 import { countChatTokens, countTokens } from './tokenizer.js';
 
@@ -10,6 +11,8 @@ export interface OpenAiChatOptions {
   defaultModel: string;
   timeoutMs: number;
   retries: number;
+  /** The outbound agent (service-kit's createGuardedAgent) the calls go through. */
+  dispatcher: Dispatcher;
 }
 
 interface OpenAiUsage {
@@ -113,15 +116,16 @@ export class OpenAiChatProvider implements LlmProvider {
         : {}),
       ...(onDelta ? { stream: true, stream_options: { include_usage: true } } : {}),
     };
-    const { response, done } = await postJson(this.url, body, {
+    const options = {
       apiKey: this.options.apiKey,
       timeoutMs: this.options.timeoutMs,
       retries: this.options.retries,
       accept: onDelta ? 'text/event-stream' : 'application/json',
       signal: request.signal,
-    });
+    };
+    const response = await postToProvider(this.url, body, options, this.options.dispatcher);
     try {
-      const streamed = onDelta && (response.headers.get('content-type') ?? '').includes('text/event-stream');
+      const streamed = onDelta && String(response.headers['content-type'] ?? '').includes('text/event-stream');
       const result = streamed ? await this.readStream(response, model, onDelta) : await this.readJson(response, model);
       if (onDelta && !streamed && result.content) onDelta(result.content);
       return {
@@ -135,7 +139,7 @@ export class OpenAiChatProvider implements LlmProvider {
       if (error instanceof ProviderError) throw error;
       throw new ProviderError(`chat completions: ${(error as Error).message}`);
     } finally {
-      done();
+      if (!response.body.destroyed) response.body.destroy();
     }
   }
 
@@ -146,8 +150,8 @@ export class OpenAiChatProvider implements LlmProvider {
     return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
   }
 
-  private async readJson(response: Response, model: string): Promise<Read> {
-    const json = (await response.json()) as Completion;
+  private async readJson(response: Dispatcher.ResponseData, model: string): Promise<Read> {
+    const json = (await response.body.json()) as Completion;
     if (json.error) throw new ProviderError(`chat completions: ${json.error.message ?? 'error'}`);
     const message = json.choices?.[0]?.message;
     const toolCalls = toToolCalls(message?.tool_calls);
@@ -164,8 +168,11 @@ export class OpenAiChatProvider implements LlmProvider {
   }
 
   /** Reads `data: {...}` lines until `data: [DONE]` or the end of the stream. */
-  private async readStream(response: Response, model: string, onDelta: (text: string) => void): Promise<Read> {
-    if (!response.body) throw new ProviderError('chat completions: empty stream');
+  private async readStream(
+    response: Dispatcher.ResponseData,
+    model: string,
+    onDelta: (text: string) => void,
+  ): Promise<Read> {
     const decoder = new TextDecoder();
     let buffer = '';
     let content = '';
@@ -206,9 +213,8 @@ export class OpenAiChatProvider implements LlmProvider {
       }
       return false;
     };
-    const reader = response.body.getReader();
-    for (let read = await reader.read(); !read.done; read = await reader.read()) {
-      buffer += decoder.decode(read.value, { stream: true });
+    for await (const bytes of response.body) {
+      buffer += decoder.decode(bytes as Buffer, { stream: true });
       let newline: number;
       while ((newline = buffer.indexOf('\n')) >= 0) {
         const line = buffer.slice(0, newline).replace(/\r$/, '');

@@ -1,6 +1,6 @@
 import { DomainError } from '@agentplatform/service-kit';
 import { chatCost } from '../domain/chat.js';
-import { ProviderError } from '../http/post-json.js';
+import { ProviderError } from '../http/provider-call.js';
 import type { LlmProvider, LlmRequest } from '../llm/llm-provider.js';
 import { countTokens } from '../llm/tokenizer.js';
 import { inMemoryAgentMemoryDeps } from '../testing/in-memory.js';

@@ -19,7 +19,7 @@ import {
 } from '../domain/chat.js';
 import type { CallerScopes } from '../domain/tool-rights.js';
 import { TOOL_LIMITS } from '../domain/tools.js';
-import { ProviderError } from '../http/post-json.js';
+import { ProviderError } from '../http/provider-call.js';
 import type { LlmMessage } from '../llm/llm-provider.js';
 import { buildPrompt, DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE } from '../llm/prompt.js';
 import { countChatTokens, countTokens } from '../llm/tokenizer.js';

@@ -56,7 +56,7 @@ export interface BacklogOptions {
  * The pause in this replica's writes after which the backlog embeds: a burst's writes (API adds,
  * a chat's episodic memory, content updates) follow each other closer than this.
  */
-export const QUIET_MS = 100;
+const QUIET_MS = 100;
 
 /**
  * While a burst of writes goes on past `yieldMs`, the backlog takes at most this share of one core:
@@ -65,7 +65,7 @@ export const QUIET_MS = 100;
  * cores; the backlog still drains at a quarter of its rate meanwhile, and at full rate once the
  * writes pause.
  */
-export const BURST_SHARE = 0.25;
+const BURST_SHARE = 0.25;
 
 /**
  * Items looked up at a time as candidates for the next batches (see claimAndEmbed). The look-up
@@ -79,7 +79,7 @@ export const CANDIDATES_PER_LOOKUP = 512;
  * Candidates held at most (about 100 bytes each): beyond it the longest tenant queues let go of
  * their ends (FairCandidates.trim), so many tenants with long backlogs cost bounded memory.
  */
-export const MAX_CANDIDATES_HELD = 8 * CANDIDATES_PER_LOOKUP;
+const MAX_CANDIDATES_HELD = 8 * CANDIDATES_PER_LOOKUP;
 
 /**
  * Most model work in one batch, in estimated word pieces (see itemCost): a batch of short texts

@@ -1,0 +1,134 @@
+import { newId } from '@agentplatform/service-kit';
+import { inMemoryAgentMemoryDeps } from '../testing/in-memory.js';
+import { createAgent, deleteAgent } from './manage-agents.js';
+import { addMemories } from './add-memories.js';
+
+async function setup() {
+  const { deps, fakes } = inMemoryAgentMemoryDeps();
+  const agent = await createAgent(deps, { tenantId: 't1', name: 'Helper', type: 'assistant' });
+  const inserts = jest.spyOn(fakes.memories, 'insertMany');
+  const bumps = jest.spyOn(fakes.agents, 'bumpMemoryVersion');
+  return { deps, fakes, agentId: agent.id, inserts, bumps };
+}
+
+/** Stores `count` items of the agent directly, as if added before. */
+const seed = async (fakes: Awaited<ReturnType<typeof setup>>['fakes'], agentId: string, count: number) => {
+  const now = new Date();
+  await fakes.memories.insertMany(
+    Array.from({ length: count }, (_, i) => ({
+      id: newId('mem'),
+      tenantId: 't1',
+      agentId,
+      memoryType: 'semantic' as const,
+      content: `old ${i}`,
+      metadata: {},
+      mergedFrom: [],
+      createdAt: now,
+      updatedAt: now,
+    })),
+  );
+};
+
+describe('batch adds', () => {
+  const batch = (deps: Parameters<typeof addMemories>[0], agentId: string, items: Array<Record<string, unknown>>) =>
+    addMemories(deps, {
+      tenantId: 't1',
+      agentId,
+      items: items as Parameters<typeof addMemories>[1]['items'],
+      plan: 'free',
+    });
+
+  it('stores every item with one insert and one version bump, answering them in order', async () => {
+    const { deps, fakes, agentId, inserts, bumps } = await setup();
+    const items = await batch(
+      deps,
+      agentId,
+      Array.from({ length: 50 }, (_, i) => ({ content: ` fact ${i} `, metadata: { n: i } })),
+    );
+    expect(items.map((item) => [item.content, item.metadata.n, item.memoryType])).toEqual(
+      Array.from({ length: 50 }, (_, i) => [`fact ${i}`, i, 'semantic']),
+    );
+    expect([...items.map((item) => item.id)].sort()).toEqual(items.map((item) => item.id));
+    expect(inserts).toHaveBeenCalledTimes(1);
+    expect(bumps).toHaveBeenCalledTimes(1);
+    expect(fakes.index.applied.map((a) => [a.version, a.upsert.length])).toEqual([[1, 50]]);
+    expect(fakes.quotas.count(agentId, 'memories')).toBe(50);
+  });
+
+  it('checks every item before storing any, naming each wrong field by its place', async () => {
+    const { deps, fakes, agentId } = await setup();
+    await expect(
+      batch(deps, agentId, [{ content: 'fine' }, { content: '   ' }, { content: 'x', memoryType: 'dream' }]),
+    ).rejects.toMatchObject({
+      code: 'validation_error',
+      details: [
+        expect.objectContaining({ field: 'items[1].content' }),
+        expect.objectContaining({ field: 'items[2].memory_type' }),
+      ],
+    });
+    await expect(batch(deps, agentId, [])).rejects.toMatchObject({
+      details: [expect.objectContaining({ field: 'items' })],
+    });
+    await expect(
+      batch(
+        deps,
+        agentId,
+        Array.from({ length: 101 }, () => ({ content: 'x' })),
+      ),
+    ).rejects.toMatchObject({ details: [expect.objectContaining({ field: 'items' })] });
+    expect(fakes.memories.byId.size).toBe(0);
+    expect(fakes.quotas.count(agentId, 'memories') ?? 0).toBe(0);
+  });
+
+  it('refuses the whole batch when one item has a type the agent has not enabled', async () => {
+    const { deps, fakes, agentId } = await setup();
+    await expect(
+      batch(deps, agentId, [{ content: 'a' }, { content: 'b', memoryType: 'procedural' }]),
+    ).rejects.toMatchObject({
+      details: [
+        expect.objectContaining({ field: 'items[1].memory_type', message: expect.stringContaining('not enabled') }),
+      ],
+    });
+    expect(fakes.memories.byId.size).toBe(0);
+  });
+
+  it('refuses a batch that does not fit the quota whole, and stores a smaller one that does', async () => {
+    const { deps, fakes, agentId } = await setup();
+    await seed(fakes, agentId, 9_988);
+    await batch(deps, agentId, [{ content: 'makes the counter' }, { content: 'and counts 9,990' }]);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 4 }, (_, b) =>
+        batch(
+          deps,
+          agentId,
+          Array.from({ length: 4 }, (_, i) => ({ content: `batch ${b} item ${i}` })),
+        ),
+      ),
+    );
+    // 10 units left: two batches of 4 fit, the other two are refused whole.
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(2);
+    for (const o of outcomes.filter((o) => o.status === 'rejected')) {
+      expect((o as PromiseRejectedResult).reason).toMatchObject({ code: 'quota_exceeded' });
+    }
+    expect(fakes.memories.byId.size).toBe(9_998);
+    expect(fakes.quotas.count(agentId, 'memories')).toBe(9_998);
+    expect((await batch(deps, agentId, [{ content: 'one' }, { content: 'two' }])).length).toBe(2);
+  });
+
+  it("answers 404 for another tenant's agent and an agent deleted during the write, storing nothing", async () => {
+    const { deps, fakes, agentId, inserts } = await setup();
+    await expect(addMemories(deps, { tenantId: 't2', agentId, items: [{ content: 'theirs' }] })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    const insertMany = fakes.memories.insertMany.bind(fakes.memories);
+    inserts.mockImplementationOnce(async (items) => {
+      await deleteAgent(deps, { tenantId: 't1', agentId });
+      return insertMany(items);
+    });
+    await expect(batch(deps, agentId, [{ content: 'too late' }, { content: 'also' }])).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    expect(fakes.memories.byId.size).toBe(0);
+    expect(fakes.index.applied).toEqual([]);
+  });
+});

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import mongoose, { type Connection } from 'mongoose';
-import { createLogger, Metrics } from '@agentplatform/service-kit';
+import { createLogger, declaredIndexes, Metrics, recordQueryShapes, servingIndex } from '@agentplatform/service-kit';
 import type { MemoryItem } from '../src/domain/memory';
 import type { EmbeddingProvider } from '../src/embeddings/embedding-provider';
 import { EmbeddingBacklog } from '../src/jobs/embedding-backlog';
@@ -176,6 +176,34 @@ describe('embedding backlog on the database', () => {
     await loop.stop();
     // About twenty polls in that second: none of them touched the memories after the start-up pass.
     expect(commands.map((c) => c.name)).toEqual(['find']);
+  });
+
+  it('serves every call of a drain by an index, on the stand-in all but the look-up of due entries', async () => {
+    await memories.insertMany(Array.from({ length: 40 }, (_, n) => item(n)));
+    await memories.update(TENANT, 'mem_00001', { content: 'changed meanwhile' }, new Date());
+    const seen = recordQueryShapes(connection);
+    const loop = backlog(recordingEmbedder());
+    loop.start();
+    await untilDrained();
+    await loop.stop();
+    connection.set('debug', false);
+
+    const verdicts = seen.map(({ shape, filter }) => {
+      const verdict = servingIndex(shape, filter, declaredIndexes(connection, shape.collection));
+      return `${shape.collection}.${shape.command}(${[...shape.equality, ...shape.range].join(',')}) -> ${verdict.mongo}${verdict.standIn ? ' (stand-in: index)' : ''}`;
+    });
+    expect([...new Set(verdicts)].sort()).toEqual(
+      [
+        // The start-up pass for a former embedder's items: once per start.
+        'memories.find(embedding.provider) -> embedding.provider,tenant_id',
+        'memories.bulkWrite(_id,embed_token) -> _id (stand-in: index)',
+        'memories.find(_id) -> _id (stand-in: index)',
+        'memory_embedding_due.bulkWrite(_id) -> _id (stand-in: index)',
+        'memory_embedding_due.bulkWrite(_id,rev) -> _id (stand-in: index)',
+        // The look-up: on the stand-in a scan of what waits, never of what is stored.
+        'memory_embedding_due.find(due_at) -> due_at,_id',
+      ].sort(),
+    );
   });
 
   it('embeds every item once with two replicas drawing from the same candidates', async () => {

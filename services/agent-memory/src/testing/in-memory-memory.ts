@@ -50,6 +50,24 @@ export class InMemoryMemories implements MemoryStore {
       return undefined;
     });
   }
+  /** Stores `count` items of the agent directly, as if added before. */
+  seed(tenantId: string, agentId: string, count: number): void {
+    const now = new Date();
+    for (let i = 0; i < count; i++) {
+      const id = `mem_seed_${this.byId.size}`;
+      this.byId.set(id, {
+        id,
+        tenantId,
+        agentId,
+        memoryType: 'semantic',
+        content: `old ${i}`,
+        metadata: {},
+        mergedFrom: [],
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
+  }
   async deleteIds(tenantId: string, ids: string[]): Promise<number> {
     const gone = ids.filter((id) => this.byId.get(id)?.tenantId === tenantId);
     for (const id of gone) this.byId.delete(id);

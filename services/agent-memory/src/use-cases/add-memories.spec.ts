@@ -1,4 +1,3 @@
-import { newId } from '@agentplatform/service-kit';
 import { inMemoryAgentMemoryDeps } from '../testing/in-memory.js';
 import { createAgent, deleteAgent } from './manage-agents.js';
 import { addMemories } from './add-memories.js';
@@ -10,24 +9,6 @@ async function setup() {
   const bumps = jest.spyOn(fakes.agents, 'bumpMemoryVersion');
   return { deps, fakes, agentId: agent.id, inserts, bumps };
 }
-
-/** Stores `count` items of the agent directly, as if added before. */
-const seed = async (fakes: Awaited<ReturnType<typeof setup>>['fakes'], agentId: string, count: number) => {
-  const now = new Date();
-  await fakes.memories.insertMany(
-    Array.from({ length: count }, (_, i) => ({
-      id: newId('mem'),
-      tenantId: 't1',
-      agentId,
-      memoryType: 'semantic' as const,
-      content: `old ${i}`,
-      metadata: {},
-      mergedFrom: [],
-      createdAt: now,
-      updatedAt: now,
-    })),
-  );
-};
 
 describe('batch adds', () => {
   const batch = (deps: Parameters<typeof addMemories>[0], agentId: string, items: Array<Record<string, unknown>>) =>
@@ -94,7 +75,7 @@ describe('batch adds', () => {
 
   it('refuses a batch that does not fit the quota whole, and stores a smaller one that does', async () => {
     const { deps, fakes, agentId } = await setup();
-    await seed(fakes, agentId, 9_988);
+    fakes.memories.seed('t1', agentId, 9_988);
     await batch(deps, agentId, [{ content: 'makes the counter' }, { content: 'and counts 9,990' }]);
     const outcomes = await Promise.allSettled(
       Array.from({ length: 4 }, (_, b) =>

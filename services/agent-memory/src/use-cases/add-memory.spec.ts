@@ -1,5 +1,3 @@
-import { newId } from '@agentplatform/service-kit';
-import type { MemoryItem } from '../domain/memory.js';
 import { inMemoryAgentMemoryDeps } from '../testing/in-memory.js';
 import { createAgent, deleteAgent } from './manage-agents.js';
 import { addMemory, storeMemory } from './add-memory.js';
@@ -14,24 +12,6 @@ async function setup() {
 
 const add = (deps: Parameters<typeof addMemory>[0], agentId: string, content: string, extra = {}) =>
   addMemory(deps, { tenantId: 't1', agentId, content, ...extra });
-
-/** Stores `count` items of the agent directly, as if added before. */
-const seed = async (fakes: Awaited<ReturnType<typeof setup>>['fakes'], agentId: string, count: number) => {
-  const now = new Date();
-  await fakes.memories.insertMany(
-    Array.from({ length: count }, (_, i) => ({
-      id: newId('mem'),
-      tenantId: 't1',
-      agentId,
-      memoryType: 'semantic' as const,
-      content: `old ${i}`,
-      metadata: {},
-      mergedFrom: [],
-      createdAt: now,
-      updatedAt: now,
-    })),
-  );
-};
 
 describe('memory adds written in groups', () => {
   it('writes concurrent adds of one agent with one insert and one version bump per group', async () => {
@@ -86,19 +66,7 @@ describe('memory adds written in groups', () => {
 
   it('stores what fits the quota when a group is larger than the room left, and refuses the rest', async () => {
     const { deps, fakes, agentId } = await setup();
-    const now = new Date();
-    const existing: MemoryItem[] = Array.from({ length: 9_998 }, (_, i) => ({
-      id: newId('mem'),
-      tenantId: 't1',
-      agentId,
-      memoryType: 'semantic',
-      content: `old ${i}`,
-      metadata: {},
-      mergedFrom: [],
-      createdAt: now,
-      updatedAt: now,
-    }));
-    await fakes.memories.insertMany(existing);
+    fakes.memories.seed('t1', agentId, 9_998);
     const outcomes = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => add(deps, agentId, `new ${i}`)));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(2);
     for (const o of outcomes.filter((o) => o.status === 'rejected')) {
@@ -281,7 +249,7 @@ describe('memory adds: the quota taken while the agent is read', () => {
   it('at the limit, refuses no add for a unit an add with a wrong type held', async () => {
     const { deps, fakes, agentId } = await setup();
     await add(deps, agentId, 'known'); // the agent is now known: its units are taken early
-    await seed(fakes, agentId, 9_997);
+    fakes.memories.seed('t1', agentId, 9_997);
     await fakes.quotas.forget(agentId, 'memories'); // counted again from the items: 9,998
     await add(deps, agentId, 'alone'); // 9,999
     // One group: a type the agent has not enabled first, then two adds for the one unit left.

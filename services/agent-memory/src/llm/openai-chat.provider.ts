@@ -219,11 +219,8 @@ export class OpenAiChatProvider implements LlmProvider {
       while ((newline = buffer.indexOf('\n')) >= 0) {
         const line = buffer.slice(0, newline).replace(/\r$/, '');
         buffer = buffer.slice(newline + 1);
-        if (handleLine(line)) {
-          // What follows [DONE] is not read: the body is let go, as leaving a for-await loop would.
-          await reader.cancel();
-          return finish();
-        }
+        // What follows [DONE] is not read: leaving the for-await loop lets the body go.
+        if (handleLine(line)) return finish();
       }
     }
     handleLine(buffer.trim());

@@ -185,9 +185,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Exchange a refresh token for new tokens (the old one stops working) */
+    /** Exchange a refresh token (the body's, else the refresh cookie's) for new tokens (the old one stops working) */
     post: operations['postAuthRefresh'];
-    delete?: never;
+    /** End the refresh cookie's login session and clear the cookie (a browser's logout) */
+    delete: operations['deleteAuthRefresh'];
     options?: never;
     head?: never;
     patch?: never;
@@ -2480,6 +2481,8 @@ export interface operations {
          */
         'application/json': {
           password: string;
+          /** @description true: set the refresh token as an HttpOnly, SameSite=Strict cookie scoped to /api/v1/auth/refresh and leave it out of the answer (JSON bodies only) */
+          refresh_cookie?: boolean;
           /** @description The e-mail address */
           username: string;
         };
@@ -2491,6 +2494,8 @@ export interface operations {
          */
         'application/x-www-form-urlencoded': {
           password: string;
+          /** @description true: set the refresh token as an HttpOnly, SameSite=Strict cookie scoped to /api/v1/auth/refresh and leave it out of the answer (JSON bodies only) */
+          refresh_cookie?: boolean;
           /** @description The e-mail address */
           username: string;
         };
@@ -2507,7 +2512,8 @@ export interface operations {
             access_token: string;
             /** @description Seconds */
             expires_in: number;
-            refresh_token: string;
+            /** @description Absent when the refresh token was set as a cookie (refresh_cookie, or a refresh by the cookie) */
+            refresh_token?: string;
             /** @constant */
             token_type: 'bearer';
           };
@@ -2807,7 +2813,10 @@ export interface operations {
          *     }
          */
         'application/json': {
-          refresh_token: string;
+          /** @description true: set the refresh token as an HttpOnly, SameSite=Strict cookie scoped to /api/v1/auth/refresh and leave it out of the answer (JSON bodies only) */
+          refresh_cookie?: boolean;
+          /** @description Required unless the refresh cookie is sent; when both are, this one is used */
+          refresh_token?: string;
         };
       };
     };
@@ -2822,7 +2831,8 @@ export interface operations {
             access_token: string;
             /** @description Seconds */
             expires_in: number;
-            refresh_token: string;
+            /** @description Absent when the refresh token was set as a cookie (refresh_cookie, or a refresh by the cookie) */
+            refresh_token?: string;
             /** @constant */
             token_type: 'bearer';
           };
@@ -2866,6 +2876,69 @@ export interface operations {
       };
       /** @description Unsupported Content-Type (unsupported_media_type) */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Invalid fields (validation_error) */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Rate limit exceeded (rate_limit_exceeded), also for repeated requests without valid credentials from one address; Retry-After header */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A backend is unavailable or did not answer in time (service_unavailable); retry after retry_after seconds (Retry-After header) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteAuthRefresh: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            success: boolean;
+          };
+        };
+      };
+      /** @description Not found (not_found) */
+      404: {
         headers: {
           [name: string]: unknown;
         };

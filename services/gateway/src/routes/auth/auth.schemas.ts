@@ -23,18 +23,40 @@ export const registerResponse = z.object({
   created_at: z.string(),
 });
 
+/** Asked by a browser app (the console): the refresh token goes to an HttpOnly cookie, not the body. */
+const refreshCookie = z
+  .boolean()
+  .optional()
+  .describe(
+    'true: set the refresh token as an HttpOnly, SameSite=Strict cookie scoped to /api/v1/auth/refresh ' +
+      'and leave it out of the answer (JSON bodies only)',
+  );
+
 export const loginBody = z.object({
   username: z.string().min(1, 'is required').describe('The e-mail address'),
   password: z.string().min(1, 'is required'),
+  refresh_cookie: refreshCookie,
 });
 
-export const refreshBody = z.object({ refresh_token: z.string().min(1, 'is required') });
+export const refreshBody = z.object({
+  refresh_token: z
+    .string()
+    .min(1, 'is required')
+    .optional()
+    .describe('Required unless the refresh cookie is sent; when both are, this one is used'),
+  refresh_cookie: refreshCookie,
+});
+
+export const logoutBody = z.object({ refresh_token: z.string().min(1, 'is required') });
 
 export const tokenResponse = z.object({
   access_token: z.string(),
   token_type: z.literal('bearer'),
   expires_in: z.number().int().describe('Seconds'),
-  refresh_token: z.string(),
+  refresh_token: z
+    .string()
+    .optional()
+    .describe('Absent when the refresh token was set as a cookie (refresh_cookie, or a refresh by the cookie)'),
 });
 
 const userMe = z

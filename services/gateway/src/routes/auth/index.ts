@@ -1,3 +1,5 @@
+import type { Context } from 'koa';
+import { ValidationError } from '@agentplatform/service-kit';
 import { anyCaller, defineRoute, publicAccess, userOnly, type Route } from '../../http/route.js';
 import type { RouteDeps } from '../deps.js';
 import {
@@ -6,6 +8,7 @@ import {
   createApiKeyBody,
   keyIdParams,
   loginBody,
+  logoutBody,
   logoutResponse,
   meResponse,
   refreshBody,
@@ -14,19 +17,25 @@ import {
   revokeResponse,
   tokenResponse,
 } from './auth.schemas.js';
+import { clearRefreshCookie, readRefreshCookie, setRefreshCookie } from './refresh-cookie.js';
 
-function tokens(answer: { accessToken: string; tokenType: string; expiresIn: number; refreshToken: string }) {
-  return {
-    access_token: answer.accessToken,
-    token_type: 'bearer' as const,
-    expires_in: answer.expiresIn,
-    refresh_token: answer.refreshToken,
-  };
+type Tokens = { accessToken: string; tokenType: string; expiresIn: number; refreshToken: string };
+
+/** The answer of login and refresh; with `inCookie`, the refresh token goes to the cookie only. */
+function tokens(answer: Tokens, cookie?: { ctx: Context; inCookie: boolean }) {
+  const body = { access_token: answer.accessToken, token_type: 'bearer' as const, expires_in: answer.expiresIn };
+  if (!cookie?.inCookie) return { ...body, refresh_token: answer.refreshToken };
+  setRefreshCookie(cookie.ctx, answer.refreshToken);
+  return body;
 }
 
 /** The API reference, Authentication and keys. Validation errors here are 422. */
 export function authRoutes({ backends, revocations, profiles }: RouteDeps): Route[] {
   const identity = backends.identity;
+  const endSession = async (refreshToken: string) => {
+    const { sessionId } = await identity.logout({ refreshToken });
+    if (sessionId) revocations?.forgetSession(sessionId);
+  };
   return [
     defineRoute({
       method: 'post',
@@ -76,13 +85,18 @@ export function authRoutes({ backends, revocations, profiles }: RouteDeps): Rout
       body: loginBody,
       example: { username: 'ada@example.com', password: 'correct horse battery' },
       response: tokenResponse,
-      handler: async ({ body }) => tokens(await identity.login({ email: body.username, password: body.password })),
+      handler: async ({ body, ctx }) =>
+        tokens(await identity.login({ email: body.username, password: body.password }), {
+          ctx,
+          inCookie: body.refresh_cookie === true,
+        }),
     }),
     defineRoute({
       method: 'post',
       path: '/auth/refresh',
       errors: ['unauthorized'],
-      summary: 'Exchange a refresh token for new tokens (the old one stops working)',
+      summary:
+        "Exchange a refresh token (the body's, else the refresh cookie's) for new tokens (the old one stops working)",
       tag: 'auth',
       access: publicAccess,
       addressLimit: 'refresh',
@@ -90,7 +104,31 @@ export function authRoutes({ backends, revocations, profiles }: RouteDeps): Rout
       body: refreshBody,
       example: { refresh_token: 'paste the refresh_token that login answered' },
       response: tokenResponse,
-      handler: async ({ body }) => tokens(await identity.refresh({ refreshToken: body.refresh_token })),
+      handler: async ({ body, ctx }) => {
+        // The body wins: an API client's token is never replaced by a cookie it did not know of.
+        const fromCookie = body.refresh_token ? undefined : readRefreshCookie(ctx);
+        const refreshToken = body.refresh_token ?? fromCookie;
+        if (!refreshToken)
+          throw ValidationError.field('refresh_token', 'is required (in the body or the refresh cookie)');
+        const answer = await identity.refresh({ refreshToken });
+        return tokens(answer, { ctx, inCookie: fromCookie !== undefined || body.refresh_cookie === true });
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/auth/refresh',
+      summary: "End the refresh cookie's login session and clear the cookie (a browser's logout)",
+      tag: 'auth',
+      access: publicAccess,
+      addressLimit: 'refresh',
+      validationStatus: 422,
+      response: logoutResponse,
+      handler: async ({ ctx }) => {
+        const refreshToken = readRefreshCookie(ctx);
+        clearRefreshCookie(ctx);
+        if (refreshToken) await endSession(refreshToken);
+        return { success: true, message: 'Logged out' };
+      },
     }),
     defineRoute({
       method: 'post',
@@ -100,11 +138,12 @@ export function authRoutes({ backends, revocations, profiles }: RouteDeps): Rout
       access: publicAccess,
       addressLimit: 'refresh',
       validationStatus: 422,
-      body: refreshBody,
+      body: logoutBody,
       response: logoutResponse,
-      handler: async ({ body }) => {
-        const { sessionId } = await identity.logout({ refreshToken: body.refresh_token });
-        if (sessionId) revocations?.forgetSession(sessionId);
+      handler: async ({ body, ctx }) => {
+        // The cookie is sent to the refresh path only: clearing it here is all logout can do with it.
+        clearRefreshCookie(ctx);
+        await endSession(body.refresh_token);
         return { success: true, message: 'Logged out' };
       },
     }),

@@ -2,6 +2,7 @@
 
 from .delete_agents_agent_id_response_200 import DeleteAgentsAgentIdResponse200
 from .delete_auth_api_keys_key_id_response_200 import DeleteAuthApiKeysKeyIdResponse200
+from .delete_auth_refresh_response_200 import DeleteAuthRefreshResponse200
 from .delete_memory_memory_id_response_200 import DeleteMemoryMemoryIdResponse200
 from .delete_webhooks_webhook_id_response_200 import DeleteWebhooksWebhookIdResponse200
 from .delete_workflows_workflow_id_response_200 import DeleteWorkflowsWorkflowIdResponse200
@@ -315,6 +316,7 @@ from .schedule_node_config_input import ScheduleNodeConfigInput
 __all__ = (
     "DeleteAgentsAgentIdResponse200",
     "DeleteAuthApiKeysKeyIdResponse200",
+    "DeleteAuthRefreshResponse200",
     "DeleteMemoryMemoryIdResponse200",
     "DeleteWebhooksWebhookIdResponse200",
     "DeleteWorkflowsWorkflowIdResponse200",

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 
 
 
@@ -24,10 +25,13 @@ class PostAuthLoginBody:
         Attributes:
             username (str): The e-mail address
             password (str):
+            refresh_cookie (bool | Unset): true: set the refresh token as an HttpOnly, SameSite=Strict cookie scoped to
+                /api/v1/auth/refresh and leave it out of the answer (JSON bodies only)
      """
 
     username: str
     password: str
+    refresh_cookie: bool | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -39,6 +43,8 @@ class PostAuthLoginBody:
 
         password = self.password
 
+        refresh_cookie = self.refresh_cookie
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -46,6 +52,8 @@ class PostAuthLoginBody:
             "username": username,
             "password": password,
         })
+        if refresh_cookie is not UNSET:
+            field_dict["refresh_cookie"] = refresh_cookie
 
         return field_dict
 
@@ -58,9 +66,12 @@ class PostAuthLoginBody:
 
         password = d.pop("password")
 
+        refresh_cookie = d.pop("refresh_cookie", UNSET)
+
         post_auth_login_body = cls(
             username=username,
             password=password,
+            refresh_cookie=refresh_cookie,
         )
 
 

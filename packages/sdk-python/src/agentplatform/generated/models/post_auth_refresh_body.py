@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 
 
 
@@ -22,10 +23,13 @@ T = TypeVar("T", bound="PostAuthRefreshBody")
 class PostAuthRefreshBody:
     """ 
         Attributes:
-            refresh_token (str):
+            refresh_token (str | Unset): Required unless the refresh cookie is sent; when both are, this one is used
+            refresh_cookie (bool | Unset): true: set the refresh token as an HttpOnly, SameSite=Strict cookie scoped to
+                /api/v1/auth/refresh and leave it out of the answer (JSON bodies only)
      """
 
-    refresh_token: str
+    refresh_token: str | Unset = UNSET
+    refresh_cookie: bool | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -35,12 +39,17 @@ class PostAuthRefreshBody:
     def to_dict(self) -> dict[str, Any]:
         refresh_token = self.refresh_token
 
+        refresh_cookie = self.refresh_cookie
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({
-            "refresh_token": refresh_token,
         })
+        if refresh_token is not UNSET:
+            field_dict["refresh_token"] = refresh_token
+        if refresh_cookie is not UNSET:
+            field_dict["refresh_cookie"] = refresh_cookie
 
         return field_dict
 
@@ -49,10 +58,13 @@ class PostAuthRefreshBody:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        refresh_token = d.pop("refresh_token")
+        refresh_token = d.pop("refresh_token", UNSET)
+
+        refresh_cookie = d.pop("refresh_cookie", UNSET)
 
         post_auth_refresh_body = cls(
             refresh_token=refresh_token,
+            refresh_cookie=refresh_cookie,
         )
 
 

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import Literal, cast
 
 
@@ -26,13 +27,14 @@ class PostAuthRefreshResponse200:
             access_token (str):
             token_type (Literal['bearer']):
             expires_in (int): Seconds
-            refresh_token (str):
+            refresh_token (str | Unset): Absent when the refresh token was set as a cookie (refresh_cookie, or a refresh by
+                the cookie)
      """
 
     access_token: str
     token_type: Literal['bearer']
     expires_in: int
-    refresh_token: str
+    refresh_token: str | Unset = UNSET
 
 
 
@@ -54,8 +56,9 @@ class PostAuthRefreshResponse200:
             "access_token": access_token,
             "token_type": token_type,
             "expires_in": expires_in,
-            "refresh_token": refresh_token,
         })
+        if refresh_token is not UNSET:
+            field_dict["refresh_token"] = refresh_token
 
         return field_dict
 
@@ -72,7 +75,7 @@ class PostAuthRefreshResponse200:
 
         expires_in = d.pop("expires_in")
 
-        refresh_token = d.pop("refresh_token")
+        refresh_token = d.pop("refresh_token", UNSET)
 
         post_auth_refresh_response_200 = cls(
             access_token=access_token,

@@ -126,7 +126,8 @@ def sync_detailed(
     body: PostAuthRefreshBody,
 
 ) -> Response[Error | PostAuthRefreshResponse200]:
-    """ Exchange a refresh token for new tokens (the old one stops working)
+    """ Exchange a refresh token (the body's, else the refresh cookie's) for new tokens (the old one stops
+    working)
 
     Args:
         body (PostAuthRefreshBody):
@@ -157,7 +158,8 @@ def sync(
     body: PostAuthRefreshBody,
 
 ) -> Error | PostAuthRefreshResponse200 | None:
-    """ Exchange a refresh token for new tokens (the old one stops working)
+    """ Exchange a refresh token (the body's, else the refresh cookie's) for new tokens (the old one stops
+    working)
 
     Args:
         body (PostAuthRefreshBody):
@@ -183,7 +185,8 @@ async def asyncio_detailed(
     body: PostAuthRefreshBody,
 
 ) -> Response[Error | PostAuthRefreshResponse200]:
-    """ Exchange a refresh token for new tokens (the old one stops working)
+    """ Exchange a refresh token (the body's, else the refresh cookie's) for new tokens (the old one stops
+    working)
 
     Args:
         body (PostAuthRefreshBody):
@@ -214,7 +217,8 @@ async def asyncio(
     body: PostAuthRefreshBody,
 
 ) -> Error | PostAuthRefreshResponse200 | None:
-    """ Exchange a refresh token for new tokens (the old one stops working)
+    """ Exchange a refresh token (the body's, else the refresh cookie's) for new tokens (the old one stops
+    working)
 
     Args:
         body (PostAuthRefreshBody):

@@ -14,30 +14,20 @@ export class ApiError extends Error {
 }
 
 /**
- * The session lives in memory only (DESIGN section 10): a reload signs the user out. The access
- * token is renewed with the refresh token, which rotates on every use.
+ * The access token lives in memory only (DESIGN section 10). The refresh token never reaches this
+ * code: the gateway keeps it in an HttpOnly cookie sent to /api/v1/auth/refresh alone, so a reload
+ * renews the session with one refresh and no script, ours or injected, can read the long-lived token.
  */
-export interface Tokens {
-  accessToken: string;
-  refreshToken: string;
-}
-
-let tokens: Tokens | undefined;
+let accessToken: string | undefined;
 let tenantId: string | undefined;
 let refreshing: Promise<boolean> | undefined;
 let onSignedOut: () => void = () => undefined;
 
-export function setTokens(next: Tokens | undefined): void {
-  tokens = next;
-}
-export function currentTokens(): Tokens | undefined {
-  return tokens;
+export function setAccessToken(next: string | undefined): void {
+  accessToken = next;
 }
 export function setTenant(id: string | undefined): void {
   tenantId = id;
-}
-export function currentTenant(): string | undefined {
-  return tenantId;
 }
 export function whenSignedOut(handler: () => void): void {
   onSignedOut = handler;
@@ -46,23 +36,32 @@ export function whenSignedOut(handler: () => void): void {
 const BASE = '/api/v1';
 const raw = createClient<paths>({ baseUrl: BASE });
 
-/** One renewal at a time: parallel 401s wait for the same refresh (a reused token revokes the family). */
+/**
+ * A new access token from the refresh cookie, which rotates on every use. One renewal at a time:
+ * parallel 401s wait for the same refresh (a reused token revokes the family).
+ */
 function refresh(): Promise<boolean> {
   refreshing ??= (async () => {
-    const held = tokens;
-    if (!held) return false;
-    const { data } = await raw.POST('/auth/refresh', { body: { refresh_token: held.refreshToken } });
-    if (!data) {
-      tokens = undefined;
-      onSignedOut();
-      return false;
-    }
-    tokens = { accessToken: data.access_token, refreshToken: data.refresh_token };
-    return true;
+    const { data } = await raw.POST('/auth/refresh', { body: { refresh_cookie: true } });
+    accessToken = data?.access_token;
+    if (!data) onSignedOut();
+    return data !== undefined;
   })().finally(() => {
     refreshing = undefined;
   });
   return refreshing;
+}
+
+/** Signs in; the gateway sets the refresh cookie and answers the access token. */
+export async function logIn(username: string, password: string): Promise<void> {
+  const { access_token } = await must(raw.POST('/auth/login', { body: { username, password, refresh_cookie: true } }));
+  accessToken = access_token;
+}
+
+/** Ends the cookie's session on the server (its access tokens stop working too) and forgets ours. */
+export async function logOut(): Promise<void> {
+  await raw.DELETE('/auth/refresh').catch(() => undefined);
+  accessToken = undefined;
 }
 
 /**
@@ -75,11 +74,11 @@ async function authorizedFetch(request: Request): Promise<Response> {
   const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer();
   const send = () => {
     const headers = new Headers(request.headers);
-    if (tokens) headers.set('Authorization', `Bearer ${tokens.accessToken}`);
+    if (accessToken) headers.set('Authorization', `Bearer ${accessToken}`);
     return fetch(url, { method: request.method, headers, body, signal: request.signal });
   };
   const response = await send();
-  if (response.status !== 401 || !tokens || !(await refresh())) return response;
+  if (response.status !== 401 || !accessToken || !(await refresh())) return response;
   return send();
 }
 
@@ -105,7 +104,7 @@ export async function must<T>(call: Promise<{ data?: T; error?: unknown; respons
 export function authorizedUrl(pathname: string): { url: string; headers: Record<string, string> } {
   const url = new URL(BASE + pathname, window.location.origin);
   if (tenantId) url.searchParams.set('tenant_id', tenantId);
-  return { url: url.toString(), headers: tokens ? { Authorization: `Bearer ${tokens.accessToken}` } : {} };
+  return { url: url.toString(), headers: accessToken ? { Authorization: `Bearer ${accessToken}` } : {} };
 }
 
 export { refresh as renewAccessToken };

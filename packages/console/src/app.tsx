@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useEffect, useState, type ComponentType, type FormEvent } from 'react';
 import { useSession, useSessionState } from './session';
 import { usePath } from './router';
 import { ErrorNote, Field, Link, Loading } from './ui';
@@ -11,11 +11,31 @@ import { WebhooksPage } from './pages/webhooks';
 
 // The graph and chart libraries are the largest: the first page loads without them, and they are
 // fetched once the signed-in console is idle, so moving to their pages waits for data only.
-const loadWorkflows = () => import('./pages/workflows');
-const loadCredits = () => import('./pages/credits');
-const WorkflowsPage = lazy(loadWorkflows);
-const CreditsPage = lazy(loadCredits);
+const workflows = lazyPage(() => import('./pages/workflows'));
+const credits = lazyPage(() => import('./pages/credits'));
+const WorkflowsPage = workflows.Page;
+const CreditsPage = credits.Page;
 const PREFETCH_AFTER_MS = 1000;
+
+/**
+ * A page whose code is loaded on demand. Once loaded it renders as any other page: React.lazy would
+ * suspend on every first mount, and React holds back content that follows a shown fallback for
+ * 300 ms (its Suspense throttle), which made these pages show their data some 300 ms late.
+ */
+function lazyPage<P extends object>(load: () => Promise<{ default: ComponentType<P> }>) {
+  let loaded: ComponentType<P> | undefined;
+  const preload = () =>
+    load().then((module) => {
+      loaded = module.default;
+      return module;
+    });
+  const Suspended = lazy(preload);
+  const Page = (props: P) => {
+    const Loaded = loaded ?? Suspended;
+    return <Loaded {...props} />;
+  };
+  return { Page, preload };
+}
 
 const PAGES = [
   ['agents', 'Agents'],
@@ -29,8 +49,15 @@ const PAGES = [
 ] as const;
 
 export function App() {
-  const { session } = useSessionState();
-  return session ? <Shell /> : <SignIn />;
+  const { session, restoring } = useSessionState();
+  if (session) return <Shell />;
+  return restoring ? (
+    <main id="main" className="signin">
+      <Loading what="your session" />
+    </main>
+  ) : (
+    <SignIn />
+  );
 }
 
 function Shell() {
@@ -39,7 +66,7 @@ function Shell() {
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => {
     const timer = setTimeout(
-      () => void Promise.all([loadWorkflows(), loadCredits()]).catch(() => undefined),
+      () => void Promise.all([workflows.preload(), credits.preload()]).catch(() => undefined),
       PREFETCH_AFTER_MS,
     );
     return () => clearTimeout(timer);
@@ -169,7 +196,10 @@ function SignIn() {
         <button type="button" className="link" onClick={() => setMode(mode === 'in' ? 'up' : 'in')}>
           {mode === 'in' ? 'No account? Sign up' : 'Have an account? Sign in'}
         </button>
-        <p className="muted">The session is kept in this tab only: reloading the page signs you out.</p>
+        <p className="muted">
+          The access token is kept in this page&apos;s memory only; a cookie your browser sends to the sign-in renewal
+          alone keeps you signed in across a reload.
+        </p>
       </form>
     </main>
   );

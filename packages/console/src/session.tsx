@@ -1,6 +1,17 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { api, must, publicApi, setTenant, setTokens, currentTokens, whenSignedOut, ApiError } from './api';
+import {
+  api,
+  ApiError,
+  logIn,
+  logOut,
+  must,
+  publicApi,
+  renewAccessToken,
+  setAccessToken,
+  setTenant,
+  whenSignedOut,
+} from './api';
 
 export type Scope =
   | 'agents:read'
@@ -44,9 +55,14 @@ export interface Session {
 
 interface SessionState {
   session: Session | undefined;
+  /** True while a reload's session is being renewed from the refresh cookie. */
+  restoring: boolean;
   signIn: (email: string, password: string) => Promise<void>;
   signUp: (input: { email: string; password: string; full_name?: string; company?: string }) => Promise<void>;
 }
+
+/** The tenant chosen in this tab, kept across a reload (an id, not a credential). */
+const TENANT_KEY = 'console.tenant';
 
 const Context = createContext<SessionState | undefined>(undefined);
 
@@ -67,26 +83,53 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const queries = useQueryClient();
   const [me, setMe] = useState<{ email: string; tenants: Tenant[] } | undefined>();
   const [tenantId, setTenantId] = useState<string | undefined>();
+  const [restoring, setRestoring] = useState(true);
+
+  const chooseTenant = useCallback((id: string | undefined) => {
+    setTenant(id);
+    setTenantId(id);
+    if (id) sessionStorage.setItem(TENANT_KEY, id);
+    else sessionStorage.removeItem(TENANT_KEY);
+  }, []);
 
   const clear = useCallback(() => {
-    setTokens(undefined);
-    setTenant(undefined);
+    setAccessToken(undefined);
+    chooseTenant(undefined);
     setMe(undefined);
-    setTenantId(undefined);
     queries.clear();
-  }, [queries]);
+  }, [queries, chooseTenant]);
 
   useEffect(() => whenSignedOut(clear), [clear]);
 
-  const signIn = useCallback(async (email: string, password: string) => {
-    const tokens = await must(publicApi.POST('/auth/login', { body: { username: email, password } }));
-    setTokens({ accessToken: tokens.access_token, refreshToken: tokens.refresh_token });
+  /** With an access token in hand: who the user is, and the tenant to act on. */
+  const enter = useCallback(async () => {
     const who = await must(api.GET('/auth/me'));
     if (!('tenants' in who)) throw new ApiError(400, { error: 'unexpected', message: 'Not a user session' });
-    setTenant(who.tenants[0]?.id);
-    setTenantId(who.tenants[0]?.id);
+    const kept = sessionStorage.getItem(TENANT_KEY);
+    chooseTenant(who.tenants.find((t) => t.id === kept)?.id ?? who.tenants[0]?.id);
     setMe({ email: who.email, tenants: who.tenants });
-  }, []);
+  }, [chooseTenant]);
+
+  // A reload: the refresh cookie, if the browser has one, renews the session without a sign-in.
+  useEffect(() => {
+    void (async () => {
+      try {
+        if (await renewAccessToken()) await enter();
+      } catch {
+        clear();
+      } finally {
+        setRestoring(false);
+      }
+    })();
+  }, [enter, clear]);
+
+  const signIn = useCallback(
+    async (email: string, password: string) => {
+      await logIn(email, password);
+      await enter();
+    },
+    [enter],
+  );
 
   const signUp = useCallback<SessionState['signUp']>(
     async (input) => {
@@ -106,19 +149,16 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       tenant,
       can: (scope) => scopes.includes(scope),
       switchTenant: (id) => {
-        setTenant(id);
-        setTenantId(id);
+        chooseTenant(id);
         queries.clear();
       },
       signOut: async () => {
-        const held = currentTokens();
-        if (held)
-          await publicApi.POST('/auth/logout', { body: { refresh_token: held.refreshToken } }).catch(() => undefined);
+        await logOut();
         clear();
       },
     };
-  }, [me, tenantId, queries, clear]);
+  }, [me, tenantId, queries, clear, chooseTenant]);
 
-  const value = useMemo(() => ({ session, signIn, signUp }), [session, signIn, signUp]);
+  const value = useMemo(() => ({ session, restoring, signIn, signUp }), [session, restoring, signIn, signUp]);
   return <Context.Provider value={value}>{children}</Context.Provider>;
 }

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, must } from '../api';
-import type { Scope } from '../session';
+import { useSession, type Scope } from '../session';
 import { ConfirmButton, CopyButton, ErrorNote, Field, Loading, when } from '../ui';
 
 const SCOPES: Scope[] = [
@@ -18,6 +18,9 @@ const SCOPES: Scope[] = [
 ];
 
 export function KeysPage() {
+  const session = useSession();
+  // A key carries only scopes its creator's role grants (identity refuses others): offer only those.
+  const offered = SCOPES.filter((s) => session.can(s));
   const queries = useQueryClient();
   const [created, setCreated] = useState<{ name: string; key: string }>();
   const list = useQuery({ queryKey: ['keys'], queryFn: () => must(api.GET('/auth/api-keys')) });
@@ -45,7 +48,7 @@ export function KeysPage() {
           const expires = String(form.get('expires_at') ?? '');
           create.mutate({
             name: String(form.get('name')),
-            scopes: SCOPES.filter((s) => form.get(s)),
+            scopes: offered.filter((s) => form.get(s)),
             ...(expires ? { expires_at: new Date(expires).toISOString() } : {}),
           });
         }}
@@ -57,7 +60,7 @@ export function KeysPage() {
         </div>
         <fieldset>
           <legend>Scopes (within your role)</legend>
-          {SCOPES.map((s) => (
+          {offered.map((s) => (
             <label key={s} className="check">
               <input type="checkbox" name={s} defaultChecked={s.endsWith(':read')} /> {s}
             </label>

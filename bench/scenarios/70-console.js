@@ -6,6 +6,10 @@ const { gzipSync } = require('node:zlib');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Pages a person moves to after signing in, each for the first time (nothing cached). */
 const PAGES = ['API keys', 'Webhooks', 'Workflows', 'Credits', 'Chat', 'Memory', 'MCP', 'Agents'];
+/** Each round after the first reloads the console (staying signed in by the refresh cookie). */
+const ROUNDS = 3;
+/** The console fetches the lazy pages' code a second after the signed-in page shows. */
+const PREFETCH_WAIT_MS = 1_500;
 
 /**
  * Runs in the page (a string: this file is type-checked without the DOM's types): clicks a
@@ -27,8 +31,9 @@ const TIME_TO_DATA = `(name) => new Promise((resolve) => {
  * The console in Debian's Chromium (issue 36): the gzip size of the JavaScript its first page (the
  * sign-in page) loads, and a page change's time to data, measured in the page from the click on a
  * navigation link to the moment no loading note is left (the page's data is shown). Each page is
- * visited once after signing in, so every one fetches its data; the code of the lazily loaded pages
+ * visited once per round, so every one fetches its data; the code of the lazily loaded pages
  * (workflows, credits) is fetched while the first signed-in page is idle, as the console does.
+ * Three rounds, each after a reload (an empty data cache), for a p50 and a p95 over 24 changes.
  */
 module.exports = {
   id: 'console',
@@ -77,14 +82,24 @@ module.exports = {
         await new Promise((resolve) => setTimeout(resolve, 100));
       let gzip = 0;
       for (const url of firstPage) gzip += gzipSync(Buffer.from(await (await fetch(url)).arrayBuffer())).length;
-      /** @type {number[]} */
-      const times = [];
-      for (const label of PAGES) {
-        times.push(await page.evaluate(`(${TIME_TO_DATA})(${JSON.stringify(label)})`));
+      /** @type {number[][]} */
+      const rounds = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        if (round > 0) {
+          // A reload empties the page's data cache; the refresh cookie keeps the session.
+          await page.reload();
+          await page.getByRole('heading', { name: 'Agents' }).waitFor();
+          await new Promise((resolve) => setTimeout(resolve, PREFETCH_WAIT_MS));
+        }
+        /** @type {number[]} */
+        const times = [];
+        for (const label of PAGES) times.push(await page.evaluate(`(${TIME_TO_DATA})(${JSON.stringify(label)})`));
+        rounds.push(times);
       }
-      const sorted = [...times].sort((a, b) => a - b);
+      const sorted = rounds.flat().sort((a, b) => a - b);
       const at = (/** @type {number} */ q) =>
-        Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]);
+        Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]);
+      const worst = PAGES.map((p, i) => `${p} ${Math.round(Math.max(...rounds.map((times) => times[i])))}`);
       return {
         rows: [
           {
@@ -95,8 +110,9 @@ module.exports = {
           {
             label: 'console page change to data, ms',
             p50: at(0.5),
+            p95: at(0.95),
             p99: at(1),
-            note: PAGES.map((p, i) => `${p} ${Math.round(times[i])}`).join(', '),
+            note: `${sorted.length} page changes (${ROUNDS} rounds); slowest per page: ${worst.join(', ')}`,
           },
         ],
       };

@@ -5,6 +5,7 @@ import { ApiError } from './api';
 import { App } from './app';
 import { SessionProvider } from './session';
 import './styles.css';
+import './components.css';
 
 const queries = new QueryClient({
   defaultOptions: {

@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
 import { Background, Controls, Position, ReactFlow, type Connection, type Edge, type Node } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
+import './workflow-graph.css';
 import type { operations } from '@agentplatform/sdk/src/api-types';
 
 export type Workflow = operations['getWorkflowsWorkflowId']['responses'][200]['content']['application/json'];

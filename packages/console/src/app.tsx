@@ -1,4 +1,5 @@
-import { lazy, Suspense, useEffect, useState, type ComponentType, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
+import { lazyPage } from './lazy-page';
 import { useSession, useSessionState } from './session';
 import { usePath } from './router';
 import { ErrorNote, Field, Link, Loading } from './ui';
@@ -16,26 +17,6 @@ const credits = lazyPage(() => import('./pages/credits'));
 const WorkflowsPage = workflows.Page;
 const CreditsPage = credits.Page;
 const PREFETCH_AFTER_MS = 1000;
-
-/**
- * A page whose code is loaded on demand. Once loaded it renders as any other page: React.lazy would
- * suspend on every first mount, and React holds back content that follows a shown fallback for
- * 300 ms (its Suspense throttle), which made these pages show their data some 300 ms late.
- */
-function lazyPage<P extends object>(load: () => Promise<{ default: ComponentType<P> }>) {
-  let loaded: ComponentType<P> | undefined;
-  const preload = () =>
-    load().then((module) => {
-      loaded = module.default;
-      return module;
-    });
-  const Suspended = lazy(preload);
-  const Page = (props: P) => {
-    const Loaded = loaded ?? Suspended;
-    return <Loaded {...props} />;
-  };
-  return { Page, preload };
-}
 
 const PAGES = [
   ['agents', 'Agents'],
@@ -114,9 +95,7 @@ function Shell() {
         </ul>
       </nav>
       <main id="main" tabIndex={-1}>
-        <Suspense fallback={<Loading what="page" />}>
-          <Page page={page} rest={rest} />
-        </Suspense>
+        <Page page={page} rest={rest} />
       </main>
     </div>
   );

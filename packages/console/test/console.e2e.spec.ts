@@ -30,6 +30,8 @@ const describeBrowser = haveChromium ? describe : describe.skip;
 
 const WIDTHS = [1280, 390] as const;
 const PASSWORD = 'correct horse battery';
+/** The longest flows (many pages, axe twice) on a busy 2-core machine took close to jest's 60 s. */
+const SLOW_FLOW_MS = 120_000;
 
 describe('the console is served at /console', () => {
   const platform = suiteFixture(() => startPlatform({ services: [] }));
@@ -209,37 +211,41 @@ describeBrowser('the console in a browser', () => {
       await look('credits');
     });
 
-    it('creates a workflow in the editor, shows a validation error on its node, runs it and shows every node', async () => {
-      await go('Workflows');
-      await page.getByRole('link', { name: 'New workflow' }).click();
-      await page.getByLabel('Name', { exact: true }).fill(`Greeting ${width}`);
-      await page.getByLabel('Add a node after the selected one').selectOption('delay');
-      await page.getByLabel('Config (JSON)').fill('{ "ms": -5 }');
-      await page.getByLabel('Add a node after the selected one').selectOption('transform');
-      await page.getByLabel('Config (JSON)').fill('{ "fields": { "greeting": "\'hello \' + input.name" } }');
-      await page.getByRole('button', { name: 'Create workflow' }).click();
-      // The API names nodes[1].config.ms: the message is shown on that node of the graph.
-      const delay = page.getByTestId('node-delay2');
-      await delay.locator('.node-error').waitFor();
-      await look('workflow-editor');
-      await page.getByLabel('Selected node').selectOption('delay2');
-      await page.getByLabel('Config (JSON)').fill('{ "ms": 10 }');
-      await page.getByRole('button', { name: 'Create workflow' }).click();
-      await page.getByRole('heading', { name: `Greeting ${width}` }).waitFor();
-      await expectText(page, 'Hook URL');
+    it(
+      'creates a workflow in the editor, shows a validation error on its node, runs it and shows every node',
+      async () => {
+        await go('Workflows');
+        await page.getByRole('link', { name: 'New workflow' }).click();
+        await page.getByLabel('Name', { exact: true }).fill(`Greeting ${width}`);
+        await page.getByLabel('Add a node after the selected one').selectOption('delay');
+        await page.getByLabel('Config (JSON)').fill('{ "ms": -5 }');
+        await page.getByLabel('Add a node after the selected one').selectOption('transform');
+        await page.getByLabel('Config (JSON)').fill('{ "fields": { "greeting": "\'hello \' + input.name" } }');
+        await page.getByRole('button', { name: 'Create workflow' }).click();
+        // The API names nodes[1].config.ms: the message is shown on that node of the graph.
+        const delay = page.getByTestId('node-delay2');
+        await delay.locator('.node-error').waitFor();
+        await look('workflow-editor');
+        await page.getByLabel('Selected node').selectOption('delay2');
+        await page.getByLabel('Config (JSON)').fill('{ "ms": 10 }');
+        await page.getByRole('button', { name: 'Create workflow' }).click();
+        await page.getByRole('heading', { name: `Greeting ${width}` }).waitFor();
+        await expectText(page, 'Hook URL');
 
-      await page.getByLabel('Input (JSON)').fill('{ "name": "Ada" }');
-      await page.getByRole('button', { name: 'Run' }).click();
-      await page.getByTestId('execution-status').filter({ hasText: 'completed' }).waitFor({ timeout: 30_000 });
-      for (const id of ['start', 'delay2', 'transform3'])
-        expect(await page.getByTestId(`node-${id}`).getAttribute('data-status')).toBe('completed');
-      await page.getByLabel('Node', { exact: true }).selectOption('transform3');
-      await expectText(page, 'hello Ada');
-      await look('workflow-execution');
-      await page.getByRole('link', { name: `← Greeting ${width}` }).click();
-      await page.getByRole('table', { name: 'Executions' }).getByText('completed').waitFor();
-      await look('workflow');
-    });
+        await page.getByLabel('Input (JSON)').fill('{ "name": "Ada" }');
+        await page.getByRole('button', { name: 'Run' }).click();
+        await page.getByTestId('execution-status').filter({ hasText: 'completed' }).waitFor({ timeout: 30_000 });
+        for (const id of ['start', 'delay2', 'transform3'])
+          expect(await page.getByTestId(`node-${id}`).getAttribute('data-status')).toBe('completed');
+        await page.getByLabel('Node', { exact: true }).selectOption('transform3');
+        await expectText(page, 'hello Ada');
+        await look('workflow-execution');
+        await page.getByRole('link', { name: `← Greeting ${width}` }).click();
+        await page.getByRole('table', { name: 'Executions' }).getByText('completed').waitFor();
+        await look('workflow');
+      },
+      SLOW_FLOW_MS,
+    );
 
     it('finds a failed delivery and resends it once the receiver is fixed', async () => {
       const route = `/hook-${width}`;
@@ -295,78 +301,87 @@ describeBrowser('the console in a browser', () => {
       expect(await page.context().cookies()).toEqual([]);
     });
 
-    it("shows a viewer no write button, and the API's 403 as such on a form still reachable", async () => {
-      // The API has no route to add a member: the membership is a fixture, the rest goes through
-      // the console and the API.
-      const owner = await login(platform.url, email, PASSWORD);
-      const tenant = (await request(platform.url, 'GET', '/api/v1/auth/me', undefined, { token: owner.accessToken }))
-        .body.tenants[0] as { id: string; name: string };
-      const viewer = await registerUser(platform.url);
-      const identity = await mongoose
-        .createConnection(platform.mongoUri, { dbName: platform.database('identity') })
-        .asPromise();
-      try {
-        await identity
-          .collection<{ _id: string; tenant_id: string; user_id: string; role: string; created_at: Date }>(
-            'memberships',
-          )
-          .insertOne({
-            _id: `${tenant.id}:${viewer.userId}`,
-            tenant_id: tenant.id,
-            user_id: viewer.userId,
-            role: 'viewer',
-            created_at: new Date(),
-          });
-      } finally {
-        await identity.close();
-      }
+    it(
+      "shows a viewer no write button, and the API's 403 as such on a form still reachable",
+      async () => {
+        // The API has no route to add a member: the membership is a fixture, the rest goes through
+        // the console and the API.
+        const owner = await login(platform.url, email, PASSWORD);
+        const tenant = (await request(platform.url, 'GET', '/api/v1/auth/me', undefined, { token: owner.accessToken }))
+          .body.tenants[0] as { id: string; name: string };
+        const viewer = await registerUser(platform.url);
+        const identity = await mongoose
+          .createConnection(platform.mongoUri, { dbName: platform.database('identity') })
+          .asPromise();
+        try {
+          await identity
+            .collection<{ _id: string; tenant_id: string; user_id: string; role: string; created_at: Date }>(
+              'memberships',
+            )
+            .insertOne({
+              _id: `${tenant.id}:${viewer.userId}`,
+              tenant_id: tenant.id,
+              user_id: viewer.userId,
+              role: 'viewer',
+              created_at: new Date(),
+            });
+        } finally {
+          await identity.close();
+        }
 
-      const { page: seen, problems: seenProblems } = await openPage(browser, width);
-      try {
-        await seen.goto(`${platform.url}/console`);
-        await signIn(seen, viewer.email, viewer.password);
-        await seen.getByLabel('Tenant').selectOption({ label: `${tenant.name} (viewer)` });
-        await goTo(seen, 'Agents');
-        await seen.getByRole('heading', { name: 'Office helper' }).waitFor();
-        const noButtons = async (...names: string[]) => {
-          for (const name of names) expect(await seen.getByRole('button', { name, exact: true }).count()).toBe(0);
-        };
-        await noButtons('New agent', 'Edit', 'Pause', 'Delete');
-        await lookAt(seen, width, 'viewer-agents');
+        const { page: seen, problems: seenProblems } = await openPage(browser, width);
+        try {
+          await seen.goto(`${platform.url}/console`);
+          await signIn(seen, viewer.email, viewer.password);
+          await seen.getByLabel('Tenant').selectOption({ label: `${tenant.name} (viewer)` });
+          await goTo(seen, 'Agents');
+          await seen.getByRole('heading', { name: 'Office helper' }).waitFor();
+          const noButtons = async (...names: string[]) => {
+            for (const name of names) expect(await seen.getByRole('button', { name, exact: true }).count()).toBe(0);
+          };
+          await noButtons('New agent', 'Edit', 'Pause', 'Delete');
+          await lookAt(seen, width, 'viewer-agents');
 
-        await goTo(seen, 'Workflows');
-        await seen.getByRole('link', { name: `Greeting ${width}` }).click();
-        await seen.getByRole('heading', { name: `Greeting ${width}` }).waitFor();
-        expect(await seen.getByRole('link', { name: 'New workflow' }).count()).toBe(0);
-        await noButtons('Edit', 'Pause', 'Delete', 'Rotate URL', 'Run');
+          await goTo(seen, 'Workflows');
+          await seen.getByRole('link', { name: `Greeting ${width}` }).click();
+          await seen.getByRole('heading', { name: `Greeting ${width}` }).waitFor();
+          expect(await seen.getByRole('link', { name: 'New workflow' }).count()).toBe(0);
+          await noButtons('Edit', 'Pause', 'Delete', 'Rotate URL', 'Run');
 
-        await goTo(seen, 'Webhooks');
-        await seen.getByRole('button', { name: 'Deliveries' }).first().click();
-        await seen.getByTestId('delivery').first().waitFor();
-        expect(await seen.getByRole('form', { name: 'New subscription' }).count()).toBe(0);
-        await noButtons('Send a test event', 'Rotate secret', 'Resend', 'Delete', 'Subscribe');
+          await goTo(seen, 'Webhooks');
+          await seen.getByRole('button', { name: 'Deliveries' }).first().click();
+          await seen.getByTestId('delivery').first().waitFor();
+          expect(await seen.getByRole('form', { name: 'New subscription' }).count()).toBe(0);
+          await noButtons('Send a test event', 'Rotate secret', 'Resend', 'Delete', 'Subscribe');
 
-        // A viewer may make keys with the scopes a viewer has (identity refuses others): only those are offered.
-        await goTo(seen, 'API keys');
-        const offered = await seen
-          .getByRole('form', { name: 'Create an API key' })
-          .locator('label.check')
-          .allInnerTexts();
-        expect(offered.map((t) => t.trim())).toEqual(['agents:read', 'memory:read', 'workflows:read', 'webhooks:read']);
-        await goTo(seen, 'Credits');
-        await expectText(seen, 'Only owners and admins see billing.');
+          // A viewer may make keys with the scopes a viewer has (identity refuses others): only those are offered.
+          await goTo(seen, 'API keys');
+          const offered = await seen
+            .getByRole('form', { name: 'Create an API key' })
+            .locator('label.check')
+            .allInnerTexts();
+          expect(offered.map((t) => t.trim())).toEqual([
+            'agents:read',
+            'memory:read',
+            'workflows:read',
+            'webhooks:read',
+          ]);
+          await goTo(seen, 'Credits');
+          await expectText(seen, 'Only owners and admins see billing.');
 
-        // The editor's address still works (and a reload keeps the session and the tenant): saving is refused.
-        await seen.goto(`${platform.url}/console/workflows/new`);
-        await seen.getByLabel('Name', { exact: true }).fill('Not allowed');
-        await seen.getByRole('button', { name: 'Create workflow' }).click();
-        const refusal = seen.getByRole('alert').filter({ hasText: 'Forbidden (403)' });
-        await refusal.waitFor();
-        await lookAt(seen, width, 'viewer-forbidden');
-        expect(seenProblems).toEqual([]);
-      } finally {
-        await seen.context().close();
-      }
-    });
+          // The editor's address still works (and a reload keeps the session and the tenant): saving is refused.
+          await seen.goto(`${platform.url}/console/workflows/new`);
+          await seen.getByLabel('Name', { exact: true }).fill('Not allowed');
+          await seen.getByRole('button', { name: 'Create workflow' }).click();
+          const refusal = seen.getByRole('alert').filter({ hasText: 'Forbidden (403)' });
+          await refusal.waitFor();
+          await lookAt(seen, width, 'viewer-forbidden');
+          expect(seenProblems).toEqual([]);
+        } finally {
+          await seen.context().close();
+        }
+      },
+      SLOW_FLOW_MS,
+    );
   });
 });

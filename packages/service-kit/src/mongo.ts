@@ -43,7 +43,7 @@ export async function connectMongo({ uri, database, logger, metrics }: MongoOpti
  * `mongo_commands_total{collection,command}`: one increment per call of a collection method
  * (`find`, `updateMany`, `bulkWrite`...) made through the connection's collections, which is every
  * repository's way to the database. A soak samples it to see which collection a load queries and
- * how often (docs/performance.md, "Queries and their indexes"). Mongoose's per-connection `debug`
+ * how often (docs/queries.md). Mongoose's per-connection `debug`
  * hook rather than the driver's command monitoring: monitoring decodes every reply a second time
  * to build its events, while this hook costs one counter increment per call. Calls on the raw
  * driver (`connection.db`, `getClient()`) are not counted.

@@ -5,7 +5,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
  * backlog's look-ups page through instead of the memories, which hold every item a tenant keeps.
  * On MongoDB an index on the memories would serve the look-up too, but the local stand-in serves
  * no `$ne` or range from an index and scans, so an idle replica's poll (every second) must cost
- * what is waiting, not what is stored (docs/performance.md, "Queries and their indexes").
+ * what is waiting, not what is stored (docs/queries.md).
  *
  * An entry is a hint, the item is the truth: the claim is a compare-and-set on the item, and an
  * entry whose item is gone or already has a vector of the embedder is dropped when a look-up finds

@@ -70,7 +70,7 @@ creditEntrySchema.index({ hold_expires_at: 1 });
  * these instead of the ledger, which holds every movement ever made: on MongoDB an index serves the
  * range from either collection, but the local stand-in serves no range from an index and scans, so
  * the sweep's cost must follow the reservations open now, not the ledger's history
- * (docs/performance.md, "Queries and their indexes"). Written before its reservation's entry and
+ * (docs/queries.md). Written before its reservation's entry and
  * removed when the reservation closes; the sweep checks the entry itself, so an entry left by a
  * crash or a refused reservation only costs a look.
  */

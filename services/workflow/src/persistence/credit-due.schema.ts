@@ -2,10 +2,10 @@ import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
  * One entry per run whose credit is not settled yet: what the settle job pages through, instead of
- * the executions (the local stand-in would scan all of them for the flag every pass: docs/
- * performance.md, "Queries and their indexes"). Written before the execution (or in its
- * transaction) and deleted once identity confirmed the settle; an entry whose execution was never
- * stored (the insert failed, the process died) is dropped unsettled by the job.
+ * the executions (the local stand-in would scan all of them for the flag every pass:
+ * docs/queries.md). Written before the execution (or in its transaction) and deleted once
+ * identity confirmed the settle; an entry whose execution was never stored (the insert failed,
+ * the process died) is dropped unsettled by the job.
  */
 export interface CreditDueDocument {
   /** The execution's `_id`. */

@@ -5,7 +5,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
  * or at once for one stored unowned or handed back). The takeover pages through these instead of
  * the executions, which hold every execution of the retention period: the local stand-in serves no
  * range from any index and scans, so the poll's cost must follow what runs, not the history
- * (docs/performance.md, "Queries and their indexes"). An entry is written before its execution and
+ * (docs/queries.md). An entry is written before its execution and
  * may outlive it (a crash between two writes): the takeover reads the execution by `_id` and drops
  * or moves the entry. An entry may be early, never late: an early one costs a look.
  */

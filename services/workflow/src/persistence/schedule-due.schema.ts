@@ -4,7 +4,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
  * One entry per scheduled workflow: when its next tick comes (`next_run_at` on the workflow, or
  * earlier). The scheduler's poll pages through these instead of the workflows, most of which have
  * no schedule: the local stand-in serves no range from any index and scans, so the poll's cost must
- * follow the schedules, not every workflow (docs/performance.md, "Queries and their indexes").
+ * follow the schedules, not every workflow (docs/queries.md).
  * The workflow's `next_run_at` stays the truth; an entry may be early or left over (the poll reads
  * the workflow by `_id` and moves or drops the entry), never late or missing
  * (workflow.repository.ts, `syncDue`).

@@ -693,7 +693,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Cancel a running execution (again on a retry; 409 once it has completed or failed) */
+    /** Cancel a running or queued execution (again on a retry; 409 once it has completed or failed) */
     post: operations['postWorkflowsWorkflowIdExecutionsExecutionIdCancel'];
     delete?: never;
     options?: never;
@@ -3601,7 +3601,7 @@ export interface operations {
             retry_of?: string;
             started_at: string;
             /** @enum {string} */
-            status: 'running' | 'completed' | 'failed' | 'cancelled';
+            status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
             trigger: 'manual' | 'webhook' | 'schedule';
             workflow_id: string;
@@ -7542,7 +7542,7 @@ export interface operations {
             retry_of?: string;
             started_at: string;
             /** @enum {string} */
-            status: 'running' | 'completed' | 'failed' | 'cancelled';
+            status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
             trigger: 'manual' | 'webhook' | 'schedule';
             workflow_id: string;
@@ -7589,7 +7589,7 @@ export interface operations {
             retry_of?: string;
             started_at: string;
             /** @enum {string} */
-            status: 'running' | 'completed' | 'failed' | 'cancelled';
+            status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
             trigger: 'manual' | 'webhook' | 'schedule';
             workflow_id: string;
@@ -7698,7 +7698,7 @@ export interface operations {
     parameters: {
       query?: {
         limit?: number;
-        status?: 'running' | 'completed' | 'failed' | 'cancelled';
+        status?: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
         /** @description The tenant to act on (default: the caller's tenant) */
         tenant_id?: string;
       };
@@ -7729,7 +7729,7 @@ export interface operations {
               retry_of?: string;
               started_at: string;
               /** @enum {string} */
-              status: 'running' | 'completed' | 'failed' | 'cancelled';
+              status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
               /** @enum {string} */
               trigger: 'manual' | 'webhook' | 'schedule';
               /** @description the workflow version whose graph the execution runs */
@@ -7854,7 +7854,7 @@ export interface operations {
             retry_of?: string;
             started_at: string;
             /** @enum {string} */
-            status: 'running' | 'completed' | 'failed' | 'cancelled';
+            status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
             trigger: 'manual' | 'webhook' | 'schedule';
             workflow_id: string;
@@ -7978,7 +7978,7 @@ export interface operations {
             retry_of?: string;
             started_at: string;
             /** @enum {string} */
-            status: 'running' | 'completed' | 'failed' | 'cancelled';
+            status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
             /** @enum {string} */
             trigger: 'manual' | 'webhook' | 'schedule';
             workflow_id: string;

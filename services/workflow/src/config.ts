@@ -31,6 +31,11 @@ export const configShape = {
    * stays free for other tenants however long one tenant's runs take.
    */
   EXECUTION_SLOTS_TENANT_SHARE: env.number(0.8, { min: 0.01, max: 1 }),
+  /**
+   * Lowers every plan's bound on one tenant's executions in flight to this (0: the plans' bounds
+   * as they are). For a deployment smaller than the plans assume, and for tests.
+   */
+  EXECUTIONS_IN_FLIGHT_MAX: env.int(0, 0),
   /** Upper bound of one execution from start to end. */
   EXECUTION_MAX_DURATION_MS: env.int(15 * 60_000, 1_000),
   /** Node timeout when the node sets none (delay nodes get their delay on top). */

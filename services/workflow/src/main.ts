@@ -5,6 +5,7 @@ import {
   connectIdentityCredits,
   createGuardedAgent,
   openChannel,
+  planExecutionsInFlight,
   QuotaCounter,
   serve,
 } from '@agentplatform/service-kit';
@@ -16,6 +17,7 @@ import { newHookId } from './domain/hook-id.js';
 import { ExecutionEngine } from './engine/execution-engine.js';
 import { ExpressionSandbox } from './engine/expression-sandbox.js';
 import { ExecutionRepository } from './persistence/execution.repository.js';
+import { HeldRunRepository } from './persistence/held-run.repository.js';
 import { ScheduleClaimRepository } from './persistence/schedule-claim.repository.js';
 import { WorkflowRepository } from './persistence/workflow.repository.js';
 import { startCreditSettleJob } from './jobs/credit-settle.job.js';
@@ -38,7 +40,8 @@ async function main(): Promise<void> {
   const workflows = new WorkflowRepository(runtime.mongo);
   const executions = new ExecutionRepository(runtime.mongo);
   const claims = new ScheduleClaimRepository(runtime.mongo);
-  await Promise.all([workflows.init(), executions.init(), claims.init()]);
+  const line = new HeldRunRepository(runtime.mongo);
+  await Promise.all([workflows.init(), executions.init(), claims.init(), line.init()]);
   const migrated = await workflows.migrateHookIds(newHookId);
   if (migrated > 0) runtime.logger.info({ workflows: migrated }, 'gave existing workflows secret hook ids');
   const box = config.DATA_ENCRYPTION_KEY;
@@ -73,8 +76,16 @@ async function main(): Promise<void> {
   // Child runs (workflow and foreach nodes) start executions through the use cases, which need the engine.
   const wired: { deps?: UseCaseDeps } = {};
   const children = childRunner(() => wired.deps!);
+  const inFlightMax = config.EXECUTIONS_IN_FLIGHT_MAX || Number.POSITIVE_INFINITY;
   const engine = new ExecutionEngine({
     executions,
+    line,
+    limits: {
+      async limitOf(tenantId) {
+        const plan = await plans.planOf(tenantId);
+        return { plan, limit: Math.min(planExecutionsInFlight(plan), inFlightMax) };
+      },
+    },
     outbox,
     runners: { agents, http, expressions, children, box },
     logger: runtime.logger,
@@ -110,7 +121,6 @@ async function main(): Promise<void> {
     engine,
     agents,
     credits,
-    plans,
     outbox,
     quotas: new QuotaCounter(runtime.mongo),
     logger: runtime.logger,

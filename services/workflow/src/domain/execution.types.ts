@@ -1,6 +1,10 @@
 import type { JsonObject, WorkflowEdge, WorkflowNode } from './workflow.types.js';
 
-export const EXECUTION_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
+/**
+ * `queued`: a hook or schedule run that arrived while its tenant had its plan's executions in
+ * flight; stored, and started in arrival order once the tenant has room (engine/held-runs.ts).
+ */
+export const EXECUTION_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 export type NodeStatus = 'completed' | 'failed' | 'skipped';
 export type ExecutionTrigger = 'manual' | 'webhook' | 'schedule';
@@ -100,7 +104,7 @@ export interface SealedSnapshot {
 }
 
 export function isFinished(status: ExecutionStatus): boolean {
-  return status !== 'running';
+  return status !== 'running' && status !== 'queued';
 }
 
 /** What the execution events say of where a run comes from: the run it retries, the run that started it. */
@@ -112,4 +116,15 @@ export function lineage(execution: Pick<Execution, 'retryOf' | 'parentExecutionI
     ...(execution.retryOf ? { retry_of: execution.retryOf } : {}),
     ...(execution.parentExecutionId ? { parent_execution_id: execution.parentExecutionId } : {}),
   };
+}
+
+/**
+ * A queued run's place in its tenant's line (engine/held-runs.ts): kept apart from the executions,
+ * so finding the line costs a read of the few runs waiting, not of every execution stored.
+ */
+export interface HeldRun {
+  executionId: string;
+  tenantId: string;
+  /** When it was queued: arrival order among equals, and the age of an entry whose run is missing. */
+  heldAt: Date;
 }

@@ -2,6 +2,7 @@ import type { WorkflowStatistics } from './workflow.types.js';
 
 /** Counts of a workflow's executions by status, with the summed duration of finished ones. */
 export interface StatusCounts {
+  queued: number;
   running: number;
   completed: number;
   failed: number;
@@ -16,7 +17,7 @@ export interface StatusCounts {
 export function statisticsFrom(counts: StatusCounts): WorkflowStatistics {
   const finished = counts.completed + counts.failed;
   return {
-    totalRuns: counts.running + counts.completed + counts.failed + counts.cancelled,
+    totalRuns: counts.queued + counts.running + counts.completed + counts.failed + counts.cancelled,
     successRate: finished === 0 ? 0 : Math.round((counts.completed / finished) * 10_000) / 10_000,
     avgDurationMs: finished === 0 ? 0 : counts.finishedDurationMs / finished,
   };

@@ -2,7 +2,13 @@ import { InMemoryOutbox } from '@agentplatform/testing/in-memory';
 import { SecretBox, createGuardedAgent, createLogger } from '@agentplatform/service-kit';
 import type { Execution } from '../domain/execution.types.js';
 import type { WorkflowNode } from '../domain/workflow.types.js';
-import { InMemoryExecutions, inlineExpressions, newExecution } from '../testing/in-memory.js';
+import {
+  InMemoryExecutions,
+  InMemoryHeldRuns,
+  InMemoryLimits,
+  inlineExpressions,
+  newExecution,
+} from '../testing/in-memory.js';
 import { ExecutionEngine } from './execution-engine.js';
 import { ExpressionBudgetExceeded, type ExpressionRunner } from './expression-sandbox.js';
 
@@ -15,6 +21,8 @@ function setup(options: { defaultNodeTimeoutMs?: number; expressions?: Expressio
   const outbox = new InMemoryOutbox();
   const engine = new ExecutionEngine({
     executions,
+    line: new InMemoryHeldRuns(),
+    limits: new InMemoryLimits(),
     outbox,
     runners: {
       agents: {} as never,

@@ -3,9 +3,10 @@ import type { Execution } from '../domain/execution.types.js';
 import { NO_LEASE } from '../domain/lease.js';
 import { isFinished } from '../domain/execution.types.js';
 import { Checkpointer } from './checkpointer.js';
+import { HeldRuns } from './held-runs.js';
 import { LeaseKeeper, type LeaseOptions } from './lease-keeper.js';
 import { isPure, type NodeRunnerDeps } from './node-runners.js';
-import type { EngineStore, EventOutbox } from './ports.js';
+import type { EngineStore, EventOutbox, HeldRunStore, InFlightLimit, InFlightLimits } from './ports.js';
 import { detachedRun, sleep, within, type Run } from './run.js';
 import { Stepper } from './stepper.js';
 import type { Admission } from './tenant-slots.js';
@@ -16,11 +17,25 @@ export interface EngineOptions extends LeaseOptions {
 
 export interface EngineDeps {
   executions: EngineStore;
+  /** The tenants' lines of queued runs. */
+  line: HeldRunStore;
+  /** Each tenant's bound on executions in flight. */
+  limits: InFlightLimits;
   outbox: EventOutbox;
   runners: NodeRunnerDeps;
   logger: Logger;
   options: EngineOptions;
 }
+
+/**
+ * How a new run is let in when its tenant is busy (docs/design.md section 5):
+ * - `start` (the default): it starts; its caller refused it over the tenant's bound already;
+ * - `queue`: over the bound, it is stored queued and starts in its turn (held-runs.ts);
+ * - `{ waitForRoom }`: a child run, stored once its tenant has room for one more run on this
+ *   replica, so a fan-out creates its runs no faster than its slots free up; the signal (its
+ *   parent's) ends the wait.
+ */
+export type WhenBusy = 'start' | 'queue' | { waitForRoom: AbortSignal };
 
 /**
  * The durable, distributed engine (docs/workflow-engine.md), composed of three parts:
@@ -38,14 +53,27 @@ export interface EngineDeps {
 export class ExecutionEngine {
   private readonly leases: LeaseKeeper;
 
+  private readonly held: HeldRuns;
+
   constructor(private readonly deps: EngineDeps) {
     this.leases = new LeaseKeeper(
       { leases: deps.executions, logger: deps.logger, options: deps.options },
       {
         run: (run) => this.stepper(run).drive(),
         giveUp: (execution, reason) => this.stepper(detachedRun(execution)).fail(reason, execution.inFlight?.nodeId),
+        ended: (tenantId) => this.held.ended(tenantId),
       },
     );
+    this.held = new HeldRuns({
+      executions: deps.executions,
+      line: deps.line,
+      limits: deps.limits,
+      logger: deps.logger,
+      owner: this.leases.owner,
+      leaseUntil: (now) => this.leases.leaseUntil(now),
+      launch: (execution) => this.leases.launch(execution),
+      pollIntervalMs: deps.options.pollIntervalMs,
+    });
   }
 
   /** This replica's id in the leases it holds. */
@@ -59,32 +87,58 @@ export class ExecutionEngine {
 
   start(): void {
     this.leases.start();
+    this.held.start();
   }
 
   stop(): Promise<void> {
+    this.held.stop();
     return this.leases.stop();
+  }
+
+  /** The tenant's bound when it has that many executions in flight; undefined while it has room. */
+  overLimit(tenantId: string): Promise<InFlightLimit | undefined> {
+    return this.held.overLimit(tenantId);
   }
 
   /**
    * Stores a new execution and runs it here, at once when its tenant may have a slot, else when
    * one is its turn (lease-keeper.ts); when this replica already holds as many runs of the tenant
    * waiting for slots as it may, the execution waits instead (status running, no owner) for the
-   * poller of whichever replica has room first.
+   * poller of whichever replica has room first. `whenBusy` says what happens over the tenant's
+   * bound on executions in flight (WhenBusy).
    *
    * With `runFirst`, a graph of pure nodes only (webhook, transform, condition: no side effects,
    * no waits, at most a CEL budget of work each) is run before anything is stored, and the execution is stored
    * once, finished, with its events: a crash before that write loses nothing the caller was told
-   * about, and the run costs one write instead of an insert, an update and a lease. Callers that
-   * must answer with a running execution (async execute) leave it off.
-   * With `admission` (from `room`: a child run), the execution is held here under that admission.
-   * Answers the execution as it stands when the call returns.
+   * about, and the run costs one write instead of an insert, an update and a lease. Such a run is
+   * never in flight (it holds no slot and no lease), so the bound does not hold it back. Callers
+   * that must answer with a running execution (async execute) leave it off.
+   * Answers the execution as it stands when the call returns (queued, running or finished).
    */
-  async submit(execution: Execution, options: { runFirst?: boolean; admission?: Admission } = {}): Promise<Execution> {
+  async submit(execution: Execution, options: { runFirst?: boolean; whenBusy?: WhenBusy } = {}): Promise<Execution> {
     if (options.runFirst && execution.graph.nodes.every(isPure)) {
       await this.stepper(detachedRun(execution), { stored: false }).drive();
       return execution;
     }
-    const runHere = options.admission ? this.leases.use(options.admission) : this.leases.admit(execution.tenantId);
+    const whenBusy = options.whenBusy ?? 'start';
+    if (whenBusy === 'queue') return this.held.submit(execution, () => this.store(execution));
+    if (whenBusy === 'start') {
+      await this.store(execution);
+      return execution;
+    }
+    const admission = await this.leases.room(execution.tenantId, whenBusy.waitForRoom);
+    try {
+      await this.store(execution, admission);
+    } finally {
+      // Unless the run holds it now.
+      admission.release();
+    }
+    return execution;
+  }
+
+  /** Inserts a new execution, with this replica's lease when it is to run here (under `admission`). */
+  private async store(execution: Execution, admission?: Admission): Promise<void> {
+    const runHere = admission ? this.leases.use(admission) : this.leases.admit(execution.tenantId);
     try {
       await this.deps.executions.insert(
         execution,
@@ -96,16 +150,6 @@ export class ExecutionEngine {
     }
     if (runHere) this.leases.launch(execution, { admitted: true });
     else this.leases.queued();
-    return execution;
-  }
-
-  /**
-   * Waits until the tenant has room on this replica for one more new run, and admits it: what a
-   * parent does before each child run (use-cases/run-child.ts), so a fan-out's runs are created
-   * as its tenant's slots free up. Pass the answer to `submit`, or release it.
-   */
-  room(tenantId: string, signal: AbortSignal): Promise<Admission> {
-    return this.leases.room(tenantId, signal);
   }
 
   /** Aborts an execution's in-flight work when this replica runs it (after it was cancelled). */

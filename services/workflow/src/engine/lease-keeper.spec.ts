@@ -34,6 +34,7 @@ function setup(options: Partial<LeaseOptions> = {}) {
       async giveUp(execution, reason) {
         givenUp.push({ id: execution.id, reason });
       },
+      ended: () => undefined,
     },
   );
   return { store, keeper, runs, finish, givenUp };

@@ -21,6 +21,8 @@ export interface LeaseHolder {
   run(run: Run): Promise<void>;
   /** Ends an execution that was taken over too often, without running it. */
   giveUp(execution: Execution, reason: string): Promise<void>;
+  /** A run of this tenant is no longer held here (it ended, or was abandoned): room for its next. */
+  ended(tenantId: string): void;
 }
 
 /** An execution taken over this many times (each time its replica died) is failed, not retried forever. */
@@ -149,6 +151,7 @@ export class LeaseKeeper {
       })
       .finally(() => {
         this.runs.delete(execution.id);
+        this.holder.ended(execution.tenantId);
         if (this.backlog && !this.stopped) this.schedulePoll(0);
       });
   }

@@ -172,6 +172,40 @@ export class ExecutionLeaseRepository {
     if (writes.length > 0) await this.entries.bulkWrite(writes, { ordered: false });
   }
 
+  /**
+   * Starts a queued execution under this replica's lease: it becomes running, its clock starting now
+   * (the same span to its deadline as it was stored with). Undefined when it is not queued (started
+   * by another replica, or cancelled), so a queued run starts once whoever tries. A queued execution
+   * has no lease and no due entry (`willRun` skips it), so the takeover never finds it; its entry is
+   * written here first, due when the new lease ends, as `willRun` does for a run stored running: a
+   * crash after the start leaves the run to the takeover. `$min` keeps an entry early, never late,
+   * when two replicas try together; the loser's entry is the winner's, or is dropped by the takeover
+   * once the execution is no longer running.
+   */
+  async startQueued(id: string, owner: string, now: Date, until: Date): Promise<Execution | undefined> {
+    const queued = await this.executions.findOne(
+      { _id: id },
+      { projection: { status: 1, started_at: 1, deadline_at: 1 } },
+    );
+    if (!queued || queued.status !== 'queued') return undefined;
+    const span = queued.deadline_at.getTime() - queued.started_at.getTime();
+    await this.entries.updateOne({ _id: id }, { $min: { due_at: until } }, { upsert: true });
+    const doc = await this.executions.findOneAndUpdate(
+      { _id: id, status: 'queued' },
+      {
+        $set: {
+          status: 'running',
+          started_at: now,
+          deadline_at: new Date(now.getTime() + span),
+          lease_owner: owner,
+          lease_until: until,
+        },
+      },
+      { returnDocument: 'after' },
+    );
+    return doc ? toExecution(doc) : undefined;
+  }
+
   /** Gives up executions this replica runs (shutdown), so another replica can take them at once. */
   async releaseLeases(owner: string, ids: string[]): Promise<void> {
     if (ids.length === 0) return;

@@ -146,9 +146,11 @@ export class ExecutionRepository {
   renewLeases: ExecutionLeaseRepository['renewLeases'] = (owner, ids, until) =>
     this.leases.renewLeases(owner, ids, until);
   releaseLeases: ExecutionLeaseRepository['releaseLeases'] = (owner, ids) => this.leases.releaseLeases(owner, ids);
+  startQueued: ExecutionLeaseRepository['startQueued'] = (id, owner, now, until) =>
+    this.leases.startQueued(id, owner, now, until);
 
   /**
-   * Ends a running execution as cancelled, whoever runs it; undefined when it is not running. A rare
+   * Ends a running or queued execution as cancelled, whoever runs it; undefined when it is neither. A rare
    * call, so its {_id, status} filter may cost a scan on the local stand-in.
    */
   async cancel(
@@ -160,9 +162,9 @@ export class ExecutionRepository {
   ): Promise<Execution | undefined> {
     const found = await this.collection.findOne({ _id: id }, { session });
     const current = found && found.tenant_id === tenantId && found.workflow_id === workflowId ? found : undefined;
-    if (!current || current.status !== 'running') return undefined;
+    if (!current || (current.status !== 'running' && current.status !== 'queued')) return undefined;
     const doc = await this.collection.findOneAndUpdate(
-      { _id: id, tenant_id: tenantId, workflow_id: workflowId, status: 'running' },
+      { _id: id, tenant_id: tenantId, workflow_id: workflowId, status: current.status },
       {
         $set: {
           status: 'cancelled',
@@ -187,7 +189,14 @@ export class ExecutionRepository {
         { $group: { _id: '$status', count: { $sum: 1 }, duration: { $sum: '$duration_ms' } } },
       ])
       .toArray();
-    const counts: StatusCounts = { running: 0, completed: 0, failed: 0, cancelled: 0, finishedDurationMs: 0 };
+    const counts: StatusCounts = {
+      queued: 0,
+      running: 0,
+      completed: 0,
+      failed: 0,
+      cancelled: 0,
+      finishedDurationMs: 0,
+    };
     for (const row of rows) {
       if (row._id in counts) counts[row._id as ExecutionStatus] = row.count;
       if (row._id === 'completed' || row._id === 'failed') counts.finishedDurationMs += row.duration ?? 0;

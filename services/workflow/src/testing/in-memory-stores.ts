@@ -153,7 +153,8 @@ export class InMemoryExecutions implements ExecutionStore, EngineStore {
   }
   async cancel(tenantId: string, workflowId: string, id: string, now: Date): Promise<Execution | undefined> {
     const found = this.byId.get(id);
-    if (found?.tenantId !== tenantId || found.workflowId !== workflowId || found.status !== 'running') return undefined;
+    if (found?.tenantId !== tenantId || found.workflowId !== workflowId) return undefined;
+    if (found.status !== 'running' && found.status !== 'queued') return undefined;
     const { inFlight: _inFlight, ...rest } = found;
     const cancelled: Execution = {
       ...rest,
@@ -194,13 +195,28 @@ export class InMemoryExecutions implements ExecutionStore, EngineStore {
     Object.assign(lease, { owner, until, claims: lease.claims + 1 });
     return { execution: structuredClone(this.byId.get(id)!), claims: lease.claims };
   }
+  async startQueued(id: string, owner: string, now: Date, until: Date): Promise<Execution | undefined> {
+    const found = this.byId.get(id);
+    if (found?.status !== 'queued') return undefined;
+    const span = found.deadlineAt.getTime() - found.startedAt.getTime();
+    Object.assign(found, { status: 'running', startedAt: now, deadlineAt: new Date(now.getTime() + span) });
+    this.leases.set(id, { owner, until, claims: 0 });
+    return structuredClone(found);
+  }
   async releaseLeases(owner: string, ids: string[]): Promise<void> {
     for (const id of ids) {
       if (this.leases.get(id)?.owner === owner && this.byId.get(id)?.status === 'running') this.release(id);
     }
   }
   async statusCounts(tenantId: string, workflowId: string): Promise<StatusCounts> {
-    const counts: StatusCounts = { running: 0, completed: 0, failed: 0, cancelled: 0, finishedDurationMs: 0 };
+    const counts: StatusCounts = {
+      queued: 0,
+      running: 0,
+      completed: 0,
+      failed: 0,
+      cancelled: 0,
+      finishedDurationMs: 0,
+    };
     for (const e of this.of(tenantId, workflowId)) {
       counts[e.status] += 1;
       if (e.status === 'completed' || e.status === 'failed') counts.finishedDurationMs += e.durationMs ?? 0;

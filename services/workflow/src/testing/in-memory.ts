@@ -1,16 +1,55 @@
 import { InMemoryOutbox, InMemoryQuotaCounter } from '@agentplatform/testing/in-memory';
-import { createLogger, InsufficientCreditsError, NotFoundError, SecretBox } from '@agentplatform/service-kit';
+import {
+  createLogger,
+  InsufficientCreditsError,
+  NotFoundError,
+  planExecutionsInFlight,
+  SecretBox,
+} from '@agentplatform/service-kit';
 import type { AgentDirectory, ChatReply } from '../clients/agents.client.js';
 import type { CreditLedger } from '../clients/credits.client.js';
-import type { Execution, ExecutionStatus } from '../domain/execution.types.js';
+import type { Execution, ExecutionStatus, HeldRun } from '../domain/execution.types.js';
 import type { WorkflowNode } from '../domain/workflow.types.js';
 import { ExpressionError } from '../domain/expressions.js';
 import { computeNode } from '../domain/node-expressions.js';
 import { SandboxExpressionError, type ExpressionRunner } from '../engine/expression-sandbox.js';
+import type { WhenBusy } from '../engine/execution-engine.js';
+import type { HeldRunStore, InFlightLimit, InFlightLimits } from '../engine/ports.js';
 import type { ExecutionRunner, UseCaseDeps } from '../use-cases/deps.js';
 import { InMemoryExecutions, InMemoryScheduleClaims, InMemoryWorkflows } from './in-memory-stores.js';
 
 export { InMemoryExecutions, InMemoryScheduleClaims, InMemoryWorkflows } from './in-memory-stores.js';
+
+/** The tenants' lines of queued runs, as the held-run repository keeps them. */
+export class InMemoryHeldRuns implements HeldRunStore {
+  readonly entries: HeldRun[] = [];
+  async add(run: HeldRun): Promise<void> {
+    this.entries.push({ ...run });
+  }
+  async has(tenantId: string): Promise<boolean> {
+    return this.entries.some((e) => e.tenantId === tenantId);
+  }
+  async first(tenantId: string, limit: number): Promise<HeldRun[]> {
+    return this.entries.filter((e) => e.tenantId === tenantId).slice(0, limit);
+  }
+  async tenants(limit: number): Promise<string[]> {
+    return [...new Set(this.entries.map((e) => e.tenantId))].slice(0, limit);
+  }
+  async remove(executionId: string): Promise<void> {
+    const at = this.entries.findIndex((e) => e.executionId === executionId);
+    if (at >= 0) this.entries.splice(at, 1);
+  }
+}
+
+/** Each tenant's bound on executions in flight: its plan's (free unless set), lowered by `max`. */
+export class InMemoryLimits implements InFlightLimits {
+  readonly plans = new Map<string, string>();
+  max = Number.POSITIVE_INFINITY;
+  async limitOf(tenantId: string): Promise<InFlightLimit> {
+    const plan = this.plans.get(tenantId) ?? 'free';
+    return { plan, limit: Math.min(planExecutionsInFlight(plan), this.max) };
+  }
+}
 
 /** Agents that exist, per tenant; their chats answer from a script and are recorded. */
 export class InMemoryAgents implements AgentDirectory {
@@ -99,19 +138,24 @@ export class InMemoryCredits implements CreditLedger {
 
 /**
  * The engine's port as the use cases see it: `submit` stores the run (or fails with `failWith`);
- * a run is finished at once when `finishWith` is set, as a graph of pure nodes would be.
+ * a run is finished at once when `finishWith` is set, as a graph of pure nodes would be. Over the
+ * tenant's bound (`limits`), a run submitted to queue is stored queued.
  */
 export class FakeEngine implements ExecutionRunner {
   failWith?: Error;
   finishWith?: ExecutionStatus;
   readonly abandoned: string[] = [];
+  readonly limits = new InMemoryLimits();
   constructor(private readonly executions: InMemoryExecutions) {}
 
-  async submit(execution: Execution): Promise<Execution> {
+  async submit(execution: Execution, options: { whenBusy?: WhenBusy } = {}): Promise<Execution> {
     if (this.failWith) throw this.failWith;
-    const stored: Execution = this.finishWith
-      ? { ...execution, status: this.finishWith, completedAt: new Date(), durationMs: 5 }
-      : execution;
+    const queued = options.whenBusy === 'queue' && (await this.overLimit(execution.tenantId)) !== undefined;
+    const stored: Execution = queued
+      ? { ...execution, status: 'queued' }
+      : this.finishWith
+        ? { ...execution, status: this.finishWith, completedAt: new Date(), durationMs: 5 }
+        : execution;
     await this.executions.insert(stored);
     return stored;
   }
@@ -121,17 +165,10 @@ export class FakeEngine implements ExecutionRunner {
   abandon(executionId: string): void {
     this.abandoned.push(executionId);
   }
-  async room(): Promise<{ release(): void }> {
-    return { release: () => undefined };
-  }
-}
-
-/** Plans by tenant (free unless set), as identity keeps them. */
-export class InMemoryPlans {
-  readonly plans = new Map<string, string>();
-
-  async planOf(tenantId: string): Promise<string> {
-    return this.plans.get(tenantId) ?? 'free';
+  async overLimit(tenantId: string): Promise<InFlightLimit | undefined> {
+    const bound = await this.limits.limitOf(tenantId);
+    const running = await this.executions.countRunning(tenantId, bound.limit);
+    return running >= bound.limit ? bound : undefined;
   }
 }
 
@@ -146,7 +183,6 @@ export function inMemoryWorkflowDeps() {
     engine: new FakeEngine(executions),
     agents: new InMemoryAgents(),
     credits: new InMemoryCredits(),
-    plans: new InMemoryPlans(),
     outbox: new InMemoryOutbox(),
     quotas: new InMemoryQuotaCounter(),
     logger: createLogger('workflow', 'silent'),

@@ -3,7 +3,6 @@ import type { Logger, QuotaCounter, SecretBox } from '@agentplatform/service-kit
 import type { ClientSession } from 'mongoose';
 import type { AgentDirectory } from '../clients/agents.client.js';
 import type { CreditLedger } from '../clients/credits.client.js';
-import type { TenantPlans } from '../clients/plans.client.js';
 import type { Execution, ExecutionStatus, SealedSnapshot } from '../domain/execution.types.js';
 import type { Lease } from '../domain/lease.js';
 import type { ClaimState, ScheduleClaim } from '../domain/schedule-claim.types.js';
@@ -95,8 +94,8 @@ export interface ScheduleClaimStore {
   takeOverStale(owner: string, staleBefore: Date, now: Date): Promise<ScheduleClaim | undefined>;
 }
 
-/** The engine as the use cases drive it: store and run, wait, abandon, and room for child runs. */
-export type ExecutionRunner = Pick<ExecutionEngine, 'submit' | 'waitFor' | 'abandon' | 'room'>;
+/** The engine as the use cases drive it: store and run (or queue), wait, abandon, and the tenant's bound. */
+export type ExecutionRunner = Pick<ExecutionEngine, 'submit' | 'waitFor' | 'abandon' | 'overLimit'>;
 
 /** What the use cases work with; wired once in main.ts. */
 export interface UseCaseDeps {
@@ -106,8 +105,6 @@ export interface UseCaseDeps {
   engine: ExecutionRunner;
   agents: AgentDirectory;
   credits: CreditLedger;
-  /** Tenants' plans, which bound their executions in flight. */
-  plans: TenantPlans;
   /** Events written with the state change they announce. */
   outbox: Pick<Outbox, 'run'>;
   /** Workflows per tenant (docs/design.md section 5). */

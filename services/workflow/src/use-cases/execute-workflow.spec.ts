@@ -52,7 +52,7 @@ describe('running workflows against in-memory repositories', () => {
     for (let i = 0; i < 50; i++) await run({ async: true });
     await expect(run({ async: true })).rejects.toMatchObject({ code: 'rate_limit_exceeded', retryAfter: 5 });
     expect(fakes.executions.byId.size).toBe(50);
-    fakes.plans.plans.set('t1', 'starter');
+    fakes.engine.limits.plans.set('t1', 'starter');
     await expect(run({ async: true })).resolves.toMatchObject({ status: 'running' });
   });
 

@@ -1,4 +1,4 @@
-import { ConflictError, DomainError, NotFoundError, planExecutionsInFlight } from '@agentplatform/service-kit';
+import { ConflictError, DomainError, NotFoundError } from '@agentplatform/service-kit';
 import { isFinished, type Execution } from '../domain/execution.types.js';
 import { LIMITS } from '../domain/node-config.js';
 import type { JsonObject } from '../domain/workflow.types.js';
@@ -23,16 +23,15 @@ export interface ExecuteWorkflowInput {
 
 /**
  * A tenant may have its plan's number of executions in flight (docs/design.md section 5); a
- * manual run over it is refused with 429 and a time to retry. Child runs are not refused: they
- * wait for room (use-cases/run-child.ts), so a fan-out never fails because of its own children.
+ * manual run over it is refused with 429 and a time to retry. Hook and schedule runs queue
+ * instead, and child runs wait for their turn, so a fan-out never fails because of its own children.
  */
-async function admitManualRun(deps: UseCaseDeps, tenantId: string): Promise<void> {
-  const plan = await deps.plans.planOf(tenantId);
-  const limit = planExecutionsInFlight(plan);
-  if ((await deps.executions.countRunning(tenantId, limit)) < limit) return;
+export async function admitManualRun(deps: Pick<UseCaseDeps, 'engine'>, tenantId: string): Promise<void> {
+  const over = await deps.engine.overLimit(tenantId);
+  if (!over) return;
   throw new DomainError(
     'rate_limit_exceeded',
-    `${limit} executions in flight, the most the ${plan} plan allows; retry once some have finished`,
+    `${over.limit} executions in flight, the most the ${over.plan} plan allows; retry once some have finished`,
     [],
     IN_FLIGHT_RETRY_AFTER_S,
   );

@@ -34,7 +34,7 @@ const WAIT_SLICE_MS = 5_000;
 function outcome(execution: Execution): ChildOutcome {
   return {
     executionId: execution.id,
-    status: execution.status === 'running' ? 'failed' : execution.status,
+    status: execution.status === 'completed' || execution.status === 'cancelled' ? execution.status : 'failed',
     ...(execution.output ? { output: execution.output } : {}),
     ...(execution.error ? { error: execution.error } : {}),
   };
@@ -67,9 +67,6 @@ export function childRunner(deps: () => UseCaseDeps): ChildRunner {
     const workflow = await d.workflows.get(request.tenantId, request.workflowId);
     if (!workflow) throw new NodeError(`workflow '${request.workflowId}' not found`, false);
     if (workflow.status === 'paused') throw new NodeError(`workflow '${request.workflowId}' is paused`, false);
-    // The child is created when its tenant has room for it here: a fan-out waits for its own
-    // runs to free slots instead of storing every run of the tree at once.
-    const admission = await d.engine.room(request.tenantId, request.signal);
     try {
       return await startExecution(d, {
         workflow,
@@ -83,7 +80,8 @@ export function childRunner(deps: () => UseCaseDeps): ChildRunner {
           parentNodeId: request.parentNodeId,
           depth: request.depth,
         },
-        admission,
+        // A fan-out is never refused for its own children: they wait for their turn.
+        whenBusy: { waitForRoom: request.signal },
       });
     } catch (error) {
       if (isDuplicateKeyError(error)) {
@@ -97,9 +95,6 @@ export function childRunner(deps: () => UseCaseDeps): ChildRunner {
         throw new NodeError(`could not start workflow '${request.workflowId}': ${error.message}`, true);
       }
       throw error;
-    } finally {
-      // Unless the child run holds it now (it runs here, or it finished before it was stored).
-      admission.release();
     }
   }
 

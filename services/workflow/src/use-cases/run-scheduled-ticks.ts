@@ -131,6 +131,8 @@ async function startOne(deps: SchedulerDeps, claim: ScheduleClaim, workflow: Wor
       input: schedule?.input ?? {},
       runFirst: true,
       seed: { id: claim.executionId },
+      // A tick is never lost to the tenant's executions in flight: its run queues.
+      whenBusy: 'queue',
     });
     return 'started';
   } catch (error) {

@@ -1,7 +1,7 @@
 import { isDuplicateKeyError, newId } from '@agentplatform/service-kit';
 import type { Execution, ExecutionTrigger } from '../domain/execution.types.js';
 import type { JsonObject, Workflow } from '../domain/workflow.types.js';
-import type { Admission } from '../engine/tenant-slots.js';
+import type { WhenBusy } from '../engine/execution-engine.js';
 import type { UseCaseDeps } from './deps.js';
 import { settleRunCredit } from './settle-run-credits.js';
 
@@ -24,17 +24,22 @@ export interface StartExecutionInput {
   input: JsonObject;
   runFirst: boolean;
   seed?: ExecutionSeed;
-  /** The room its parent waited for on this replica (a child run: ExecutionEngine.room). */
-  admission?: Admission;
+  /**
+   * What happens while the tenant has its plan's executions in flight: `queue` (hooks and
+   * schedules: stored queued, started in turn), a child's wait for room, or `start` (the default:
+   * manual runs, which their use case refused over the bound).
+   */
+  whenBusy?: WhenBusy;
 }
 
 /**
  * Starts a run: reserves its credit (402 when the balance is too low), stores the execution with a
- * snapshot of the graph and hands it to the engine, which runs it at once on this replica; then
+ * snapshot of the graph and hands it to the engine, which runs it at once on this replica (or
+ * queues it, or waits for room, as `whenBusy` says); then
  * settles the credit, or releases it when the run could not be started. The run is stored marked
  * as not settled, so the settle job charges it if identity cannot confirm the settle now. With
  * `runFirst` a graph of pure nodes is finished before it is stored (ExecutionEngine.submit).
- * Answers the execution as it stands then: running, or already finished.
+ * Answers the execution as it stands then: queued, running, or already finished.
  */
 export async function startExecution(
   deps: Pick<UseCaseDeps, 'engine' | 'credits' | 'executions' | 'logger' | 'settings'>,
@@ -65,7 +70,7 @@ export async function startExecution(
   };
   let started: Execution;
   try {
-    started = await deps.engine.submit(execution, { runFirst, admission: start.admission });
+    started = await deps.engine.submit(execution, { runFirst, whenBusy: start.whenBusy });
   } catch (error) {
     // The id is taken: the same run was started already (and holds the credit).
     if (isDuplicateKeyError(error)) throw error;

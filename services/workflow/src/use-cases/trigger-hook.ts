@@ -27,7 +27,8 @@ export async function resolveHook(
 /**
  * An inbound hook, addressed by the workflow's secret hook id: only an active workflow, at its
  * webhook node's path, starts a run; anything else is not found (so a hook URL reveals nothing
- * about workflows that are not live, and a rotated-out id nothing at all).
+ * about workflows that are not live, and a rotated-out id nothing at all). A hook is never refused
+ * for the tenant's executions in flight: its run queues and starts in turn.
  */
 export async function triggerHook(
   deps: UseCaseDeps,
@@ -35,8 +36,14 @@ export async function triggerHook(
 ): Promise<{ execution: Execution; responseMode: 'immediate' | 'last_node' }> {
   const workflow = await resolveHook(deps, input);
   // A hook answers 202 {execution_id} (or the result, with last_node): never a running status, so
-  // a pure graph may finish before it is stored.
-  const execution = await startExecution(deps, { workflow, trigger: 'webhook', input: input.input, runFirst: true });
+  // a pure graph may finish before it is stored. Over the tenant's executions in flight it queues.
+  const execution = await startExecution(deps, {
+    workflow,
+    trigger: 'webhook',
+    input: input.input,
+    runFirst: true,
+    whenBusy: 'queue',
+  });
   const responseMode = hookResponseMode(workflow);
   if (responseMode === 'immediate' || isFinished(execution.status)) return { execution, responseMode };
   const finished = await deps.engine.waitFor(workflow.tenantId, workflow.id, execution.id, MAX_WAIT_MS);

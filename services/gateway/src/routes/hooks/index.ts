@@ -53,7 +53,8 @@ export function hookRoutes({ backends, anonymous, hookLimit }: HookRouteDeps): R
       const answer = await backends.triggerHook({ hookId, path, input });
       if (answer.responseMode !== 'last_node' || !answer.execution) return { execution_id: answer.executionId };
       const execution = executionToJson(answer.execution);
-      if (execution.status !== 'running') ctx.state.responseStatus = 200;
+      // A run still going (or queued behind the tenant's executions in flight) is accepted, not done.
+      if (execution.status !== 'running' && execution.status !== 'queued') ctx.state.responseStatus = 200;
       return {
         execution_id: execution.execution_id,
         status: execution.status,

@@ -295,7 +295,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       method: 'post',
       path: '/workflows/:workflow_id/executions/:execution_id/cancel',
       errors: ['conflict'],
-      summary: 'Cancel a running execution (again on a retry; 409 once it has completed or failed)',
+      summary: 'Cancel a running or queued execution (again on a retry; 409 once it has completed or failed)',
       tag: 'workflows',
       access: requireScope('workflows:execute'),
       params: executionParams,

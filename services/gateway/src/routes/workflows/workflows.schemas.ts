@@ -65,7 +65,7 @@ export const executeBody = z.object({
 
 export const listExecutionsQuery = z.object({
   limit: limitParam,
-  status: z.enum(['running', 'completed', 'failed', 'cancelled']).optional(),
+  status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']).optional(),
 });
 
 export const workflowParams = z.object({ workflow_id: z.string().min(1) });
@@ -84,7 +84,7 @@ const nodeExecution = z.object({
 export const executionResponse = z.object({
   execution_id: z.string(),
   workflow_id: z.string(),
-  status: z.enum(['running', 'completed', 'failed', 'cancelled']),
+  status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
   trigger: z.enum(['manual', 'webhook', 'schedule']),
   started_at: z.string(),
   completed_at: z.string().optional(),

@@ -1,0 +1,131 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MongoClient } from 'mongodb';
+import { api, startPlatform, waitFor, type Http, type Platform } from '@agentplatform/testing';
+import { tenantOnPlan } from './schedules.support';
+import { hookIdOf } from './workflows.support';
+
+/**
+ * Runs over the tenant's bound on executions in flight queue (docs/design.md section 5,
+ * docs/workflows.md "Queued runs"): hooks are answered 202 and their runs start in arrival order as
+ * earlier ones end, never more than the bound at once, while another tenant's runs start at once.
+ * The bound is lowered to 3 for every plan (EXECUTIONS_IN_FLIGHT_MAX).
+ */
+jest.setTimeout(120_000);
+
+const BOUND = 3;
+const HOOKS = 9;
+const DELAY_MS = 1_200;
+
+describe('queued hook runs', () => {
+  let platform: Platform;
+  let mongo: MongoClient;
+  let busy: Http;
+  let other: Http;
+
+  beforeAll(async () => {
+    platform = await startPlatform({
+      services: ['identity', 'workflow'],
+      serviceEnv: { workflow: { EXECUTIONS_IN_FLIGHT_MAX: String(BOUND), EXECUTION_POLL_INTERVAL_MS: '200' } },
+    });
+    mongo = await MongoClient.connect(platform.mongoUri);
+    // On the plan without a request rate limit: the test polls the executions API often.
+    busy = (await tenantOnPlan(platform, mongo, 'enterprise')).http;
+    other = (await tenantOnPlan(platform, mongo, 'enterprise')).http;
+  }, 90_000);
+
+  afterAll(async () => {
+    await mongo?.close();
+    await platform?.stop();
+  });
+
+  /** An active workflow started by its hook that waits DELAY_MS: a run that stays in flight. */
+  async function hooked(http: Http): Promise<{ id: string; hook: string }> {
+    const created = await http.post('/api/v1/workflows', {
+      name: 'slow hook',
+      nodes: [
+        { id: 'in', type: 'webhook', config: {} },
+        { id: 'wait', type: 'delay', config: { ms: DELAY_MS } },
+      ],
+      edges: [{ source: 'in', target: 'wait' }],
+    });
+    expect(created.status).toBe(201);
+    expect((await http.post(`/api/v1/workflows/${created.body.id}/resume`, {})).status).toBe(200);
+    return { id: created.body.id, hook: `/hooks/${hookIdOf(created.body)}` };
+  }
+
+  async function statuses(http: Http, workflowId: string): Promise<Record<string, number>> {
+    const res = await http.get(`/api/v1/workflows/${workflowId}/executions?limit=100`);
+    expect(res.status).toBe(200);
+    const counts: Record<string, number> = {};
+    for (const e of res.body.items) counts[e.status] = (counts[e.status] ?? 0) + 1;
+    return counts;
+  }
+
+  it('queues hooks over the bound, runs them in arrival order within the bound, and lets another tenant run at once', async () => {
+    const slow = await hooked(busy);
+    const bystander = await hooked(other);
+    const anonymous = api(platform.url);
+
+    const ids: string[] = [];
+    for (let i = 0; i < HOOKS; i++) {
+      const res = await anonymous.post(slow.hook, { i });
+      expect(res.status).toBe(202);
+      expect(res.body).toEqual({ execution_id: expect.stringMatching(/^exe_/) });
+      ids.push(res.body.execution_id);
+    }
+    const queued = await busy.get(`/api/v1/workflows/${slow.id}/executions/${ids[HOOKS - 1]}`);
+    expect(queued.body.status).toBe('queued');
+
+    // Another tenant is not held back by this one's line.
+    const sentAt = Date.now();
+    const theirs = await anonymous.post(bystander.hook, {});
+    expect(theirs.status).toBe(202);
+    const theirRun = await other.get(`/api/v1/workflows/${bystander.id}/executions/${theirs.body.execution_id}`);
+    expect(theirRun.body.status).toBe('running');
+    expect(Date.parse(theirRun.body.started_at) - sentAt).toBeLessThan(1_000);
+
+    // Sampled through the API until every run has finished: never more than the bound in flight.
+    let most = 0;
+    let sawQueued = false;
+    await waitFor(
+      async () => {
+        const counts = await statuses(busy, slow.id);
+        most = Math.max(most, counts.running ?? 0);
+        sawQueued ||= (counts.queued ?? 0) > 0;
+        await sleep(50);
+        return counts.completed === HOOKS ? true : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 0, what: 'every queued run to complete' },
+    );
+    expect(sawQueued).toBe(true);
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(BOUND);
+
+    const runs = await Promise.all(
+      ids.map(async (id) => (await busy.get(`/api/v1/workflows/${slow.id}/executions/${id}`)).body),
+    );
+    for (const run of runs) expect(run).toMatchObject({ status: 'completed', trigger: 'webhook' });
+    // Started in the order the hooks arrived.
+    const starts = runs.map((r) => Date.parse(r.started_at));
+    expect([...starts].sort((a, b) => a - b)).toEqual(starts);
+    // The last of nine runs started after at least two rounds of the bound had finished.
+    expect(starts[HOOKS - 1]! - starts[0]!).toBeGreaterThanOrEqual(2 * DELAY_MS - 200);
+  });
+
+  it('refuses a manual execute over the bound with 429, and cancels a queued run', async () => {
+    const slow = await hooked(busy);
+    const anonymous = api(platform.url);
+    const ids: string[] = [];
+    for (let i = 0; i < BOUND + 1; i++) ids.push((await anonymous.post(slow.hook, {})).body.execution_id);
+    const refused = await busy.post(`/api/v1/workflows/${slow.id}/execute`, { input: {}, async: true });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ error: 'rate_limit_exceeded', retry_after: 5 });
+
+    const last = ids[BOUND]!;
+    const cancelled = await busy.post(`/api/v1/workflows/${slow.id}/executions/${last}/cancel`, {});
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.status).toBe('cancelled');
+    await sleep(DELAY_MS * 2);
+    expect((await busy.get(`/api/v1/workflows/${slow.id}/executions/${last}`)).body.status).toBe('cancelled');
+  });
+});

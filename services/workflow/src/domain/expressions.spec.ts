@@ -1,4 +1,12 @@
-import { ExpressionError, checkExpression, evaluate, isInlineSafe, renderTemplate, evaluator } from './expressions.js';
+import {
+  ExpressionError,
+  checkExpression,
+  evaluate,
+  evaluator,
+  isInlineSafe,
+  narrowScope,
+  renderTemplate,
+} from './expressions.js';
 
 const scope = {
   input: { body: { amount: 150, name: 'Ada', price: 9.5, tags: ['a', 'b'] } },
@@ -36,7 +44,7 @@ describe('expressions (CEL)', () => {
   });
 
   it('renders templates: one part keeps its type, text parts interpolate', () => {
-    const ev = evaluator(scope);
+    const ev = evaluator(scope, ['input.body', 'input.body.name', 'total']);
     expect(renderTemplate('{{ input.body }}', ev)).toEqual(scope.input.body);
     expect(renderTemplate('Hello {{ input.body.name }}, {{ total }} items', ev)).toBe('Hello Ada, 3 items');
   });
@@ -52,5 +60,19 @@ describe('expressions (CEL)', () => {
     ).toBe(false);
     expect(isInlineSafe(`input.name == "${'a'.repeat(300)}"`)).toBe(false);
     expect(isInlineSafe('input.(')).toBe(false);
+  });
+
+  it('reads only what the expressions name from the scope', () => {
+    const big = { input: { a: 1, b: 2 }, nodes: { x: { v: 1 }, y: { v: 2 } }, previous: { p: 1, q: 2 } };
+    expect(narrowScope(big, ['nodes.x.v + p'])).toEqual({ input: {}, nodes: { x: { v: 1 } }, previous: { p: 1 } });
+    expect(narrowScope(big, ['input.a', '[1].map(i, i + q)'])).toEqual({
+      input: { a: 1, b: 2 },
+      nodes: {},
+      previous: { q: 2 },
+    });
+    expect(narrowScope(big, ['size(nodes) > 0']).nodes).toBe(big.nodes);
+    expect(narrowScope(big, ['has(nodes.y.v)']).nodes).toEqual({ y: { v: 2 } });
+    // And evaluates as with the whole scope.
+    expect(evaluate('nodes.y.v + q', big)).toBe(4);
   });
 });

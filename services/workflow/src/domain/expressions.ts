@@ -73,12 +73,23 @@ export class ExpressionResourceError extends Error {
 
 const RESOURCE_EXHAUSTED = /Invalid (string|array|typed array) length|Array buffer allocation failed/;
 
-/** Compiled programs by source text; workflows run the same few expressions over and over. */
-const cache = new Map<string, Program>();
+/**
+ * Bounds the caches below: workflows run the same few expressions over and over. (Hand-written
+ * rather than lru-cache, which this service does not depend on yet; the oldest entry goes first.)
+ */
 const CACHE_LIMIT = 5_000;
 
+function remember<V>(cache: Map<string, V>, key: string, value: V): V {
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+  cache.set(key, value);
+  return value;
+}
+
+/** Compiled programs by source text. */
+const programs = new Map<string, Program>();
+
 function compile(source: string): Program {
-  const cached = cache.get(source);
+  const cached = programs.get(source);
   if (cached) return cached;
   let program: Program;
   try {
@@ -86,9 +97,7 @@ function compile(source: string): Program {
   } catch (error) {
     throw new ExpressionError(cleanMessage(error));
   }
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
-  cache.set(source, program);
-  return program;
+  return remember(programs, source, program);
 }
 
 function failure(message: string): Error {
@@ -143,46 +152,136 @@ export function isInlineSafe(source: string): boolean {
   let safe = false;
   if (source.length <= INLINE_MAX_BYTES) {
     try {
-      safe = boundedNodes(parse(source).expr as unknown as AstNode, { left: INLINE_MAX_NODES });
+      safe = boundedNodes(parse(source).expr, { left: INLINE_MAX_NODES });
     } catch {
       safe = false;
     }
   }
-  if (inlineSafe.size >= CACHE_LIMIT) inlineSafe.delete(inlineSafe.keys().next().value as string);
-  inlineSafe.set(source, safe);
-  return safe;
+  return remember(inlineSafe, source, safe);
 }
 
-/** The parts of @bufbuild/cel's Expr message that the bound looks at. */
-interface AstNode {
-  exprKind: { case?: string; value?: Record<string, unknown> };
-}
+/** A parsed expression's syntax tree (@bufbuild/cel's Expr message). */
+type Expr = ReturnType<typeof parse>['expr'];
 
-function boundedNodes(node: AstNode | undefined, budget: { left: number }): boolean {
+function boundedNodes(node: Expr | undefined, budget: { left: number }): boolean {
   if (!node) return true;
   if (--budget.left < 0) return false;
-  const { case: kind, value } = node.exprKind;
-  switch (kind) {
+  const kind = node.exprKind;
+  switch (kind.case) {
     case 'constExpr':
     case 'identExpr':
       return true;
     case 'selectExpr':
-      return boundedNodes(value!.operand as AstNode, budget);
-    case 'callExpr': {
-      if (!INLINE_FUNCTIONS.has(value!.function as string)) return false;
-      const args = [value!.target as AstNode | undefined, ...(value!.args as AstNode[])];
-      return args.every((arg) => boundedNodes(arg, budget));
-    }
+      return boundedNodes(kind.value.operand, budget);
+    case 'callExpr':
+      if (!INLINE_FUNCTIONS.has(kind.value.function)) return false;
+      return [kind.value.target, ...kind.value.args].every((arg) => boundedNodes(arg, budget));
     case 'listExpr':
-      return (value!.elements as AstNode[]).every((e) => boundedNodes(e, budget));
+      return kind.value.elements.every((e) => boundedNodes(e, budget));
     case 'structExpr':
-      return (value!.entries as Array<{ mapKey?: AstNode; value?: AstNode }>).every(
-        (e) => boundedNodes(e.mapKey, budget) && boundedNodes(e.value, budget),
+      return kind.value.entries.every(
+        (e) => (e.keyKind.case !== 'mapKey' || boundedNodes(e.keyKind.value, budget)) && boundedNodes(e.value, budget),
       );
     default:
       // Comprehensions (macros) and anything unknown.
       return false;
   }
+}
+
+/**
+ * The names an expression reads from its scope: top-level identifiers, and which `nodes.<id>`
+ * (all of them when `nodes` is used otherwise). Only these are converted for CEL and sent to a
+ * sandbox thread, not every earlier output (issue 34: a run of many large outputs converted all
+ * of them for each node). Comprehension variables may be counted too: binding a name that is not
+ * read costs only its conversion.
+ */
+interface Reads {
+  names: Set<string>;
+  nodes: Set<string> | 'all';
+}
+
+const readsBySource = new Map<string, Reads>();
+
+function readsOf(source: string): Reads {
+  const known = readsBySource.get(source);
+  if (known) return known;
+  const reads: Reads = { names: new Set(), nodes: new Set() };
+  try {
+    collectReads(parse(source).expr, reads);
+  } catch {
+    // It does not parse: evaluating it fails before it reads anything.
+  }
+  return remember(readsBySource, source, reads);
+}
+
+function collectReads(node: Expr | undefined, reads: Reads): void {
+  if (!node) return;
+  const kind = node.exprKind;
+  switch (kind.case) {
+    case 'identExpr':
+      reads.names.add(kind.value.name);
+      if (kind.value.name === 'nodes') reads.nodes = 'all';
+      return;
+    case 'selectExpr': {
+      const operand = kind.value.operand?.exprKind;
+      if (operand?.case === 'identExpr' && operand.value.name === 'nodes') {
+        reads.names.add('nodes');
+        if (reads.nodes !== 'all') reads.nodes.add(kind.value.field);
+        return;
+      }
+      return collectReads(kind.value.operand, reads);
+    }
+    case 'callExpr':
+      collectReads(kind.value.target, reads);
+      for (const arg of kind.value.args) collectReads(arg, reads);
+      return;
+    case 'listExpr':
+      for (const element of kind.value.elements) collectReads(element, reads);
+      return;
+    case 'structExpr':
+      for (const entry of kind.value.entries) {
+        if (entry.keyKind.case === 'mapKey') collectReads(entry.keyKind.value, reads);
+        collectReads(entry.value, reads);
+      }
+      return;
+    case 'comprehensionExpr':
+      for (const part of [
+        kind.value.iterRange,
+        kind.value.accuInit,
+        kind.value.loopCondition,
+        kind.value.loopStep,
+        kind.value.result,
+      ]) {
+        collectReads(part, reads);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+/**
+ * The part of a scope these expressions read (readsOf): what a sandbox thread is sent, and what
+ * is converted for CEL.
+ */
+export function narrowScope(scope: ExpressionScope, sources: string[]): ExpressionScope {
+  const names = new Set<string>();
+  let nodes: Set<string> | 'all' = new Set();
+  for (const source of sources) {
+    const reads = readsOf(source);
+    for (const name of reads.names) names.add(name);
+    if (reads.nodes === 'all' || nodes === 'all') nodes = 'all';
+    else for (const id of reads.nodes) nodes.add(id);
+  }
+  const previous: JsonObject = {};
+  for (const [key, value] of Object.entries(scope.previous)) if (names.has(key)) previous[key] = value;
+  const narrowed: Record<string, JsonObject> = {};
+  if (nodes !== 'all') for (const id of nodes) if (id in scope.nodes) narrowed[id] = scope.nodes[id]!;
+  return {
+    input: names.has('input') ? scope.input : {},
+    nodes: nodes === 'all' ? scope.nodes : narrowed,
+    previous,
+  };
 }
 
 /** Why an expression does not parse, or undefined when it does. */
@@ -215,7 +314,7 @@ function bindings(scope: ExpressionScope): Record<string, CelInput> {
 
 /** Evaluates one expression to JSON; throws ExpressionError when it cannot be evaluated. */
 export function evaluate(source: string, scope: ExpressionScope): JsonValue {
-  return evaluateBound(source, bindings(scope));
+  return evaluateBound(source, bindings(narrowScope(scope, [source])));
 }
 
 function evaluateBound(source: string, bound: Record<string, CelInput>): JsonValue {
@@ -230,9 +329,11 @@ function evaluateBound(source: string, bound: Record<string, CelInput>): JsonVal
   return fromCel(result);
 }
 
-/** Evaluates many expressions over the same scope (binds it once). */
-export function evaluator(scope: ExpressionScope): (source: string) => JsonValue {
-  const bound = bindings(scope);
+/**
+ * Evaluates these expressions (and only these) over the same scope: binds once what they read.
+ */
+export function evaluator(scope: ExpressionScope, sources: string[]): (source: string) => JsonValue {
+  const bound = bindings(narrowScope(scope, sources));
   return (source) => evaluateBound(source, bound);
 }
 

@@ -26,7 +26,7 @@ export function computeNode(
   scope: ExpressionScope,
   onExpression: (source: string) => void = () => undefined,
 ): JsonObject {
-  const bound = evaluator(scope);
+  const bound = evaluator(scope, nodeExpressions(node));
   const evaluateOne = (source: string): JsonValue => {
     onExpression(source);
     return bound(source);

@@ -146,6 +146,25 @@ describe('ExpressionSandbox', () => {
     expect(quietAt - started).toBeLessThan(1_500);
   });
 
+  it('keeps a thread for ordinary tenants while two heavy tenants flood it with bombs', async () => {
+    open(2, 20);
+    const run = (tenantId: string, source: string) =>
+      sandbox.compute({ tenantId, node: condition(source), scope }, new AbortController().signal).then(
+        () => Date.now(),
+        () => Date.now(),
+      );
+    await Promise.all([run('a', 'true'), run('b', 'true'), run('quiet', 'true')]);
+    // Each bomb costs its tenant a budget and a thread restart: a few make both tenants heavy.
+    await Promise.all(['a', 'b'].flatMap((t) => Array.from({ length: 3 }, () => run(t, BOMB))));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+
+    const bombs = ['a', 'b'].flatMap((t) => Array.from({ length: 4 }, () => run(t, BOMB)));
+    const quietAt = await run('quiet', 'input.amount > 1');
+    // Without the heavy tenants' shared cap, each would hold a thread and the quiet job would wait
+    // for a bomb to end and its thread to restart.
+    expect(quietAt).toBeLessThan(Math.min(...(await Promise.all(bombs))));
+  });
+
   it('gives up a running job when its caller aborts (a node timeout, a cancel)', async () => {
     open(1, 10_000);
     const controller = new AbortController();

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '@agentplatform/service-kit';
-import type { ExpressionScope } from '../domain/expressions.js';
+import { narrowScope, type ExpressionScope } from '../domain/expressions.js';
 import { nodeExpressions } from '../domain/node-expressions.js';
 import type { JsonObject, WorkflowNode } from '../domain/workflow.types.js';
 import type { SandboxAnswer, SandboxJob } from './expression-worker.js';
@@ -33,6 +33,40 @@ export class SandboxExpressionError extends Error {
 function shorten(source: string): string {
   const flat = source.replace(/\s+/g, ' ');
   return flat.length > 200 ? `${flat.slice(0, 197)}...` : flat;
+}
+
+/** A tenant is heavy while its recent thread time is over this many budgets. */
+const HEAVY_BUDGETS = 20;
+/** Recent thread time halves every this many ms. */
+const USAGE_HALF_LIFE_MS = 10_000;
+/** Tenants whose thread time is remembered (the longest unseen are forgotten first). */
+const USAGE_TENANTS = 10_000;
+
+/**
+ * Each tenant's recent sandbox thread time, decaying by half every USAGE_HALF_LIFE_MS: over
+ * `heavyMs`, the tenant is heavy. A tenant forgotten (or never seen) uses nothing.
+ */
+class TenantUsage {
+  private readonly byTenant = new Map<string, { ms: number; at: number }>();
+
+  constructor(private readonly heavyMs: number) {}
+
+  add(tenantId: string, ms: number): void {
+    const now = Date.now();
+    const total = this.current(tenantId, now) + ms;
+    this.byTenant.delete(tenantId);
+    if (this.byTenant.size >= USAGE_TENANTS) this.byTenant.delete(this.byTenant.keys().next().value!);
+    this.byTenant.set(tenantId, { ms: total, at: now });
+  }
+
+  isHeavy(tenantId: string): boolean {
+    return this.current(tenantId, Date.now()) > this.heavyMs;
+  }
+
+  private current(tenantId: string, now: number): number {
+    const seen = this.byTenant.get(tenantId);
+    return seen ? seen.ms * 0.5 ** ((now - seen.at) / USAGE_HALF_LIFE_MS) : 0;
+  }
 }
 
 /** Computes a node's CEL work (domain/node-expressions.ts) under the budget. */
@@ -76,6 +110,8 @@ interface Thread {
   dispatchedAt: number;
   /** The tenant whose job this thread runs, or whose bomb it is being started to replace. */
   heldBy?: string;
+  /** Since when `heldBy` holds it (what the tenant's thread time is counted from). */
+  heldSince: number;
   job?: Job;
   timer?: NodeJS.Timeout;
 }
@@ -87,9 +123,12 @@ interface Thread {
  * and replaced, and fails with ExpressionBudgetExceeded naming the expression it was in. Waiting
  * jobs are served round-robin by tenant, and one tenant never holds every thread (running its
  * jobs, or restarting after its bombs), so another tenant's expressions do not wait for a bomb.
+ * Nor do several such tenants together: a tenant whose recent thread time is high (TenantUsage)
+ * is heavy, and heavy tenants share all threads but one, which stays for the others.
  */
 export class ExpressionSandbox implements ExpressionRunner {
   private readonly threads: Thread[] = [];
+  private readonly usage: TenantUsage;
   /** Waiting jobs by tenant; a Map keeps insertion order, which makes the round-robin. */
   private readonly waiting = new Map<string, Job[]>();
   private nextId = 1;
@@ -104,6 +143,7 @@ export class ExpressionSandbox implements ExpressionRunner {
   constructor(private readonly options: SandboxOptions) {
     this.workerFile = options.workerFile ?? path.join(__dirname, 'expression-worker.js');
     this.parseAllowanceMs = Math.max(2_000, options.budgetMs * 20);
+    this.usage = new TenantUsage(options.budgetMs * HEAVY_BUDGETS);
   }
 
   /**
@@ -159,6 +199,7 @@ export class ExpressionSandbox implements ExpressionRunner {
       current: new Int32Array(progress, 8, 1),
       ready: false,
       dispatchedAt: 0,
+      heldSince: Date.now(),
     };
     worker.on('message', (answer: SandboxAnswer) => this.answered(thread, answer));
     worker.on('error', (error: Error & { code?: string }) => {
@@ -186,22 +227,27 @@ export class ExpressionSandbox implements ExpressionRunner {
       const job = this.take();
       if (!job) return;
       thread.job = job;
-      thread.heldBy = job.tenantId;
+      this.hold(thread, job.tenantId);
       thread.startedAt[0] = 0;
       thread.dispatchedAt = Date.now();
-      thread.worker.postMessage({ id: job.id, node: job.node, scope: job.scope } satisfies SandboxJob);
+      // Only what the node's expressions read crosses to the thread (a copy of each value).
+      const scope = narrowScope(job.scope, nodeExpressions(job.node));
+      thread.worker.postMessage({ id: job.id, node: job.node, scope } satisfies SandboxJob);
       this.arm(thread, job, this.options.budgetMs);
     }
   }
 
   /**
    * The next job in tenant turn. With more than one thread, a tenant holds at most all but one
-   * (counting threads being restarted after its bombs), so others always find one free.
+   * (counting threads being restarted after its bombs), and so do the heavy tenants together, so
+   * a tenant of ordinary use always finds one free.
    */
   private take(): Job | undefined {
     const cap = Math.max(1, this.threads.length - 1);
+    const heavyHeld = this.threads.filter((t) => t.heldBy !== undefined && this.usage.isHeavy(t.heldBy)).length;
     for (const [tenantId, queue] of this.waiting) {
       if (this.threads.filter((t) => t.heldBy === tenantId).length >= cap) continue;
+      if (heavyHeld >= cap && this.usage.isHeavy(tenantId)) continue;
       const job = queue.shift()!;
       this.waiting.delete(tenantId);
       if (queue.length > 0) this.waiting.set(tenantId, queue);
@@ -238,14 +284,14 @@ export class ExpressionSandbox implements ExpressionRunner {
   private answered(thread: Thread, answer: SandboxAnswer): void {
     if ('ready' in answer) {
       thread.ready = true;
-      thread.heldBy = undefined;
+      this.unhold(thread);
       return this.dispatch();
     }
     const job = thread.job;
     if (!job || job.id !== answer.id) return;
     clearTimeout(thread.timer);
     thread.job = undefined;
-    thread.heldBy = undefined;
+    this.unhold(thread);
     if (answer.ok) this.settle(job, undefined, answer.output as JsonObject);
     else if (answer.outOfMemory) this.settle(job, this.exceeded(thread, job, 'memory'));
     else this.settle(job, new SandboxExpressionError(answer.message));
@@ -279,9 +325,22 @@ export class ExpressionSandbox implements ExpressionRunner {
     void thread.worker.terminate();
     if (this.closed) return;
     const fresh = this.spawn();
+    // The restart is the bomb's cost too: the tenant holds the fresh thread until it is ready.
     fresh.heldBy = heldBy;
+    fresh.heldSince = thread.heldSince;
     this.threads.push(fresh);
     this.dispatch();
+  }
+
+  private hold(thread: Thread, tenantId: string): void {
+    thread.heldBy = tenantId;
+    thread.heldSince = Date.now();
+  }
+
+  /** The thread is free: its tenant is charged the time it held it. */
+  private unhold(thread: Thread): void {
+    if (thread.heldBy !== undefined) this.usage.add(thread.heldBy, Date.now() - thread.heldSince);
+    thread.heldBy = undefined;
   }
 
   private settle(job: Job, error: unknown, output?: JsonObject): void {

@@ -31,13 +31,22 @@ function staticallyBounded(node: WorkflowNode): boolean {
   return isPure(node) && nodeExpressions(node).every(isInlineSafe);
 }
 
+/** The retry policy a node's config carries (its shape checked when the workflow was saved). */
+function retryInConfig(config: JsonObject): Partial<RetryPolicy> | undefined {
+  const retry = config.retry;
+  if (retry === null || typeof retry !== 'object' || Array.isArray(retry)) return undefined;
+  return {
+    ...(typeof retry.max_attempts === 'number' ? { max_attempts: retry.max_attempts } : {}),
+    ...(typeof retry.backoff_ms === 'number' ? { backoff_ms: retry.backoff_ms } : {}),
+  };
+}
+
 /** A node's retry policy and timeout: its own, else its config's, else the defaults. */
 export function attemptOptions(
   node: WorkflowNode,
   defaultNodeTimeoutMs: number,
 ): { retry: RetryPolicy; timeoutMs: number } {
-  const configRetry = node.config.retry as unknown as RetryPolicy | undefined;
-  const retry = node.retry ?? configRetry ?? { max_attempts: 1, backoff_ms: 0 };
+  const retry = node.retry ?? retryInConfig(node.config) ?? { max_attempts: 1, backoff_ms: 0 };
   const configured = node.timeout_ms ?? (node.config.timeout_ms as number | undefined);
   const fallback = defaultNodeTimeoutMs;
   // A workflow or foreach node waits for its children: by default as long as the execution may run.

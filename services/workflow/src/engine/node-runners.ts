@@ -309,7 +309,7 @@ async function runForeach(input: NodeRunInput, deps: NodeRunnerDeps): Promise<Js
     throw new NodeError(
       `${failed.length} of ${items.length} items failed (indexes ${named.join(', ')}${failed.length > named.length ? ', ...' : ''}): ${failed[0]!.error}`,
       false,
-      { results, failed: failed as unknown as JsonValue[] },
+      { results, failed },
     );
   }
   return { results };

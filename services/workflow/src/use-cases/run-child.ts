@@ -31,7 +31,7 @@ export function childExecutionId(parentExecutionId: string, nodeId: string, atte
 /** How long one wait for a child lasts before the parent's signal and the parent's state are looked at again. */
 const WAIT_SLICE_MS = 5_000;
 
-function outcome(execution: Execution): ChildOutcome {
+function toChildOutcome(execution: Execution): ChildOutcome {
   return {
     executionId: execution.id,
     status: execution.status === 'completed' || execution.status === 'cancelled' ? execution.status : 'failed',
@@ -122,7 +122,7 @@ export function childRunner(deps: () => UseCaseDeps): ChildRunner {
       // races another replica for the same child meets it as a duplicate id in start().
       const existing = request.resumed ? await d.executions.getById(request.tenantId, id) : undefined;
       let child = existing ?? (await start(request, id));
-      if (isFinished(child.status)) return outcome(child);
+      if (isFinished(child.status)) return toChildOutcome(child);
       const stop = aborted(request.signal);
       try {
         while (!isFinished(child.status)) {
@@ -141,7 +141,7 @@ export function childRunner(deps: () => UseCaseDeps): ChildRunner {
       } finally {
         stop.dispose();
       }
-      return outcome(child);
+      return toChildOutcome(child);
     },
   };
 }

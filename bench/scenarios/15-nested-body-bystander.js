@@ -1,0 +1,97 @@
+// @ts-check
+'use strict';
+const { randomBytes } = require('node:crypto');
+const { feedLive, loggedInUser } = require('./10-auth-me-jwt.js');
+
+/**
+ * Nested-body bystander (issue 34 item 1, bounded JSON depth): a bystander tenant's authenticated
+ * reads (GET /api/v1/auth/me with a JWT, at a fixed rate), first alone, then while anonymous
+ * clients keep posting 1 MiB of deeply nested JSON to /hooks/hk_<32 random characters> (the id is
+ * checked only for its shape before the body is read). Both rows come from one run on one
+ * platform, so the difference is the attack's doing; the attack's own answers are counted.
+ *
+ * - BENCH_NESTED_CLIENTS (default 8): attacking clients, each posting again once answered.
+ * - BENCH_NESTED_RATE (default 200): the bystander's requests per second.
+ */
+const CLIENTS = Number(process.env.BENCH_NESTED_CLIENTS || 8);
+const RATE = Number(process.env.BENCH_NESTED_RATE || 200);
+/** 1 MiB of nesting: half a mebibyte of `[` and as many `]`, about 524,000 levels. */
+const BODY = '['.repeat(512 * 1024) + ']'.repeat(512 * 1024);
+
+function hookPath() {
+  const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  const bytes = randomBytes(32);
+  let id = 'hk_';
+  for (const byte of bytes) id += alphabet[byte % alphabet.length];
+  return `/hooks/${id}`;
+}
+
+/** Posts the body until `stop()`; answers the statuses seen and the answers' latencies. */
+function attack(url) {
+  let stopped = false;
+  const statuses = new Map();
+  const latencies = [];
+  const client = async () => {
+    while (!stopped) {
+      const sentAt = Date.now();
+      const status = await fetch(`${url}${hookPath()}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: BODY,
+        signal: AbortSignal.timeout(120_000),
+      }).then(
+        async (res) => {
+          await res.arrayBuffer();
+          return String(res.status);
+        },
+        (error) => (error instanceof Error ? error.name : 'error'),
+      );
+      latencies.push(Date.now() - sentAt);
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    }
+  };
+  const running = Promise.all(Array.from({ length: CLIENTS }, client));
+  return {
+    async stop() {
+      stopped = true;
+      await running;
+      latencies.sort((a, b) => a - b);
+      return { statuses, latencies };
+    },
+  };
+}
+
+module.exports = {
+  id: 'nested-body-bystander',
+  title: 'bystander reads beside 1 MiB nested hook bodies',
+  async setup(ctx) {
+    await feedLive(ctx);
+    return loggedInUser(ctx);
+  },
+  async run(ctx, state) {
+    const options = {
+      url: `${ctx.url}/api/v1/auth/me`,
+      headers: { authorization: `Bearer ${state.accessToken}` },
+      connections: 10,
+      overallRate: RATE,
+    };
+    const alone = await ctx.measure(options);
+    const attacking = attack(ctx.url);
+    // Let the first bodies arrive before measuring.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const attacked = await ctx.measure(options);
+    const { statuses, latencies } = await attacking.stop();
+    const answers = [...statuses].map(([status, count]) => `${count} x ${status}`).join(', ');
+    const p50 = latencies[Math.floor(latencies.length / 2)] ?? '-';
+    return {
+      rows: [
+        { label: 'bystander reads alone', ...alone, note: `GET /api/v1/auth/me at ${RATE}/s` },
+        {
+          label: 'bystander reads during the attack',
+          ...attacked,
+          note: `${CLIENTS} anonymous clients posting 1 MiB nested JSON to random hook ids: ${answers}; their p50 ${p50} ms`,
+        },
+      ],
+    };
+  },
+};

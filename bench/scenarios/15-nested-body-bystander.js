@@ -1,7 +1,7 @@
 // @ts-check
 'use strict';
 const { randomBytes } = require('node:crypto');
-const { feedLive, loggedInUser } = require('./10-auth-me-jwt.js');
+const authMe = require('./10-auth-me-jwt.js');
 
 /**
  * Nested-body bystander (issue 34 item 1, bounded JSON depth): a bystander tenant's authenticated
@@ -64,10 +64,8 @@ function attack(url) {
 module.exports = {
   id: 'nested-body-bystander',
   title: 'bystander reads beside 1 MiB nested hook bodies',
-  async setup(ctx) {
-    await feedLive(ctx);
-    return loggedInUser(ctx);
-  },
+  // A logged-in user whose credentials the gateway caches, as in the /auth/me scenario.
+  setup: authMe.setup,
   async run(ctx, state) {
     const options = {
       url: `${ctx.url}/api/v1/auth/me`,

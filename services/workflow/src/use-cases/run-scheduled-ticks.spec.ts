@@ -5,7 +5,7 @@ import type { ScheduleClaim } from '../domain/schedule-claim.types';
 import { recoverStaleClaims, runScheduledTicks, type SchedulerDeps } from './run-scheduled-ticks';
 
 /** In-memory fakes of the scheduler's ports, shared by several "replicas". */
-function world(options: { noCredits?: boolean; identityDownOnce?: boolean } = {}) {
+function world(options: { noCredits?: boolean; identityDownOnce?: boolean; busy?: boolean } = {}) {
   let identityDown = options.identityDownOnce ?? false;
   const workflows = new Map<string, Workflow>();
   const claims = new Map<string, ScheduleClaim>();
@@ -49,10 +49,13 @@ function world(options: { noCredits?: boolean; identityDownOnce?: boolean } = {}
       markCredited: async () => undefined,
     },
     engine: {
-      async submit(execution: Execution) {
+      /** With `busy`, the tenant is at its bound on executions in flight. */
+      async submit(execution: Execution, submitOptions: { whenBusy?: string } = {}) {
         if (executions.has(execution.id)) throw Object.assign(new Error('duplicate'), { code: 11000 });
-        executions.set(execution.id, execution);
-        return execution;
+        if (options.busy && submitOptions.whenBusy !== 'queue') throw new Error('refused: busy');
+        const stored: Execution = options.busy ? { ...execution, status: 'queued' } : execution;
+        executions.set(execution.id, stored);
+        return stored;
       },
     },
     credits: {
@@ -103,6 +106,14 @@ describe('runScheduledTicks', () => {
     expect(new Set([...w.claims.values()].map((c) => c.executionId)).size).toBe(6);
     expect(runs.every((r) => r.trigger === 'schedule' && r.input.from === r.workflowId)).toBe(true);
     expect(w.workflows.get('wf_a')!.nextRunAt).toEqual(at('2026-01-01T00:00:08Z'));
+  });
+
+  it("queues a tick's run while the tenant has its executions in flight: the tick is not lost", async () => {
+    const w = world({ busy: true });
+    w.add('wf_a', '*/2 * * * * *', at('2026-01-01T00:00:02Z'));
+    await runScheduledTicks(w.deps, 'r1', at('2026-01-01T00:00:02.100Z'), 100);
+    expect([...w.executions.values()].map((e) => e.status)).toEqual(['queued']);
+    expect([...w.claims.values()].map((c) => c.state)).toEqual(['started']);
   });
 
   it('cancels a claimed tick when the workflow was paused before the run started', async () => {

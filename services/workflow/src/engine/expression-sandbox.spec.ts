@@ -165,6 +165,26 @@ describe('ExpressionSandbox', () => {
     expect(quietAt).toBeLessThan(Math.min(...(await Promise.all(bombs))));
   });
 
+  it('sends a thread only the earlier outputs the expressions read, and the previous output whole', async () => {
+    open(1);
+    const node: WorkflowNode = {
+      id: 'call',
+      type: 'integration',
+      config: { service: 'http', url: 'https://example.com/{{ [nodes.a.id].map(i, string(i))[0] }}' },
+    };
+    const previous = { x: 1, nested: { y: [1, 2] } };
+    const output = await sandbox.compute(
+      {
+        tenantId: 't1',
+        node,
+        scope: { input: {}, nodes: { a: { id: 7 }, big: { blob: 'z'.repeat(1_000) } }, previous },
+      },
+      new AbortController().signal,
+    );
+    // The default body is the previous output, which the expressions do not name.
+    expect(output).toMatchObject({ url: 'https://example.com/7', body: previous });
+  });
+
   it('gives up a running job when its caller aborts (a node timeout, a cancel)', async () => {
     open(1, 10_000);
     const controller = new AbortController();

@@ -230,8 +230,9 @@ export class ExpressionSandbox implements ExpressionRunner {
       this.hold(thread, job.tenantId);
       thread.startedAt[0] = 0;
       thread.dispatchedAt = Date.now();
-      // Only what the node's expressions read crosses to the thread (a copy of each value).
-      const scope = narrowScope(job.scope, nodeExpressions(job.node));
+      // Only what the node's expressions read crosses to the thread (a copy of each value), and
+      // the previous output whole: it is the default body, message or child input of a node.
+      const scope = { ...narrowScope(job.scope, nodeExpressions(job.node)), previous: job.scope.previous };
       thread.worker.postMessage({ id: job.id, node: job.node, scope } satisfies SandboxJob);
       this.arm(thread, job, this.options.budgetMs);
     }

@@ -38,11 +38,14 @@ export interface EngineDeps {
 export type WhenBusy = 'start' | 'queue' | { waitForRoom: AbortSignal };
 
 /**
- * The durable, distributed engine (docs/workflow-engine.md), composed of three parts:
+ * The durable, distributed engine (docs/workflow-engine.md), composed of four parts:
  *
  * - the lease keeper (lease-keeper.ts) decides which executions this replica runs: a replica that
  *   creates an execution owns it from the insert and runs it at once, in process; the poller picks
- *   up executions whose lease expired (a crashed replica's) or that were queued for lack of room;
+ *   up executions whose lease expired (a crashed replica's) or that were left unowned for lack of
+ *   slots here;
+ * - the held runs (held-runs.ts) keep the runs over their tenant's bound on executions in flight
+ *   (status queued) and start them in turn;
  * - the stepper (stepper.ts, node-attempts.ts) runs an execution's nodes in order;
  * - the checkpointer (checkpointer.ts) writes its progress and its end with their events, each
  *   write conditional on still holding the lease, so a cancelled or taken-over execution stops at
@@ -52,7 +55,6 @@ export type WhenBusy = 'start' | 'queue' | { waitForRoom: AbortSignal };
  */
 export class ExecutionEngine {
   private readonly leases: LeaseKeeper;
-
   private readonly held: HeldRuns;
 
   constructor(private readonly deps: EngineDeps) {

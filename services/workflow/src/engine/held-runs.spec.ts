@@ -15,9 +15,15 @@ import { ORPHAN_ENTRY_MS } from './held-runs.js';
  * Runs over the tenant's bound on executions in flight queue (docs/workflows.md, "Queued runs"):
  * the engine and its line of held runs against the in-memory fakes of their ports.
  */
-function setup(bound: number) {
-  const executions = new InMemoryExecutions();
-  const line = new InMemoryHeldRuns();
+/** An engine (a replica) over these stores: new ones, or another replica's. */
+function setup(
+  bound: number,
+  stores: { executions: InMemoryExecutions; line: InMemoryHeldRuns } = {
+    executions: new InMemoryExecutions(),
+    line: new InMemoryHeldRuns(),
+  },
+) {
+  const { executions, line } = stores;
   const limits = new InMemoryLimits();
   limits.max = bound;
   const engine = new ExecutionEngine({
@@ -110,27 +116,7 @@ describe('queued runs', () => {
     await first.engine.stop();
     for (const id of first.executions.byId.keys()) first.executions.expire(id);
 
-    const second = new ExecutionEngine({
-      executions: first.executions,
-      line: first.line,
-      limits: new InMemoryLimits(),
-      outbox: new InMemoryOutbox(),
-      runners: {
-        agents: { agentExists: async () => true, chat: async () => Promise.reject(new Error('no agents here')) },
-        http: createGuardedAgent({ allowPrivate: false }),
-        expressions: inlineExpressions,
-        box: SecretBox.fromKeyring(SecretBox.generateKeyring()),
-      },
-      logger: createLogger('held-runs-test', 'silent'),
-      options: {
-        leaseMs: 10_000,
-        pollIntervalMs: 50,
-        maxConcurrent: 50,
-        maxConcurrentPerTenant: 40,
-        defaultNodeTimeoutMs: 5_000,
-        stopGraceMs: 10,
-      },
-    });
+    const second = setup(1, first).engine;
     second.start();
     stop = () => second.stop();
     await until(() => first.executions.byId.get(queued.id)?.status === 'completed');

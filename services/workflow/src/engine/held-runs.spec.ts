@@ -97,6 +97,19 @@ describe('queued runs', () => {
     expect(line.entries).toHaveLength(0);
   });
 
+  it('decides runs that arrive together on one count, in arrival order', async () => {
+    const { engine, executions } = setup(2);
+    engine.start();
+    stop = () => engine.stop();
+    let counts = 0;
+    const countRunning = executions.countRunning.bind(executions);
+    executions.countRunning = (tenantId, atMost) => ((counts += 1), countRunning(tenantId, atMost));
+    const runs = Array.from({ length: 5 }, () => delayed('t1', 50));
+    const answered = await Promise.all(runs.map((run) => engine.submit(run, { whenBusy: 'queue' })));
+    expect(answered.map((e) => e.status)).toEqual(['running', 'running', 'queued', 'queued', 'queued']);
+    expect(counts).toBe(1);
+  });
+
   it("lets another tenant start at once while one tenant's runs queue", async () => {
     const { engine } = setup(1);
     engine.start();

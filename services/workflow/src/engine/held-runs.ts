@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { Logger } from '@agentplatform/service-kit';
 import type { Execution } from '../domain/execution.types.js';
 import { NO_LEASE } from '../domain/lease.js';
@@ -8,6 +9,14 @@ export const ORPHAN_ENTRY_MS = 60_000;
 
 /** Tenants whose lines one poll serves. */
 const TENANTS_PER_POLL = 100;
+
+/** A new run waiting for its tenant's decision (HeldRuns.submit). */
+interface Arrival {
+  execution: Execution;
+  start: () => Promise<void>;
+  resolve: (execution: Execution) => void;
+  reject: (reason: unknown) => void;
+}
 
 export interface HeldRunsDeps {
   executions: QueuedRunStore;
@@ -38,6 +47,8 @@ export interface HeldRunsDeps {
 export class HeldRuns {
   /** The tail of each tenant's chain of decisions (removed when it settles idle). */
   private readonly turns = new Map<string, Promise<unknown>>();
+  /** New runs waiting for their tenant's next decision, in arrival order. */
+  private readonly arrivals = new Map<string, Arrival[]>();
   /** Tenants this replica saw a line of: only their ended runs look at the line. */
   private readonly lines = new Set<string>();
   private timer?: NodeJS.Timeout;
@@ -65,28 +76,70 @@ export class HeldRuns {
   /**
    * Starts a new run through `start` (which stores and launches it) when its tenant has room and
    * no earlier run in line; else stores it queued, behind them. Answers the execution as stored.
+   * Runs of a tenant that arrive while its last decision is taken are decided together, in
+   * arrival order, on one count: a burst of hooks costs one count, not one each in turn.
    */
   submit(execution: Execution, start: () => Promise<void>): Promise<Execution> {
     const tenantId = execution.tenantId;
-    return this.inTurn(tenantId, async () => {
-      if (!(await this.deps.line.has(tenantId)) && !(await this.overLimit(tenantId))) {
-        await start();
-        return execution;
-      }
-      const queued: Execution = { ...execution, status: 'queued' };
-      // The entry first: an execution stored without one would never be found again.
-      await this.deps.line.add({ executionId: execution.id, tenantId, heldAt: new Date() });
-      try {
-        await this.deps.executions.insert(queued, NO_LEASE);
-      } catch (error) {
-        await this.deps.line.remove(execution.id).catch(() => undefined);
-        throw error;
-      }
-      this.lines.add(tenantId);
-      // Room may have come while it was stored (a run ended); the line is served in order.
-      this.serve(tenantId);
-      return queued;
+    return new Promise<Execution>((resolve, reject) => {
+      // Started in its own request's context (its request id on its events), whoever decides.
+      const arrival: Arrival = { execution, start: AsyncResource.bind(start), resolve, reject };
+      const waiting = this.arrivals.get(tenantId);
+      if (waiting) return void waiting.push(arrival);
+      this.arrivals.set(tenantId, [arrival]);
+      // Decided in the tenant's turn, with whatever arrived until then.
+      void this.inTurn(tenantId, () => this.decide(tenantId));
     });
+  }
+
+  private async decide(tenantId: string): Promise<void> {
+    const arrivals = this.arrivals.get(tenantId) ?? [];
+    this.arrivals.delete(tenantId);
+    let room = 0;
+    try {
+      if (!(await this.deps.line.has(tenantId))) {
+        const { limit } = await this.deps.limits.limitOf(tenantId);
+        room = limit - (await this.deps.executions.countRunning(tenantId, limit));
+      }
+    } catch (error) {
+      for (const arrival of arrivals) arrival.reject(error);
+      return;
+    }
+    let held = false;
+    await Promise.all(
+      arrivals.map(async ({ execution, start, resolve, reject }) => {
+        try {
+          // Taken in arrival order, before the first write.
+          if (room-- > 0) {
+            await start();
+            return resolve(execution);
+          }
+          held = true;
+          resolve(await this.hold(execution));
+        } catch (error) {
+          reject(error);
+        }
+      }),
+    );
+    if (held) {
+      this.lines.add(tenantId);
+      // Room may have come while they were stored (a run ended); the line is served in order.
+      this.serve(tenantId);
+    }
+  }
+
+  /** Stores a run queued, with its entry in the tenant's line. */
+  private async hold(execution: Execution): Promise<Execution> {
+    const queued: Execution = { ...execution, status: 'queued' };
+    // The entry first: an execution stored without one would never be found again.
+    await this.deps.line.add({ executionId: execution.id, tenantId: execution.tenantId, heldAt: new Date() });
+    try {
+      await this.deps.executions.insert(queued, NO_LEASE);
+    } catch (error) {
+      await this.deps.line.remove(execution.id).catch(() => undefined);
+      throw error;
+    }
+    return queued;
   }
 
   /** A run of the tenant ended here: its line, if it has one, may move. */

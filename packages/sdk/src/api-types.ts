@@ -3748,7 +3748,7 @@ export interface operations {
               [key: string]: unknown;
             };
             /** @enum {string} */
-            status?: 'running' | 'completed' | 'failed' | 'cancelled';
+            status?: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
           };
         };
       };
@@ -3765,7 +3765,7 @@ export interface operations {
               [key: string]: unknown;
             };
             /** @enum {string} */
-            status?: 'running' | 'completed' | 'failed' | 'cancelled';
+            status?: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
           };
         };
       };
@@ -3873,7 +3873,7 @@ export interface operations {
               [key: string]: unknown;
             };
             /** @enum {string} */
-            status?: 'running' | 'completed' | 'failed' | 'cancelled';
+            status?: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
           };
         };
       };
@@ -3890,7 +3890,7 @@ export interface operations {
               [key: string]: unknown;
             };
             /** @enum {string} */
-            status?: 'running' | 'completed' | 'failed' | 'cancelled';
+            status?: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
           };
         };
       };

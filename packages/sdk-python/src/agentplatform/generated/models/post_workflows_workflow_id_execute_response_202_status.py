@@ -4,6 +4,7 @@ class PostWorkflowsWorkflowIdExecuteResponse202Status(StrEnum):
     CANCELLED = "cancelled"
     COMPLETED = "completed"
     FAILED = "failed"
+    QUEUED = "queued"
     RUNNING = "running"
 
     def __str__(self) -> str:

@@ -4,6 +4,7 @@ class PostWorkflowsWorkflowIdExecutionsExecutionIdCancelResponse200Status(StrEnu
     CANCELLED = "cancelled"
     COMPLETED = "completed"
     FAILED = "failed"
+    QUEUED = "queued"
     RUNNING = "running"
 
     def __str__(self) -> str:

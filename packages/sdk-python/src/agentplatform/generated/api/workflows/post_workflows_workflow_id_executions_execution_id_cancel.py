@@ -125,7 +125,7 @@ def sync_detailed(
     tenant_id: str | Unset = UNSET,
 
 ) -> Response[Error | PostWorkflowsWorkflowIdExecutionsExecutionIdCancelResponse200]:
-    """ Cancel a running execution (again on a retry; 409 once it has completed or failed)
+    """ Cancel a running or queued execution (again on a retry; 409 once it has completed or failed)
 
     Args:
         workflow_id (str):
@@ -162,7 +162,7 @@ def sync(
     tenant_id: str | Unset = UNSET,
 
 ) -> Error | PostWorkflowsWorkflowIdExecutionsExecutionIdCancelResponse200 | None:
-    """ Cancel a running execution (again on a retry; 409 once it has completed or failed)
+    """ Cancel a running or queued execution (again on a retry; 409 once it has completed or failed)
 
     Args:
         workflow_id (str):
@@ -194,7 +194,7 @@ async def asyncio_detailed(
     tenant_id: str | Unset = UNSET,
 
 ) -> Response[Error | PostWorkflowsWorkflowIdExecutionsExecutionIdCancelResponse200]:
-    """ Cancel a running execution (again on a retry; 409 once it has completed or failed)
+    """ Cancel a running or queued execution (again on a retry; 409 once it has completed or failed)
 
     Args:
         workflow_id (str):
@@ -231,7 +231,7 @@ async def asyncio(
     tenant_id: str | Unset = UNSET,
 
 ) -> Error | PostWorkflowsWorkflowIdExecutionsExecutionIdCancelResponse200 | None:
-    """ Cancel a running execution (again on a retry; 409 once it has completed or failed)
+    """ Cancel a running or queued execution (again on a retry; 409 once it has completed or failed)
 
     Args:
         workflow_id (str):

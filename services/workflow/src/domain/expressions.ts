@@ -192,72 +192,32 @@ function boundedNodes(node: Expr | undefined, budget: { left: number }): boolean
  * The names an expression reads from its scope: top-level identifiers, and which `nodes.<id>`
  * (all of them when `nodes` is used otherwise). Only these are converted for CEL and sent to a
  * sandbox thread, not every earlier output (issue 34: a run of many large outputs converted all
- * of them for each node). Comprehension variables may be counted too: binding a name that is not
- * read costs only its conversion.
+ * of them for each node). Found by a linear scan of the source, not a parse (a 4 KB expression
+ * takes tens of ms to parse, which the service's thread must not spend on a sandboxed one): it
+ * may count more names than are read (words in strings, fields, macro variables), and binding a
+ * name that is not read costs only its conversion.
  */
 interface Reads {
   names: Set<string>;
   nodes: Set<string> | 'all';
 }
 
+const IDENTIFIERS = /[A-Za-z_][A-Za-z0-9_]*/g;
+const NODE_SELECTS = /\bnodes\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)/g;
+const NODES_USES = /\bnodes\b/g;
+
 const readsBySource = new Map<string, Reads>();
 
 function readsOf(source: string): Reads {
   const known = readsBySource.get(source);
   if (known) return known;
-  const reads: Reads = { names: new Set(), nodes: new Set() };
-  try {
-    collectReads(parse(source).expr, reads);
-  } catch {
-    // It does not parse: evaluating it fails before it reads anything.
+  const names = new Set(source.match(IDENTIFIERS) ?? []);
+  let nodes: Reads['nodes'] = new Set();
+  if (names.has('nodes')) {
+    const selected = [...source.matchAll(NODE_SELECTS)].map((m) => m[1]!);
+    nodes = selected.length < (source.match(NODES_USES)?.length ?? 0) ? 'all' : new Set(selected);
   }
-  return remember(readsBySource, source, reads);
-}
-
-function collectReads(node: Expr | undefined, reads: Reads): void {
-  if (!node) return;
-  const kind = node.exprKind;
-  switch (kind.case) {
-    case 'identExpr':
-      reads.names.add(kind.value.name);
-      if (kind.value.name === 'nodes') reads.nodes = 'all';
-      return;
-    case 'selectExpr': {
-      const operand = kind.value.operand?.exprKind;
-      if (operand?.case === 'identExpr' && operand.value.name === 'nodes') {
-        reads.names.add('nodes');
-        if (reads.nodes !== 'all') reads.nodes.add(kind.value.field);
-        return;
-      }
-      return collectReads(kind.value.operand, reads);
-    }
-    case 'callExpr':
-      collectReads(kind.value.target, reads);
-      for (const arg of kind.value.args) collectReads(arg, reads);
-      return;
-    case 'listExpr':
-      for (const element of kind.value.elements) collectReads(element, reads);
-      return;
-    case 'structExpr':
-      for (const entry of kind.value.entries) {
-        if (entry.keyKind.case === 'mapKey') collectReads(entry.keyKind.value, reads);
-        collectReads(entry.value, reads);
-      }
-      return;
-    case 'comprehensionExpr':
-      for (const part of [
-        kind.value.iterRange,
-        kind.value.accuInit,
-        kind.value.loopCondition,
-        kind.value.loopStep,
-        kind.value.result,
-      ]) {
-        collectReads(part, reads);
-      }
-      return;
-    default:
-      return;
-  }
+  return remember(readsBySource, source, { names, nodes });
 }
 
 /**

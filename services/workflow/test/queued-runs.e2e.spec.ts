@@ -101,6 +101,18 @@ describe('queued hook runs', () => {
     // Before any of the busy tenant's runs could have ended (one round of its line is DELAY_MS).
     expect(Date.parse(theirRun.body.started_at) - sentAt).toBeLessThan(DELAY_MS);
 
+    // The first run past the bound was queued; once started it has a due entry for the lease takeover.
+    const due = mongo.db(platform.database('workflow')).collection<{ _id: string }>('execution_due');
+    const firstQueued = ids[BOUND]!;
+    await waitFor(
+      async () =>
+        (await busy.get(`/api/v1/workflows/${slow.id}/executions/${firstQueued}`)).body.status === 'running'
+          ? true
+          : undefined,
+      { timeoutMs: 30_000, intervalMs: 50, what: 'the first queued run to start' },
+    );
+    expect(await due.findOne({ _id: firstQueued })).not.toBeNull();
+
     await waitFor(async () => ((await statuses(busy, slow.id)).completed === HOOKS ? true : undefined), {
       timeoutMs: 90_000,
       intervalMs: 200,
@@ -116,6 +128,8 @@ describe('queued hook runs', () => {
       ids.map(async (id) => (await busy.get(`/api/v1/workflows/${slow.id}/executions/${id}`)).body),
     );
     for (const run of runs) expect(run).toMatchObject({ status: 'completed', trigger: 'webhook' });
+    // ... and lost it when it ended.
+    expect(await due.countDocuments({ _id: { $in: ids } })).toBe(0);
     // Started in the order the hooks arrived.
     const starts = runs.map((r) => Date.parse(r.started_at));
     expect([...starts].sort((a, b) => a - b)).toEqual(starts);
@@ -134,6 +148,12 @@ describe('queued hook runs', () => {
     expect(refused.body).toMatchObject({ error: 'rate_limit_exceeded', retry_after: 5 });
 
     const last = ids[BOUND]!;
+    // The running runs have due entries for the lease takeover; the queued one has none (it has no
+    // lease: a replica's takeover must never start it), and is still queued, not taken over.
+    const due = mongo.db(platform.database('workflow')).collection<{ _id: string }>('execution_due');
+    const entries = new Set((await due.find({ _id: { $in: ids } }).toArray()).map((d) => d._id));
+    expect([...entries].sort()).toEqual(ids.slice(0, BOUND).sort());
+    expect((await busy.get(`/api/v1/workflows/${slow.id}/executions/${last}`)).body.status).toBe('queued');
     const cancelled = await busy.post(`/api/v1/workflows/${slow.id}/executions/${last}/cancel`, {});
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe('cancelled');

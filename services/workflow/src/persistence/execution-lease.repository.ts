@@ -185,13 +185,14 @@ export class ExecutionLeaseRepository {
   async startQueued(id: string, owner: string, now: Date, until: Date): Promise<Execution | undefined> {
     const queued = await this.executions.findOne(
       { _id: id },
-      { projection: { status: 1, started_at: 1, deadline_at: 1 } },
+      { projection: { status: 1, started_at: 1, deadline_at: 1, lease_until: 1 } },
     );
     if (!queued || queued.status !== 'queued') return undefined;
     const span = queued.deadline_at.getTime() - queued.started_at.getTime();
     await this.entries.updateOne({ _id: id }, { $min: { due_at: until } }, { upsert: true });
+    // Exactly the keys of the `{_id, status, lease_until}` unique index, as the takeover's write.
     const doc = await this.executions.findOneAndUpdate(
-      { _id: id, status: 'queued' },
+      { _id: id, status: 'queued', lease_until: queued.lease_until },
       {
         $set: {
           status: 'running',

@@ -5,12 +5,17 @@ import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 /** No vector: the search ranks lexically only (MemoryIndex scores an empty vector as 0). */
 const NONE = new Float32Array(0);
 
+/** What a search asks for its query: a vector, empty when there is none (lexical ranking only). */
+export interface QueryVectors {
+  vector(text: string): Promise<Float32Array>;
+}
+
 /**
  * Vectors of search queries, with a cache of recent ones: agents repeat queries (a chat's memory
  * lookup, a dashboard's saved search), and a hit costs nothing where the model costs milliseconds.
  * A failed embedding (endpoint down, model crashed) degrades the search to lexical, never fails it.
  */
-export class QueryEmbeddings {
+export class QueryEmbeddings implements QueryVectors {
   private readonly cache: LRUCache<string, Float32Array>;
   /** Queries being embedded: concurrent searches of one text (a burst of one question) share it. */
   private readonly inFlight = new Map<string, Promise<Float32Array>>();

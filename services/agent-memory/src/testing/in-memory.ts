@@ -12,7 +12,8 @@ import {
   type Settlement,
   type SettleInput,
 } from '@agentplatform/service-kit';
-import type { WorkflowPort } from '../clients/workflow.client.js';
+import { MockAgent } from 'undici';
+import type { WorkflowPort, WorkflowRun } from '../clients/workflow.client.js';
 import type { ChatStore, TurnWrite } from '../domain/chat-store.js';
 import type { ChatMessage, PendingCharge, Session } from '../domain/chat.js';
 import { LocalEmbeddingProvider } from '../embeddings/local-embedding.js';
@@ -22,7 +23,7 @@ import { GroupedAgentReads } from '../persistence/grouped-agent-reads.js';
 import { MemoryWriter } from '../persistence/memory-writer.js';
 import { MemoryIndexCache } from '../search/memory-index-cache.js';
 import { QueryEmbeddings } from '../search/query-embeddings.js';
-import type { McpTools } from '../tools/mcp-tools.js';
+import type { McpPort, McpTurnPort } from '../tools/mcp-tools.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import { CountingBacklog, InMemoryAgents, InMemoryMemories, page, RecordingIndex } from './in-memory-memory.js';
 
@@ -223,7 +224,7 @@ export class InMemoryCredits implements CreditsClient {
 }
 
 /** The workflow service as agents' tools see it: the workflows each tenant has. */
-export class InMemoryWorkflowPort implements Pick<WorkflowPort, 'exists'> {
+export class InMemoryWorkflowPort implements WorkflowPort {
   readonly workflows = new Set<string>();
   add(tenantId: string, workflowId: string): void {
     this.workflows.add(`${tenantId}/${workflowId}`);
@@ -231,15 +232,29 @@ export class InMemoryWorkflowPort implements Pick<WorkflowPort, 'exists'> {
   async exists(tenantId: string, workflowId: string): Promise<boolean> {
     return this.workflows.has(`${tenantId}/${workflowId}`);
   }
+  /** A run of a known workflow completes at once with its input as output. */
+  async run(input: Parameters<WorkflowPort['run']>[0]): Promise<WorkflowRun> {
+    if (!(await this.exists(input.tenantId, input.workflowId))) {
+      throw new NotFoundError('Workflow');
+    }
+    return { executionId: `exe_${this.workflows.size}`, status: 'completed', output: input.input };
+  }
 }
 
 /** MCP tools with no server reachable: a turn lists no tools and has nothing to close. */
-export class NoMcpServers implements Pick<McpTools, 'turn'> {
+export class NoMcpServers implements McpPort {
   turns = 0;
-  turn() {
+  turn(): McpTurnPort {
     this.turns += 1;
-    return { tools: async () => [], close: async () => undefined } as unknown as ReturnType<McpTools['turn']>;
+    return { tools: async () => [], close: async () => undefined };
   }
+}
+
+/** Outbound tool requests in memory: none reaches the network (a spec may intercept some). */
+function noNetwork(): MockAgent {
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  return agent;
 }
 
 /**
@@ -272,6 +287,7 @@ export function inMemoryAgentMemoryDeps() {
     tools: {
       workflows: new InMemoryWorkflowPort(),
       box: SecretBox.fromKeyring(`k1:${randomBytes(32).toString('base64')}`),
+      dispatcher: noNetwork(),
       mcp: new NoMcpServers(),
     },
     logger,
@@ -284,8 +300,6 @@ export function inMemoryAgentMemoryDeps() {
       chatTurnDeadlineMs: 300_000,
     },
   };
-  // The memory side's ports (agents, memories, writer, index, backlog, quotas) take these fakes
-  // as they are; the chat side's deps are still typed by their classes (ChatRepository, McpTools),
-  // whose internals no use case sees.
-  return { fakes, deps: fakes as unknown as UseCaseDeps };
+  const deps: UseCaseDeps = fakes;
+  return { fakes, deps };
 }

@@ -5,7 +5,7 @@ import type { Agent } from '../domain/agent.js';
 import type { AgentMemory } from '../domain/memory.js';
 import { headerContext, TOOL_LIMITS, type HttpGrant, type McpGrant } from '../domain/tools.js';
 import { httpTool } from './http-tool.js';
-import type { McpTurn } from './mcp-tools.js';
+import type { McpTurnPort } from './mcp-tools.js';
 import { memoryAddTool, memorySearchTool } from './memory-tools.js';
 import { unavailableTool, type Tool, type ToolScope } from './tool.js';
 import { workflowTool } from './workflow-tool.js';
@@ -58,7 +58,7 @@ export interface ToolDeps {
  * The tools an agent's grants give one chat turn (docs/design.md section 9), all bound to the agent's
  * tenant. MCP servers are listed now (or from the brief cache) through the turn's connections.
  */
-export async function agentTools(deps: ToolDeps, agent: Agent, scope: ToolScope, mcp: McpTurn): Promise<Tool[]> {
+export async function agentTools(deps: ToolDeps, agent: Agent, scope: ToolScope, mcp: McpTurnPort): Promise<Tool[]> {
   const timeoutMs = toolTimeoutMs(agent);
   const groups = await Promise.all(
     (agent.config.tools ?? []).map(async (grant): Promise<Tool[]> => {

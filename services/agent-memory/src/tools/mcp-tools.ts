@@ -65,12 +65,23 @@ interface Connection {
   broken: AbortController;
 }
 
+/** What a chat turn calls on MCP servers: one connection scope per turn. */
+export interface McpPort {
+  turn(): McpTurnPort;
+}
+
+/** One turn's MCP connections: the tools of a grant's server, and the end of the turn. */
+export interface McpTurnPort {
+  tools(cacheKey: string, grant: McpGrant, headers: Record<string, string>, timeoutMs: number): Promise<Tool[]>;
+  close(): Promise<void>;
+}
+
 /**
  * The tools of remote MCP servers (Streamable HTTP, the SDK's client), for agents' `mcp` grants.
  * Every connection goes through the SSRF-guarded dispatcher. Tool lists are cached briefly per
  * agent and grant; a turn opens at most one connection per server, closed when the turn ends.
  */
-export class McpTools {
+export class McpTools implements McpPort {
   private readonly lists: LRUCache<string, ListedTool[]>;
 
   constructor(
@@ -87,12 +98,12 @@ export class McpTools {
   }
 
   /** A connection scope for one turn: `tools()` per grant, `close()` at the end of the turn. */
-  turn(): McpTurn {
+  turn(): McpTurnPort {
     return new McpTurn(this.dispatcher, this.lists, this.logger);
   }
 }
 
-export class McpTurn {
+export class McpTurn implements McpTurnPort {
   private readonly connections = new Map<string, Connection>();
 
   constructor(

@@ -6,8 +6,8 @@ import type { ChatStore } from '../domain/chat-store.js';
 import type { WorkflowPort } from '../clients/workflow.client.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
-import type { QueryEmbeddings } from '../search/query-embeddings.js';
-import type { McpTools } from '../tools/mcp-tools.js';
+import type { QueryVectors } from '../search/query-embeddings.js';
+import type { McpPort } from '../tools/mcp-tools.js';
 import type { AgentStore, MemoryStore, MemoryWrites, Quotas, SearchIndex } from './memory-ports.js';
 
 export interface Settings {
@@ -37,10 +37,11 @@ export interface UseCaseDeps {
   chats: ChatStore;
   /** A chat turn's agent read (grouped with concurrent turns': persistence/grouped-agent-reads.ts). */
   chatAgents: { find(tenantId: string, agentId: string): Promise<Agent | undefined> };
-  outbox: Outbox;
+  /** Use cases only run their writes through it (the chat store holds its own, for group commits). */
+  outbox: Pick<Outbox, 'run'>;
   embedder: EmbeddingProvider;
   /** Vectors of search queries (cached); memory items get theirs from the backlog. */
-  queryEmbeddings: QueryEmbeddings;
+  queryEmbeddings: QueryVectors;
   backlog: EmbeddingQueue;
   llm: LlmProvider;
   credits: CreditsClient;
@@ -56,6 +57,6 @@ export interface UseCaseDeps {
     box: SecretBox;
     /** The SSRF-guarded dispatcher of every outbound tool request. */
     dispatcher: Dispatcher;
-    mcp: McpTools;
+    mcp: McpPort;
   };
 }

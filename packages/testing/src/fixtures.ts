@@ -73,18 +73,31 @@ export async function newTenant(platform: Pick<Platform, 'url'>): Promise<{ user
   return { user, http: api(platform.url, user.accessToken) };
 }
 
+/** A memory as agent-memory stores it (the fields its reads and quota counts look at). */
+export type SeededMemory = {
+  _id: string;
+  tenant_id: string;
+  agent_id: string;
+  memory_type: 'semantic';
+  content: string;
+  metadata: Record<string, unknown>;
+  merged_from: string[];
+  created_at: Date;
+  updated_at: Date;
+};
+
 /**
  * Writes `count` semantic memories of an agent straight into agent-memory's `memories` collection
  * (the caller's driver handle): a long history without the API's cost, for quota tests.
  */
 export async function seedMemories(
-  memories: { insertMany(docs: never[]): Promise<unknown> },
+  memories: { insertMany(docs: SeededMemory[]): Promise<unknown> },
   tenantId: string,
   agentId: string,
   count: number,
 ): Promise<void> {
   const now = new Date();
-  const docs = Array.from({ length: count }, (_, i) => ({
+  const docs = Array.from({ length: count }, (_, i): SeededMemory => ({
     _id: `mem_seed_${agentId}_${i}`,
     tenant_id: tenantId,
     agent_id: agentId,
@@ -95,5 +108,5 @@ export async function seedMemories(
     created_at: now,
     updated_at: now,
   }));
-  await memories.insertMany(docs as never[]);
+  await memories.insertMany(docs);
 }

@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import { seedMemories, startTenantPlatform, suiteFixture } from '@agentplatform/testing';
+import { seedMemories, type SeededMemory, startTenantPlatform, suiteFixture } from '@agentplatform/testing';
 import { newTenant, type Http } from './support';
 
 /** Sums a Prometheus counter's samples whose labels contain `labelPart`. */
@@ -54,7 +54,7 @@ describe('concurrent single memory adds and agent listings, grouped by the gatew
     const agentFull = await newAgent(full.http);
     const mongo = await MongoClient.connect(suite.platform.mongoUri);
     try {
-      const memories = mongo.db(suite.platform.database('agent-memory')).collection('memories');
+      const memories = mongo.db(suite.platform.database('agent-memory')).collection<SeededMemory>('memories');
       await seedMemories(memories, full.user.tenantId, agentFull, 10_000);
     } finally {
       await mongo.close();

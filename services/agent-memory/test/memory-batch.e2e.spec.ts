@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import { seedMemories, startTenantPlatform, suiteFixture } from '@agentplatform/testing';
+import { seedMemories, type SeededMemory, startTenantPlatform, suiteFixture } from '@agentplatform/testing';
 import { newTenant, type Http } from './support';
 
 /**
@@ -86,7 +86,7 @@ describe('memory batch add through the gateway', () => {
     // 9,980 memories written straight into the service's database stand for a long history.
     const mongo = await MongoClient.connect(suite.platform.mongoUri);
     try {
-      const memories = mongo.db(suite.platform.database('agent-memory')).collection('memories');
+      const memories = mongo.db(suite.platform.database('agent-memory')).collection<SeededMemory>('memories');
       await seedMemories(memories, user.tenantId, agentId, 9_980);
     } finally {
       await mongo.close();

@@ -1,5 +1,12 @@
 import { MongoClient } from 'mongodb';
-import { newTenant, Receiver, seedMemories, startPlatform, suiteFixture } from '@agentplatform/testing';
+import {
+  newTenant,
+  Receiver,
+  seedMemories,
+  type SeededMemory,
+  startPlatform,
+  suiteFixture,
+} from '@agentplatform/testing';
 
 const agentBody = (name: string) => ({ name, type: 'assistant' });
 const workflowBody = (name: string) => ({
@@ -90,7 +97,12 @@ describe('plan quotas', () => {
 
   /** Writes `count` semantic memories of an agent straight into agent-memory's database. */
   const seed = (tenantId: string, agentId: string, count: number) =>
-    seedMemories(mongo.db(platform.database('agent-memory')).collection('memories'), tenantId, agentId, count);
+    seedMemories(
+      mongo.db(platform.database('agent-memory')).collection<SeededMemory>('memories'),
+      tenantId,
+      agentId,
+      count,
+    );
 
   it('memories per agent stop at 10,000 under parallel adds', async () => {
     const { user, http } = await newTenant(platform);

@@ -1,4 +1,15 @@
-import type { ReceivedSpan } from './otlp-receiver.js';
+/** One span as the services exported it (OTLP/HTTP), with the service that recorded it. */
+export interface ReceivedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  /** OTLP span kind: 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
+  kind: number;
+  attributes: Record<string, string | number | boolean>;
+  status: { code?: number; message?: string };
+}
 
 /**
  * A reader of the OTLP protobuf messages the services export (ExportTraceServiceRequest, from

@@ -1,20 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { spansOfProtobuf } from './otlp-protobuf.js';
+import { spansOfProtobuf, type ReceivedSpan } from './otlp-protobuf.js';
 import { waitFor } from './wait.js';
 
-/** One span as the services exported it (OTLP/HTTP), with the service that recorded it. */
-export interface ReceivedSpan {
-  service: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  /** OTLP span kind: 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
-  kind: number;
-  attributes: Record<string, string | number | boolean>;
-  status: { code?: number; message?: string };
-}
+export type { ReceivedSpan } from './otlp-protobuf.js';
 
 type OtlpValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
 type OtlpAttribute = { key: string; value: OtlpValue };

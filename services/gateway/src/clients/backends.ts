@@ -12,6 +12,7 @@ import { HealthDefinition } from 'nice-grpc-server-health';
 import type { GatewayConfig } from '../config.js';
 import { hookDirectory } from './hook-directory.js';
 import { HookTrigger, type Hook } from './hook-trigger.js';
+import type { WorkflowClient } from './workflow-client.js';
 
 /** A synchronous execute (or a `last_node` hook) waits up to 30 s in the service; the call's deadline leaves room for that. */
 export const EXECUTE_DEADLINE_MS = 35_000;
@@ -22,7 +23,7 @@ type Health = Client<typeof HealthDefinition, { deadline?: Date | number }>;
 export interface Backends {
   identity: Client<typeof identityV1.IdentityServiceDefinition, { deadline?: Date | number }>;
   agentMemory: Client<typeof agentMemoryV1.AgentMemoryServiceDefinition, { deadline?: Date | number }>;
-  workflow: Client<typeof workflowV1.WorkflowServiceDefinition, { deadline?: Date | number }>;
+  workflow: WorkflowClient;
   webhook: Client<typeof webhookV1.WebhookServiceDefinition, { deadline?: Date | number }>;
   /**
    * Single memory adds, grouped: a lone add is one AddMemory call; adds made while two calls are

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { Backends } from './backends.js';
+import type { WorkflowClient } from './workflow-client.js';
 
 /** How long a hook the workflow service confirmed is taken as live without asking again. */
 const KNOWN_HOOK_TTL_MS = 60_000;
@@ -15,7 +15,7 @@ type Hook = { hookId: string; path: string };
  * kept; each random id is new); the per-address budget bounds how many an address may try. A hook
  * paused or rotated within the minute is still refused by TriggerHook itself.
  */
-export function hookDirectory(workflow: Backends['workflow'], deadlineMs: number) {
+export function hookDirectory(workflow: WorkflowClient, deadlineMs: number) {
   const known = new LRUCache<string, string, Hook>({
     // Entries counted by maxSize, not max: `max` allocates every slot up front (docs/performance.md).
     maxSize: KNOWN_HOOKS_MAX,

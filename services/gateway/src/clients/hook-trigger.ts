@@ -1,6 +1,6 @@
 import type { workflowV1 } from '@agentplatform/contracts';
 import { DomainError, currentRequestId, fromCallError, runWithContext } from '@agentplatform/service-kit';
-import type { Backends } from './backends.js';
+import type { WorkflowClient } from './workflow-client.js';
 
 export type Hook = Omit<workflowV1.TriggerHookRequest, 'requestId'>;
 
@@ -29,7 +29,7 @@ export class HookTrigger {
   private queue: Pending[] = [];
 
   constructor(
-    private readonly workflow: Backends['workflow'],
+    private readonly workflow: WorkflowClient,
     private readonly deadlineMs: number,
   ) {}
 

@@ -72,6 +72,8 @@ export class FakeOpenAi {
   readonly script: ScriptedAnswer[] = [];
   /** Milliseconds to wait before answering each chat completion, in order (then none). */
   readonly delays: number[] = [];
+  /** Chat completions whose caller hung up while the model was still thinking (a `delays` wait). */
+  abandoned = 0;
   /** The usage every chat completion reports. */
   usage: typeof FAKE_USAGE = FAKE_USAGE;
   /** While set, chat completions wait for it before they answer (`hold`). */
@@ -176,7 +178,10 @@ export class FakeOpenAi {
           resolve();
         });
       });
-      if (res.destroyed) return;
+      if (res.destroyed) {
+        this.abandoned++;
+        return;
+      }
     }
     const { content, toolCalls } = this.answer(body);
     const wireCalls = toolCalls?.map((c) => ({

@@ -78,6 +78,20 @@ const platformStreamFormat: ChatStreamFormat = {
 };
 
 /**
+ * A signal that aborts when the client hangs up before its answer has been sent: the call ends,
+ * and with it the turn (agent-memory charges the rounds that finished and runs no further one).
+ * The response's `close` is the one to watch: since Node 16 a request's `close` fires as soon as
+ * its body has been read, so listening there once the body is parsed never hears a hang-up.
+ */
+export function hangUpSignal(ctx: Context): AbortSignal {
+  const abort = new AbortController();
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) abort.abort(new Error('The client closed the connection'));
+  });
+  return abort.signal;
+}
+
+/**
  * Answers a chat as server-sent events. The first event is awaited before anything is sent, so a
  * refusal (404, 402, 409, 400) is still an ordinary JSON error with its status; later failures
  * can only be reported in the stream, as an `error` event.
@@ -88,18 +102,12 @@ export async function relayChatStream(
   request: Parameters<Backends['agentMemory']['chatStream']>[0],
   format: ChatStreamFormat = platformStreamFormat,
 ): Promise<void> {
-  const abort = new AbortController();
+  const hungUp = hangUpSignal(ctx);
   const events = backends.agentMemory
-    .chatStream(request, { signal: abort.signal, deadline: CHAT_DEADLINE_MS })
+    .chatStream(request, { signal: hungUp, deadline: CHAT_DEADLINE_MS })
     [Symbol.asyncIterator]();
   const first = await events.next();
   const stream = new PassThrough();
-  let finished = false;
-  // The client went away: the call ends, and with it the turn (agent-memory charges the rounds
-  // that finished and runs no further one).
-  ctx.req.once('close', () => {
-    if (!finished) abort.abort();
-  });
   ctx.state.rawBody = true;
   ctx.set('Cache-Control', 'no-cache, no-transform');
   ctx.set('X-Accel-Buffering', 'no');
@@ -121,12 +129,11 @@ export async function relayChatStream(
       }
       if (format.end) stream.write(format.end());
     } catch (error) {
-      if (!abort.signal.aborted) {
+      if (!hungUp.aborted) {
         const failure = error instanceof DomainError ? error : new DomainError('internal_error', 'The chat failed');
         stream.write(format.error(failure));
       }
     } finally {
-      finished = true;
       stream.end();
     }
   })();

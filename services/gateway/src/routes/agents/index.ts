@@ -19,7 +19,14 @@ import {
   sessionParams,
   updateAgentBody,
 } from './agents.schemas.js';
-import { CHAT_DEADLINE_MS, chatJson, stepJson, relayChatStream, wantsEventStream } from './chat-stream.js';
+import {
+  CHAT_DEADLINE_MS,
+  chatJson,
+  hangUpSignal,
+  relayChatStream,
+  stepJson,
+  wantsEventStream,
+} from './chat-stream.js';
 
 export function agentJson(agent: agentMemoryV1.Agent) {
   return {
@@ -78,9 +85,18 @@ export function chatRequest(caller: Caller, agentId: string, body: z.infer<typeo
   };
 }
 
-/** `POST /agents/:agent_id/chat` answered as JSON, and the MCP tool `chat_with_agent`. */
-export async function chatOnce(agents: AgentMemory, caller: Caller, agentId: string, body: z.infer<typeof chatBody>) {
-  return chatJson(await agents.chat(chatRequest(caller, agentId, body), { deadline: CHAT_DEADLINE_MS }));
+/**
+ * `POST /agents/:agent_id/chat` answered as JSON, and the MCP tool `chat_with_agent`. `signal`
+ * ends the turn when nobody waits for its answer any more (chat has no Idempotency-Key replay).
+ */
+export async function chatOnce(
+  agents: AgentMemory,
+  caller: Caller,
+  agentId: string,
+  body: z.infer<typeof chatBody>,
+  signal?: AbortSignal,
+) {
+  return chatJson(await agents.chat(chatRequest(caller, agentId, body), { deadline: CHAT_DEADLINE_MS, signal }));
 }
 
 /** The API reference (Agents) and docs/design.md section 6: CRUD, chat (JSON or SSE), sessions and messages. */
@@ -222,7 +238,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
           await relayChatStream(ctx, backends, chatRequest(caller, params.agent_id, body));
           return undefined;
         }
-        return chatOnce(agents, caller, params.agent_id, body);
+        return chatOnce(agents, caller, params.agent_id, body, hangUpSignal(ctx));
       },
     }),
     defineRoute({

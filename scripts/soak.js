@@ -2,7 +2,7 @@
 // @ts-check
 'use strict';
 /**
- * `npm run soak -- --minutes N --rate R [--overload RATE:MINUTES]`: a steady mixed load against
+ * `npm run soak -- --minutes N --rate R [--overload RATE:MINUTES] [--idle MINUTES]`: a steady mixed load against
  * a whole platform started as `npm start` runs it (the MongoDB stand-in on disk, Kafka, the five
  * processes), for as long as an operator would leave it (docs/operations.md, "Soak"):
  *
@@ -14,7 +14,11 @@
  *   (the recovery); every overload answer must be 2xx, 429, or 503 with Retry-After;
  * - every 10 s: each process's CPU and RSS, the embedding backlog, calls shed, and per-collection
  *   query counts where a service's /metrics has them;
- * - after the load, up to two minutes for deliveries to arrive and charges to settle.
+ * - after the load, up to two minutes for deliveries to arrive and charges to settle;
+ * - with `--idle`, then MINUTES of no load at all, sampled the same way (the idle CPU on the data
+ *   the load left).
+ *
+ * The report opens with the issue 38 targets checked on the run (bench/soak/targets.js).
  *
  * Reports per minute p50/p99 per request kind, answers by status, delivery lag, lost and
  * duplicated deliveries, backlog, CPU and RSS, and charges left unsettled, as JSON and markdown
@@ -33,6 +37,7 @@ const { createSampler } = require('../bench/soak/sampler');
 const { createDeliveries } = require('../bench/soak/deliveries');
 const { createTenant } = require('../bench/soak/tenants');
 const { MinuteBuckets, summary } = require('../bench/soak/stats');
+const { checkTargets } = require('../bench/soak/targets');
 
 const ROOT = path.resolve(__dirname, '..');
 const TENANTS = 3;
@@ -51,6 +56,7 @@ function options() {
       minutes: { type: 'string', default: '5' },
       rate: { type: 'string', default: '40' },
       overload: { type: 'string' },
+      idle: { type: 'string', default: '0' },
     },
   });
   const minutes = Number(values.minutes);
@@ -63,7 +69,9 @@ function options() {
     if (!(r > 0 && r <= 400 && m > 0 && m <= 30)) throw new Error('--overload must be RATE:MINUTES, e.g. 120:2');
     overload = { rate: r, minutes: m };
   }
-  return { minutes, rate, overload };
+  const idle = Number(values.idle);
+  if (!(idle >= 0 && idle <= 60)) throw new Error('--idle must be a number of minutes from 0 to 60');
+  return { minutes, rate, overload, idle };
 }
 
 /** The charges not settled: open reservations, runs marked pending and chats' due charges. */
@@ -147,6 +155,7 @@ async function main() {
       `${phase.phase} ${Math.floor(Math.max(0, at - phase.startedAt) / 60_000) + 1}`;
     const latency = new MinuteBuckets();
     const lag = new MinuteBuckets();
+    const admitted = new MinuteBuckets();
     /** @type {Map<string, Record<string, number>>} answers by status, per minute */
     const statuses = new Map();
     /** @type {Map<string, Set<string>>} ids of answered work, by kind */
@@ -197,6 +206,7 @@ async function main() {
       byStatus[answer.status] = (byStatus[answer.status] ?? 0) + 1;
       statuses.set(minute, byStatus);
       const ok = answer.status >= 200 && answer.status < 300;
+      if (ok) admitted.add(minute, 'admitted', answer.ms);
       if (ok) {
         const id = answer.kind === 'hook' ? answer.body?.execution_id : answer.body?.id;
         if (id) {
@@ -268,6 +278,13 @@ async function main() {
       });
     }
 
+    if (opts.idle > 0) {
+      phase.phase = 'idle';
+      phase.startedAt = Date.now();
+      log(`idle: no load for ${opts.idle} min`);
+      await new Promise((resolve) => setTimeout(resolve, opts.idle * 60_000 + SAMPLE_MS / 2));
+    }
+
     const loads = samples.map((s) => s.loadAverage);
     const result = {
       date: new Date().toISOString(),
@@ -279,7 +296,7 @@ async function main() {
       machine: `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
       options: opts,
       mix: MIX,
-      minutes: minuteRows(latency, lag, statuses),
+      minutes: minuteRows([latency, lag, admitted], statuses),
       processes: processRows(samples),
       samples,
       deliveries: { ...deliveries.counts(), lost },
@@ -287,6 +304,7 @@ async function main() {
       overload: opts.overload ? overloadViolations : undefined,
       skipped,
     };
+    result.targets = checkTargets(result);
     const dir = path.join(ROOT, 'bench', 'results');
     fs.mkdirSync(dir, { recursive: true });
     const stem = path.join(dir, `soak-${new Date().toISOString().replace(/[:.]/g, '-')}`);
@@ -300,11 +318,11 @@ async function main() {
   }
 }
 
-/** Per minute: p50/p99 of each kind, the delivery lag, and the answers by status. */
-function minuteRows(latency, lag, statuses) {
+/** Per minute: p50/p99 of each kind, of the delivery lag and of all admitted answers, and the answers by status. */
+function minuteRows(buckets, statuses) {
   /** @type {Map<string, Record<string, any>>} */
   const rows = new Map();
-  for (const { minute, key, values } of [...latency.entries(), ...lag.entries()]) {
+  for (const { minute, key, values } of buckets.flatMap((b) => b.entries())) {
     const row = rows.get(minute) ?? { minute };
     row[key] = summary(values);
     rows.set(minute, row);
@@ -357,6 +375,12 @@ function report(result) {
     `- date: ${result.date}; machine: ${result.machine}`,
     '- platform: `npm start` layout (MongoDB stand-in on disk, Kafka, five processes), all on this machine',
     `- machine load average during the run: ${result.loadAverage.min} to ${result.loadAverage.max} on ${result.loadAverage.cores} cores (above the cores, other work competed for the CPU)`,
+    '',
+    '## Targets (issue 38)',
+    '',
+    '| target | this run | met |',
+    '|---|---|---|',
+    ...result.targets.map((t) => `| ${t.target} | ${t.figure} | ${t.met ? 'yes' : '**no**'} |`),
     '',
     '## Latency per minute (p50 / p99 ms) and answers by status',
     '',

@@ -20,12 +20,18 @@ export const pageParams = {
 /** `limit` (default 20, at most 100) of the lists that take one. */
 export const limitParam = z.coerce.number().int().min(1).max(100).default(20);
 
-/** The paging fields of a list request (`page`, `perPage`), from a paged list's query. */
-export const pageOf = (query: { page: number; per_page: number }) => ({ page: query.page, perPage: query.per_page });
-
 /** The paging fields of a list answer (`total`, `page`, `per_page`), from a service's list reply. */
 export const pageJson = (out: { total: number; page: number; perPage: number }) => ({
   total: out.total,
   page: out.page,
   per_page: out.perPage,
+});
+
+/** A paged list answer: its items as JSON, with `total`, `page` and `per_page`. */
+export const itemsPage = <T, J>(
+  out: { items: T[]; total: number; page: number; perPage: number },
+  toJson: (item: T) => J,
+) => ({
+  items: out.items.map((item) => toJson(item)),
+  ...pageJson(out),
 });

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { agentMemoryV1 } from '@agentplatform/contracts';
 import { DomainError } from '@agentplatform/service-kit';
 import type { Backends } from '../../clients/backends.js';
+import { jsonFields } from '../../http/json-fields.js';
 
 /**
  * A chat turn ends by agent-memory's own deadline (CHAT_TURN_DEADLINE_MS, 300 s by default), with a
@@ -24,6 +25,12 @@ export function stepJson(step: agentMemoryV1.ToolStep) {
   };
 }
 
+const NO_USAGE: agentMemoryV1.Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+
+/** The token counts of a reply or a stored message; one that reports none used none. */
+export const usageJson = (usage: agentMemoryV1.Usage = NO_USAGE) =>
+  jsonFields(usage, ['prompt_tokens', 'completion_tokens', 'total_tokens']);
+
 export function chatJson(reply: agentMemoryV1.ChatResponse) {
   return {
     id: reply.messageId,
@@ -31,11 +38,7 @@ export function chatJson(reply: agentMemoryV1.ChatResponse) {
     content: reply.content,
     role: 'assistant' as const,
     model: reply.model,
-    usage: {
-      prompt_tokens: reply.usage?.promptTokens ?? 0,
-      completion_tokens: reply.usage?.completionTokens ?? 0,
-      total_tokens: reply.usage?.totalTokens ?? 0,
-    },
+    usage: usageJson(reply.usage),
     credits_used: reply.creditsCharged,
     latency_ms: reply.latencyMs,
     created_at: reply.createdAt,

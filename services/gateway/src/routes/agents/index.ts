@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import type { agentMemoryV1 } from '@agentplatform/contracts';
 import type { Backends } from '../../clients/backends.js';
 import { defineRoute, requireScope, type Caller, type Route } from '../../http/route.js';
-import { pageJson, pageOf } from '../../http/paging.js';
+import { jsonFields, tenantRequest } from '../../http/json-fields.js';
+import { pageJson } from '../../http/paging.js';
 import type { RouteDeps } from '../deps.js';
 import {
   agentListResponse,
@@ -25,29 +26,14 @@ import {
   hangUpSignal,
   relayChatStream,
   stepJson,
+  usageJson,
   wantsEventStream,
 } from './chat-stream.js';
 
-export function agentJson(agent: agentMemoryV1.Agent) {
-  return {
-    id: agent.id,
-    name: agent.name,
-    type: agent.type,
-    status: agent.status,
-    description: agent.description,
-    memory_types: agent.memoryTypes,
-    config: agent.config ?? {},
-    created_at: agent.createdAt,
-    updated_at: agent.updatedAt,
-  };
-}
-
-const usageJson = (usage: agentMemoryV1.Usage | undefined) =>
-  usage && {
-    prompt_tokens: usage.promptTokens,
-    completion_tokens: usage.completionTokens,
-    total_tokens: usage.totalTokens,
-  };
+export const agentJson = (agent: agentMemoryV1.Agent) => ({
+  ...jsonFields(agent, ['id', 'name', 'type', 'status', 'description', 'memory_types', 'created_at', 'updated_at']),
+  config: agent.config ?? {},
+});
 
 type AgentMemory = Backends['agentMemory'];
 
@@ -57,12 +43,7 @@ export async function listAgents(
   caller: Caller,
   query: z.infer<typeof listAgentsQuery>,
 ) {
-  const out = await backends.listAgents({
-    tenantId: caller.tenantId,
-    ...pageOf(query),
-    type: query.type,
-    status: query.status,
-  });
+  const out = await backends.listAgents(tenantRequest(caller, query));
   return { agents: out.agents.map(agentJson), ...pageJson(out) };
 }
 
@@ -156,13 +137,8 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       handler: async ({ body, caller }) =>
         agentJson(
           await agents.createAgent({
-            tenantId: caller.tenantId,
-            name: body.name,
-            type: body.type,
-            description: body.description,
+            ...tenantRequest(caller, body),
             memoryTypes: body.memory_types ? { values: body.memory_types } : undefined,
-            config: body.config,
-            status: body.status,
             plan: caller.plan ?? '',
             caller: callerRights(caller),
           }),
@@ -176,8 +152,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       access: requireScope('agents:read'),
       params: agentParams,
       response: agentResponse,
-      handler: async ({ params, caller }) =>
-        agentJson(await agents.getAgent({ tenantId: caller.tenantId, agentId: params.agent_id })),
+      handler: async ({ params, caller }) => agentJson(await agents.getAgent(tenantRequest(caller, params))),
     }),
     defineRoute({
       method: 'patch',
@@ -193,14 +168,8 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       handler: async ({ params, body, caller }) =>
         agentJson(
           await agents.updateAgent({
-            tenantId: caller.tenantId,
-            agentId: params.agent_id,
-            name: body.name,
-            type: body.type,
-            status: body.status,
-            description: body.description,
+            ...tenantRequest(caller, { ...params, ...body }),
             memoryTypes: body.memory_types ? { values: body.memory_types } : undefined,
-            config: body.config,
             caller: callerRights(caller),
           }),
         ),
@@ -214,7 +183,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       params: agentParams,
       response: deleteResponse,
       handler: async ({ params, caller }) => {
-        const out = await agents.deleteAgent({ tenantId: caller.tenantId, agentId: params.agent_id });
+        const out = await agents.deleteAgent(tenantRequest(caller, params));
         return {
           success: true,
           message: `Agent deleted with ${out.deletedMemories} memory items and ${out.deletedSessions} sessions`,
@@ -251,20 +220,11 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       query: pageQuery,
       response: sessionListResponse,
       handler: async ({ params, query, caller }) => {
-        const out = await agents.listSessions({
-          tenantId: caller.tenantId,
-          agentId: params.agent_id,
-          ...pageOf(query),
-        });
+        const out = await agents.listSessions(tenantRequest(caller, { ...params, ...query }));
         return {
-          sessions: out.sessions.map((s) => ({
-            id: s.id,
-            agent_id: s.agentId,
-            title: s.title,
-            message_count: s.messageCount,
-            created_at: s.createdAt,
-            last_message_at: s.lastMessageAt,
-          })),
+          sessions: out.sessions.map((session) =>
+            jsonFields(session, ['id', 'agent_id', 'title', 'message_count', 'created_at', 'last_message_at']),
+          ),
           ...pageJson(out),
         };
       },
@@ -279,12 +239,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       query: pageQuery,
       response: messageListResponse,
       handler: async ({ params, query, caller }) => {
-        const out = await agents.listMessages({
-          tenantId: caller.tenantId,
-          agentId: params.agent_id,
-          sessionId: params.session_id,
-          ...pageOf(query),
-        });
+        const out = await agents.listMessages(tenantRequest(caller, { ...params, ...query }));
         return {
           messages: out.messages.map((m) => ({
             id: m.id,

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { ValidationError } from '@agentplatform/service-kit';
 import { anyCaller, defineRoute, publicAccess, userOnly, type Route } from '../../http/route.js';
+import { jsonFields, tenantRequest } from '../../http/json-fields.js';
 import type { RouteDeps } from '../deps.js';
 import {
   apiKeyCreatedResponse,
@@ -30,6 +31,9 @@ function tokens(answer: Tokens, cookie?: { ctx: Context; inCookie: boolean }) {
 }
 
 /** The API reference, Authentication and keys. Validation errors here are 422. */
+/** What `GET /auth/api-keys` shows of each key (the secret is never shown again). */
+const API_KEY_LIST_FIELDS = ['id', 'name', 'key_prefix', 'scopes', 'last_used_at', 'created_at', 'expires_at'] as const;
+
 export function authRoutes({ backends, revocations, profiles }: RouteDeps): Route[] {
   const identity = backends.identity;
   const endSession = async (refreshToken: string) => {
@@ -191,23 +195,9 @@ export function authRoutes({ backends, revocations, profiles }: RouteDeps): Rout
       status: 201,
       response: apiKeyCreatedResponse,
       handler: async ({ body, caller }) => {
-        const answer = await identity.createApiKey({
-          userId: caller.userId,
-          tenantId: caller.tenantId,
-          name: body.name,
-          scopes: body.scopes,
-          expiresAt: body.expires_at,
-        });
-        const key = answer.apiKey!;
-        return {
-          id: key.id,
-          name: key.name,
-          key: answer.key,
-          key_prefix: key.keyPrefix,
-          scopes: key.scopes,
-          created_at: key.createdAt,
-          expires_at: key.expiresAt ?? null,
-        };
+        const answer = await identity.createApiKey({ userId: caller.userId, ...tenantRequest(caller, body) });
+        const fields = jsonFields(answer.apiKey!, ['id', 'name', 'key_prefix', 'scopes', 'created_at', 'expires_at']);
+        return { ...fields, key: answer.key };
       },
     }),
     defineRoute({
@@ -220,17 +210,7 @@ export function authRoutes({ backends, revocations, profiles }: RouteDeps): Rout
       response: apiKeyListResponse,
       handler: async ({ caller }) => {
         const answer = await identity.listApiKeys({ userId: caller.userId, tenantId: caller.tenantId });
-        return {
-          items: answer.items.map((key) => ({
-            id: key.id,
-            name: key.name,
-            key_prefix: key.keyPrefix,
-            scopes: key.scopes,
-            last_used_at: key.lastUsedAt ?? null,
-            created_at: key.createdAt,
-            expires_at: key.expiresAt ?? null,
-          })),
-        };
+        return { items: answer.items.map((key) => jsonFields(key, API_KEY_LIST_FIELDS)) };
       },
     }),
     defineRoute({

@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import type { agentMemoryV1 } from '@agentplatform/contracts';
 import type { Backends } from '../../clients/backends.js';
 import { defineRoute, requireScope, type Caller, type Route } from '../../http/route.js';
-import { pageJson, pageOf } from '../../http/paging.js';
+import { jsonFields, tenantRequest } from '../../http/json-fields.js';
+import { itemsPage } from '../../http/paging.js';
 import type { RouteDeps } from '../deps.js';
 import {
   addMemoryBatchBody,
@@ -20,19 +21,11 @@ import {
   updateMemoryBody,
 } from './memory.schemas.js';
 
-function memoryJson(item: agentMemoryV1.MemoryItem) {
-  return {
-    id: item.id,
-    agent_id: item.agentId,
-    memory_type: item.memoryType,
-    content: item.content,
-    metadata: item.metadata ?? {},
-    merged_from: item.mergedFrom,
-    embedding: { provider: item.embeddingProvider, dimension: item.embeddingDimension },
-    created_at: item.createdAt,
-    updated_at: item.updatedAt,
-  };
-}
+const memoryJson = (item: agentMemoryV1.MemoryItem) => ({
+  ...jsonFields(item, ['id', 'agent_id', 'memory_type', 'content', 'merged_from', 'created_at', 'updated_at']),
+  metadata: item.metadata ?? {},
+  embedding: { provider: item.embeddingProvider, dimension: item.embeddingDimension },
+});
 
 type AgentMemory = Backends['agentMemory'];
 
@@ -71,23 +64,11 @@ async function addMemoryBatch(memory: AgentMemory, caller: Caller, body: z.infer
 
 /** `POST /memory/search`, and the MCP tool `search_memory`. */
 export async function searchMemory(memory: AgentMemory, caller: Caller, body: z.infer<typeof searchMemoryBody>) {
-  const out = await memory.searchMemory({
-    tenantId: caller.tenantId,
-    agentId: body.agent_id,
-    query: body.query,
-    memoryType: body.memory_type,
-    topK: body.top_k,
-    filters: body.filters,
-    minScore: body.min_score,
-  });
+  const out = await memory.searchMemory(tenantRequest(caller, body));
   return {
-    results: out.results.map((r) => ({
-      id: r.id,
-      content: r.content,
-      score: r.score,
-      metadata: r.metadata ?? {},
-      memory_type: r.memoryType,
-      created_at: r.createdAt,
+    results: out.results.map((result) => ({
+      ...jsonFields(result, ['id', 'content', 'score', 'memory_type', 'created_at']),
+      metadata: result.metadata ?? {},
     })),
   };
 }
@@ -163,16 +144,10 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       example: { agent_id: 'agt_paste_an_agent_id' },
       response: consolidateResponse,
       handler: async ({ body, caller }) => {
-        const out = await memory.consolidateMemory({
-          tenantId: caller.tenantId,
-          agentId: body.agent_id,
-          threshold: body.threshold,
-        });
+        const out = await memory.consolidateMemory(tenantRequest(caller, body));
         return {
-          merged: out.merged,
-          removed: out.removed,
-          remaining: out.remaining,
-          groups: out.groups.map((g) => ({ kept_id: g.keptId, merged_ids: g.mergedIds })),
+          ...jsonFields(out, ['merged', 'removed', 'remaining']),
+          groups: out.groups.map((group) => jsonFields(group, ['kept_id', 'merged_ids'])),
         };
       },
     }),
@@ -184,15 +159,8 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       access: requireScope('memory:read'),
       query: listMemoryQuery,
       response: memoryListResponse,
-      handler: async ({ query, caller }) => {
-        const out = await memory.listMemories({
-          tenantId: caller.tenantId,
-          agentId: query.agent_id,
-          memoryType: query.memory_type,
-          ...pageOf(query),
-        });
-        return { items: out.items.map(memoryJson), ...pageJson(out) };
-      },
+      handler: async ({ query, caller }) =>
+        itemsPage(await memory.listMemories(tenantRequest(caller, query)), memoryJson),
     }),
     defineRoute({
       method: 'get',
@@ -202,8 +170,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       access: requireScope('memory:read'),
       params: memoryParams,
       response: memoryResponse,
-      handler: async ({ params, caller }) =>
-        memoryJson(await memory.getMemory({ tenantId: caller.tenantId, memoryId: params.memory_id })),
+      handler: async ({ params, caller }) => memoryJson(await memory.getMemory(tenantRequest(caller, params))),
     }),
     defineRoute({
       method: 'patch',
@@ -216,15 +183,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       example: { content: 'Refunds take 3 to 5 business days.', metadata: { category: 'billing' } },
       response: memoryResponse,
       handler: async ({ params, body, caller }) =>
-        memoryJson(
-          await memory.updateMemory({
-            tenantId: caller.tenantId,
-            memoryId: params.memory_id,
-            content: body.content,
-            memoryType: body.memory_type,
-            metadata: body.metadata,
-          }),
-        ),
+        memoryJson(await memory.updateMemory(tenantRequest(caller, { ...params, ...body }))),
     }),
     defineRoute({
       method: 'delete',
@@ -235,7 +194,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       params: memoryParams,
       response: deleteResponse,
       handler: async ({ params, caller }) => {
-        await memory.deleteMemory({ tenantId: caller.tenantId, memoryId: params.memory_id });
+        await memory.deleteMemory(tenantRequest(caller, params));
         return { success: true, message: 'Memory item deleted' };
       },
     }),

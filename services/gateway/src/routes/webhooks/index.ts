@@ -1,6 +1,7 @@
 import type { webhookV1 } from '@agentplatform/contracts';
 import { defineRoute, requireScope, type Route } from '../../http/route.js';
-import { pageJson, pageOf } from '../../http/paging.js';
+import { jsonFields, tenantRequest } from '../../http/json-fields.js';
+import { itemsPage } from '../../http/paging.js';
 import type { RouteDeps } from '../deps.js';
 import {
   createdWebhookResponse,
@@ -24,37 +25,27 @@ import {
   webhookResponse,
 } from './webhooks.schemas.js';
 
-function webhookJson(webhook: webhookV1.Webhook) {
-  return {
-    id: webhook.id,
-    url: webhook.url,
-    events: webhook.events,
-    status: webhook.status,
-    metadata: webhook.metadata ?? {},
-    created_at: webhook.createdAt,
-    updated_at: webhook.updatedAt,
-    failed_at: webhook.failedAt ?? null,
-    failure_reason: webhook.failureReason ?? null,
-  };
-}
+const webhookJson = (webhook: webhookV1.Webhook) => ({
+  ...jsonFields(webhook, ['id', 'url', 'events', 'status', 'created_at', 'updated_at', 'failed_at', 'failure_reason']),
+  metadata: webhook.metadata ?? {},
+});
 
-function deliveryJson(delivery: webhookV1.Delivery) {
-  return {
-    id: delivery.id,
-    webhook_id: delivery.webhookId,
-    event_id: delivery.eventId,
-    event_type: delivery.eventType,
-    status: delivery.status,
-    response_status: delivery.responseStatus ?? null,
-    response_time_ms: delivery.responseTimeMs ?? null,
-    attempts: delivery.attempts,
-    delivered_at: delivery.deliveredAt ?? null,
-    created_at: delivery.createdAt,
-    next_attempt_at: delivery.nextAttemptAt ?? null,
-    last_error: delivery.lastError ?? null,
-    test: delivery.test,
-  };
-}
+const deliveryJson = (delivery: webhookV1.Delivery) =>
+  jsonFields(delivery, [
+    'id',
+    'webhook_id',
+    'event_id',
+    'event_type',
+    'status',
+    'response_status',
+    'response_time_ms',
+    'attempts',
+    'delivered_at',
+    'created_at',
+    'next_attempt_at',
+    'last_error',
+    'test',
+  ]);
 
 /** A test send waits for the endpoint (up to its 10 s limit), so its call gets more time. */
 const TEST_SEND_DEADLINE_MS = 15_000;
@@ -73,13 +64,8 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       access: read,
       query: listWebhooksQuery,
       response: webhookListResponse,
-      handler: async ({ query, caller }) => {
-        const out = await webhooks.listWebhooks({
-          tenantId: caller.tenantId,
-          ...pageOf(query),
-        });
-        return { items: out.items.map(webhookJson), ...pageJson(out) };
-      },
+      handler: async ({ query, caller }) =>
+        itemsPage(await webhooks.listWebhooks(tenantRequest(caller, query)), webhookJson),
     }),
     defineRoute({
       method: 'post',
@@ -97,14 +83,7 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       status: 201,
       response: createdWebhookResponse,
       handler: async ({ body, caller }) => {
-        const out = await webhooks.createWebhook({
-          tenantId: caller.tenantId,
-          url: body.url,
-          events: body.events,
-          secret: body.secret,
-          metadata: body.metadata,
-          plan: caller.plan ?? '',
-        });
+        const out = await webhooks.createWebhook({ ...tenantRequest(caller, body), plan: caller.plan ?? '' });
         return { ...webhookJson(out.webhook!), signing_secret: out.signingSecret };
       },
     }),
@@ -132,12 +111,10 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       handler: async ({ params, body, caller }) =>
         webhookJson(
           await webhooks.updateWebhook({
-            tenantId: caller.tenantId,
+            ...tenantRequest(caller, body),
             id: params.webhook_id,
-            url: body.url,
+            // Wrapped, so that no list (events unchanged) differs from a list given.
             events: body.events ? { events: body.events } : undefined,
-            metadata: body.metadata,
-            status: body.status,
           }),
         ),
     }),
@@ -163,16 +140,8 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       example: {},
       response: rotateSecretResponse,
       handler: async ({ params, body, caller }) => {
-        const out = await webhooks.rotateSecret({
-          tenantId: caller.tenantId,
-          id: params.webhook_id,
-          secret: body.secret,
-        });
-        return {
-          id: out.id,
-          signing_secret: out.signingSecret,
-          previous_secret_expires_at: out.previousSecretExpiresAt,
-        };
+        const out = await webhooks.rotateSecret({ ...tenantRequest(caller, body), id: params.webhook_id });
+        return jsonFields(out, ['id', 'signing_secret', 'previous_secret_expires_at']);
       },
     }),
     defineRoute({
@@ -187,17 +156,10 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       response: testWebhookResponse,
       handler: async ({ params, body, caller }) => {
         const out = await webhooks.testWebhook(
-          { tenantId: caller.tenantId, id: params.webhook_id, eventType: body.event_type },
+          { ...tenantRequest(caller, body), id: params.webhook_id },
           { deadline: TEST_SEND_DEADLINE_MS },
         );
-        return {
-          success: out.success,
-          delivery_id: out.deliveryId,
-          event_id: out.eventId,
-          response_status: out.responseStatus ?? null,
-          response_time_ms: out.responseTimeMs,
-          error: out.error ?? null,
-        };
+        return jsonFields(out, ['success', 'delivery_id', 'event_id', 'response_status', 'response_time_ms', 'error']);
       },
     }),
     defineRoute({
@@ -210,12 +172,7 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       query: listDeliveriesQuery,
       response: deliveryListResponse,
       handler: async ({ params, query, caller }) => {
-        const out = await webhooks.listDeliveries({
-          tenantId: caller.tenantId,
-          webhookId: params.webhook_id,
-          limit: query.limit,
-          status: query.status,
-        });
+        const out = await webhooks.listDeliveries(tenantRequest(caller, { ...params, ...query }));
         return { items: out.items.map(deliveryJson) };
       },
     }),
@@ -228,23 +185,21 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       params: deliveryParams,
       response: deliveryDetailResponse,
       handler: async ({ params, caller }) => {
-        const out = await webhooks.getDelivery({
-          tenantId: caller.tenantId,
-          webhookId: params.webhook_id,
-          deliveryId: params.delivery_id,
-        });
+        const out = await webhooks.getDelivery(tenantRequest(caller, params));
         return {
           ...deliveryJson(out.delivery!),
-          attempt_log: out.attempts.map((a) => ({
-            number: a.number,
-            attempted_at: a.attemptedAt,
-            duration_ms: a.durationMs,
-            response_status: a.responseStatus ?? null,
-            response_headers: a.responseHeaders,
-            response_body: a.responseBody ?? null,
-            error: a.error ?? null,
-            success: a.success,
-          })),
+          attempt_log: out.attempts.map((attempt) =>
+            jsonFields(attempt, [
+              'number',
+              'attempted_at',
+              'duration_ms',
+              'response_status',
+              'response_headers',
+              'response_body',
+              'error',
+              'success',
+            ]),
+          ),
         };
       },
     }),
@@ -257,14 +212,7 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       access: write,
       params: deliveryParams,
       response: deliveryResponse,
-      handler: async ({ params, caller }) =>
-        deliveryJson(
-          await webhooks.redeliver({
-            tenantId: caller.tenantId,
-            webhookId: params.webhook_id,
-            deliveryId: params.delivery_id,
-          }),
-        ),
+      handler: async ({ params, caller }) => deliveryJson(await webhooks.redeliver(tenantRequest(caller, params))),
     }),
     defineRoute({
       method: 'post',
@@ -277,8 +225,7 @@ export function webhookRoutes({ backends }: RouteDeps): Route[] {
       body: recoverBody,
       example: { since: '2026-01-01T00:00:00Z' },
       response: recoverResponse,
-      handler: async ({ params, body, caller }) =>
-        webhooks.recover({ tenantId: caller.tenantId, webhookId: params.webhook_id, since: body.since }),
+      handler: async ({ params, body, caller }) => webhooks.recover(tenantRequest(caller, { ...params, ...body })),
     }),
   ];
 }

@@ -3,7 +3,8 @@ import type { workflowV1 } from '@agentplatform/contracts';
 import { EXECUTE_DEADLINE_MS, type Backends } from '../../clients/backends.js';
 import type { GatewayConfig } from '../../config.js';
 import { defineRoute, requireScope, type Caller, type Route } from '../../http/route.js';
-import { pageJson, pageOf } from '../../http/paging.js';
+import { tenantRequest } from '../../http/json-fields.js';
+import { itemsPage } from '../../http/paging.js';
 import type { RouteDeps } from '../deps.js';
 import {
   executionSummaryToJson,
@@ -46,15 +47,7 @@ type Workflows = Backends['workflow'];
 
 /** `GET /workflows`, and the MCP tool `list_workflows`. */
 export async function listWorkflows(workflows: Workflows, caller: Caller, query: z.infer<typeof listWorkflowsQuery>) {
-  const answer = await workflows.listWorkflows({
-    tenantId: caller.tenantId,
-    ...pageOf(query),
-    status: query.status,
-  });
-  return {
-    items: answer.items.map(workflowSummaryToJson),
-    ...pageJson(answer),
-  };
+  return itemsPage(await workflows.listWorkflows(tenantRequest(caller, query)), workflowSummaryToJson);
 }
 
 /** `POST /workflows/:workflow_id/execute`, and the MCP tool `run_workflow`. */
@@ -104,7 +97,7 @@ function statusChange(
     params: workflowParams,
     response: statusResponse,
     handler: async ({ params, caller }) => {
-      const workflow = await change({ tenantId: caller.tenantId, workflowId: params.workflow_id });
+      const workflow = await change(tenantRequest(caller, params));
       return { id: workflow.id, status: workflow.status, updated_at: workflow.updatedAt };
     },
   });
@@ -170,7 +163,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       params: workflowParams,
       response: workflowResponse,
       handler: async ({ params, caller, ctx }) => {
-        const workflow = await workflows.getWorkflow({ tenantId: caller.tenantId, workflowId: params.workflow_id });
+        const workflow = await workflows.getWorkflow(tenantRequest(caller, params));
         return workflowToJson(workflow, visibleHooksBase(config, ctx, caller));
       },
     }),
@@ -215,7 +208,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       params: workflowParams,
       response: z.object({ success: z.boolean(), message: z.string() }),
       handler: async ({ params, caller }) => {
-        await workflows.deleteWorkflow({ tenantId: caller.tenantId, workflowId: params.workflow_id });
+        await workflows.deleteWorkflow(tenantRequest(caller, params));
         return { success: true, message: 'Workflow deleted' };
       },
     }),
@@ -238,7 +231,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       params: workflowParams,
       response: workflowResponse,
       handler: async ({ params, caller, ctx }) => {
-        const workflow = await workflows.rotateHook({ tenantId: caller.tenantId, workflowId: params.workflow_id });
+        const workflow = await workflows.rotateHook(tenantRequest(caller, params));
         return workflowToJson(workflow, visibleHooksBase(config, ctx, caller));
       },
     }),
@@ -272,12 +265,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       query: listExecutionsQuery,
       response: executionListResponse,
       handler: async ({ params, query, caller }) => {
-        const answer = await workflows.listExecutions({
-          tenantId: caller.tenantId,
-          workflowId: params.workflow_id,
-          limit: query.limit,
-          status: query.status,
-        });
+        const answer = await workflows.listExecutions(tenantRequest(caller, { ...params, ...query }));
         return { items: answer.items.map(executionSummaryToJson), total: answer.total };
       },
     }),
@@ -301,12 +289,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       params: executionParams,
       response: executionResponse,
       handler: async ({ params, caller }) => {
-        const execution = await workflows.cancelExecution({
-          tenantId: caller.tenantId,
-          workflowId: params.workflow_id,
-          executionId: params.execution_id,
-        });
-        return executionToJson(execution);
+        return executionToJson(await workflows.cancelExecution(tenantRequest(caller, params)));
       },
     }),
     defineRoute({
@@ -324,12 +307,7 @@ export function workflowRoutes({ backends, config }: RouteDeps): Route[] {
       status: 202,
       response: executionResponse,
       handler: async ({ params, body, caller }) => {
-        const execution = await workflows.retryExecution({
-          tenantId: caller.tenantId,
-          executionId: params.execution_id,
-          version: body.version,
-        });
-        return executionToJson(execution);
+        return executionToJson(await workflows.retryExecution(tenantRequest(caller, { ...params, ...body })));
       },
     }),
   ];

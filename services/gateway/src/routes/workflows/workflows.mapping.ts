@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { workflowV1 } from '@agentplatform/contracts';
 import type { GatewayConfig } from '../../config.js';
+import { jsonFields } from '../../http/json-fields.js';
 import type { Caller } from '../../http/route.js';
 
 /**
@@ -59,19 +60,18 @@ export function workflowToJson(w: workflowV1.Workflow, base: string | null) {
   };
 }
 
-export function workflowSummaryToJson(w: workflowV1.Workflow) {
-  return {
-    id: w.id,
-    name: w.name,
-    description: w.description,
-    status: w.status,
-    trigger_type: w.triggerType,
-    last_run_at: w.lastRunAt ?? null,
-    next_run_at: w.nextRunAt ?? null,
-    created_at: w.createdAt,
-    updated_at: w.updatedAt,
-  };
-}
+export const workflowSummaryToJson = (w: workflowV1.Workflow) =>
+  jsonFields(w, [
+    'id',
+    'name',
+    'description',
+    'status',
+    'trigger_type',
+    'last_run_at',
+    'next_run_at',
+    'created_at',
+    'updated_at',
+  ]);
 
 export function executionToJson(e: workflowV1.Execution) {
   return {

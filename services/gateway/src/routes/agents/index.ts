@@ -83,13 +83,15 @@ export async function chatOnce(
 /** The API reference (Agents) and docs/design.md section 6: CRUD, chat (JSON or SSE), sessions and messages. */
 export function agentRoutes({ backends }: RouteDeps): Route[] {
   const agents = backends.agentMemory;
+  const read = requireScope('agents:read');
+  const write = requireScope('agents:write');
   return [
     defineRoute({
       method: 'get',
       path: '/agents',
       summary: 'List the tenant’s agents, newest first',
       tag: 'agents',
-      access: requireScope('agents:read'),
+      access: read,
       query: listAgentsQuery,
       response: agentListResponse,
       handler: ({ query, caller }) => listAgents(backends, caller, query),
@@ -100,7 +102,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       summary:
         'Create an agent; fires agent.created. Granting a `workflow` tool needs workflows:execute, `memory_add` memory:write (403)',
       tag: 'agents',
-      access: requireScope('agents:write'),
+      access: write,
       idempotent: true,
       body: createAgentBody,
       example: {
@@ -149,7 +151,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       path: '/agents/:agent_id',
       summary: 'Get an agent',
       tag: 'agents',
-      access: requireScope('agents:read'),
+      access: read,
       params: agentParams,
       response: agentResponse,
       handler: async ({ params, caller }) => agentJson(await agents.getAgent(tenantRequest(caller, params))),
@@ -160,7 +162,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       summary:
         'Update an agent (only the fields given; config keys merge, null removes one); fires agent.updated. Tool grants need scopes as on create',
       tag: 'agents',
-      access: requireScope('agents:write'),
+      access: write,
       params: agentParams,
       body: updateAgentBody,
       example: { description: 'Answers billing and refund questions', config: { temperature: 0.2 } },
@@ -179,7 +181,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       path: '/agents/:agent_id',
       summary: 'Delete an agent with its memory items, sessions and messages',
       tag: 'agents',
-      access: requireScope('agents:write'),
+      access: write,
       params: agentParams,
       response: deleteResponse,
       handler: async ({ params, caller }) => {
@@ -197,7 +199,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       summary:
         'Chat with an agent (credits: ceil(total_tokens/1000), at least 1); JSON, or server-sent events with Accept: text/event-stream',
       tag: 'agents',
-      access: requireScope('agents:write'),
+      access: write,
       params: agentParams,
       body: chatBody,
       example: { message: 'How do I get a refund for a double charge?', session_id: 'support-ticket-4711' },
@@ -215,7 +217,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       path: '/agents/:agent_id/sessions',
       summary: 'The agent’s chat sessions, most recently active first',
       tag: 'agents',
-      access: requireScope('agents:read'),
+      access: read,
       params: agentParams,
       query: pageQuery,
       response: sessionListResponse,
@@ -234,7 +236,7 @@ export function agentRoutes({ backends }: RouteDeps): Route[] {
       path: '/agents/:agent_id/sessions/:session_id/messages',
       summary: 'A session’s messages in conversation order (oldest first)',
       tag: 'agents',
-      access: requireScope('agents:read'),
+      access: read,
       params: sessionParams,
       query: pageQuery,
       response: messageListResponse,

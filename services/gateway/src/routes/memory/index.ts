@@ -76,13 +76,15 @@ export async function searchMemory(memory: AgentMemory, caller: Caller, body: z.
 /** The API reference (Memory) and docs/design.md section 6: add, hybrid search, CRUD, consolidation. */
 export function memoryRoutes({ backends }: RouteDeps): Route[] {
   const memory = backends.agentMemory;
+  const read = requireScope('memory:read');
+  const write = requireScope('memory:write');
   return [
     defineRoute({
       method: 'post',
       path: '/memory',
       summary: 'Add a memory item to an agent',
       tag: 'memory',
-      access: requireScope('memory:write'),
+      access: write,
       idempotent: true,
       body: addMemoryBody,
       example: {
@@ -100,7 +102,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       path: '/memory/batch',
       summary: 'Add 1 to 100 memory items to an agent at once, all or none (each counts toward the memories quota)',
       tag: 'memory',
-      access: requireScope('memory:write'),
+      access: write,
       idempotent: true,
       body: addMemoryBatchBody,
       example: {
@@ -128,7 +130,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       path: '/memory/search',
       summary: 'Hybrid search (BM25 fused with embedding similarity) over an agent’s memory items',
       tag: 'memory',
-      access: requireScope('memory:read'),
+      access: read,
       body: searchMemoryBody,
       example: { agent_id: 'agt_paste_an_agent_id', query: 'how long does a refund take', top_k: 5 },
       response: searchResponse,
@@ -139,7 +141,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       path: '/memory/consolidate',
       summary: 'Merge an agent’s near-duplicate memory items; fires memory.consolidated',
       tag: 'memory',
-      access: requireScope('memory:write'),
+      access: write,
       body: consolidateBody,
       example: { agent_id: 'agt_paste_an_agent_id' },
       response: consolidateResponse,
@@ -156,7 +158,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       path: '/memory',
       summary: 'List memory items, newest first (optionally one agent’s, one memory type)',
       tag: 'memory',
-      access: requireScope('memory:read'),
+      access: read,
       query: listMemoryQuery,
       response: memoryListResponse,
       handler: async ({ query, caller }) =>
@@ -167,7 +169,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       path: '/memory/:memory_id',
       summary: 'Get a memory item',
       tag: 'memory',
-      access: requireScope('memory:read'),
+      access: read,
       params: memoryParams,
       response: memoryResponse,
       handler: async ({ params, caller }) => memoryJson(await memory.getMemory(tenantRequest(caller, params))),
@@ -177,7 +179,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       path: '/memory/:memory_id',
       summary: 'Update a memory item (content is re-embedded; metadata replaces the old)',
       tag: 'memory',
-      access: requireScope('memory:write'),
+      access: write,
       params: memoryParams,
       body: updateMemoryBody,
       example: { content: 'Refunds take 3 to 5 business days.', metadata: { category: 'billing' } },
@@ -190,7 +192,7 @@ export function memoryRoutes({ backends }: RouteDeps): Route[] {
       path: '/memory/:memory_id',
       summary: 'Delete a memory item',
       tag: 'memory',
-      access: requireScope('memory:write'),
+      access: write,
       params: memoryParams,
       response: deleteResponse,
       handler: async ({ params, caller }) => {

@@ -9,8 +9,12 @@ const STREAMED_TURNS = 20;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /**
- * One streamed turn read as it arrives: milliseconds to the first piece of text, and tokens per
- * second from then to the end (the turn's completion tokens, as the route reports them).
+ * One streamed turn read as it arrives: milliseconds to the first piece of text; tokens per second
+ * from then to the last piece (the turn's completion tokens, as the route reports them); and the
+ * tail, milliseconds from the last piece to the stream's end. The tail is agent-memory's work after
+ * the reply (the turn's writes, the credit settle, the episodic memory), the same for both routes
+ * and on a loaded machine longer than the text's stream: counted in tokens/s it hid the routes'
+ * own cost, so it is reported apart.
  * @param {string} url @param {Record<string, string>} headers @param {unknown} body
  * @param {(data: any, event: string) => { text?: string; tokens?: number }} read
  */
@@ -19,6 +23,7 @@ async function streamedTurn(url, headers, body, read) {
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
   if (res.status !== 200 || !res.body) throw new Error(`${url}: ${res.status} ${await res.text()}`);
   let first = 0;
+  let last = 0;
   let tokens = 0;
   let buffer = '';
   const decoder = new TextDecoder();
@@ -32,12 +37,19 @@ async function streamedTurn(url, headers, body, read) {
       const data = /^data: (.*)$/m.exec(block)?.[1];
       if (!data || data === '[DONE]') continue;
       const seen = read(JSON.parse(data), event);
-      if (seen.text && !first) first = performance.now();
+      if (seen.text) {
+        last = performance.now();
+        if (!first) first = last;
+      }
       if (seen.tokens) tokens = seen.tokens;
     }
   }
   const done = performance.now();
-  return { ttft: first - started, tokensPerSecond: first && done > first ? (tokens * 1000) / (done - first) : 0 };
+  return {
+    ttft: first - started,
+    tokensPerSecond: last > first ? (tokens * 1000) / (last - first) : 0,
+    tail: last ? done - last : 0,
+  };
 }
 
 /**
@@ -45,13 +57,13 @@ async function streamedTurn(url, headers, body, read) {
  * turn each, and the gateway's CPU ms per turn (`gatewayCpu()` read around each turn). The routes
  * take turns, and which goes first alternates, so both see the same load on a shared machine and
  * the same warmth: their ratio is what the scenario reports.
- * @param {Record<string, () => Promise<{ ttft: number; tokensPerSecond: number }>>} routes
+ * @param {Record<string, () => Promise<{ ttft: number; tokensPerSecond: number; tail: number }>>} routes
  * @param {() => number} gatewayCpu
  */
 async function streamFigures(routes, gatewayCpu) {
   const names = Object.keys(routes);
   for (const name of names) await routes[name]();
-  /** @type {Record<string, Array<{ ttft: number; tokensPerSecond: number }>>} */
+  /** @type {Record<string, Array<{ ttft: number; tokensPerSecond: number; tail: number }>>} */
   const runs = Object.fromEntries(names.map((name) => [name, []]));
   const cpu = Object.fromEntries(names.map((name) => [name, 0]));
   for (let i = 0; i < STREAMED_TURNS; i++) {
@@ -68,6 +80,7 @@ async function streamFigures(routes, gatewayCpu) {
       {
         ttft: median(runs[name].map((r) => r.ttft)),
         tps: median(runs[name].map((r) => r.tokensPerSecond)),
+        tail: median(runs[name].map((r) => r.tail)),
         gatewayCpuMs: cpu[name] / STREAMED_TURNS,
       },
     ]),
@@ -142,8 +155,10 @@ module.exports = {
       `CPU ms per chat: ${PROCESSES.map((name, i) => `${name} ${perChat[i].toFixed(1)}`).join(', ')}; ` +
       `single streamed turns (median of ${STREAMED_TURNS} each, interleaved): ` +
       `OpenAI route first token ${openAi.ttft.toFixed(1)} ms, ${Math.round(openAi.tps)} tokens/s, ` +
+      `tail ${openAi.tail.toFixed(1)} ms, ` +
       `gateway CPU ${openAi.gatewayCpuMs.toFixed(1)} ms per turn; ` +
       `native stream first token ${native.ttft.toFixed(1)} ms, ${Math.round(native.tps)} tokens/s, ` +
+      `tail ${native.tail.toFixed(1)} ms, ` +
       `gateway CPU ${native.gatewayCpuMs.toFixed(1)} ms per turn; ` +
       `OpenAI / native: first token ${(openAi.ttft / native.ttft).toFixed(2)}x (target <= 1.10), ` +
       `tokens/s ${(openAi.tps / native.tps).toFixed(2)}x (target >= 0.91)`;

@@ -16,10 +16,20 @@ describe('a chat whose client hangs up', () => {
     startWithFakeLlm({ services: ['identity', 'agent-memory'] }, { GRPC_MAX_IN_FLIGHT: '1' }),
   );
 
+  const native = (agentId: string) => ({
+    path: `/api/v1/agents/${agentId}/chat`,
+    body: { message: 'Take all the time you need' },
+  });
+  const openAi = (agentId: string) => ({
+    path: '/openai/v1/chat/completions',
+    body: { model: agentId, messages: [{ role: 'user', content: 'Take all the time you need' }] },
+  });
+
   it.each([
-    ['JSON', 'application/json'],
-    ['streamed', 'text/event-stream'],
-  ])('%s: the model call ends, nothing is charged and the place is free again', async (_, accept) => {
+    ['JSON', native, 'application/json'],
+    ['streamed', native, 'text/event-stream'],
+    ['OpenAI JSON', openAi, 'application/json'],
+  ])('%s: the model call ends, nothing is charged and the place is free again', async (_, route, accept) => {
     const { platform, fake } = suite;
     const { user, http } = await newTenant(platform);
     const agent = await http.post('/api/v1/agents', { name: 'Patient', type: 'assistant' });
@@ -30,13 +40,14 @@ describe('a chat whose client hangs up', () => {
     const abandonedBefore = fake.abandoned;
 
     fake.delays.push(SLOW_MODEL_MS);
-    const url = new URL(`/api/v1/agents/${agent.body.id}/chat`, platform.url);
+    const { path, body } = route(agent.body.id);
+    const url = new URL(path, platform.url);
     const client = request(url, {
       method: 'POST',
       headers: { authorization: `Bearer ${user.accessToken}`, 'content-type': 'application/json', accept },
     });
     client.on('error', () => undefined);
-    client.end(JSON.stringify({ message: 'Take all the time you need' }));
+    client.end(JSON.stringify(body));
     await waitFor(() => fake.chats().length > chatsBefore || undefined, { what: 'the chat to reach the model' });
 
     const hungUp = Date.now();

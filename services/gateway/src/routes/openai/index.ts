@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { agentMemoryV1 } from '@agentplatform/contracts';
 import { defineRoute, mountRoutes, requireScope, type Caller, type Route, type RouteGuards } from '../../http/route.js';
 import { agentJson, chatRequest, listAgents } from '../agents/index.js';
-import { CHAT_DEADLINE_MS, chatJson, relayChatStream } from '../agents/chat-stream.js';
+import { CHAT_DEADLINE_MS, chatJson, hangUpSignal, relayChatStream } from '../agents/chat-stream.js';
 import type { RouteDeps } from '../deps.js';
 import { OPENAI_PREFIX } from './openai-errors.js';
 import { finishReason, openAiStreamFormat } from './openai-stream.js';
@@ -138,7 +138,10 @@ export function openAiRoutes({ backends }: RouteDeps): Route[] {
           await relayChatStream(ctx, backends, request, format);
           return undefined;
         }
-        const reply = await backends.agentMemory.chat(request, { deadline: CHAT_DEADLINE_MS });
+        const reply = await backends.agentMemory.chat(request, {
+          deadline: CHAT_DEADLINE_MS,
+          signal: hangUpSignal(ctx),
+        });
         // A sessionless turn is stored nowhere: there is no session to name.
         if (!request.noStore) ctx.set('X-Session-Id', reply.sessionId);
         return completionJson(reply, body.model);

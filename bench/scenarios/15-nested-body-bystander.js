@@ -6,9 +6,11 @@ const authMe = require('./10-auth-me-jwt.js');
 /**
  * Nested-body bystander (issue 34 item 1, bounded JSON depth): a bystander tenant's authenticated
  * reads (GET /api/v1/auth/me with a JWT, at a fixed rate), first alone, then while anonymous
- * clients keep posting 1 MiB of deeply nested JSON to /hooks/hk_<32 random characters> (the id is
- * checked only for its shape before the body is read). Both rows come from one run on one
- * platform, so the difference is the attack's doing; the attack's own answers are counted.
+ * clients keep posting 1 MiB of deeply nested JSON to /hooks/hk_<32 random characters>. The
+ * gateway refuses an unknown hook id before reading its body (404, then 429 once the address's
+ * budget is spent, with `Connection: close`); before that it read and scanned every megabyte
+ * (400). Both rows come from one run on one platform, so the difference is the attack's doing;
+ * the attack's own answers are counted.
  *
  * - BENCH_NESTED_CLIENTS (default 8): attacking clients, each posting again once answered.
  * - BENCH_NESTED_RATE (default 200): the bystander's requests per second.

@@ -5,9 +5,8 @@ import { tracingEnabled, type Logger, type Metrics } from '@agentplatform/servic
 import type { Backends } from './clients/backends.js';
 import type { GatewayConfig } from './config.js';
 import { mountConsoleRoutes } from './http/console-static.js';
-import { clientAddress } from './http/client-address.js';
 import { JSON_TYPES, jsonBody } from './http/json-body.js';
-import { mountRoutes, type Route, type RouteGuards } from './http/route.js';
+import { mountBeforeBody, mountRoutes, type Route, type RouteGuards } from './http/route.js';
 import { mountMcpRoutes } from './mcp/mcp.routes.js';
 import { bindTools, mcpTools } from './mcp/mcp.tools.js';
 import { accessLog } from './middleware/access-log.js';
@@ -55,12 +54,12 @@ export function createApp(deps: AppDeps): Koa {
   app.use(accessLog(deps.logger));
   app.use(errorHandler(deps.logger, deps.metrics, [openAiErrorShape]));
   app.use(methodNotAllowed());
-  // An address that spent its budget of requests without valid credentials (unknown hook ids
-  // among them) is refused before its hook body is read.
-  app.use((ctx, next) => {
-    if (ctx.path.startsWith('/hooks/')) deps.anonymous.check(clientAddress(ctx));
-    return next();
-  });
+  // What the hook routes can refuse from the path alone (a spent address budget, an unknown
+  // hook id, a hook over its rate) is refused before the body is read (routes/hooks).
+  const hooks = hookRoutes(deps);
+  const beforeBody = new Router();
+  mountBeforeBody(beforeBody, hooks);
+  app.use(beforeBody.routes());
   // JSON bodies are read as text and parsed by jsonBody, which bounds their depth and checks
   // their keys in linear time before anything reads them (docs/security.md, "Limits on hostile input").
   app.use(
@@ -79,7 +78,6 @@ export function createApp(deps: AppDeps): Koa {
 
   const root = new Router();
   const mcpToolList = bindTools(mcpTools(deps), deps.routes);
-  const hooks = hookRoutes(deps);
   mountHealthRoutes(root, deps.backends);
   mountDocsRoutes(root, {
     routes: deps.routes,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { MongoClient } from 'mongodb';
-import { api, newTenant, request, startPlatform, suiteFixture } from '@agentplatform/testing';
+import { api, newTenant, request, startPlatform, suiteFixture, waitFor, type Http } from '@agentplatform/testing';
 
 /** A hook id of the right shape that no workflow has. */
 const randomHookId = () =>
@@ -12,6 +13,20 @@ const randomHookId = () =>
 
 /** Just under the 1 MiB body limit. */
 const BODY_BYTES = 1024 * 1024 - 1024;
+
+/** A megabyte of nested arrays: far deeper than the 64 levels a body may have. */
+const NESTED = '['.repeat(BODY_BYTES / 2) + ']'.repeat(BODY_BYTES / 2);
+
+/**
+ * Thirty requests from one budget (a burst of 20, then one a second): the first 20 get `allowed`,
+ * and of the rest only as many as the seconds they took refilled, however loaded the machine.
+ */
+function expectBudgetSpent(answers: ReadonlyArray<{ status: number }>, allowed: number, elapsedMs: number): void {
+  expect(answers.slice(0, 20).map((a) => a.status)).toEqual(Array(20).fill(allowed));
+  const refilled = Math.ceil(elapsedMs / 1000);
+  expect(answers.filter((a) => a.status === allowed).length).toBeLessThanOrEqual(20 + refilled);
+  expect(answers.filter((a) => a.status !== allowed).every((a) => a.status === 429)).toBe(true);
+}
 
 async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
   const started = performance.now();
@@ -41,18 +56,32 @@ describe('hostile input at the gateway edge', () => {
 
   const from = (address: string) => ({ 'x-forwarded-for': address });
 
+  /** An active workflow's hook: its owner's client, the workflow id and the hook's URL path. */
+  async function activeHook(): Promise<{ http: Http; workflowId: string; hookPath: string }> {
+    const { http } = await newTenant(platform);
+    const created = await http.post('/api/v1/workflows', {
+      name: 'hooked',
+      nodes: [{ id: 'hook', type: 'webhook', config: {} }],
+      edges: [],
+    });
+    expect(created.status).toBe(201);
+    expect((await http.post(`/api/v1/workflows/${created.body.id}/resume`)).status).toBe(200);
+    return { http, workflowId: created.body.id, hookPath: new URL(created.body.webhook_url).pathname };
+  }
+
+  /** A JSON POST to a hook path from an address, answered as `request` answers. */
+  const postHook = (path: string, raw: string, address: string) =>
+    request(platform.url, 'POST', path, undefined, {
+      raw,
+      headers: { 'content-type': 'application/json', ...from(address) },
+    });
+
   describe('bodies', () => {
-    it('a megabyte of nested arrays or objects to an anonymous hook is 400 at once; /healthz stays fast', async () => {
-      const arrays = '['.repeat(BODY_BYTES / 2) + ']'.repeat(BODY_BYTES / 2);
+    it('a megabyte of nested arrays or objects to a live hook is 400 at once; /healthz stays fast', async () => {
+      const { hookPath } = await activeHook();
       const levels = Math.floor(BODY_BYTES / 6);
       const objects = '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
-      const attack = (raw: string, i: number) =>
-        timed(() =>
-          request(platform.url, 'POST', `/hooks/${randomHookId()}`, undefined, {
-            raw,
-            headers: { 'content-type': 'application/json', ...from(`192.0.2.${10 + i}`) },
-          }),
-        );
+      const attack = (raw: string, i: number) => timed(() => postHook(hookPath, raw, `192.0.2.${10 + i}`));
       // The bound is what a user would notice, with room for a loaded CI machine running other
       // suites at once: a second, or 20 times the same /healthz asked alone just before, on a warm
       // connection (before this fix, 40 KB of such a body held the gateway for 2 s, 12 s on such a
@@ -62,7 +91,7 @@ describe('hostile input at the gateway edge', () => {
         alone = Math.min(alone, (await timed(() => request(platform.url, 'GET', '/healthz'))).ms);
       const bound = Math.max(1000, 20 * alone);
       const [arraysAnswer, objectsAnswer, health] = await Promise.all([
-        attack(arrays, 0),
+        attack(NESTED, 0),
         attack(objects, 1),
         // The bystander asks while the bodies arrive.
         (async () => {
@@ -131,28 +160,22 @@ describe('hostile input at the gateway edge', () => {
 
   describe('hooks', () => {
     it('unknown hook ids write no counter and draw from the address budget; real hooks still answer', async () => {
-      const { http } = await newTenant(platform);
-      const created = await http.post('/api/v1/workflows', {
-        name: 'hooked',
-        nodes: [{ id: 'hook', type: 'webhook', config: {} }],
-        edges: [],
-      });
-      expect(created.status).toBe(201);
-      expect((await http.post(`/api/v1/workflows/${created.body.id}/resume`)).status).toBe(200);
+      const { hookPath: hookUrl } = await activeHook();
       const counters = mongo.db(platform.gatewayDatabase).collection('rate_limits');
       const hookCounters = async () =>
         (await counters.find({}).toArray()).filter((c) => String(c.key).startsWith('hook:')).length;
       const countersBefore = await hookCounters();
 
-      const answers = [];
-      for (let i = 0; i < 30; i++) {
-        answers.push(
-          await request(platform.url, 'POST', `/hooks/${randomHookId()}`, { i }, { headers: from('198.51.100.7') }),
-        );
-      }
-      // A burst of 20, then about one a second.
-      expect(answers.slice(0, 20).map((a) => a.status)).toEqual(Array(20).fill(404));
-      expect(answers.slice(20).filter((a) => a.status === 429).length).toBeGreaterThanOrEqual(9);
+      const { value: answers, ms } = await timed(async () => {
+        const answers = [];
+        for (let i = 0; i < 30; i++) {
+          answers.push(
+            await request(platform.url, 'POST', `/hooks/${randomHookId()}`, { i }, { headers: from('198.51.100.7') }),
+          );
+        }
+        return answers;
+      });
+      expectBudgetSpent(answers, 404, ms);
       const limited = answers.find((a) => a.status === 429)!;
       expect(limited.body).toEqual({
         error: 'rate_limit_exceeded',
@@ -161,7 +184,6 @@ describe('hostile input at the gateway edge', () => {
       });
       expect(limited.headers.get('retry-after')).toBe(String(limited.body.retry_after));
       // The limited address is refused even with the right hook id; another address is not.
-      const hookUrl = new URL(created.body.webhook_url).pathname;
       expect((await request(platform.url, 'POST', hookUrl, {}, { headers: from('198.51.100.7') })).status).toBe(429);
       const real = await request(platform.url, 'POST', hookUrl, { ok: true }, { headers: from('198.51.100.8') });
       expect(real.status).toBe(202);
@@ -170,17 +192,76 @@ describe('hostile input at the gateway edge', () => {
       expect(await hookCounters()).toBe(countersBefore + 1);
     });
 
+    it('an unknown hook id is 404 before its body is read: not parsed, answered mid-upload, connection closed', async () => {
+      // Bodies that would be a 400 if they were read: the id is refused first.
+      const deep = await postHook(`/hooks/${randomHookId()}`, NESTED, '192.0.2.30');
+      expect(deep.status).toBe(404);
+      expect(deep.body).toEqual({ error: 'not_found', message: 'Hook not found' });
+      expect(deep.headers.get('connection')).toBe('close');
+      expect((await postHook(`/hooks/${randomHookId()}/orders`, '{"broken":', '192.0.2.30')).status).toBe(404);
+      expect((await postHook('/hooks/not-a-hook-id', '{"broken":', '192.0.2.30')).status).toBe(404);
+
+      // A megabyte announced, one chunk of it sent: the answer comes while the rest is still unsent.
+      const upload = httpRequest(`${platform.url}/hooks/${randomHookId()}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': BODY_BYTES, ...from('192.0.2.31') },
+      });
+      const answered = new Promise<IncomingMessage>((resolve, reject) => {
+        upload.once('response', resolve);
+        upload.once('error', reject);
+        // Before this check, the gateway waited for the whole body: no answer ever came.
+        setTimeout(() => reject(new Error('no answer while the body was still unsent')), 10_000).unref();
+      });
+      upload.write(NESTED.slice(0, 64 * 1024));
+      const response = await answered;
+      expect(response.statusCode).toBe(404);
+      expect(response.headers.connection).toBe('close');
+      let text = '';
+      for await (const chunk of response) text += String(chunk);
+      expect(JSON.parse(text)).toEqual({ error: 'not_found', message: 'Hook not found' });
+      upload.destroy();
+    });
+
+    it('a live hook reads its body (400 malformed, 202 good); paused or rotated, its id is 404 before the body', async () => {
+      const { http, workflowId, hookPath } = await activeHook();
+      const address = '192.0.2.40';
+      const malformed = await postHook(hookPath, '{"broken":', address);
+      expect(malformed.status).toBe(400);
+      expect(malformed.body.details).toEqual([{ field: 'body', message: 'is not valid JSON' }]);
+      const good = await postHook(hookPath, '{"order":1}', address);
+      expect(good.status).toBe(202);
+      expect(good.body).toEqual({ execution_id: expect.stringMatching(/^exe_/) });
+
+      expect((await http.post(`/api/v1/workflows/${workflowId}/pause`)).status).toBe(200);
+      expect((await postHook(hookPath, '{"order":2}', address)).status).toBe(404);
+      expect((await http.post(`/api/v1/workflows/${workflowId}/resume`)).status).toBe(200);
+      const rotated = await http.post(`/api/v1/workflows/${workflowId}/hook/rotate`, {});
+      expect(rotated.status).toBe(200);
+      // The old URL stops starting runs at once (TriggerHook reads the hook) ...
+      expect((await postHook(hookPath, '{"order":3}', '192.0.2.41')).status).toBe(404);
+      // ... and once the gateway's few seconds of memory of it have passed, it is refused unread.
+      await waitFor(async () => (await postHook(hookPath, '{"broken":', '192.0.2.42')).status === 404, {
+        timeoutMs: 15_000,
+        intervalMs: 250,
+        what: 'the rotated-out hook id refused before its body',
+      });
+      const fresh = await postHook(new URL(rotated.body.webhook_url).pathname, '{"order":4}', '192.0.2.43');
+      expect(fresh.status).toBe(202);
+    });
+
     it('IPv6 clients are counted by their /64: rotating addresses inside it does not escape', async () => {
-      const answers = [];
-      for (let i = 1; i <= 30; i++) {
-        answers.push(
-          await request(platform.url, 'GET', '/api/v1/agents', undefined, {
-            headers: from(`2001:db8:aa:bb:${i.toString(16)}::${i.toString(16)}`),
-          }),
-        );
-      }
-      expect(answers.slice(0, 20).every((a) => a.status === 401)).toBe(true);
-      expect(answers.slice(20).filter((a) => a.status === 429).length).toBeGreaterThanOrEqual(9);
+      const { value: answers, ms } = await timed(async () => {
+        const answers = [];
+        for (let i = 1; i <= 30; i++) {
+          answers.push(
+            await request(platform.url, 'GET', '/api/v1/agents', undefined, {
+              headers: from(`2001:db8:aa:bb:${i.toString(16)}::${i.toString(16)}`),
+            }),
+          );
+        }
+        return answers;
+      });
+      expectBudgetSpent(answers, 401, ms);
       // The next /64 has a budget of its own.
       const neighbour = await api(platform.url).get('/api/v1/agents', { headers: from('2001:db8:aa:bc::1') });
       expect(neighbour.status).toBe(401);

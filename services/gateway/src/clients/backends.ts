@@ -38,7 +38,7 @@ export interface Backends {
    */
   listAgents(request: agentMemoryV1.ListAgentsRequest): Promise<agentMemoryV1.ListAgentsResponse>;
   /**
-   * The workflow an inbound hook starts (ResolveHook; a live hook is remembered for a minute:
+   * The workflow an inbound hook starts (ResolveHook; a live hook is remembered for 5 s:
    * clients/hook-directory.ts); not_found unless it is an active workflow's hook at this path.
    */
   resolveHook(hookId: string, path: string): Promise<string>;

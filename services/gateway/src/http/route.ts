@@ -99,6 +99,12 @@ interface RouteDefinition<B = unknown, Q = unknown, P = Record<string, string>, 
   validationStatus?: 400 | 422;
   /** Counts the request against a per-client-address budget of this name (unauthenticated routes). */
   addressLimit?: string;
+  /**
+   * Checks that run before the body is read (mountBeforeBody), with the route's parsed path
+   * parameters: an anonymous route refuses what it can tell from its path (an unknown hook id)
+   * without reading and scanning a megabyte first. The handler runs only after they passed.
+   */
+  beforeBody?: (input: { ctx: Context; params: P }) => Promise<void>;
   handler: (input: RouteInput<B, Q, P, CallerOf<A>>) => Promise<unknown>;
 }
 
@@ -106,7 +112,8 @@ interface RouteDefinition<B = unknown, Q = unknown, P = Record<string, string>, 
  * A route of any body, query and params, as lists of routes hold them. Its handler takes input of
  * a type only its own schemas know, so it is callable here only with what those schemas parsed.
  */
-export type Route = Omit<RouteDefinition<unknown, unknown, unknown>, 'handler'> & {
+export type Route = Omit<RouteDefinition<unknown, unknown, unknown>, 'handler' | 'beforeBody'> & {
+  beforeBody?: (input: { ctx: Context; params: never }) => Promise<void>;
   handler: (input: RouteInput<never, never, never, never>) => Promise<unknown>;
 };
 
@@ -149,6 +156,31 @@ function checkContentType(ctx: Context, types: ReadonlyArray<'json' | 'form'>): 
   const accepted = types.map((t) => (t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded'));
   if (!ctx.is(accepted)) {
     throw new DomainError('unsupported_media_type', `Content-Type must be ${accepted.join(' or ')}`);
+  }
+}
+
+/**
+ * Adds the routes' `beforeBody` checks to a router that the app runs before its body parser
+ * (app.ts); a request that passes them goes on to be read and routed. A refusal answers with
+ * `Connection: close` while the body has not all arrived: Node would otherwise read the rest (up
+ * to the 1 MiB limit, or a chunked body's without end) to throw it away and keep the connection;
+ * closed, the gateway has read at most one socket buffer of it.
+ */
+export function mountBeforeBody(router: Router, routes: ReadonlyArray<Route>): void {
+  for (const route of routes) {
+    // The route's own params schema parses what its check takes.
+    const check = route.beforeBody as ((input: { ctx: Context; params: unknown }) => Promise<void>) | undefined;
+    if (!check) continue;
+    router[route.method](route.path, async (ctx, next) => {
+      try {
+        const params = route.params ? parseOrThrow(route.params, ctx.params, 'path') : ctx.params;
+        await check({ ctx, params });
+      } catch (error) {
+        if (!ctx.req.complete) ctx.set('Connection', 'close');
+        throw error;
+      }
+      await next();
+    });
   }
 }
 

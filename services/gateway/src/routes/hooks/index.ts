@@ -39,17 +39,34 @@ function isNotFound(error: unknown): boolean {
 /**
  * Inbound workflow hooks (`POST /hooks/:hook_id[/path]`, docs/design.md section 7): public, outside
  * /api/v1, addressed by the workflow's secret hook id. Only an active workflow at its webhook
- * node's path answers; everything else is a 404. The secret id is the hook's credential: an
- * unknown one draws from the address's budget of requests without valid credentials (checked
- * before the body is read: app.ts) and writes no rate-limit counter; the hook's own limit is
- * counted only for a hook the workflow service knows (docs/security.md, "Limits on hostile input").
+ * node's path answers; everything else is a 404. The secret id is the hook's credential, so before
+ * the body is read (the route's `beforeBody`): the address's budget of requests without valid
+ * credentials is checked, the id's shape, then whether the workflow service knows the hook
+ * (`resolveHook`); an unknown one draws from that budget and writes no rate-limit counter; the
+ * hook's own limit is counted only for a hook that exists (docs/security.md, "Limits on hostile input").
  */
 export function hookRoutes({ backends, anonymous, hookLimit }: HookRouteDeps): Route[] {
-  const trigger = async (ctx: Context, hookId: string, path: string, input: Record<string, unknown>) => {
+  /** An unknown hook is a request without valid credentials: it costs the address one from its budget. */
+  const chargingUnknown = async <T>(ctx: Context, work: () => Promise<T>): Promise<T> => {
     try {
+      return await work();
+    } catch (error) {
+      if (isNotFound(error)) anonymous.take(clientAddress(ctx));
+      throw error;
+    }
+  };
+  const admit = async (ctx: Context, hookId: string, path: string) => {
+    anonymous.check(clientAddress(ctx));
+    await chargingUnknown(ctx, async () => {
       if (!HOOK_ID.test(hookId)) throw new NotFoundError('Hook');
       await backends.resolveHook(hookId, path);
-      if (hookLimit) await hookLimit(ctx, hookId);
+    });
+    if (hookLimit) await hookLimit(ctx, hookId);
+  };
+  // admit ran before the body was read; a hook paused or rotated since it was resolved (the
+  // directory remembers live hooks for a few seconds) is refused by TriggerHook itself.
+  const trigger = (ctx: Context, hookId: string, path: string, input: Record<string, unknown>) =>
+    chargingUnknown(ctx, async () => {
       const answer = await backends.triggerHook({ hookId, path, input });
       if (answer.responseMode !== 'last_node' || !answer.execution) return { execution_id: answer.executionId };
       const execution = executionToJson(answer.execution);
@@ -61,11 +78,7 @@ export function hookRoutes({ backends, anonymous, hookLimit }: HookRouteDeps): R
         output: execution.output ?? {},
         ...(execution.error ? { error: execution.error } : {}),
       };
-    } catch (error) {
-      if (isNotFound(error)) anonymous.take(clientAddress(ctx));
-      throw error;
-    }
-  };
+    });
   const common = {
     method: 'post',
     tag: 'hooks',
@@ -84,6 +97,7 @@ export function hookRoutes({ backends, anonymous, hookLimit }: HookRouteDeps): R
       summary:
         "Start a workflow from its webhook node: 202 with the execution id; a last_node hook answers the run's output (200, or 202 while still running)",
       params: hookParams,
+      beforeBody: ({ ctx, params }) => admit(ctx, params.hook_id, ''),
       handler: ({ ctx, params, body }) => trigger(ctx, params.hook_id, '', hookInput(ctx, body)),
     }),
     defineRoute({
@@ -91,6 +105,7 @@ export function hookRoutes({ backends, anonymous, hookLimit }: HookRouteDeps): R
       path: '/hooks/:hook_id/*path',
       summary: "Start a workflow from its webhook node at a path (the node's config.path), as without one",
       params: hookPathParams,
+      beforeBody: ({ ctx, params }) => admit(ctx, params.hook_id, params.path),
       handler: ({ ctx, params, body }) => trigger(ctx, params.hook_id, params.path, hookInput(ctx, body)),
     }),
   ];

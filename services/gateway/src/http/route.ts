@@ -173,6 +173,8 @@ export function mountBeforeBody(router: Router, routes: ReadonlyArray<Route>): v
     if (!check) continue;
     router[route.method](route.path, async (ctx, next) => {
       try {
+        // A body of a type the route does not take is refused before any check asks a backend.
+        if (METHODS_WITH_BODY.has(route.method)) checkContentType(ctx, route.bodyTypes ?? ['json']);
         const params = route.params ? parseOrThrow(route.params, ctx.params, 'path') : ctx.params;
         await check({ ctx, params });
       } catch (error) {

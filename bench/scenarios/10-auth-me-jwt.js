@@ -48,6 +48,7 @@ module.exports = {
   id: 'auth-me-jwt',
   title: 'GET /api/v1/auth/me with a JWT',
   baseline: 'koa-baseline',
+  cpuMs,
   loggedInUser,
   feedLive,
   async setup(ctx) {

@@ -77,6 +77,7 @@ describe('parseRetryAfter', () => {
   it('reads delay seconds and HTTP dates, and ignores anything else', () => {
     const now = Date.parse('2026-11-29T09:00:00Z');
     expect(parseRetryAfter('2', now)).toBe(2_000);
+    expect(parseRetryAfter(' 30 ', now)).toBe(30_000);
     expect(parseRetryAfter('Sun, 29 Nov 2026 09:00:30 GMT', now)).toBe(30_000);
     expect(parseRetryAfter('Sun, 29 Nov 2026 08:00:00 GMT', now)).toBe(0);
     expect(parseRetryAfter('soon', now)).toBeUndefined();

@@ -1,4 +1,4 @@
-import { withJitter } from '@agentplatform/service-kit';
+import { parseRetryAfter, withJitter } from '@agentplatform/service-kit';
 
 /** Upper bound for a receiver's Retry-After, so one header cannot park a delivery for weeks. */
 const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
@@ -22,16 +22,6 @@ export function nextAttemptDelay(
   const jittered = withJitter(base, JITTER_FRACTION, random);
   if (retryAfterMs === undefined) return jittered;
   return Math.max(jittered, Math.min(retryAfterMs, MAX_RETRY_AFTER_MS));
-}
-
-/** Parses a Retry-After value (delay seconds or an HTTP date) into milliseconds from `now`. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
 }
 
 /** Statuses whose Retry-After header is honoured. */

@@ -1,7 +1,7 @@
 import { agentMemoryV1 } from '@agentplatform/contracts/agent-memory-v1';
 import { answerEach } from '@agentplatform/service-kit';
 import type { Agent, AgentInput } from '../domain/agent.js';
-import type { ChatMessage, Session, ToolStep, Usage } from '../domain/chat.js';
+import type { ChatMessage, Session, ToolStep } from '../domain/chat.js';
 import { publicGrant } from '../domain/tools.js';
 import { memorySummary, type MemoryItem, type ScoredMemory } from '../domain/memory.js';
 import { chatWithAgent, type ChatOutcome, type ChatOverrides } from '../use-cases/chat-with-agent.js';
@@ -36,38 +36,13 @@ function toAgent(agent: Agent): agentMemoryV1.Agent {
   };
 }
 
-const toUsage = (usage: Usage | undefined): agentMemoryV1.Usage | undefined =>
-  usage && {
-    promptTokens: usage.promptTokens,
-    completionTokens: usage.completionTokens,
-    totalTokens: usage.totalTokens,
-  };
-
-function toStep(step: ToolStep): agentMemoryV1.ToolStep {
-  return {
-    type: step.type,
-    tool: step.tool,
-    arguments: step.arguments,
-    ...(step.error === undefined ? { output: step.output ?? null } : { error: step.error }),
-    durationMs: step.durationMs,
-  };
+/** A step shows its output or its error, never both; a missing output is JSON null. */
+function toStep({ output, error, ...step }: ToolStep): agentMemoryV1.ToolStep {
+  return { ...step, ...(error === undefined ? { output: output ?? null } : { error }) };
 }
 
-function toChatResponse(outcome: ChatOutcome): agentMemoryV1.ChatResponse {
-  return {
-    messageId: outcome.messageId,
-    sessionId: outcome.sessionId,
-    content: outcome.content,
-    role: outcome.role,
-    model: outcome.model,
-    usage: toUsage(outcome.usage),
-    createdAt: iso(outcome.createdAt),
-    userMessageId: outcome.userMessageId,
-    latencyMs: outcome.latencyMs,
-    creditsCharged: outcome.credits,
-    steps: outcome.steps.map(toStep),
-    stopReason: outcome.stopReason,
-  };
+function toChatResponse({ credits, createdAt, steps, ...outcome }: ChatOutcome): agentMemoryV1.ChatResponse {
+  return { ...outcome, creditsCharged: credits, createdAt: iso(createdAt), steps: steps.map(toStep) };
 }
 
 /** Absent: a trusted internal caller (agent_memory.proto, CallerRights). */
@@ -91,7 +66,7 @@ function toMessage(message: ChatMessage, sessionKey: string): agentMemoryV1.Chat
     role: message.role,
     content: message.content,
     model: message.model ?? '',
-    usage: toUsage(message.usage),
+    usage: message.usage,
     createdAt: iso(message.createdAt),
     ...(message.step ? { step: toStep(message.step) } : {}),
   };
@@ -184,11 +159,16 @@ async function* streamChat(
   }
 }
 
-/** The fields a create and an update both carry. */
+/** The fields a create and an update both carry: the tenant, the caller's rights and the agent's fields. */
 function agentInput(
-  req: Pick<agentMemoryV1.UpdateAgentRequest, 'name' | 'type' | 'status' | 'description' | 'memoryTypes' | 'config'>,
-): AgentInput {
+  req: Pick<
+    agentMemoryV1.UpdateAgentRequest,
+    'tenantId' | 'caller' | 'name' | 'type' | 'status' | 'description' | 'memoryTypes' | 'config'
+  >,
+): AgentInput & { tenantId: string; caller: CallerScopes } {
   return {
+    tenantId: req.tenantId,
+    caller: callerScopes(req.caller),
     name: req.name,
     type: req.type,
     status: req.status,
@@ -209,65 +189,43 @@ async function listOne(
   deps: UseCaseDeps,
   req: agentMemoryV1.ListAgentsRequest,
 ): Promise<agentMemoryV1.ListAgentsResponse> {
-  const out = await listAgents(deps, {
-    tenantId: req.tenantId,
-    page: req.page,
-    perPage: req.perPage,
-    type: req.type,
-    status: req.status,
-  });
+  const out = await listAgents(deps, req);
   return { agents: out.agents.map(toAgent), total: out.total, page: out.page, perPage: out.perPage };
 }
 
 /** One single add (AddMemory, or one item of AddMemoryMany). */
 async function addOne(deps: UseCaseDeps, req: agentMemoryV1.AddMemoryRequest): Promise<agentMemoryV1.MemoryItem> {
-  return toMemory(
-    await addMemory(deps, {
-      tenantId: req.tenantId,
-      agentId: req.agentId,
-      memoryType: req.memoryType,
-      content: req.content,
-      metadata: req.metadata,
-      plan: req.plan,
-    }),
-  );
+  return toMemory(await addMemory(deps, req));
 }
 
 /** proto <-> use-case mapping only. */
 export function agentMemoryService(deps: UseCaseDeps): Impl {
+  /**
+   * A batch method: each item answered as its single call would answer it (a missing item as an
+   * empty request); unexpected failures are logged under the batch method's name.
+   */
+  const many =
+    <Req, Res, C extends string>(valueCase: C, method: string, single: (req: Req) => Promise<Res>, missing: Req) =>
+    async (req: { items: Array<{ request: Req | undefined; requestId: string; traceparent: string }> }) => ({
+      outcomes: await answerEach(req.items, valueCase, (one) => single(one ?? missing), {
+        logger: deps.logger,
+        method,
+      }),
+    });
   return {
     async createAgent(req) {
-      return toAgent(
-        await createAgent(deps, {
-          tenantId: req.tenantId,
-          plan: req.plan,
-          caller: callerScopes(req.caller),
-          ...agentInput(req),
-        }),
-      );
+      return toAgent(await createAgent(deps, { ...agentInput(req), plan: req.plan }));
     },
     async getAgent(req) {
-      return toAgent(await getAgent(deps, { tenantId: req.tenantId, agentId: req.agentId }));
+      return toAgent(await getAgent(deps, req));
     },
     listAgents: (req) => listOne(deps, req),
-    listAgentsMany: async (req) => ({
-      outcomes: await answerEach(req.items, 'listed', (one) => listOne(deps, one ?? missingList), {
-        logger: deps.logger,
-        method: LIST_AGENTS_MANY,
-      }),
-    }),
+    listAgentsMany: many('listed', LIST_AGENTS_MANY, (one) => listOne(deps, one), missingList),
     async updateAgent(req) {
-      return toAgent(
-        await updateAgent(deps, {
-          tenantId: req.tenantId,
-          agentId: req.agentId,
-          caller: callerScopes(req.caller),
-          ...agentInput(req),
-        }),
-      );
+      return toAgent(await updateAgent(deps, { ...agentInput(req), agentId: req.agentId }));
     },
     async deleteAgent(req) {
-      const out = await deleteAgent(deps, { tenantId: req.tenantId, agentId: req.agentId });
+      const out = await deleteAgent(deps, req);
       return { deletedMemories: out.memories, deletedSessions: out.sessions, deletedMessages: out.messages };
     },
     async chat(req, context) {
@@ -290,22 +248,11 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
       return streamChat(deps, req, context.signal);
     },
     async listSessions(req) {
-      const out = await listSessions(deps, {
-        tenantId: req.tenantId,
-        agentId: req.agentId,
-        page: req.page,
-        perPage: req.perPage,
-      });
+      const out = await listSessions(deps, req);
       return { sessions: out.sessions.map(toSession), total: out.total, page: out.page, perPage: out.perPage };
     },
     async listMessages(req) {
-      const out = await listMessages(deps, {
-        tenantId: req.tenantId,
-        agentId: req.agentId,
-        sessionId: req.sessionId,
-        page: req.page,
-        perPage: req.perPage,
-      });
+      const out = await listMessages(deps, req);
       return {
         messages: out.messages.map((m) => toMessage(m, out.session.key)),
         total: out.total,
@@ -314,12 +261,7 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
       };
     },
     addMemory: (req) => addOne(deps, req),
-    addMemoryMany: async (req) => ({
-      outcomes: await answerEach(req.items, 'added', (one) => addOne(deps, one ?? missingAdd), {
-        logger: deps.logger,
-        method: ADD_MEMORY_MANY,
-      }),
-    }),
+    addMemoryMany: many('added', ADD_MEMORY_MANY, (one) => addOne(deps, one), missingAdd),
     async addMemories(req) {
       const items = await addMemories(deps, {
         tenantId: req.tenantId,
@@ -334,51 +276,25 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
       return { items: items.map(toMemory) };
     },
     async getMemory(req) {
-      return toMemory(await getMemory(deps, { tenantId: req.tenantId, memoryId: req.memoryId }));
+      return toMemory(await getMemory(deps, req));
     },
     async listMemories(req) {
-      const out = await listMemories(deps, {
-        tenantId: req.tenantId,
-        agentId: req.agentId,
-        memoryType: req.memoryType,
-        page: req.page,
-        perPage: req.perPage,
-      });
+      const out = await listMemories(deps, req);
       return { items: out.items.map(toMemory), total: out.total, page: out.page, perPage: out.perPage };
     },
     async updateMemory(req) {
-      return toMemory(
-        await updateMemory(deps, {
-          tenantId: req.tenantId,
-          memoryId: req.memoryId,
-          content: req.content,
-          metadata: req.metadata,
-          memoryType: req.memoryType,
-        }),
-      );
+      return toMemory(await updateMemory(deps, req));
     },
     async deleteMemory(req) {
-      await deleteMemory(deps, { tenantId: req.tenantId, memoryId: req.memoryId });
+      await deleteMemory(deps, req);
       return {};
     },
     async searchMemory(req) {
-      const results = await searchMemory(deps, {
-        tenantId: req.tenantId,
-        agentId: req.agentId,
-        query: req.query,
-        memoryType: req.memoryType,
-        topK: req.topK,
-        filters: req.filters,
-        minScore: req.minScore,
-      });
+      const results = await searchMemory(deps, req);
       return { results: results.map(toResult) };
     },
     async consolidateMemory(req) {
-      const out = await consolidateMemory(deps, {
-        tenantId: req.tenantId,
-        agentId: req.agentId,
-        threshold: req.threshold,
-      });
+      const out = await consolidateMemory(deps, req);
       return {
         merged: out.merged,
         removed: out.removed,

@@ -18,7 +18,6 @@ import {
 } from '../use-cases/credits.js';
 import { getMe } from '../use-cases/get-me.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
-import type { Session } from '../use-cases/issue-session.js';
 import { login } from '../use-cases/login.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../use-cases/manage-api-keys.js';
 import { logout, refreshSession } from '../use-cases/refresh-session.js';
@@ -30,43 +29,27 @@ function toUser(u: User): identityV1.User {
   return { id: u.id, email: u.email, fullName: u.fullName, isActive: u.isActive, createdAt: u.createdAt.toISOString() };
 }
 
-function toSettleResponse(s: Settlement): identityV1.SettleResponse {
-  return { balance: s.balance, charged: s.charged, returned: s.returned, released: s.released };
-}
-
-function toTokenResponse(s: Session): identityV1.TokenResponse {
+/** The key as callers see it: without its hash and revocation, dates as ISO strings. */
+function toApiKey(key: ApiKey): identityV1.ApiKey {
+  const { keyHash: _keyHash, revokedAt: _revokedAt, expiresAt, lastUsedAt, createdAt, ...fields } = key;
   return {
-    accessToken: s.accessToken,
-    tokenType: s.tokenType,
-    expiresIn: s.expiresIn,
-    refreshToken: s.refreshToken,
-    refreshExpiresIn: s.refreshExpiresIn,
+    ...fields,
+    expiresAt: expiresAt?.toISOString(),
+    lastUsedAt: lastUsedAt?.toISOString(),
+    createdAt: createdAt.toISOString(),
   };
 }
 
-function toApiKey(k: ApiKey): identityV1.ApiKey {
-  return {
-    id: k.id,
-    name: k.name,
-    keyPrefix: k.keyPrefix,
-    scopes: k.scopes,
-    expiresAt: k.expiresAt?.toISOString(),
-    lastUsedAt: k.lastUsedAt?.toISOString(),
-    createdAt: k.createdAt.toISOString(),
-    tenantId: k.tenantId,
-    createdBy: k.createdBy,
-  };
-}
-
-function toLedgerEntry(e: LedgerEntry): identityV1.LedgerEntry {
-  return {
-    id: e.id,
-    type: e.type,
-    amount: e.amount,
-    balanceAfter: e.balanceAfter,
-    description: e.description,
-    createdAt: e.createdAt.toISOString(),
-  };
+/** An entry as callers see it: what it did to the balance, and when. */
+function toLedgerEntry({
+  id,
+  type,
+  amount,
+  balanceAfter,
+  description,
+  createdAt,
+}: LedgerEntry): identityV1.LedgerEntry {
+  return { id, type, amount, balanceAfter, description, createdAt: createdAt.toISOString() };
 }
 
 function toPurchaseResponse(made: LedgerEntry): identityV1.PurchaseCreditsResponse {
@@ -105,15 +88,13 @@ export function identityService(deps: UseCaseDeps, logger: Logger): identityV1.I
       expiresAt: made.expiresAt?.toISOString() ?? '',
     };
   };
-  const settle = async (req: identityV1.SettleRequest): Promise<identityV1.SettleResponse> =>
-    toSettleResponse(
-      await settleCredits(deps, {
-        tenantId: requireTenant(req.tenantId),
-        operationId: req.operationId,
-        used: req.used,
-        description: req.description,
-      }),
-    );
+  const settle = (req: identityV1.SettleRequest): Promise<Settlement> =>
+    settleCredits(deps, {
+      tenantId: requireTenant(req.tenantId),
+      operationId: req.operationId,
+      used: req.used,
+      description: req.description,
+    });
   /** Each item on its own, all at once (the credit writer batches a tenant's entries); errors per item. */
   const failed = (method: string) => (error: unknown) => ({
     outcome: { $case: 'error' as const, value: toCallError(error, logger, method) },
@@ -129,10 +110,10 @@ export function identityService(deps: UseCaseDeps, logger: Logger): identityV1.I
       return { user: toUser(result.user), tenantId: result.tenantId, credits: result.credits };
     },
     async login(req) {
-      return toTokenResponse(await login(deps, { email: req.email, password: req.password }));
+      return login(deps, { email: req.email, password: req.password });
     },
     async refresh(req) {
-      return toTokenResponse(await refreshSession(deps, { refreshToken: req.refreshToken }));
+      return refreshSession(deps, { refreshToken: req.refreshToken });
     },
     async logout(req) {
       return { sessionId: (await logout(deps, { refreshToken: req.refreshToken })) ?? '' };
@@ -212,13 +193,11 @@ export function identityService(deps: UseCaseDeps, logger: Logger): identityV1.I
       return { outcomes };
     },
     async release(req) {
-      return toSettleResponse(
-        await releaseCredits(deps, {
-          tenantId: requireTenant(req.tenantId),
-          operationId: req.operationId,
-          description: req.description,
-        }),
-      );
+      return releaseCredits(deps, {
+        tenantId: requireTenant(req.tenantId),
+        operationId: req.operationId,
+        description: req.description,
+      });
     },
     async refund(req) {
       const made = await refundCredits(deps, {

@@ -12,35 +12,25 @@ import { rotateSecret } from '../use-cases/rotate-secret.js';
 import { testWebhook } from '../use-cases/test-webhook.js';
 import { updateWebhook } from '../use-cases/update-webhook.js';
 
+/** The webhook as callers see it: without its tenant and secrets, dates as ISO strings. */
 function toWebhook(webhook: Webhook): webhookV1.Webhook {
+  const { tenantId: _tenantId, signingSecret: _signingSecret, previousSecrets: _previousSecrets, ...shown } = webhook;
   return {
-    id: webhook.id,
-    url: webhook.url,
-    events: webhook.events,
-    status: webhook.status,
-    metadata: webhook.metadata,
-    createdAt: webhook.createdAt.toISOString(),
-    updatedAt: webhook.updatedAt.toISOString(),
-    failedAt: webhook.failedAt?.toISOString(),
-    failureReason: webhook.failureReason,
+    ...shown,
+    createdAt: shown.createdAt.toISOString(),
+    updatedAt: shown.updatedAt.toISOString(),
+    failedAt: shown.failedAt?.toISOString(),
   };
 }
 
+/** The delivery as callers see it: without its tenant and attempts; the next attempt only while pending. */
 function toDelivery(delivery: Delivery): webhookV1.Delivery {
+  const { tenantId: _tenantId, roundAttempts: _roundAttempts, attemptLog: _attemptLog, ...shown } = delivery;
   return {
-    id: delivery.id,
-    webhookId: delivery.webhookId,
-    eventId: delivery.eventId,
-    eventType: delivery.eventType,
-    status: delivery.status,
-    responseStatus: delivery.responseStatus,
-    responseTimeMs: delivery.responseTimeMs,
-    attempts: delivery.attempts,
-    deliveredAt: delivery.deliveredAt?.toISOString(),
-    createdAt: delivery.createdAt.toISOString(),
-    nextAttemptAt: delivery.status === 'pending' ? delivery.nextAttemptAt?.toISOString() : undefined,
-    lastError: delivery.lastError,
-    test: delivery.test,
+    ...shown,
+    createdAt: shown.createdAt.toISOString(),
+    deliveredAt: shown.deliveredAt?.toISOString(),
+    nextAttemptAt: shown.status === 'pending' ? shown.nextAttemptAt?.toISOString() : undefined,
   };
 }
 
@@ -59,11 +49,7 @@ export function webhookGrpcService(deps: UseCaseDeps): webhookV1.WebhookServiceI
       return { webhook: toWebhook(webhook), signingSecret };
     },
     async listWebhooks(request) {
-      const result = await listWebhooks(deps, {
-        tenantId: request.tenantId,
-        page: request.page,
-        perPage: request.perPage,
-      });
+      const result = await listWebhooks(deps, request);
       return {
         items: result.items.map(toWebhook),
         total: result.total,
@@ -86,11 +72,11 @@ export function webhookGrpcService(deps: UseCaseDeps): webhookV1.WebhookServiceI
       return toWebhook(webhook);
     },
     async deleteWebhook(request) {
-      await deleteWebhook(deps, { tenantId: request.tenantId, id: request.id });
+      await deleteWebhook(deps, request);
       return { success: true };
     },
     async rotateSecret(request) {
-      const result = await rotateSecret(deps, { tenantId: request.tenantId, id: request.id, secret: request.secret });
+      const result = await rotateSecret(deps, request);
       return {
         id: result.id,
         signingSecret: result.signingSecret,
@@ -98,48 +84,24 @@ export function webhookGrpcService(deps: UseCaseDeps): webhookV1.WebhookServiceI
       };
     },
     async testWebhook(request) {
-      return testWebhook(deps, { tenantId: request.tenantId, id: request.id, eventType: request.eventType });
+      return testWebhook(deps, request);
     },
     async listDeliveries(request) {
-      const items = await listDeliveries(deps, {
-        tenantId: request.tenantId,
-        webhookId: request.webhookId,
-        limit: request.limit,
-        status: request.status,
-      });
+      const items = await listDeliveries(deps, request);
       return { items: items.map(toDelivery) };
     },
     async getDelivery(request) {
-      const delivery = await getDelivery(deps, {
-        tenantId: request.tenantId,
-        webhookId: request.webhookId,
-        deliveryId: request.deliveryId,
-      });
+      const delivery = await getDelivery(deps, request);
       return {
         delivery: toDelivery(delivery),
-        attempts: delivery.attemptLog.map((a) => ({
-          number: a.number,
-          attemptedAt: a.attemptedAt.toISOString(),
-          durationMs: a.durationMs,
-          responseStatus: a.responseStatus,
-          responseHeaders: a.responseHeaders,
-          responseBody: a.responseBody,
-          error: a.error,
-          success: a.success,
-        })),
+        attempts: delivery.attemptLog.map((a) => ({ ...a, attemptedAt: a.attemptedAt.toISOString() })),
       };
     },
     async redeliver(request) {
-      return toDelivery(
-        await redeliver(deps, {
-          tenantId: request.tenantId,
-          webhookId: request.webhookId,
-          deliveryId: request.deliveryId,
-        }),
-      );
+      return toDelivery(await redeliver(deps, request));
     },
     async recover(request) {
-      return recover(deps, { tenantId: request.tenantId, webhookId: request.webhookId, since: request.since });
+      return recover(deps, request);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { workflowV1 } from '@agentplatform/contracts/workflow-v1';
-import { ValidationError, runWithContext, toCallError } from '@agentplatform/service-kit';
+import { ValidationError, requireTenant, runWithContext, toCallError } from '@agentplatform/service-kit';
 import type { Execution, NodeExecution } from '../domain/execution.types.js';
 import { maskHeaders } from '../domain/sealed-headers.js';
 import {
@@ -31,11 +31,6 @@ type Impl = workflowV1.WorkflowServiceImplementation;
 
 /** Hooks one TriggerHooks call may carry (the gateway sends at most 64). */
 export const MAX_HOOKS_PER_CALL = 256;
-
-function requireTenant(tenantId: string): string {
-  if (!tenantId) throw ValidationError.field('tenant_id', 'is required');
-  return tenantId;
-}
 
 function fromNodes(nodes: workflowV1.Node[]): WorkflowNode[] {
   return nodes.map((n) => ({
@@ -92,15 +87,7 @@ function toWorkflow(
 }
 
 function toNodeExecution(n: NodeExecution): workflowV1.NodeExecution {
-  return {
-    nodeId: n.nodeId,
-    status: n.status,
-    startedAt: n.startedAt ? new Date(n.startedAt).toISOString() : undefined,
-    durationMs: n.durationMs,
-    output: n.output,
-    error: n.error,
-    attempts: n.attempts,
-  };
+  return { ...n, startedAt: n.startedAt ? new Date(n.startedAt).toISOString() : undefined };
 }
 
 function toExecution(e: Execution): workflowV1.Execution {
@@ -141,6 +128,13 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
     };
   }
 
+  const changeStatus =
+    (action: 'pause' | 'resume') =>
+    async (req: workflowV1.SetWorkflowStatusRequest): Promise<workflowV1.Workflow> =>
+      toWorkflow(
+        await changeWorkflowStatus(deps, { tenantId: requireTenant(req.tenantId), workflowId: req.workflowId, action }),
+      );
+
   return {
     async createWorkflow(req) {
       const workflow = await createWorkflow(deps, {
@@ -158,12 +152,7 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
       return toWorkflow(details.workflow, details);
     },
     async listWorkflows(req) {
-      const result = await listWorkflows(deps, {
-        tenantId: requireTenant(req.tenantId),
-        page: req.page,
-        perPage: req.perPage,
-        status: req.status,
-      });
+      const result = await listWorkflows(deps, { ...req, tenantId: requireTenant(req.tenantId) });
       return {
         items: result.items.map((i) => toWorkflow(i.workflow, { lastRunAt: i.lastRunAt })),
         total: result.total,
@@ -187,24 +176,8 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
       await deleteWorkflow(deps, { tenantId: requireTenant(req.tenantId), workflowId: req.workflowId });
       return { deleted: true };
     },
-    async pauseWorkflow(req) {
-      return toWorkflow(
-        await changeWorkflowStatus(deps, {
-          tenantId: requireTenant(req.tenantId),
-          workflowId: req.workflowId,
-          action: 'pause',
-        }),
-      );
-    },
-    async resumeWorkflow(req) {
-      return toWorkflow(
-        await changeWorkflowStatus(deps, {
-          tenantId: requireTenant(req.tenantId),
-          workflowId: req.workflowId,
-          action: 'resume',
-        }),
-      );
-    },
+    pauseWorkflow: changeStatus('pause'),
+    resumeWorkflow: changeStatus('resume'),
     async rotateHook(req) {
       return toWorkflow(await rotateHook(deps, { tenantId: requireTenant(req.tenantId), workflowId: req.workflowId }));
     },
@@ -252,21 +225,10 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
       }
     },
     async getExecution(req) {
-      return toExecution(
-        await getExecution(deps, {
-          tenantId: requireTenant(req.tenantId),
-          workflowId: req.workflowId,
-          executionId: req.executionId,
-        }),
-      );
+      return toExecution(await getExecution(deps, { ...req, tenantId: requireTenant(req.tenantId) }));
     },
     async listExecutions(req) {
-      const result = await listExecutions(deps, {
-        tenantId: requireTenant(req.tenantId),
-        workflowId: req.workflowId,
-        limit: req.limit,
-        status: req.status,
-      });
+      const result = await listExecutions(deps, { ...req, tenantId: requireTenant(req.tenantId) });
       return { items: result.items.map(toExecution), total: result.total };
     },
     async retryExecution(req) {
@@ -282,13 +244,7 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
       );
     },
     async cancelExecution(req) {
-      return toExecution(
-        await cancelExecution(deps, {
-          tenantId: requireTenant(req.tenantId),
-          workflowId: req.workflowId,
-          executionId: req.executionId,
-        }),
-      );
+      return toExecution(await cancelExecution(deps, { ...req, tenantId: requireTenant(req.tenantId) }));
     },
   };
 }

@@ -1,32 +1,15 @@
 import mongoose from 'mongoose';
 import { declaredIndexes, recordQueryShapes, servingIndex } from '@agentplatform/service-kit';
 import { suiteFixture } from '@agentplatform/testing';
-import type { Execution } from '../src/domain/execution.types';
 import { NO_LEASE } from '../src/domain/lease';
 import type { Workflow } from '../src/domain/workflow.types';
 import { ExecutionRepository } from '../src/persistence/execution.repository';
-import { startWorkflowStore } from './store.support';
+import type { ExecutionDocument } from '../src/persistence/execution.schema';
+import type { WorkflowDocument } from '../src/persistence/workflow.schema';
+import { executionAt as execution, startWorkflowStore, storedExecution, storedWorkflow } from './store.support';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
-
-function execution(id: string, status: Execution['status'], startedAt: Date): Execution {
-  return {
-    id,
-    tenantId: 'ten_1',
-    workflowId: 'wf_1',
-    workflowVersion: 1,
-    status,
-    trigger: 'manual',
-    input: {},
-    graph: { nodes: [], edges: [] },
-    nodeExecutions: [],
-    startedAt,
-    deadlineAt: new Date(startedAt.getTime() + MINUTE),
-    startedEvent: true,
-    ...(status === 'running' ? {} : { completedAt: startedAt, durationMs: 5 }),
-  };
-}
 
 function workflow(id: string, nextRunAt: Date | null): Workflow {
   const at = new Date(Date.now() - DAY);
@@ -49,39 +32,11 @@ function workflow(id: string, nextRunAt: Date | null): Workflow {
 /** History written straight to the collections: what an idle poll must not pay for. */
 async function seedHistory(connection: mongoose.Connection, count: number): Promise<void> {
   const at = new Date(Date.now() - DAY);
-  const executions = Array.from({ length: count }, (_, i) => ({
-    _id: `exe_old_${i}`,
-    tenant_id: 'ten_1',
-    workflow_id: 'wf_old',
-    status: 'completed',
-    trigger: 'manual',
-    input: {},
-    graph: { nodes: [], edges: [] },
-    node_executions: [],
-    started_at: at,
-    completed_at: at,
-    deadline_at: at,
-    started_event: true,
-    lease_owner: null,
-    lease_until: at,
-    claims: 0,
-  }));
-  const workflows = Array.from({ length: count }, (_, i) => ({
-    _id: `wf_old_${i}`,
-    tenant_id: 'ten_1',
-    hook_id: `hk_old_${i}`,
-    name: 'old',
-    status: 'active',
-    version: 1,
-    nodes: [],
-    edges: [],
-    next_run_at: null,
-    created_at: at,
-    updated_at: at,
-  }));
+  const executions = Array.from({ length: count }, (_, i) => storedExecution(`exe_old_${i}`, 'ten_1', 'wf_old', at));
+  const workflows = Array.from({ length: count }, (_, i) => storedWorkflow(`wf_old_${i}`, 'ten_1', at));
   for (let i = 0; i < count; i += 1_000) {
-    await connection.collection('executions').insertMany(executions.slice(i, i + 1_000) as never[]);
-    await connection.collection('workflows').insertMany(workflows.slice(i, i + 1_000) as never[]);
+    await connection.collection<ExecutionDocument>('executions').insertMany(executions.slice(i, i + 1_000));
+    await connection.collection<WorkflowDocument>('workflows').insertMany(workflows.slice(i, i + 1_000));
   }
 }
 

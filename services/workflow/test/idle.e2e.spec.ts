@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import mongoose from 'mongoose';
 import { startPlatform, suiteFixture } from '@agentplatform/testing';
+import type { ExecutionDocument } from '../src/persistence/execution.schema';
+import type { WorkflowDocument } from '../src/persistence/workflow.schema';
+import { storedExecution, storedWorkflow } from './store.support';
 
 const DAY = 86_400_000;
 
@@ -43,40 +46,12 @@ describe('an idle workflow service on a long history', () => {
       const at = new Date(Date.now() - DAY);
       for (let batch = 0; batch < 5; batch++) {
         const ids = Array.from({ length: 1_000 }, (_, i) => `${batch}_${i}`);
-        await connection.collection('executions').insertMany(
-          ids.map((id) => ({
-            _id: `exe_old_${id}`,
-            tenant_id: 'ten_old',
-            workflow_id: 'wf_old_0_0',
-            status: 'completed',
-            trigger: 'manual',
-            input: {},
-            graph: { nodes: [], edges: [] },
-            node_executions: [],
-            started_at: at,
-            completed_at: at,
-            deadline_at: at,
-            started_event: true,
-            lease_owner: null,
-            lease_until: at,
-            claims: 0,
-          })) as never[],
-        );
-        await connection.collection('workflows').insertMany(
-          ids.map((id) => ({
-            _id: `wf_old_${id}`,
-            tenant_id: 'ten_old',
-            hook_id: `hk_old_${id}`,
-            name: 'old',
-            status: 'active',
-            version: 1,
-            nodes: [],
-            edges: [],
-            next_run_at: null,
-            created_at: at,
-            updated_at: at,
-          })) as never[],
-        );
+        await connection
+          .collection<ExecutionDocument>('executions')
+          .insertMany(ids.map((id) => storedExecution(`exe_old_${id}`, 'ten_old', 'wf_old_0_0', at)));
+        await connection
+          .collection<WorkflowDocument>('workflows')
+          .insertMany(ids.map((id) => storedWorkflow(`wf_old_${id}`, 'ten_old', at)));
       }
     } finally {
       await connection.close();

@@ -2,7 +2,7 @@ import { suiteFixture } from '@agentplatform/testing';
 import type { Execution } from '../src/domain/execution.types';
 import { NO_LEASE } from '../src/domain/lease';
 import { pruneExecutions } from '../src/use-cases/prune-executions';
-import { startWorkflowStore } from './store.support';
+import { executionAt, startWorkflowStore } from './store.support';
 
 /** Retention against the real MongoDB-compatible server: only finished executions past the period go. */
 describe('execution retention', () => {
@@ -10,29 +10,9 @@ describe('execution retention', () => {
   const DAY = 86_400_000;
   const now = new Date('2026-06-30T12:00:00Z');
 
-  function execution(
-    id: string,
-    status: Execution['status'],
-    ageDays: number,
-    finished = status !== 'running',
-  ): Execution {
-    const started = new Date(now.getTime() - ageDays * DAY);
-    return {
-      id,
-      tenantId: 'ten_1',
-      workflowId: 'wf_1',
-      workflowVersion: 1,
-      status,
-      trigger: 'manual',
-      input: {},
-      graph: { nodes: [], edges: [] },
-      nodeExecutions: [],
-      startedAt: started,
-      deadlineAt: new Date(started.getTime() + 60_000),
-      startedEvent: true,
-      ...(finished ? { completedAt: new Date(started.getTime() + 1_000), durationMs: 1_000 } : {}),
-    };
-  }
+  /** Started `ageDays` before `now`; a finished one took a second. */
+  const execution = (id: string, status: Execution['status'], ageDays: number): Execution =>
+    executionAt(id, status, new Date(now.getTime() - ageDays * DAY), 1_000);
 
   it('deletes finished executions older than the retention period and keeps the rest', async () => {
     const { connection, executions } = store;

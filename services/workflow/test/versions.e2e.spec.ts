@@ -1,5 +1,7 @@
+import { documentsOf } from '@agentplatform/service-kit';
 import { suiteFixture } from '@agentplatform/testing';
-import { startWorkflowStore } from './store.support';
+import type { ExecutionDocument } from '../src/persistence/execution.schema';
+import { startWorkflowStore, storedExecution } from './store.support';
 
 /**
  * Versions against the real MongoDB-compatible server: documents stored before versions read as
@@ -44,20 +46,9 @@ describe('workflow versions in storage', () => {
     // Another tenant's workflow is not found, whatever the version.
     expect(await workflows.update('ten_2', 'wf_old', { name: 'x', updatedAt: now }, { version: 2 })).toBeUndefined();
 
-    await executions.model.collection.insertOne({
-      _id: 'exe_old',
-      tenant_id: 'ten_1',
-      workflow_id: 'wf_old',
-      status: 'completed',
-      trigger: 'manual',
-      input: {},
-      graph: { nodes: [], edges: [] },
-      node_executions: [],
-      started_at: now,
-      deadline_at: now,
-      started_event: true,
-      claims: 0,
-    } as never);
+    await documentsOf<ExecutionDocument>(executions.model).insertOne(
+      storedExecution('exe_old', 'ten_1', 'wf_old', now),
+    );
     expect((await executions.getById('ten_1', 'exe_old'))?.workflowVersion).toBe(1);
     expect(await executions.getById('ten_2', 'exe_old')).toBeUndefined();
   });

@@ -25,6 +25,7 @@ import { MemoryIndexCache } from '../search/memory-index-cache.js';
 import { QueryEmbeddings } from '../search/query-embeddings.js';
 import type { McpPort, McpTurnPort } from '../tools/mcp-tools.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
+import { createAgent } from '../use-cases/manage-agents.js';
 import { CountingBacklog, InMemoryAgents, InMemoryMemories, page, RecordingIndex } from './in-memory-memory.js';
 
 /** Byte order, as MongoDB sorts string ids (ulids and tool message suffixes). */
@@ -302,4 +303,13 @@ export function inMemoryAgentMemoryDeps() {
   };
   const deps: UseCaseDeps = fakes;
   return { fakes, deps };
+}
+
+/** The in-memory deps with one assistant of tenant t1, the memory inserts and memory-version bumps spied on. */
+export async function depsWithAgent() {
+  const { deps, fakes } = inMemoryAgentMemoryDeps();
+  const agent = await createAgent(deps, { tenantId: 't1', name: 'Helper', type: 'assistant' });
+  const inserts = jest.spyOn(fakes.memories, 'insertMany');
+  const bumps = jest.spyOn(fakes.agents, 'bumpMemoryVersion');
+  return { deps, fakes, agentId: agent.id, inserts, bumps };
 }

@@ -1,14 +1,6 @@
-import { inMemoryAgentMemoryDeps } from '../testing/in-memory.js';
-import { createAgent, deleteAgent } from './manage-agents.js';
+import { depsWithAgent } from '../testing/in-memory.js';
+import { deleteAgent } from './manage-agents.js';
 import { addMemories } from './add-memories.js';
-
-async function setup() {
-  const { deps, fakes } = inMemoryAgentMemoryDeps();
-  const agent = await createAgent(deps, { tenantId: 't1', name: 'Helper', type: 'assistant' });
-  const inserts = jest.spyOn(fakes.memories, 'insertMany');
-  const bumps = jest.spyOn(fakes.agents, 'bumpMemoryVersion');
-  return { deps, fakes, agentId: agent.id, inserts, bumps };
-}
 
 describe('batch adds', () => {
   const batch = (deps: Parameters<typeof addMemories>[0], agentId: string, items: Array<Record<string, unknown>>) =>
@@ -20,7 +12,7 @@ describe('batch adds', () => {
     });
 
   it('stores every item with one insert and one version bump, answering them in order', async () => {
-    const { deps, fakes, agentId, inserts, bumps } = await setup();
+    const { deps, fakes, agentId, inserts, bumps } = await depsWithAgent();
     const items = await batch(
       deps,
       agentId,
@@ -37,7 +29,7 @@ describe('batch adds', () => {
   });
 
   it('checks every item before storing any, naming each wrong field by its place', async () => {
-    const { deps, fakes, agentId } = await setup();
+    const { deps, fakes, agentId } = await depsWithAgent();
     await expect(
       batch(deps, agentId, [{ content: 'fine' }, { content: '   ' }, { content: 'x', memoryType: 'dream' }]),
     ).rejects.toMatchObject({
@@ -62,7 +54,7 @@ describe('batch adds', () => {
   });
 
   it('refuses the whole batch when one item has a type the agent has not enabled', async () => {
-    const { deps, fakes, agentId } = await setup();
+    const { deps, fakes, agentId } = await depsWithAgent();
     await expect(
       batch(deps, agentId, [{ content: 'a' }, { content: 'b', memoryType: 'procedural' }]),
     ).rejects.toMatchObject({
@@ -74,7 +66,7 @@ describe('batch adds', () => {
   });
 
   it('refuses a batch that does not fit the quota whole, and stores a smaller one that does', async () => {
-    const { deps, fakes, agentId } = await setup();
+    const { deps, fakes, agentId } = await depsWithAgent();
     fakes.memories.seed('t1', agentId, 9_988);
     await batch(deps, agentId, [{ content: 'makes the counter' }, { content: 'and counts 9,990' }]);
     const outcomes = await Promise.allSettled(
@@ -97,7 +89,7 @@ describe('batch adds', () => {
   });
 
   it("answers 404 for another tenant's agent and an agent deleted during the write, storing nothing", async () => {
-    const { deps, fakes, agentId, inserts } = await setup();
+    const { deps, fakes, agentId, inserts } = await depsWithAgent();
     await expect(addMemories(deps, { tenantId: 't2', agentId, items: [{ content: 'theirs' }] })).rejects.toMatchObject({
       code: 'not_found',
     });

@@ -1,21 +1,13 @@
-import { inMemoryAgentMemoryDeps } from '../testing/in-memory.js';
-import { createAgent, deleteAgent } from './manage-agents.js';
+import { depsWithAgent } from '../testing/in-memory.js';
+import { deleteAgent } from './manage-agents.js';
 import { addMemory, storeMemory } from './add-memory.js';
-
-async function setup() {
-  const { deps, fakes } = inMemoryAgentMemoryDeps();
-  const agent = await createAgent(deps, { tenantId: 't1', name: 'Helper', type: 'assistant' });
-  const inserts = jest.spyOn(fakes.memories, 'insertMany');
-  const bumps = jest.spyOn(fakes.agents, 'bumpMemoryVersion');
-  return { deps, fakes, agentId: agent.id, inserts, bumps };
-}
 
 const add = (deps: Parameters<typeof addMemory>[0], agentId: string, content: string, extra = {}) =>
   addMemory(deps, { tenantId: 't1', agentId, content, ...extra });
 
 describe('memory adds written in groups', () => {
   it('writes concurrent adds of one agent with one insert and one version bump per group', async () => {
-    const { deps, fakes, agentId, inserts, bumps } = await setup();
+    const { deps, fakes, agentId, inserts, bumps } = await depsWithAgent();
     const items = await Promise.all(Array.from({ length: 20 }, (_, i) => add(deps, agentId, `fact ${i}`)));
     expect(new Set(items.map((item) => item.id)).size).toBe(20);
     expect(items.map((item) => item.content)).toEqual(Array.from({ length: 20 }, (_, i) => `fact ${i}`));
@@ -31,7 +23,7 @@ describe('memory adds written in groups', () => {
   });
 
   it("counts chats' episodic memories toward the quota with one increment per group, never refusing", async () => {
-    const { deps, fakes, agentId } = await setup();
+    const { deps, fakes, agentId } = await depsWithAgent();
     const agent = (await fakes.agents.find('t1', agentId))!;
     await add(deps, agentId, 'a fact', { plan: 'free' });
     const increments = jest.spyOn(fakes.quotas, 'add');
@@ -50,7 +42,7 @@ describe('memory adds written in groups', () => {
   });
 
   it('refuses only the add whose type is not enabled; the rest of its group is stored', async () => {
-    const { deps, fakes, agentId } = await setup();
+    const { deps, fakes, agentId } = await depsWithAgent();
     const outcomes = await Promise.allSettled([
       add(deps, agentId, 'first'),
       add(deps, agentId, 'a procedure', { memoryType: 'procedural' }),
@@ -65,7 +57,7 @@ describe('memory adds written in groups', () => {
   });
 
   it('stores what fits the quota when a group is larger than the room left, and refuses the rest', async () => {
-    const { deps, fakes, agentId } = await setup();
+    const { deps, fakes, agentId } = await depsWithAgent();
     fakes.memories.seed('t1', agentId, 9_998);
     const outcomes = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => add(deps, agentId, `new ${i}`)));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(2);
@@ -77,7 +69,7 @@ describe('memory adds written in groups', () => {
   });
 
   it('gives an agent deleted while its group is written no memories, and answers 404', async () => {
-    const { deps, fakes, agentId, inserts } = await setup();
+    const { deps, fakes, agentId, inserts } = await depsWithAgent();
     const insertMany = fakes.memories.insertMany.bind(fakes.memories);
     // The delete runs (and answers) between the group's agent read and its insert.
     inserts.mockImplementationOnce(async (items) => {
@@ -90,7 +82,7 @@ describe('memory adds written in groups', () => {
   });
 
   it("never mixes tenants: another tenant's add to the agent is a 404 and stores nothing", async () => {
-    const { deps, fakes, agentId } = await setup();
+    const { deps, fakes, agentId } = await depsWithAgent();
     const [mine, theirs] = await Promise.allSettled([
       add(deps, agentId, 'mine'),
       addMemory(deps, { tenantId: 't2', agentId, content: 'theirs' }),
@@ -103,7 +95,7 @@ describe('memory adds written in groups', () => {
 
 describe('memory adds: the quota taken while the agent is read', () => {
   /** Records the order in which the repositories and the quota counter are called. */
-  function trace(fakes: Awaited<ReturnType<typeof setup>>['fakes']) {
+  function trace(fakes: Awaited<ReturnType<typeof depsWithAgent>>['fakes']) {
     const calls: string[] = [];
     for (const [target, name, label] of [
       [fakes.agents, 'find', 'find'],
@@ -113,7 +105,7 @@ describe('memory adds: the quota taken while the agent is read', () => {
     ] as const) {
       type Method = (...args: unknown[]) => Promise<unknown>;
       const own = (target as unknown as Record<string, Method>)[name];
-      // setup() spies on some already: call the class's own method under them.
+      // depsWithAgent() spies on some already: call the class's own method under them.
       const method = jest.isMockFunction(own) ? (Object.getPrototypeOf(target) as Record<string, Method>)[name] : own;
       const original = method.bind(target);
       jest.spyOn(target as never, name as never).mockImplementation(((...args: unknown[]) => {
@@ -125,7 +117,7 @@ describe('memory adds: the quota taken while the agent is read', () => {
   }
 
   it('reads an unknown agent first, then no more while the types it has enabled cover the adds', async () => {
-    const { deps, fakes, agentId } = await setup();
+    const { deps, fakes, agentId } = await depsWithAgent();
     const calls = trace(fakes);
     await add(deps, agentId, 'first'); // not known yet: the agent is read first
     expect(calls.slice(0, 3)).toEqual(['find:start', 'find:end', 'acquire:start']);
@@ -147,7 +139,7 @@ describe('memory adds: the quota taken while the agent is read', () => {
   });
 
   it("takes a known agent's quota while reading it when an add's type is not among those it knew", async () => {
-    const { deps, fakes, agentId } = await setup();
+    const { deps, fakes, agentId } = await depsWithAgent();
     await add(deps, agentId, 'first'); // known: semantic and episodic enabled
     // Another replica enables procedural memories.
     await fakes.agents.update('t1', agentId, { memoryTypes: ['semantic', 'procedural'] }, new Date());
@@ -168,7 +160,7 @@ describe('memory adds: the quota taken while the agent is read', () => {
   });
 
   it('refuses an add whose type another replica disabled since this one read the agent', async () => {
-    const { deps, fakes, agentId } = await setup();
+    const { deps, fakes, agentId } = await depsWithAgent();
     await add(deps, agentId, 'first'); // known: semantic and episodic enabled
     await fakes.agents.update('t1', agentId, { memoryTypes: ['episodic'] }, new Date());
     const find = jest.spyOn(fakes.agents, 'find');
@@ -197,7 +189,7 @@ describe('memory adds: the quota taken while the agent is read', () => {
   });
 
   it('keeps the units of stored items when removing a refused one fails after the bump', async () => {
-    const { deps, fakes, agentId, bumps } = await setup();
+    const { deps, fakes, agentId, bumps } = await depsWithAgent();
     await add(deps, agentId, 'first');
     // Another replica disables semantic memories just after the next group's bump has answered,
     // so that the group after it is written as this replica knew the agent.
@@ -225,7 +217,7 @@ describe('memory adds: the quota taken while the agent is read', () => {
   });
 
   it("never takes another tenant's agent's units, even for an agent this replica knows", async () => {
-    const { deps, fakes, agentId } = await setup();
+    const { deps, fakes, agentId } = await depsWithAgent();
     await add(deps, agentId, 'mine');
     const acquire = jest.spyOn(fakes.quotas, 'acquire');
     const release = jest.spyOn(fakes.quotas, 'release');
@@ -238,7 +230,7 @@ describe('memory adds: the quota taken while the agent is read', () => {
   });
 
   it('gives back the units taken for a known agent found deleted, and answers 404', async () => {
-    const { deps, fakes, agentId } = await setup();
+    const { deps, fakes, agentId } = await depsWithAgent();
     await add(deps, agentId, 'first');
     await fakes.agents.delete('t1', agentId);
     await expect(add(deps, agentId, 'too late')).rejects.toMatchObject({ code: 'not_found' });
@@ -247,7 +239,7 @@ describe('memory adds: the quota taken while the agent is read', () => {
   });
 
   it('at the limit, refuses no add for a unit an add with a wrong type held', async () => {
-    const { deps, fakes, agentId } = await setup();
+    const { deps, fakes, agentId } = await depsWithAgent();
     await add(deps, agentId, 'known'); // the agent is now known: its units are taken early
     fakes.memories.seed('t1', agentId, 9_997);
     await fakes.quotas.forget(agentId, 'memories'); // counted again from the items: 9,998

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient } from 'mongodb';
 import { startPlatform, waitFor, type Http, type Platform } from '@agentplatform/testing';
 import { tenantOnPlan } from './schedules.support';
+import { createWorkflow, percentile } from './workflows.support';
 
 /**
  * Fair execution slots (issue 34, item 4; docs/workflow-engine.md "Execution slots"): one tenant's
@@ -15,12 +16,6 @@ jest.setTimeout(240_000);
 const SLOTS = 100;
 const LEAF_DELAY_MS = 1_000;
 const WIDTH = 10;
-
-/** The p-th percentile of a list of numbers (nearest rank). */
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 describe('execution slots shared between tenants', () => {
   let platform: Platform;
@@ -48,12 +43,6 @@ describe('execution slots shared between tenants', () => {
     await mongo?.close();
     await platform?.stop();
   });
-
-  async function create(http: Http, body: Record<string, unknown>): Promise<string> {
-    const res = await http.post('/api/v1/workflows', body);
-    expect(res.status).toBe(201);
-    return res.body.id;
-  }
 
   /** A foreach over `input.item` (or `input.tree` at the top) running `child` 16 at a time. */
   function level(name: string, child: string, items = 'input.item') {
@@ -93,18 +82,18 @@ describe('execution slots shared between tenants', () => {
   }
 
   it("keeps another tenant's trivial runs fast while one execute fans out to 1,000 leaf runs", async () => {
-    const leaf = await create(attacker, {
+    const leaf = await createWorkflow(attacker, {
       name: 'leaf',
       nodes: [{ id: 'wait', type: 'delay', config: { ms: LEAF_DELAY_MS } }],
     });
-    const low = await create(attacker, level('low', leaf));
-    const mid = await create(attacker, level('mid', low));
-    const root = await create(attacker, level('root', mid, 'input.tree'));
+    const low = await createWorkflow(attacker, level('low', leaf));
+    const mid = await createWorkflow(attacker, level('mid', low));
+    const root = await createWorkflow(attacker, level('root', mid, 'input.tree'));
     const tree = Array.from({ length: WIDTH }, (_, a) =>
       Array.from({ length: WIDTH }, (_, b) => Array.from({ length: WIDTH }, (_, c) => a * 100 + b * 10 + c)),
     );
 
-    const trivial = await create(bystander, {
+    const trivial = await createWorkflow(bystander, {
       name: 'trivial',
       nodes: [{ id: 't', type: 'transform', config: { fields: { m: 'input.n + 1' } } }],
     });
@@ -147,12 +136,12 @@ describe('execution slots shared between tenants', () => {
 
   it("refuses a manual execute over the plan's executions in flight, and lets the fan-out's own children queue", async () => {
     const free = (await tenantOnPlan(platform, mongo, 'free')).http;
-    const leaf = await create(free, {
+    const leaf = await createWorkflow(free, {
       name: 'leaf',
       nodes: [{ id: 'wait', type: 'delay', config: { ms: 3_000 } }],
     });
-    const mid = await create(free, level('mid', leaf));
-    const root = await create(free, level('root', mid, 'input.tree'));
+    const mid = await createWorkflow(free, level('mid', leaf));
+    const root = await createWorkflow(free, level('root', mid, 'input.tree'));
     // 1 + 4 + 64 runs in flight from one execute: more than the free plan's 50.
     const tree = Array.from({ length: 4 }, (_, a) => Array.from({ length: 16 }, (_, b) => a * 16 + b));
     const started = await free.post(`/api/v1/workflows/${root}/execute`, { input: { tree }, async: true });

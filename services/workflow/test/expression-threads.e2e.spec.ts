@@ -1,6 +1,7 @@
 import { MongoClient } from 'mongodb';
-import { startPlatform, type Http, type Platform } from '@agentplatform/testing';
+import { startPlatform, type Platform } from '@agentplatform/testing';
 import { tenantOnPlan } from './schedules.support';
+import { createWorkflow, percentile } from './workflows.support';
 
 /**
  * Expression threads are shared fairly (docs/design.md section 5; issue 34, item 9): two tenants
@@ -13,11 +14,6 @@ jest.setTimeout(180_000);
 const LIST = `[${Array.from({ length: 300 }, (_, i) => i).join(',')}]`;
 /** Three nested macros over 300-element lists: stopped at its 50 ms budget, then its thread restarts. */
 const BOMB = `${LIST}.all(x, ${LIST}.all(y, ${LIST}.all(z, true)))`;
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -38,12 +34,6 @@ describe('expression threads shared between tenants', () => {
     await platform?.stop();
   });
 
-  async function create(http: Http, body: Record<string, unknown>): Promise<string> {
-    const res = await http.post('/api/v1/workflows', body);
-    expect(res.status).toBe(201);
-    return res.body.id;
-  }
-
   it("keeps a tenant's sandboxed transform fast while two tenants flood the threads with bombs", async () => {
     // On the plan without a request rate limit: the attack is the sandbox, not the gateway.
     const attackers = [
@@ -53,13 +43,13 @@ describe('expression threads shared between tenants', () => {
     const bystander = (await tenantOnPlan(platform, mongo, 'enterprise')).http;
     const bombs = await Promise.all(
       attackers.map((http) =>
-        create(http, {
+        createWorkflow(http, {
           name: 'bomb',
           nodes: [{ id: 'b', type: 'transform', config: { fields: { never: BOMB } } }],
         }),
       ),
     );
-    const transform = await create(bystander, {
+    const transform = await createWorkflow(bystander, {
       name: 'macro transform',
       nodes: [{ id: 't', type: 'transform', config: { fields: { m: '[1, 2, 3].map(x, x * input.n)' } } }],
     });

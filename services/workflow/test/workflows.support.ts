@@ -9,6 +9,19 @@ import {
   type Platform,
 } from '@agentplatform/testing';
 
+/** Creates a workflow through the gateway and answers its id. */
+export async function createWorkflow(http: Http, body: Record<string, unknown>): Promise<string> {
+  const res = await http.post('/api/v1/workflows', body);
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+
+/** The p-th percentile of a list of numbers (nearest rank). */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
 /** Waits until an execution has left `running` and answers it. */
 export async function finished(http: Http, workflowId: string, executionId: string, timeoutMs = 30_000): Promise<any> {
   return waitFor(

@@ -1,26 +1,17 @@
 import type { Server } from 'nice-grpc';
-import { HealthCheckRequest, HealthCheckResponse } from 'nice-grpc-server-health/lib/proto/grpc/health/v1/health';
 import { currentRequestId, runWithContext } from './context';
 import { DomainError, ValidationError } from './errors';
 import { createGrpcClient, openChannel } from './grpc-client';
 import { createGrpcServer } from './grpc-server';
+import { unaryHealthMethod } from './health-method.support';
 import { createLogger } from './logger';
 import { Metrics } from './metrics';
 
-/** A one-method service for the test, reusing the health messages. */
+/** A one-method service for the test. */
 const TestDefinition = {
   name: 'Test',
   fullName: 'agentplatform.test.Test',
-  methods: {
-    fail: {
-      name: 'Fail',
-      requestType: HealthCheckRequest,
-      requestStream: false,
-      responseType: HealthCheckResponse,
-      responseStream: false,
-      options: {},
-    },
-  },
+  methods: { fail: unaryHealthMethod('Fail') },
 } as const;
 
 describe('errors and request ids across real gRPC', () => {

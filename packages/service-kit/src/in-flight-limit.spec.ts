@@ -1,27 +1,18 @@
 import type { Server } from 'nice-grpc';
 import { HealthDefinition } from 'nice-grpc-server-health';
-import { HealthCheckRequest, HealthCheckResponse } from 'nice-grpc-server-health/lib/proto/grpc/health/v1/health';
 import { DomainError } from './errors';
 import { createGrpcClient, openChannel, type Channel } from './grpc-client';
 import { createGrpcServer } from './grpc-server';
+import { unaryHealthMethod } from './health-method.support';
 import { InFlightLimit } from './in-flight-limit';
 import { createLogger } from './logger';
 import { Metrics } from './metrics';
 
-/** A one-method service for the test, reusing the health messages. */
+/** A one-method service for the test. */
 const TestDefinition = {
   name: 'Test',
   fullName: 'agentplatform.test.Test',
-  methods: {
-    work: {
-      name: 'Work',
-      requestType: HealthCheckRequest,
-      requestStream: false,
-      responseType: HealthCheckResponse,
-      responseStream: false,
-      options: {},
-    },
-  },
+  methods: { work: unaryHealthMethod('Work') },
 } as const;
 
 describe('in-flight limits across real gRPC', () => {

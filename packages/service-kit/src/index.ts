@@ -29,3 +29,4 @@ export * from './lazy-undici.js';
 export * from './retention.js';
 export * from './repeating-job.js';
 export * from './query-shapes.js';
+export * from './newest-ids.js';

@@ -1,23 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import type { Connection, Model, mongo } from 'mongoose';
-import { documentsOf, insertEach, isDuplicateKeyError, pruneInBatches } from '@agentplatform/service-kit';
+import { documentsOf, insertEach, isDuplicateKeyError, NewestIds, pruneInBatches } from '@agentplatform/service-kit';
 import type { AttemptResult, Delivery, DeliveryStatus } from '../domain/types.js';
 import { deliveryDueModel, type DeliveryDueDocument } from './delivery-due.schema.js';
-import { deliveryModel, type AttemptDocument, type DeliveryDocument } from './delivery.schema.js';
+import { FREE, freeToken, fromAttempt, fromNewDelivery, toDelivery, type NewDelivery } from './delivery.mappers.js';
+import { deliveryModel, type DeliveryDocument } from './delivery.schema.js';
+
+export type { NewDelivery } from './delivery.mappers.js';
 
 /** Attempts kept per delivery; redeliveries beyond that drop the oldest. */
 const MAX_ATTEMPT_LOG = 50;
-const FREE = new Date(0);
-
-/**
- * The token a delivery carries while no replica leases it. A new one on every write that frees a
- * lease: the poller claims a delivery by a compare-and-set of the token it read (`{_id,
- * lease_token}`, an index lookup on the stand-in too), so a token must never come back, or a
- * claim based on a stale read could win over a delivery that was sent in between.
- */
-function freeToken(): string {
-  return `free:${randomUUID()}`;
-}
 
 /** A delivery sent again from the start of its attempt schedule (manual retry, replay). */
 function freshSchedule(now: Date) {
@@ -39,71 +30,6 @@ function claimableAt(record: Schedule): Date {
   return new Date(Math.max(next, record.lease_until.getTime() + 1));
 }
 
-function toAttempt(record: AttemptDocument): AttemptResult {
-  return {
-    number: record.number,
-    attemptedAt: new Date(record.attempted_at),
-    durationMs: record.duration_ms,
-    responseStatus: record.response_status ?? undefined,
-    responseHeaders: record.response_headers ?? {},
-    responseBody: record.response_body ?? undefined,
-    error: record.error ?? undefined,
-    success: record.success,
-  };
-}
-
-function fromAttempt(attempt: AttemptResult): AttemptDocument {
-  return {
-    number: attempt.number,
-    attempted_at: attempt.attemptedAt,
-    duration_ms: attempt.durationMs,
-    response_status: attempt.responseStatus ?? null,
-    response_headers: attempt.responseHeaders,
-    response_body: attempt.responseBody ?? null,
-    error: attempt.error ?? null,
-    success: attempt.success,
-  };
-}
-
-function toDelivery(record: DeliveryDocument): Delivery {
-  return {
-    id: record._id,
-    tenantId: record.tenant_id,
-    webhookId: record.webhook_id,
-    eventId: record.event_id,
-    eventType: record.event_type,
-    status: record.status,
-    test: record.test ?? false,
-    attempts: record.attempts ?? 0,
-    roundAttempts: record.round_attempts ?? 0,
-    attemptLog: (record.attempt_log ?? []).map(toAttempt),
-    nextAttemptAt: record.next_attempt_at ?? undefined,
-    responseStatus: record.response_status ?? undefined,
-    responseTimeMs: record.response_time_ms ?? undefined,
-    deliveredAt: record.delivered_at ?? undefined,
-    lastError: record.last_error ?? undefined,
-    createdAt: record.created_at,
-  };
-}
-
-/** A new delivery, created already leased by the replica that sends its first attempt. */
-export interface NewDelivery {
-  /** `deliveryIdFor(webhookId, eventId, ...)`: the id is what keeps deliveries unique per (webhook, event). */
-  id: string;
-  tenantId: string;
-  webhookId: string;
-  eventId: string;
-  eventType: string;
-  test?: boolean;
-  /** The request body (`jobBody` of the event), kept on the delivery so a retry needs no other read. */
-  body: string;
-  /** The trace the delivery's attempts belong to (tracing on). */
-  traceparent?: string;
-  leaseToken?: string;
-  leaseUntil?: Date;
-  createdAt: Date;
-}
-
 /** The outcome of one attempt, written only if the writer still holds the lease. */
 export interface AttemptOutcome {
   id: string;
@@ -120,31 +46,8 @@ export interface AttemptOutcome {
   lastError?: string;
 }
 
-function fromNewDelivery(d: NewDelivery): DeliveryDocument {
-  return {
-    _id: d.id,
-    tenant_id: d.tenantId,
-    webhook_id: d.webhookId,
-    event_id: d.eventId,
-    event_type: d.eventType,
-    status: 'pending',
-    test: d.test ?? false,
-    body: d.body,
-    ...(d.traceparent ? { traceparent: d.traceparent } : {}),
-    attempts: 0,
-    round_attempts: 0,
-    attempt_log: [],
-    next_attempt_at: d.createdAt,
-    lease_until: d.leaseUntil ?? FREE,
-    lease_token: d.leaseToken ?? freeToken(),
-    response_status: null,
-    response_time_ms: null,
-    delivered_at: null,
-    last_error: null,
-    created_at: d.createdAt,
-    updated_at: d.createdAt,
-  };
-}
+/** What a delivery log's page leaves out: the attempts and the body. */
+const LIST_PROJECTION = { attempt_log: 0, body: 0 } as const;
 
 /** Deliveries with their attempt log. API queries name the tenant; dispatcher writes go by id and lease. */
 export class DeliveryRepository {
@@ -152,9 +55,13 @@ export class DeliveryRepository {
   /** When each pending delivery comes due (delivery-due.schema.ts): what the retry poller pages through. */
   readonly due: Model<DeliveryDueDocument>;
 
+  /** Each webhook's newest delivery ids: what the delivery log's page reads (newest-ids.ts). */
+  readonly newest: NewestIds;
+
   constructor(connection: Connection) {
     this.model = deliveryModel(connection);
     this.due = deliveryDueModel(connection);
+    this.newest = new NewestIds(connection, 'delivery_windows');
   }
 
   /**
@@ -197,6 +104,7 @@ export class DeliveryRepository {
     const dueResults = await insertEach(documentsOf<DeliveryDueDocument>(this.due), entries);
     const dueFailure = dueResults.find((r) => r !== undefined && !isDuplicateKeyError(r));
     if (dueFailure) throw dueFailure;
+    await this.newest.add(records.map((r) => ({ parentId: r.webhook_id, id: r._id })));
     const results = await insertEach(documentsOf<DeliveryDocument>(this.model), records);
     const failure = results.find((r) => r !== undefined && !isDuplicateKeyError(r));
     if (failure) throw failure;
@@ -371,12 +279,27 @@ export class DeliveryRepository {
     );
   }
 
+  /**
+   * The webhook's newest deliveries: read by `_id` from its window of newest ids (the sorted
+   * query below scans every delivery on the stand-in), the tenant and status checked here.
+   */
   async list(tenantId: string, webhookId: string, limit: number, status?: DeliveryStatus): Promise<Delivery[]> {
-    const records = await this.model
-      .find({ tenant_id: tenantId, webhook_id: webhookId, ...(status ? { status } : {}) }, { attempt_log: 0, body: 0 })
-      .sort({ _id: -1 })
-      .limit(limit)
-      .lean<DeliveryDocument[]>();
+    const filter = { tenant_id: tenantId, webhook_id: webhookId, ...(status ? { status } : {}) };
+    const records = await this.newest.page(webhookId, limit, {
+      byIds: async (ids) =>
+        (await this.model.find({ _id: { $in: ids } }, LIST_PROJECTION).lean<DeliveryDocument[]>()).filter(
+          (r) => r.tenant_id === tenantId && r.webhook_id === webhookId && (!status || r.status === status),
+        ),
+      largestIds: async (keep) =>
+        (
+          await this.model
+            .find({ tenant_id: tenantId, webhook_id: webhookId }, { _id: 1 })
+            .sort({ _id: -1 })
+            .limit(keep)
+            .lean<Array<{ _id: string }>>()
+        ).map((r) => r._id),
+      scan: () => this.model.find(filter, LIST_PROJECTION).sort({ _id: -1 }).limit(limit).lean<DeliveryDocument[]>(),
+    });
     return records.map(toDelivery);
   }
 
@@ -430,6 +353,7 @@ export class DeliveryRepository {
 
   async deleteForWebhook(tenantId: string, webhookId: string): Promise<void> {
     await this.model.deleteMany({ tenant_id: tenantId, webhook_id: webhookId });
+    await this.newest.remove(webhookId);
   }
 
   /**

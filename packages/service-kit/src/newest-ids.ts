@@ -1,0 +1,118 @@
+import type { Connection, Model } from 'mongoose';
+import { documentsOf } from './mongo.js';
+
+/**
+ * The ids of a parent's newest children (a webhook's deliveries, an agent's memories, a
+ * workflow's runs), largest first: what a list's first page reads by `_id`. The local MongoDB
+ * stand-in answers a filter-and-sort page (`{tenant_id, parent_id}` newest first) by scanning and
+ * sorting the whole collection, so a list asked for once a second cost a scan of every delivery
+ * or memory, growing with the history (docs/queries.md). Ids are time-sortable (ULIDs), so the
+ * largest are the newest.
+ */
+export interface NewestIdsDocument {
+  /** The parent's id. */
+  _id: string;
+  /** At most `keep` ids, largest first: `$push` with `$sort` keeps the largest whatever the arrival order. */
+  ids: string[];
+  /**
+   * Set once the window holds every child the parent has (created with the parent, or filled from
+   * the children by one scan): only then may a window with room left say the list ends.
+   */
+  complete?: boolean;
+}
+
+/** How a list reads its documents, for `NewestIds.page`. */
+export interface NewestReads<T> {
+  /** The documents of these ids that the list shows (the caller checks tenant, parent and filters). */
+  byIds(ids: string[]): Promise<T[]>;
+  /** The parent's `keep` largest child ids, by the query that scans: once per parent, to fill its window. */
+  largestIds(keep: number): Promise<string[]>;
+  /** The page by the sorting query (a scan on the stand-in): when the window cannot answer. */
+  scan(): Promise<T[]>;
+}
+
+/** Ids kept per parent: twice the largest page (MAX_PAGE_SIZE), so a status filter or a few deletes still fill a page. */
+export const NEWEST_IDS_KEPT = 200;
+
+export class NewestIds {
+  readonly model: Model<NewestIdsDocument>;
+
+  constructor(
+    connection: Connection,
+    collection: string,
+    private readonly keep = NEWEST_IDS_KEPT,
+  ) {
+    const name = `NewestIds:${collection}`;
+    this.model =
+      (connection.models[name] as Model<NewestIdsDocument> | undefined) ??
+      connection.model<NewestIdsDocument>(
+        name,
+        // The connection's own mongoose: this module loads none (mongo.ts: mongoose loads on connect).
+        new connection.base.Schema<NewestIdsDocument>(
+          { _id: { type: String, required: true }, ids: { type: [String], default: [] }, complete: Boolean },
+          { collection, versionKey: false },
+        ),
+      );
+  }
+
+  private get collection() {
+    return documentsOf<NewestIdsDocument>(this.model);
+  }
+
+  /** A new parent: its window is complete from the start (no child can be older than it). */
+  async open(parentId: string): Promise<void> {
+    await this.collection.updateOne({ _id: parentId }, { $set: { complete: true } }, { upsert: true });
+  }
+
+  /**
+   * Adds children's ids to their parents' windows, one write by `_id` per parent. Called before
+   * the children are inserted: a crash in between leaves an id that finds no document (skipped),
+   * never a document missing from its window.
+   */
+  async add(children: ReadonlyArray<{ parentId: string; id: string }>): Promise<void> {
+    if (children.length === 0) return;
+    const byParent = new Map<string, string[]>();
+    for (const { parentId, id } of children) byParent.set(parentId, [...(byParent.get(parentId) ?? []), id]);
+    await this.collection.bulkWrite(
+      [...byParent].map(([parentId, ids]) => ({
+        updateOne: {
+          filter: { _id: parentId },
+          update: { $push: { ids: { $each: ids, $sort: -1, $slice: this.keep } } },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
+    );
+  }
+
+  /** The parent is gone, and its children with it. */
+  async remove(parentId: string): Promise<void> {
+    await this.collection.deleteOne({ _id: parentId });
+  }
+
+  /**
+   * The parent's newest `limit` children that `reads.byIds` shows, newest first (by `_id`). From
+   * the window when it has `limit` of them, or when it is complete with room left (it holds every
+   * child); otherwise (a filter or deletes leave the window short) by `reads.scan()`.
+   */
+  async page<T extends { _id: string }>(parentId: string, limit: number, reads: NewestReads<T>): Promise<T[]> {
+    let window = await this.collection.findOne({ _id: parentId });
+    if (!window?.complete) {
+      // Children stored before windows existed: one scan fills the window, then it is kept by `add`.
+      const known = new Set(window?.ids ?? []);
+      const ids = (await reads.largestIds(this.keep)).filter((id) => !known.has(id));
+      await this.collection.updateOne(
+        { _id: parentId },
+        { $push: { ids: { $each: ids, $sort: -1, $slice: this.keep } }, $set: { complete: true } },
+        { upsert: true },
+      );
+      window = await this.collection.findOne({ _id: parentId });
+    }
+    // An id pushed twice (its child stored while the window was being filled) counts once.
+    const ids = [...new Set(window?.ids ?? [])];
+    const docs = ids.length === 0 ? [] : await reads.byIds(ids);
+    docs.sort((a, b) => (a._id < b._id ? 1 : a._id > b._id ? -1 : 0));
+    if (docs.length >= limit || ids.length < this.keep) return docs.slice(0, limit);
+    return reads.scan();
+  }
+}

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { documentsOf, findPage, insertEach } from '@agentplatform/service-kit';
+import { documentsOf, findPage, insertEach, NewestIds } from '@agentplatform/service-kit';
 import type { ClientSession, Connection, Model } from 'mongoose';
 import type { MemoryType } from '../domain/agent.js';
 import type { MemoryItem } from '../domain/memory.js';
@@ -25,6 +25,9 @@ function openEntry(item: Pick<MemoryItem, 'id' | 'tenantId' | 'agentId' | 'conte
   };
 }
 
+/** What a list's page leaves out: the vectors. */
+const LIST_PROJECTION = { 'embedding.vector': 0 } as const;
+
 /**
  * Memory items. An item without a vector of the current embedder also has an entry in the
  * embedding backlog's due collection (embedding-due.schema.ts), written after the item: a crash in
@@ -34,9 +37,13 @@ export class MemoryRepository {
   private readonly model: Model<MemoryDocument>;
   private readonly due: Model<EmbeddingDueDocument>;
 
+  /** Each agent's newest memory ids: what the first page of an agent's list reads (newest-ids.ts). */
+  readonly newest: NewestIds;
+
   constructor(connection: Connection) {
     this.model = memoryModel(connection);
     this.due = embeddingDueModel(connection);
+    this.newest = new NewestIds(connection, 'memory_windows');
   }
 
   async init(): Promise<void> {
@@ -50,6 +57,7 @@ export class MemoryRepository {
    * per-document casting.
    */
   async insertMany(items: MemoryItem[]): Promise<Array<undefined | Error>> {
+    await this.newest.add(items.map((item) => ({ parentId: item.agentId, id: item.id })));
     const outcomes = await insertEach(documentsOf<MemoryDocument>(this.model), items.map(fromMemoryItem));
     const now = new Date();
     const waiting = items.filter((item, n) => outcomes[n] === undefined && !item.embedding);
@@ -88,12 +96,32 @@ export class MemoryRepository {
     const query: Record<string, unknown> = { tenant_id: tenantId };
     if (filter.agentId) query.agent_id = filter.agentId;
     if (filter.memoryType) query.memory_type = filter.memoryType;
-    const { docs, total } = await findPage(this.model, query, {
-      sort: { _id: -1 },
-      skip,
-      limit,
-      projection: { 'embedding.vector': 0 },
+    const options = { sort: { _id: -1 as const }, skip, limit, projection: LIST_PROJECTION };
+    if (!filter.agentId || skip > 0) {
+      const { docs, total } = await findPage(this.model, query, options);
+      return { items: docs.map(toMemoryItem), total };
+    }
+    // An agent's first page: by `_id` from its window (the sorted query scans every memory on the
+    // stand-in); the total is counted only when the page is full, as findPage does.
+    const docs = await this.newest.page(filter.agentId, limit, {
+      byIds: async (ids) =>
+        (await this.model.find({ _id: { $in: ids } }, LIST_PROJECTION).lean<MemoryDocument[]>()).filter(
+          (d) =>
+            d.tenant_id === tenantId &&
+            d.agent_id === filter.agentId &&
+            (!filter.memoryType || d.memory_type === filter.memoryType),
+        ),
+      largestIds: async (keep) =>
+        (
+          await this.model
+            .find({ tenant_id: tenantId, agent_id: filter.agentId }, { _id: 1 })
+            .sort({ _id: -1 })
+            .limit(keep)
+            .lean<Array<{ _id: string }>>()
+        ).map((d) => d._id),
+      scan: async () => (await findPage(this.model, query, options)).docs,
     });
+    const total = docs.length < limit ? docs.length : await this.model.countDocuments(query);
     return { items: docs.map(toMemoryItem), total };
   }
 
@@ -145,6 +173,7 @@ export class MemoryRepository {
       this.model.deleteMany({ tenant_id: tenantId, agent_id: agentId }),
       this.due.deleteMany({ tenant_id: tenantId, agent_id: agentId }),
     ]);
+    await this.newest.remove(agentId);
     return deleted.deletedCount;
   }
 

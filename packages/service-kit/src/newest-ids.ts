@@ -85,9 +85,9 @@ export class NewestIds {
     );
   }
 
-  /** The parent is gone, and its children with it. */
-  async remove(parentId: string): Promise<void> {
-    await this.collection.deleteOne({ _id: parentId });
+  /** The parents are gone, and their children with them. */
+  async remove(parentIds: string[]): Promise<void> {
+    if (parentIds.length > 0) await this.collection.deleteMany({ _id: { $in: parentIds } });
   }
 
   /**

@@ -184,3 +184,20 @@ export function declaredIndexes(connection: Connection, collection: string): Dec
     .indexes()
     .map(([key, options]) => ({ key: key as Record<string, unknown>, unique: Boolean(options?.unique) }));
 }
+
+/**
+ * The distinct calls recorded, sorted, each as `collection.command(fields) -> MongoDB index`,
+ * ending in ` (stand-in: index)` where the stand-in answers it from one: what a spec lists to
+ * fail when a repeated query gains a call or loses its index.
+ */
+export function callVerdicts(
+  connection: Connection,
+  seen: ReadonlyArray<{ shape: QueryShape; filter: Record<string, unknown> }>,
+): string[] {
+  const calls = seen.map(({ shape, filter }) => {
+    const verdict = servingIndex(shape, filter, declaredIndexes(connection, shape.collection));
+    const fields = [...shape.equality, ...shape.range].join(',');
+    return `${shape.collection}.${shape.command}(${fields}) -> ${verdict.mongo}${verdict.standIn ? ' (stand-in: index)' : ''}`;
+  });
+  return [...new Set(calls)].sort();
+}

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
-import { declaredIndexes, newId, recordQueryShapes, servingIndex } from '@agentplatform/service-kit';
+import { callVerdicts, newId, recordQueryShapes } from '@agentplatform/service-kit';
 import { suiteFixture } from '@agentplatform/testing';
 import type { MemoryType } from '../src/domain/agent';
 import type { MemoryItem } from '../src/domain/memory';
@@ -36,15 +36,6 @@ function item(agentId: string, n: number, memoryType: MemoryType = 'semantic'): 
   };
 }
 
-/** Each call's collection, fields and whether the stand-in answers it from an index. */
-function verdicts(connection: mongoose.Connection, seen: ReturnType<typeof recordQueryShapes>): string[] {
-  const all = seen.map(({ shape, filter }) => {
-    const verdict = servingIndex(shape, filter, declaredIndexes(connection, shape.collection));
-    return `${shape.collection}.${shape.command}(${[...shape.equality, ...shape.range].join(',')})${verdict.standIn ? ' (stand-in: index)' : ''}`;
-  });
-  return [...new Set(all)].sort();
-}
-
 describe("an agent's memory list on the real MongoDB-compatible server", () => {
   const store = suiteFixture(() => startStore());
 
@@ -76,9 +67,9 @@ describe("an agent's memory list on the real MongoDB-compatible server", () => {
     expect(episodic.items.map((m) => m.content)).toEqual(['fact 100']);
     expect(otherTenant).toEqual({ items: [], total: 0 });
     // Every call is an index lookup on the stand-in; the sorted query would add a scan here.
-    expect(verdicts(connection, seen)).toEqual([
-      'memories.find(_id) (stand-in: index)',
-      'memory_windows.findOne(_id) (stand-in: index)',
+    expect(callVerdicts(connection, seen)).toEqual([
+      'memories.find(_id) -> _id (stand-in: index)',
+      'memory_windows.findOne(_id) -> _id (stand-in: index)',
     ]);
   });
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
-import { declaredIndexes, recordQueryShapes, servingIndex } from '@agentplatform/service-kit';
+import { callVerdicts, recordQueryShapes } from '@agentplatform/service-kit';
 import { suiteFixture } from '@agentplatform/testing';
 import { deliveryIdFor } from '../src/domain/delivery-id';
 import { DeliveryRepository, type NewDelivery } from '../src/persistence/delivery.repository';
@@ -33,15 +33,6 @@ function delivery(webhookId: string, n: number, at: Date): NewDelivery {
     body: '{}',
     createdAt: at,
   };
-}
-
-/** Each call's collection, fields and whether the stand-in answers it from an index. */
-function verdicts(connection: mongoose.Connection, seen: ReturnType<typeof recordQueryShapes>): string[] {
-  const all = seen.map(({ shape, filter }) => {
-    const verdict = servingIndex(shape, filter, declaredIndexes(connection, shape.collection));
-    return `${shape.collection}.${shape.command}(${[...shape.equality, ...shape.range].join(',')})${verdict.standIn ? ' (stand-in: index)' : ''}`;
-  });
-  return [...new Set(all)].sort();
 }
 
 describe('the delivery log on the real MongoDB-compatible server', () => {
@@ -86,11 +77,11 @@ describe('the delivery log on the real MongoDB-compatible server', () => {
     expect(after[0]!.eventId).toBe('evt_wh_log_300');
     expect(await deliveries.list('ten_b', 'wh_log', 20)).toEqual([]);
     // Every call the pages made is an index lookup on the stand-in; a sorted query scans again here.
-    expect(verdicts(connection, seen)).toEqual(
+    expect(callVerdicts(connection, seen)).toEqual(
       [
-        'deliveries.find(_id) (stand-in: index)',
-        'delivery_windows.bulkWrite(_id) (stand-in: index)',
-        'delivery_windows.findOne(_id) (stand-in: index)',
+        'deliveries.find(_id) -> _id (stand-in: index)',
+        'delivery_windows.bulkWrite(_id) -> _id (stand-in: index)',
+        'delivery_windows.findOne(_id) -> _id (stand-in: index)',
       ].sort(),
     );
   });

@@ -173,7 +173,7 @@ export class MemoryRepository {
       this.model.deleteMany({ tenant_id: tenantId, agent_id: agentId }),
       this.due.deleteMany({ tenant_id: tenantId, agent_id: agentId }),
     ]);
-    await this.newest.remove(agentId);
+    await this.newest.remove([agentId]);
     return deleted.deletedCount;
   }
 

@@ -353,7 +353,7 @@ export class DeliveryRepository {
 
   async deleteForWebhook(tenantId: string, webhookId: string): Promise<void> {
     await this.model.deleteMany({ tenant_id: tenantId, webhook_id: webhookId });
-    await this.newest.remove(webhookId);
+    await this.newest.remove([webhookId]);
   }
 
   /**

@@ -38,7 +38,12 @@ function repository() {
   const messages = fakeCollection();
   const charges = fakeCollection();
   const collections = { sessions, messages, charges } as unknown as TurnCollections;
-  return { sessions, messages, charges, chats: new ChatTurnWriter(collections, outbox) };
+  return {
+    sessions,
+    messages,
+    charges,
+    chats: new ChatTurnWriter(collections, outbox, { add: async () => undefined }),
+  };
 }
 
 const at = (s: number) => new Date(Date.UTC(2026, 10, 24, 12, 0, s));

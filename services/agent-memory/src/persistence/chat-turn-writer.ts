@@ -1,5 +1,5 @@
 import type { Outbox, OutboxEvent, OutboxGroup } from '@agentplatform/events';
-import { insertEach, perOperationErrors } from '@agentplatform/service-kit';
+import { insertEach, perOperationErrors, type NewestIds } from '@agentplatform/service-kit';
 import type { ClientSession, mongo } from 'mongoose';
 import type { TurnWrite } from '../domain/chat-store.js';
 import { toChargeDueDocument, toMessageDocument, toSessionDocument } from './chat.mappers.js';
@@ -25,6 +25,8 @@ export class ChatTurnWriter {
   constructor(
     private readonly collections: TurnCollections,
     outbox: Outbox,
+    /** The sessions' windows of newest message ids (ChatRepository.recentMessages reads them). */
+    private readonly windows: Pick<NewestIds, 'add'>,
   ) {
     this.group = outbox.group((writes, session) => this.writeTurns(writes, session));
   }
@@ -72,11 +74,14 @@ export class ChatTurnWriter {
     );
     await step(
       (w) => w.message !== undefined,
-      (live) =>
-        insertEach(
+      async (live) => {
+        // Ids before the messages, outside the transaction: an id whose message is not stored finds nothing.
+        await this.windows.add(live.map((w) => ({ parentId: w.message!.sessionId, id: w.message!.id })));
+        return insertEach(
           { insertMany: (docs: MessageDocument[]) => messages.insertMany(docs, options) },
           live.map((w) => toMessageDocument(w.message!)),
-        ),
+        );
+      },
     );
     await step(
       (w) => w.charge !== undefined,

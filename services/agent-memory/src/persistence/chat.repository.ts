@@ -1,5 +1,5 @@
 import type { Outbox } from '@agentplatform/events';
-import { documentsOf, findPage, GroupCommit, isDuplicateKeyError } from '@agentplatform/service-kit';
+import { documentsOf, findPage, GroupCommit, isDuplicateKeyError, NewestIds } from '@agentplatform/service-kit';
 import type { Connection, Model, mongo } from 'mongoose';
 import type { ChatStore, TurnWrite } from '../domain/chat-store.js';
 import type { ChatMessage, PendingCharge, Session } from '../domain/chat.js';
@@ -28,6 +28,8 @@ export class ChatRepository implements ChatStore {
   private readonly messageCollection: mongo.Collection<MessageDocument>;
   private readonly chargeCollection: mongo.Collection<ChargeDueDocument>;
   private readonly writer: ChatTurnWriter;
+  /** Each session's newest user and assistant message ids: what a turn's history reads (newest-ids.ts). */
+  readonly newest: NewestIds;
   /** Charges settled while an earlier mark was in flight are marked together, per tenant. */
   private readonly charged = new GroupCommit<string, void>(async (tenantId, ids) => {
     await this.charges.deleteMany({ _id: { $in: ids }, tenant_id: tenantId });
@@ -41,9 +43,11 @@ export class ChatRepository implements ChatStore {
     this.sessionCollection = documentsOf<SessionDocument>(this.sessions);
     this.messageCollection = documentsOf<MessageDocument>(this.messages);
     this.chargeCollection = documentsOf<ChargeDueDocument>(this.charges);
+    this.newest = new NewestIds(connection, 'message_windows');
     this.writer = new ChatTurnWriter(
       { sessions: this.sessionCollection, messages: this.messageCollection, charges: this.chargeCollection },
       outbox,
+      this.newest,
     );
   }
 
@@ -127,11 +131,22 @@ export class ChatRepository implements ChatStore {
 
   async recentMessages(tenantId: string, sessionId: string, limit: number): Promise<ChatMessage[]> {
     if (limit <= 0) return [];
-    const docs = await this.messages
-      .find({ tenant_id: tenantId, session_id: sessionId, role: { $ne: 'tool' } })
-      .sort({ _id: -1 })
-      .limit(limit)
-      .lean<MessageDocument[]>();
+    const history = { tenant_id: tenantId, session_id: sessionId, role: { $ne: 'tool' as const } };
+    // By `_id` from the session's window: the sorted query scans every message on the stand-in,
+    // and it ran on every turn.
+    const docs = await this.newest.page(sessionId, limit, {
+      byIds: async (ids) =>
+        (await this.messageCollection.find({ _id: { $in: ids } }).toArray()).filter(
+          (d) => d.tenant_id === tenantId && d.session_id === sessionId && d.role !== 'tool',
+        ),
+      largestIds: async (keep) =>
+        (
+          await this.messageCollection
+            .find(history, { projection: { _id: 1 }, sort: { _id: -1 }, limit: keep })
+            .toArray()
+        ).map((d) => d._id),
+      scan: () => this.messages.find(history).sort({ _id: -1 }).limit(limit).lean<MessageDocument[]>(),
+    });
     return docs.reverse().map(toMessage);
   }
 
@@ -178,6 +193,10 @@ export class ChatRepository implements ChatStore {
   }
 
   async deleteAgent(tenantId: string, agentId: string): Promise<{ sessions: number; messages: number }> {
+    const gone = await this.sessionCollection
+      .find({ tenant_id: tenantId, agent_id: agentId }, { projection: { _id: 1 } })
+      .toArray();
+    await this.newest.remove(gone.map((d) => d._id));
     const [sessions, messages] = await Promise.all([
       this.sessions.deleteMany({ tenant_id: tenantId, agent_id: agentId }),
       this.messages.deleteMany({ tenant_id: tenantId, agent_id: agentId }),

@@ -110,8 +110,14 @@ export class NewestIds {
     }
     // An id pushed twice (its child stored while the window was being filled) counts once.
     const ids = [...new Set(window?.ids ?? [])];
-    const docs = ids.length === 0 ? [] : await reads.byIds(ids);
-    docs.sort((a, b) => (a._id < b._id ? 1 : a._id > b._id ? -1 : 0));
+    // The window is largest first: read a page's worth of ids at a time, the next only when
+    // filters or deletes left the page short (a lookup per id costs the stand-in a document read).
+    const docs: T[] = [];
+    const step = Math.max(limit, 20);
+    for (let start = 0; start < ids.length && docs.length < limit; start += step) {
+      const chunk = await reads.byIds(ids.slice(start, start + step));
+      docs.push(...chunk.sort((a, b) => (a._id < b._id ? 1 : a._id > b._id ? -1 : 0)));
+    }
     if (docs.length >= limit || ids.length < this.keep) return docs.slice(0, limit);
     return reads.scan();
   }

@@ -47,17 +47,15 @@ describe("a chat turn's history on the real MongoDB-compatible server", () => {
     const early = Array.from({ length: 6 }, (_, i) => message('ses_a', 'user', `early ${i}`));
     await connection.collection('messages').insertMany([...others, ...early].map(toMessageDocument) as never[]);
     const at = new Date();
-    await connection
-      .collection('sessions')
-      .insertOne({
-        _id: 'ses_a',
-        tenant_id: 'ten_a',
-        agent_id: 'agt_a',
-        title: '',
-        message_count: 0,
-        created_at: at,
-        last_message_at: at,
-      } as never);
+    await connection.collection('sessions').insertOne({
+      _id: 'ses_a',
+      tenant_id: 'ten_a',
+      agent_id: 'agt_a',
+      title: '',
+      message_count: 0,
+      created_at: at,
+      last_message_at: at,
+    } as never);
     for (let turn = 0; turn < 15; turn += 1) {
       await chats.storeTurn({ message: message('ses_a', 'user', `question ${turn}`), events: [] });
       await chats.appendToolMessage(message('ses_a', 'tool', `lookup ${turn}`));

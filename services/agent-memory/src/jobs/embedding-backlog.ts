@@ -6,7 +6,6 @@ import type { ClaimedItem, Embedding, MemoryItem, PendingItem, PendingScope } fr
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import type { IndexChange } from '../search/memory-index-cache.js';
 import { FairCandidates, itemCost, MAX_ITEM_COST } from './fair-candidates.js';
-import { WritePacing, type PacingOptions } from './write-pacing.js';
 
 /** Where the backlog finds, claims and stores its work (EmbeddingBacklogRepository). */
 export interface EmbeddingBacklogStore {
@@ -29,7 +28,7 @@ export interface SearchIndexes {
   drop(tenantId: string, agentId: string): void;
 }
 
-export interface BacklogOptions extends PacingOptions {
+export interface BacklogOptions {
   /** Items embedded per model call. */
   batchSize: number;
   /** How long a claimed batch is held before another replica may take it over. */
@@ -39,7 +38,34 @@ export interface BacklogOptions extends PacingOptions {
    * and how often a busy one looks for tenants that started waiting since its last look-up.
    */
   idlePollMs: number;
+  /**
+   * Longest the backlog waits for this replica's writes to pause before it embeds, counted from
+   * the first item of a burst (see yieldToWrites); 0: it never waits.
+   */
+  yieldMs: number;
+  /** A pause this long in the replica's writes ends a burst (default QUIET_MS). */
+  quietMs?: number;
+  /**
+   * Share of one core the model may take while a burst goes on past `yieldMs` (default
+   * BURST_SHARE); 1: all it can.
+   */
+  burstShare?: number;
 }
+
+/**
+ * The pause in this replica's writes after which the backlog embeds: a burst's writes (API adds,
+ * a chat's episodic memory, content updates) follow each other closer than this.
+ */
+const QUIET_MS = 100;
+
+/**
+ * While a burst of writes goes on past `yieldMs`, the backlog takes at most this share of one core:
+ * after each batch it rests three times as long as the batch took. The request work of the burst
+ * (a chat costs all processes together about as much CPU as embedding its exchange) keeps the
+ * cores; the backlog still drains at a quarter of its rate meanwhile, and at full rate once the
+ * writes pause.
+ */
+const BURST_SHARE = 0.25;
 
 /**
  * Items looked up at a time as candidates for the next batches (see claimAndEmbed). The look-up
@@ -77,10 +103,6 @@ const PROGRESS_EVERY_MS = 5_000;
  * idle replica's poll costs what waits, not what the tenants keep. At start the store opens the
  * entries of items that lack a current vector and have none (a former embedder's items).
  *
- * While this replica's writes keep coming, the backlog leaves them the cores for a while, then
- * takes a share of a core that grows with the burst's age (see WritePacing), so a short burst is
- * answered first and a steady stream of writes is still embedded as fast as it comes.
- *
  * Tenants share the model fairly: each batch is chosen among the candidates of every waiting
  * tenant by the model work each has had (see FairCandidates), and while candidates are in hand,
  * a look-up for the other tenants' items comes every `idlePollMs` (and at once after a look-up
@@ -88,6 +110,8 @@ const PROGRESS_EVERY_MS = 5_000;
  */
 export class EmbeddingBacklog {
   private wake: (() => void) | undefined;
+  /** Ends a wait in yieldToWrites (stop). */
+  private unyield: (() => void) | undefined;
   /** A kick that came while a batch ran: the next sleep returns at once. */
   private kicked = false;
   private stopped = false;
@@ -96,8 +120,10 @@ export class EmbeddingBacklog {
   private readonly pendingGauge: Gauge;
   private lastProgress = 0;
   private doneSinceProgress = 0;
-  /** When the backlog leaves the cores to this replica's writes. */
-  private readonly pacing: WritePacing;
+  /** When this replica's first write that the backlog has not caught up with yet woke it. */
+  private burstSince: number | undefined;
+  /** When this replica's latest write woke it. */
+  private lastWrite = 0;
   /** Items found waiting by the look-ups and not yet tried, per tenant. */
   private readonly candidates = new FairCandidates();
   /** When the last look-up of waiting items was made. */
@@ -128,7 +154,6 @@ export class EmbeddingBacklog {
       labelNames: ['provider'],
       registers: [deps.metrics.registry],
     });
-    this.pacing = new WritePacing(options);
   }
 
   start(): void {
@@ -140,7 +165,9 @@ export class EmbeddingBacklog {
    * most `yieldMs` after the first of them) rather than at the next poll.
    */
   kick(): void {
-    this.pacing.write();
+    const now = Date.now();
+    this.lastWrite = now;
+    this.burstSince ??= now;
     this.kicked = true;
     this.wake?.();
   }
@@ -148,7 +175,7 @@ export class EmbeddingBacklog {
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();
-    this.pacing.stop();
+    this.unyield?.();
     await this.loop;
   }
 
@@ -174,7 +201,7 @@ export class EmbeddingBacklog {
     await this.progress(true);
     let storing: Promise<void> = Promise.resolve();
     while (!this.stopped) {
-      await this.pacing.yieldToWrites();
+      await this.yieldToWrites();
       const claimedAt = Date.now();
       let embedded: { token: string; claimed: ClaimedItem[]; vectors: Float32Array[] } | undefined;
       try {
@@ -188,7 +215,7 @@ export class EmbeddingBacklog {
       await storing;
       if (!embedded) {
         // Caught up with every write made before this claim: the next write starts a new burst.
-        this.pacing.caughtUp(claimedAt);
+        if (this.burstSince !== undefined && this.burstSince <= claimedAt) this.burstSince = undefined;
         if (Date.now() - this.lastProgress >= PROGRESS_EVERY_MS) await this.progress(false);
         await this.sleep(this.options.idlePollMs);
         continue;
@@ -205,9 +232,62 @@ export class EmbeddingBacklog {
           this.deps.logger.warn({ err: error }, 'storing embedded batch failed; its items wait for their lease');
         },
       );
-      await this.pacing.pace(busyMs);
+      await this.pace(busyMs);
     }
     await storing;
+  }
+
+  /** True while this replica's writes keep coming (the last one less than `quietMs` ago). */
+  private inBurst(): boolean {
+    return this.burstSince !== undefined && Date.now() - this.lastWrite < (this.options.quietMs ?? QUIET_MS);
+  }
+
+  /**
+   * After a batch that took `busyMs`, during a burst that has outlasted `yieldMs`: rests so that
+   * the backlog's share of one core stays at `burstShare`, or until the writes pause (then it goes
+   * on at full rate at once). Outside a burst, or with `yieldMs` 0, it does not rest.
+   */
+  private async pace(busyMs: number): Promise<void> {
+    const share = this.options.burstShare ?? BURST_SHARE;
+    if (share >= 1 || this.options.yieldMs <= 0 || !this.inBurst()) return;
+    const until = Date.now() + (busyMs * (1 - share)) / share;
+    const quietMs = this.options.quietMs ?? QUIET_MS;
+    while (!this.stopped && this.inBurst()) {
+      const wait = Math.min(until, this.lastWrite + quietMs) - Date.now();
+      if (wait <= 0) return;
+      await this.rest(wait);
+    }
+  }
+
+  /** Waits `ms`; stop ends the wait at once. */
+  private async rest(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.unyield = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.unyield = undefined;
+  }
+
+  /**
+   * Gives the cores to a burst of writes on this replica: while they keep coming (one within the
+   * last `quietMs`), the backlog waits, so that the model's CPU (several milliseconds per item)
+   * does not compete with the writes' own. It never waits longer than `yieldMs` after the first
+   * write of the burst: from then on it works until it has caught up (found nothing to claim),
+   * at `burstShare` of a core while the burst goes on (see pace) and at full rate once it pauses.
+   * Items are lexically searchable meanwhile. Only this replica's writes count: a replica that
+   * takes no writes embeds the others' items at once.
+   */
+  private async yieldToWrites(): Promise<void> {
+    const quietMs = this.options.quietMs ?? QUIET_MS;
+    while (!this.stopped && this.burstSince !== undefined && this.options.yieldMs > 0) {
+      const until = Math.min(this.lastWrite + quietMs, this.burstSince + this.options.yieldMs);
+      const wait = until - Date.now();
+      if (wait <= 0) return;
+      await this.rest(wait);
+    }
   }
 
   /** Claims, embeds and stores one batch; returns how many items got a vector. */

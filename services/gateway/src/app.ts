@@ -1,11 +1,10 @@
 import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
-import { HttpMethodEnum, koaBody } from 'koa-body';
 import { tracingEnabled, type Logger, type Metrics } from '@agentplatform/service-kit';
 import type { Backends } from './clients/backends.js';
 import type { GatewayConfig } from './config.js';
 import { mountConsoleRoutes } from './http/console-static.js';
-import { JSON_TYPES, jsonBody } from './http/json-body.js';
+import { closeWhenBodyUnread } from './http/json-body.js';
 import { mountBeforeBody, mountRoutes, type Route, type RouteGuards } from './http/route.js';
 import { mountMcpRoutes } from './mcp/mcp.routes.js';
 import { bindTools, mcpTools } from './mcp/mcp.tools.js';
@@ -40,7 +39,6 @@ interface AppDeps {
 }
 
 const API_PREFIXES = ['/api/v1', '/v1'] as const;
-const BODY_LIMIT = '1mb';
 
 export function createApp(deps: AppDeps): Koa {
   // Koa takes the client address from the last `maxIpsCount` X-Forwarded-For entries, so one a
@@ -52,30 +50,16 @@ export function createApp(deps: AppDeps): Koa {
   // With tracing on, the request context and the request's span are set together (one switch).
   app.use(tracingEnabled() ? tracedRequestContext() : requestContext());
   app.use(accessLog(deps.logger));
+  app.use(closeWhenBodyUnread());
   app.use(errorHandler(deps.logger, deps.metrics, [openAiErrorShape]));
   app.use(methodNotAllowed());
-  // What the hook routes can refuse from the path alone (a spent address budget, an unknown
-  // hook id, a hook over its rate) is refused before the body is read (routes/hooks).
+  // Each route reads its body once the request is admitted (http/json-body.ts, readBody); what
+  // the hook routes can refuse from the path alone (a spent address budget, an unknown hook id, a
+  // hook over its rate) is refused before their access rule is even asked (routes/hooks).
   const hooks = hookRoutes(deps);
   const beforeBody = new Router();
   mountBeforeBody(beforeBody, hooks);
   app.use(beforeBody.routes());
-  // JSON bodies are read as text and parsed by jsonBody, which bounds their depth and checks
-  // their keys in linear time before anything reads them (docs/security.md, "Limits on hostile input").
-  app.use(
-    koaBody({
-      json: false,
-      urlencoded: true,
-      text: true,
-      textTypes: JSON_TYPES,
-      multipart: false,
-      textLimit: BODY_LIMIT,
-      formLimit: BODY_LIMIT,
-      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
-    }),
-  );
-  app.use(jsonBody());
-
   const root = new Router();
   const mcpToolList = bindTools(mcpTools(deps), deps.routes);
   mountHealthRoutes(root, deps.backends);

@@ -76,7 +76,47 @@ describe('hostile input at the gateway edge', () => {
       headers: { 'content-type': 'application/json', ...from(address) },
     });
 
+  /**
+   * Announces a megabyte of JSON, sends 64 KiB of it and waits for the answer: one that comes can
+   * only have been decided on the headers, the rest of the body still unsent.
+   */
+  async function answeredMidUpload(path: string, headers: Record<string, string>) {
+    const upload = httpRequest(`${platform.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': BODY_BYTES, ...headers },
+    });
+    const answered = new Promise<IncomingMessage>((resolve, reject) => {
+      upload.once('response', resolve);
+      upload.once('error', reject);
+      // A gateway that reads the body first waits for the rest of it: no answer ever comes.
+      setTimeout(() => reject(new Error(`no answer from ${path} while the body was still unsent`)), 10_000).unref();
+    });
+    upload.write(NESTED.slice(0, 64 * 1024));
+    const response = await answered;
+    let text = '';
+    for await (const chunk of response) text += String(chunk);
+    upload.destroy();
+    return { status: response.statusCode, connection: response.headers.connection, text };
+  }
+
   describe('bodies', () => {
+    it('a request refused on its headers is answered before its body is read, on any route', async () => {
+      // Bad credentials on an authenticated route, an MCP call with none, a path nothing serves.
+      const refusals = [
+        ['/api/v1/memory', { authorization: 'Bearer not-a-token' }, 401],
+        ['/mcp', {}, 401],
+        ['/api/v1/no-such-route', {}, 404],
+      ] as const;
+      for (const [path, headers, status] of refusals) {
+        const response = await answeredMidUpload(path, { ...headers, ...from('192.0.2.40') });
+        expect({ path, status: response.status, connection: response.connection }).toEqual({
+          path,
+          status,
+          connection: 'close',
+        });
+      }
+    });
+
     it('a megabyte of nested arrays or objects to a live hook is 400 at once; /healthz stays fast', async () => {
       const { hookPath } = await activeHook();
       const levels = Math.floor(BODY_BYTES / 6);
@@ -202,24 +242,10 @@ describe('hostile input at the gateway edge', () => {
       expect((await postHook('/hooks/not-a-hook-id', '{"broken":', '192.0.2.30')).status).toBe(404);
 
       // A megabyte announced, one chunk of it sent: the answer comes while the rest is still unsent.
-      const upload = httpRequest(`${platform.url}/hooks/${randomHookId()}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': BODY_BYTES, ...from('192.0.2.31') },
-      });
-      const answered = new Promise<IncomingMessage>((resolve, reject) => {
-        upload.once('response', resolve);
-        upload.once('error', reject);
-        // Before this check, the gateway waited for the whole body: no answer ever came.
-        setTimeout(() => reject(new Error('no answer while the body was still unsent')), 10_000).unref();
-      });
-      upload.write(NESTED.slice(0, 64 * 1024));
-      const response = await answered;
-      expect(response.statusCode).toBe(404);
-      expect(response.headers.connection).toBe('close');
-      let text = '';
-      for await (const chunk of response) text += String(chunk);
-      expect(JSON.parse(text)).toEqual({ error: 'not_found', message: 'Hook not found' });
-      upload.destroy();
+      const response = await answeredMidUpload(`/hooks/${randomHookId()}`, from('192.0.2.31'));
+      expect(response.status).toBe(404);
+      expect(response.connection).toBe('close');
+      expect(JSON.parse(response.text)).toEqual({ error: 'not_found', message: 'Hook not found' });
     });
 
     it('a live hook reads its body (400 malformed, 202 good); paused or rotated, its id is 404 before the body', async () => {

@@ -5,12 +5,13 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { DomainError, NotFoundError } from '@agentplatform/service-kit';
 import { httpStatusOf } from './error-body.js';
+import { closeWhenBodyUnread } from './json-body.js';
 import { defineRoute, mountBeforeBody, publicAccess } from './route.js';
 
 const MEBIBYTE = 1024 * 1024;
 
 /**
- * mountBeforeBody on a Koa app as app.ts mounts it: its checks run before anything reads the
+ * mountBeforeBody on a Koa app as app.ts mounts it (closeWhenBodyUnread first): its checks run before anything reads the
  * body (here a reader that counts the bytes it consumed), and a refusal closes the connection
  * while the body is still arriving.
  */
@@ -37,6 +38,7 @@ describe('mountBeforeBody', () => {
       handler: async () => undefined,
     });
     const app = new Koa();
+    app.use(closeWhenBodyUnread());
     app.use(async (ctx, next) => {
       try {
         await next();

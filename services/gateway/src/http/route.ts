@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { DomainError, type ErrorCode, type Scope } from '@agentplatform/service-kit';
+import { readBody } from './json-body.js';
 import { parseOrThrow } from './validation.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -172,15 +173,10 @@ export function mountBeforeBody(router: Router, routes: ReadonlyArray<Route>): v
     const check = route.beforeBody as ((input: { ctx: Context; params: unknown }) => Promise<void>) | undefined;
     if (!check) continue;
     router[route.method](route.path, async (ctx, next) => {
-      try {
-        // A body of a type the route does not take is refused before any check asks a backend.
-        if (METHODS_WITH_BODY.has(route.method)) checkContentType(ctx, route.bodyTypes ?? ['json']);
-        const params = route.params ? parseOrThrow(route.params, ctx.params, 'path') : ctx.params;
-        await check({ ctx, params });
-      } catch (error) {
-        if (!ctx.req.complete) ctx.set('Connection', 'close');
-        throw error;
-      }
+      // A body of a type the route does not take is refused before any check asks a backend.
+      if (METHODS_WITH_BODY.has(route.method)) checkContentType(ctx, route.bodyTypes ?? ['json']);
+      const params = route.params ? parseOrThrow(route.params, ctx.params, 'path') : ctx.params;
+      await check({ ctx, params });
       await next();
     });
   }
@@ -195,6 +191,8 @@ export function mountRoutes(router: Router, routes: ReadonlyArray<Route>, guards
       if (route.addressLimit && guards.addressLimit) await guards.addressLimit(ctx, route.addressLimit);
       const caller = await guards.access.authorize(ctx, route.access);
       if (METHODS_WITH_BODY.has(route.method)) checkContentType(ctx, route.bodyTypes ?? ['json']);
+      // Only now, the request admitted, is its body read.
+      await readBody(ctx);
       const rawBody = (ctx.request as { body?: unknown }).body;
       const respond = async () => {
         const input: RouteInput<unknown, unknown, unknown> = {

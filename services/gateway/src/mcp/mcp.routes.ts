@@ -6,6 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DomainError, lazy, type Logger, type Metrics } from '@agentplatform/service-kit';
 import { checkAccess } from '../http/access-guard.js';
 import { flatErrorBody, toDomainError } from '../http/error-body.js';
+import { readBody } from '../http/json-body.js';
 import { anyCaller, type AccessGuard, type Caller } from '../http/route.js';
 import { canonical, type IdempotencyStore } from '../middleware/idempotency.js';
 import type { BoundMcpTool } from './mcp.tools.js';
@@ -137,6 +138,7 @@ async function authenticate(ctx: Context, guard: AccessGuard): Promise<Caller> {
 export function mountMcpRoutes(router: Router, deps: McpRouteDeps): void {
   router.post(MCP_PATH, async (ctx) => {
     const caller = await authenticate(ctx, deps.guard);
+    await readBody(ctx);
     const body = (ctx.request as { body?: unknown }).body;
     if (Array.isArray(body)) {
       // A batch would run up to 100 tool calls for one request of the tenant's rate limit; MCP

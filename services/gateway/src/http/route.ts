@@ -186,13 +186,14 @@ export function mountBeforeBody(router: Router, routes: ReadonlyArray<Route>): v
 export function mountRoutes(router: Router, routes: ReadonlyArray<Route>, guards: RouteGuards): void {
   for (const route of routes) {
     router[route.method](route.path, async (ctx) => {
-      // Read by the error handler, which answers validation errors with this status.
-      if (route.validationStatus) ctx.state.validationStatus = route.validationStatus;
       if (route.addressLimit && guards.addressLimit) await guards.addressLimit(ctx, route.addressLimit);
       const caller = await guards.access.authorize(ctx, route.access);
       if (METHODS_WITH_BODY.has(route.method)) checkContentType(ctx, route.bodyTypes ?? ['json']);
-      // Only now, the request admitted, is its body read.
+      // Only now, the request admitted, is its body read; a body that is not JSON at all (or too
+      // deep, or with a refused key) is a 400 on every route.
       await readBody(ctx);
+      // Read by the error handler, which answers the schemas' validation errors with this status.
+      if (route.validationStatus) ctx.state.validationStatus = route.validationStatus;
       const rawBody = (ctx.request as { body?: unknown }).body;
       const respond = async () => {
         const input: RouteInput<unknown, unknown, unknown> = {

@@ -1,7 +1,10 @@
 import type { identityV1 } from '@agentplatform/contracts';
 import { createAccessEvent } from '@agentplatform/events/catalogue';
+import type { Context } from 'koa';
+import { UnauthorizedError } from '@agentplatform/service-kit';
 import { IdentityAccessGuard, type AccessGuardOptions } from './access-guard.js';
-import type { Caller } from './route.js';
+import { AnonymousLimiter } from './anonymous-limit.js';
+import { anyCaller, type Caller } from './route.js';
 
 /** A fake of identity's GetMe that counts its calls and answers with the current name. */
 function fakeIdentity() {
@@ -85,5 +88,53 @@ describe('IdentityAccessGuard profiles (GET /auth/me)', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     await guard.profile(alice);
     expect(state.calls).toBe(2);
+  });
+});
+
+describe('IdentityAccessGuard API keys and the anonymous budget', () => {
+  const VALID = 'apk_valid_key';
+  /** identity's VerifyApiKey: one valid key; counts its calls. */
+  function keyIdentity() {
+    const state = { calls: 0 };
+    const identity = {
+      verifyApiKey: async ({ key }: { key: string }) => {
+        state.calls += 1;
+        if (key !== VALID) throw new UnauthorizedError('Invalid, expired or revoked API key');
+        return { userId: 'usr_1', tenantId: 'ten_1', role: 'owner', scopes: [], keyId: 'key_1', name: 'ci' };
+      },
+    };
+    return { state, identity };
+  }
+  /** A request from one address with a bearer token, as much of a Koa context as the guard reads. */
+  const request = (token: string) =>
+    ({ ip: '203.0.113.9', query: {}, state: {}, get: () => `Bearer ${token}` }) as unknown as Context;
+  const statusOf = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 200,
+      (error: { code?: string }) => (error.code === 'rate_limit_exceeded' ? 429 : 401),
+    );
+
+  it('an address that spent its budget keeps the keys identity accepted, and only those', async () => {
+    const { state, identity } = keyIdentity();
+    const guard = new IdentityAccessGuard({
+      backends: { identity },
+      jwks: {},
+      limiter: { consume: async () => undefined },
+      cacheTtlMs: 60_000,
+      anonymous: new AnonymousLimiter({ perMinute: 1, burst: 2, maxAddresses: 10 }),
+    } as unknown as AccessGuardOptions);
+    // Nothing is cached while the revocation feed is down: identity is asked every time.
+    guard.setLive(false);
+    expect(await statusOf(guard.authorize(request(VALID), anyCaller))).toBe(200);
+    // Two bogus keys spend the budget of two; the third is refused before identity is asked.
+    expect(await statusOf(guard.authorize(request('apk_bogus_1'), anyCaller))).toBe(401);
+    expect(await statusOf(guard.authorize(request('apk_bogus_2'), anyCaller))).toBe(401);
+    const callsBefore = state.calls;
+    expect(await statusOf(guard.authorize(request('apk_bogus_3'), anyCaller))).toBe(429);
+    expect(state.calls).toBe(callsBefore);
+    // The key identity accepted still gets through, and is still verified by identity each time.
+    expect(await statusOf(guard.authorize(request(VALID), anyCaller))).toBe(200);
+    expect(await statusOf(guard.authorize(request(VALID), anyCaller))).toBe(200);
+    expect(state.calls).toBe(callsBefore + 2);
   });
 });

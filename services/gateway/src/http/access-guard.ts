@@ -53,6 +53,15 @@ const CLOCK_TOLERANCE_S = 5;
 const INVALID_KEY_MEMORY_MS = 60_000;
 const INVALID_KEYS_MAX = 100_000;
 
+/**
+ * An `apk_` key identity accepted is let past the address's anonymous budget for this long, even
+ * once its answer left the credential cache (a few seconds, and nothing while the revocation feed
+ * is down): an address that spent its budget (on unknown hook ids, say) must not lock out the
+ * keys it already uses. Identity is still asked on every cache miss, so revocation is unchanged.
+ */
+const VALID_KEY_MEMORY_MS = 3_600_000;
+const VALID_KEYS_MAX = 100_000;
+
 function knownScopes(values: readonly string[]): Scope[] {
   return values.filter((v): v is Scope => (SCOPES as readonly string[]).includes(v));
 }
@@ -114,8 +123,8 @@ export function checkAccess(caller: Caller, access: RouteAccess): void {
  *   and called directly for changes made through this replica), and nothing is cached while
  *   the revocation feed is not live (`setLive`).
  * - Requests with no or invalid credentials draw from the per-address anonymous budget. An API
- *   key not known to be valid is refused (429) before identity is asked when its address has
- *   spent the budget; access tokens are checked locally first, so they never are.
+ *   key identity has not accepted within the hour is refused (429) before identity is asked when
+ *   its address has spent the budget; access tokens are checked locally first, so they never are.
  */
 export class IdentityAccessGuard implements AccessGuard, RevocationListener {
   private readonly keys: RevocableCache<Verified>;
@@ -127,6 +136,11 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
     maxSize: INVALID_KEYS_MAX,
     sizeCalculation: () => 1,
     ttl: INVALID_KEY_MEMORY_MS,
+  });
+  private readonly validKeys = new LRUCache<string, true>({
+    maxSize: VALID_KEYS_MAX,
+    sizeCalculation: () => 1,
+    ttl: VALID_KEY_MEMORY_MS,
   });
   private readonly anonymous: AnonymousLimiter;
 
@@ -252,7 +266,7 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
     // Cached under the key's SHA-256, so no plaintext secret is kept in the cache.
     const hash = sha256Hex(secret);
     if (this.invalidKeys.has(hash)) throw new UnauthorizedError('Invalid, expired or revoked API key');
-    if (!this.keys.has(hash)) this.anonymous.check(address);
+    if (!this.keys.has(hash) && !this.validKeys.has(hash)) this.anonymous.check(address);
     let verified: Verified;
     try {
       verified = await this.keys.get(hash, async () => {
@@ -270,9 +284,13 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
         };
       });
     } catch (error) {
-      if (isUnauthorized(error)) this.invalidKeys.set(hash, true);
+      if (isUnauthorized(error)) {
+        this.invalidKeys.set(hash, true);
+        this.validKeys.delete(hash);
+      }
       throw error;
     }
+    this.validKeys.set(hash, true);
     if (tenant && tenant !== verified.tenantId) throw new ForbiddenError('This API key belongs to another tenant');
     return { kind: 'api_key', ...verified };
   }

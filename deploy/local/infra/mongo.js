@@ -20,7 +20,12 @@ const DEFAULT_MONGO_SERVER_VERSION = '4.4'; // maxWireVersion 9: minimum accepte
 // benchmark's data), documents move to the old generation at their first young collection instead
 // of being copied between survivor spaces, and a small young generation keeps each pause to tens
 // of milliseconds (with the default sizing, young pauses reached 300 ms under benchmark load).
-const MONGO_JVM_OPTS = ['-Xms1g', '-Xmx1g', '-Xmn96m', '-XX:MaxTenuringThreshold=0', '-Xss512k'];
+const MEMORY_JVM_OPTS = ['-Xms1g', '-Xmx1g', '-Xmn96m', '-XX:MaxTenuringThreshold=0', '-Xss512k'];
+// On disk (npm start) the documents live in H2's file and its page cache (MongoLauncher, 256 MB
+// of the heap), and the process runs for hours: the collector's defaults suit that (promoting
+// every survivor at once filled the old generation with short-lived garbage and full collections
+// followed), and the full JIT (C2) is worth its warm-up (COMMON_JVM_OPTS stops at C1 for start-up).
+const DISK_JVM_OPTS = ['-Xms1g', '-Xmx1g', '-Xss512k', '-XX:TieredStopAtLevel=4'];
 
 /**
  * OP_MSG { isMaster: 1, $db: "admin" } over raw TCP; true when the server answers with a handshake
@@ -108,7 +113,12 @@ async function startMongo({
   const t0 = Date.now();
   const { child, stop } = spawnJvm({
     name: 'mongo-java-server',
-    jvmOpts: [...COMMON_JVM_OPTS, ...MONGO_JVM_OPTS, ...splitOpts(process.env.LOCALINFRA_MONGO_JVM_OPTS), ...jvmOpts],
+    jvmOpts: [
+      ...COMMON_JVM_OPTS,
+      ...(dataDir ? DISK_JVM_OPTS : MEMORY_JVM_OPTS),
+      ...splitOpts(process.env.LOCALINFRA_MONGO_JVM_OPTS),
+      ...jvmOpts,
+    ],
     classpath: [CLASSES_DIR, path.join(COMPONENTS.mongo.libs, '*')].join(path.delimiter),
     mainClass: 'localinfra.MongoLauncher',
     args: [String(actualPort), dataArg, String(serverVersion), oplog ? 'oplog' : 'no-oplog'],

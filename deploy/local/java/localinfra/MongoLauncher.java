@@ -5,6 +5,7 @@ import de.bwaldvogel.mongo.MongoVersion;
 import de.bwaldvogel.mongo.backend.AbstractMongoBackend;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import org.h2.mvstore.MVStore;
 
 import java.io.File;
 import java.util.ArrayList;
@@ -15,6 +16,11 @@ import java.util.Map;
  * mongo-java-server launcher, bound to 127.0.0.1 only: the memory backend for ":memory:" (tests and
  * benchmarks; documents stay Java objects, several times cheaper per operation than H2's
  * serialised in-memory MVStore), the H2 backend for a data file (npm start keeps its data).
+ *
+ * The data file's page cache is CACHE_MB (system property localinfra.mongo.cacheMb) instead of
+ * H2's 16 MB: with 16 MB, a soak's collections outgrew the cache within minutes and every index
+ * look-up read and deserialised pages from the file again, so the stand-in's CPU grew with the
+ * data it held.
  *
  * Usage: localinfra.MongoLauncher <port> <dataFile | :memory:> [serverVersion] [oplog]
  *   port           TCP port (0 = any free port; the chosen one is printed)
@@ -28,6 +34,8 @@ import java.util.Map;
  * Prints "LOCALINFRA_MONGO_READY port=<port>" on stdout once listening.
  */
 public final class MongoLauncher {
+    private static final int CACHE_MB = Integer.getInteger("localinfra.mongo.cacheMb", 256);
+
     private MongoLauncher() {}
 
     public static void main(String[] args) throws Exception {
@@ -49,7 +57,7 @@ public final class MongoLauncher {
             if (dir != null && !dir.isDirectory() && !dir.mkdirs()) {
                 throw new IllegalStateException("cannot create " + dir);
             }
-            backend = new H2Backend(f.getPath());
+            backend = new H2Backend(new MVStore.Builder().fileName(f.getPath()).cacheSize(CACHE_MB).open());
         }
         backend.version(version);
         if (oplog) backend.enableOplog();

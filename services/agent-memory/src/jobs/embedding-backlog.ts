@@ -83,11 +83,11 @@ const MAX_CANDIDATES_HELD = 8 * CANDIDATES_PER_LOOKUP;
 
 /**
  * Most model work in one batch, in estimated word pieces (see itemCost): a batch of short texts
- * is `batchSize` items, one of long texts (chat-local's episodic memories, 256 word pieces) four,
- * one model call, so that an item that joins the next batch waits for about a second of the model,
- * not for sixteen long texts. The vectors of a batch are stored when all of it is embedded.
+ * is `batchSize` items, one of long texts (chat-local's episodic memories, 128 word pieces) eight,
+ * two model calls, so that an item that joins the next batch waits for about a third of a second
+ * of the model, not for sixteen long texts. The vectors of a batch are stored when all of it is embedded.
  */
-export const BATCH_WORD_PIECES = 4 * MAX_ITEM_COST;
+export const BATCH_WORD_PIECES = 8 * MAX_ITEM_COST;
 
 /** How often the backlog's size is counted and logged while it drains. */
 const PROGRESS_EVERY_MS = 5_000;

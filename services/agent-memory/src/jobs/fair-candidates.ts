@@ -5,12 +5,12 @@ import type { PendingItem } from '../domain/memory.js';
  * (an embeddings endpoint's cost grows further, but the cap keeps one long text from costing its
  * tenant more than a few batches' share).
  */
-export const MAX_ITEM_COST = 256;
+export const MAX_ITEM_COST = 128; // MAX_TOKENS of the local model (minilm-embedding.provider.ts)
 
 /**
  * An item's model work, in estimated word pieces: about four characters each, plus the two the
  * model adds to every text, at most MAX_ITEM_COST. The model's time per text grows with its word
- * pieces (~100 short texts/s per core, 3-8 texts/s of 256 word pieces).
+ * pieces (~200 short texts/s per core, ~28 texts/s of 128 word pieces).
  */
 export function itemCost(length: number): number {
   return Math.min(MAX_ITEM_COST, Math.ceil(length / 4) + 2);

@@ -197,11 +197,11 @@ describe('embedding backlog yielding to a burst of writes', () => {
       }
       const burstEnded = Date.now() - paced.started;
       const during = paced.calls.filter((at) => at < burstEnded).length;
-      // A quarter of 2 s past the bound is 500 ms of model time, 12-13 calls of 40 ms: well below
-      // the 50 calls that 2 s at full rate allow, and still some (the backlog does not stop).
+      // Half of 2 s past the bound is 1 s of model time, about 25 calls of 40 ms: well below the 50
+      // calls that 2 s at full rate allow, and still some (the backlog does not stop).
       expect(during).toBeGreaterThan(2);
-      expect(during).toBeLessThan(25);
-      expect(paced.memories.embedded).toBeLessThan(paced.written() / 2);
+      expect(during).toBeLessThanOrEqual(30);
+      expect(paced.memories.embedded).toBeLessThanOrEqual(30 * 4);
       await until(() => paced.memories.embedded === paced.written(), 20_000);
       // After the burst, at full rate: the rest (over 100 batches of 4) came without rests.
       const after = paced.calls.filter((at) => at >= burstEnded);

@@ -60,12 +60,14 @@ const QUIET_MS = 100;
 
 /**
  * While a burst of writes goes on past `yieldMs`, the backlog takes at most this share of one core:
- * after each batch it rests three times as long as the batch took. The request work of the burst
- * (a chat costs all processes together about as much CPU as embedding its exchange) keeps the
- * cores; the backlog still drains at a quarter of its rate meanwhile, and at full rate once the
- * writes pause.
+ * after each batch it rests as long as the batch took. The request work of the burst keeps the
+ * other half and the other cores; the backlog drains at half its rate meanwhile, and at full rate
+ * once the writes pause. Half, not a quarter: at a quarter, the soak's steady 40 requests/s (12
+ * chats/s, each kept as an episodic memory, and 10 adds/s) outran the backlog by about 7 items/s
+ * on two cores; at half it held at about 850 items (docs/operations.md, "Soak"). The full rate
+ * during a burst put the backlog's calls before the queries' and the requests waited.
  */
-const BURST_SHARE = 0.25;
+const BURST_SHARE = 0.5;
 
 /**
  * Items looked up at a time as candidates for the next batches (see claimAndEmbed). The look-up

@@ -86,6 +86,32 @@ describe('the delivery log on the real MongoDB-compatible server', () => {
     );
   });
 
+  it('skips an id whose delivery was never stored (the replica died between the two writes)', async () => {
+    const { deliveries } = store;
+    const start = Date.now();
+    await deliveries.insertNew(
+      Array.from({ length: 25 }, (_, i) => delivery('wh_torn', i, new Date(start + i * 1_000))),
+    );
+    // The window is written before the deliveries: a crash in between leaves ids that find nothing,
+    // here the two newest of all.
+    const lost = [
+      delivery('wh_torn', 100, new Date(start + 60_000)),
+      delivery('wh_torn', 101, new Date(start + 61_000)),
+    ];
+    await deliveries.newest.add(lost.map((d) => ({ parentId: 'wh_torn', id: d.id })));
+
+    const page = await deliveries.list('ten_a', 'wh_torn', 20);
+    const stored = (
+      await deliveries.model.find({ webhook_id: 'wh_torn' }, { _id: 1 }).sort({ _id: -1 }).limit(20).lean()
+    ).map((d) => d._id);
+    expect(page.map((d) => d.id)).toEqual(stored);
+    expect(page).toHaveLength(20);
+    // A retry of the lost write stores them under the same ids, and the window shows them once.
+    await deliveries.insertNew(lost);
+    const after = await deliveries.list('ten_a', 'wh_torn', 3);
+    expect(after.map((d) => d.eventId)).toEqual(['evt_wh_torn_101', 'evt_wh_torn_100', 'evt_wh_torn_24']);
+  });
+
   it('falls back to the sorted query when a filter leaves the window short, and forgets a deleted webhook', async () => {
     const { deliveries } = store;
     const start = Date.now();

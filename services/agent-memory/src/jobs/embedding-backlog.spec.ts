@@ -14,6 +14,8 @@ class PendingItems implements EmbeddingBacklogStore {
   afterLookup: (found: PendingItem[]) => void = () => undefined;
   /** Tenants left out by each look-up. */
   readonly exceptTenants: string[][] = [];
+  /** How long a claim takes (a loaded database's round trip). */
+  claimMs = 0;
   add(id: string, tenantId = 't1', content = `fact ${id}`): void {
     this.items.set(id, { id, tenantId, agentId: `agt_${tenantId}`, content });
   }
@@ -32,6 +34,7 @@ class PendingItems implements EmbeddingBacklogStore {
   }
   /** As the repository: a compare-and-set of the lease token per item; one embedded meanwhile is let go. */
   async claim(candidates: PendingItem[], _provider: string, token: string): Promise<ClaimedItem[]> {
+    if (this.claimMs > 0) await new Promise((resolve) => setTimeout(resolve, this.claimMs));
     const claimed: ClaimedItem[] = [];
     for (const candidate of candidates) {
       const item = this.items.get(candidate.id);
@@ -70,9 +73,11 @@ function setup(options: {
   quietMs: number;
   burstShare?: number;
   embedMs?: number;
+  claimMs?: number;
   idlePollMs?: number;
 }) {
   const memories = new PendingItems();
+  memories.claimMs = options.claimMs ?? 0;
   /** When each model call started, in ms after `started`. */
   const calls: number[] = [];
   /** Every text the model was given. */
@@ -209,6 +214,25 @@ describe('embedding backlog yielding to a burst of writes', () => {
       expect(rate).toBeGreaterThan(8); // 25/s at most; about 6/s if it still rested
     } finally {
       await paced.backlog.stop();
+    }
+  });
+
+  it("counts the model's time toward its share, not the claim's round trip", async () => {
+    // Claims of 100 ms, model calls of 40 ms: at half a core the backlog rests 40 ms after each
+    // call, so a batch goes every 180 ms, about 11 in the 2 s past the bound. Counting the claim as
+    // the model's time made it rest 140 ms: a batch every 280 ms, about 7.
+    const slowClaim = setup({ yieldMs: 400, quietMs: 150, embedMs: 40, claimMs: 100 });
+    slowClaim.backlog.start();
+    try {
+      while (Date.now() - slowClaim.started < 2_400) {
+        slowClaim.write();
+        await elapse(10);
+      }
+      const burstEnded = Date.now() - slowClaim.started;
+      expect(slowClaim.calls.filter((at) => at < burstEnded).length).toBeGreaterThanOrEqual(10);
+    } finally {
+      await until(() => slowClaim.memories.embedded === slowClaim.written(), 60_000);
+      await slowClaim.backlog.stop();
     }
   });
 

@@ -91,6 +91,14 @@ const MAX_CANDIDATES_HELD = 8 * CANDIDATES_PER_LOOKUP;
  */
 export const BATCH_WORD_PIECES = 8 * MAX_ITEM_COST;
 
+/** A claimed batch, embedded: what `store` needs, and how long the model took (for `pace`). */
+interface EmbeddedBatch {
+  token: string;
+  claimed: ClaimedItem[];
+  vectors: Float32Array[];
+  modelMs: number;
+}
+
 /** How often the backlog's size is counted and logged while it drains. */
 const PROGRESS_EVERY_MS = 5_000;
 
@@ -205,7 +213,7 @@ export class EmbeddingBacklog {
     while (!this.stopped) {
       await this.yieldToWrites();
       const claimedAt = Date.now();
-      let embedded: { token: string; claimed: ClaimedItem[]; vectors: Float32Array[] } | undefined;
+      let embedded: EmbeddedBatch | undefined;
       try {
         embedded = await this.claimAndEmbed();
       } catch (error) {
@@ -223,7 +231,6 @@ export class EmbeddingBacklog {
         continue;
       }
       const batch = embedded;
-      const busyMs = Date.now() - claimedAt;
       storing = this.store(batch.token, batch.claimed, batch.vectors).then(
         () => {
           this.doneSinceProgress += batch.claimed.length;
@@ -234,7 +241,7 @@ export class EmbeddingBacklog {
           this.deps.logger.warn({ err: error }, 'storing embedded batch failed; its items wait for their lease');
         },
       );
-      await this.pace(busyMs);
+      await this.pace(batch.modelMs);
     }
     await storing;
   }
@@ -245,14 +252,16 @@ export class EmbeddingBacklog {
   }
 
   /**
-   * After a batch that took `busyMs`, during a burst that has outlasted `yieldMs`: rests so that
-   * the backlog's share of one core stays at `burstShare`, or until the writes pause (then it goes
-   * on at full rate at once). Outside a burst, or with `yieldMs` 0, it does not rest.
+   * After a batch whose model calls took `modelMs`, during a burst that has outlasted `yieldMs`:
+   * rests so that the model's share of one core stays at `burstShare`, or until the writes pause
+   * (then it goes on at full rate at once). Outside a burst, or with `yieldMs` 0, it does not rest.
+   * Only the model's time counts: the claim's and the store's round trips wait on the database,
+   * and counting them (a loaded stand-in makes them slow) left the model well under its share.
    */
-  private async pace(busyMs: number): Promise<void> {
+  private async pace(modelMs: number): Promise<void> {
     const share = this.options.burstShare ?? BURST_SHARE;
     if (share >= 1 || this.options.yieldMs <= 0 || !this.inBurst()) return;
-    const until = Date.now() + (busyMs * (1 - share)) / share;
+    const until = Date.now() + (modelMs * (1 - share)) / share;
     const quietMs = this.options.quietMs ?? QUIET_MS;
     while (!this.stopped && this.inBurst()) {
       const wait = Math.min(until, this.lastWrite + quietMs) - Date.now();
@@ -307,9 +316,7 @@ export class EmbeddingBacklog {
    * A look-up comes when the candidates run out, and while they last, every `idlePollMs` (or
    * right after one that came back full) for the tenants they do not include.
    */
-  private async claimAndEmbed(
-    scope?: PendingScope,
-  ): Promise<{ token: string; claimed: ClaimedItem[]; vectors: Float32Array[] } | undefined> {
+  private async claimAndEmbed(scope?: PendingScope): Promise<EmbeddedBatch | undefined> {
     const { store, embedder } = this.deps;
     const token = randomUUID();
     const { batchSize, leaseMs } = this.options;
@@ -335,11 +342,12 @@ export class EmbeddingBacklog {
     // Texts of like length share a model call: a call pads its texts to its longest one.
     claimed.sort((a, b) => itemCost(a.content.length) - itemCost(b.content.length));
     try {
+      const modelStarted = Date.now();
       const vectors = await embedder.embed(
         claimed.map((item) => item.content),
         { background: true },
       );
-      return { token, claimed, vectors };
+      return { token, claimed, vectors, modelMs: Date.now() - modelStarted };
     } catch (error) {
       const ids = claimed.map((item) => item.id);
       await store.releaseClaim(token, ids).catch(() => undefined);

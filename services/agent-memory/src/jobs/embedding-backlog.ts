@@ -60,7 +60,7 @@ const QUIET_MS = 100;
 
 /**
  * While a burst of writes goes on past `yieldMs`, the backlog takes at most this share of one core:
- * after each batch it rests as long as the batch took. The request work of the burst keeps the
+ * after each batch it rests as long as its model calls took. The request work of the burst keeps the
  * other half and the other cores; the backlog drains at half its rate meanwhile, and at full rate
  * once the writes pause. Half, not a quarter: at a quarter, the soak's steady 40 requests/s (12
  * chats/s, each kept as an episodic memory, and 10 adds/s) outran the backlog by about 7 items/s

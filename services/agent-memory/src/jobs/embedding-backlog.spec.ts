@@ -129,6 +129,15 @@ async function elapse(ms: number): Promise<void> {
   else await delay(ms);
 }
 
+/** A write every 10 ms until `ms` after the set-up started; answers when the burst ended (ms after the start). */
+async function writeUntil(s: { started: number; write(): void }, ms: number): Promise<number> {
+  while (Date.now() - s.started < ms) {
+    s.write();
+    await elapse(10);
+  }
+  return Date.now() - s.started;
+}
+
 async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
@@ -196,11 +205,7 @@ describe('embedding backlog yielding to a burst of writes', () => {
     const paced = setup({ yieldMs: 400, quietMs: 150, embedMs: 40 });
     paced.backlog.start();
     try {
-      while (Date.now() - paced.started < 2_400) {
-        paced.write();
-        await elapse(10);
-      }
-      const burstEnded = Date.now() - paced.started;
+      const burstEnded = await writeUntil(paced, 2_400);
       const during = paced.calls.filter((at) => at < burstEnded).length;
       // Half of 2 s past the bound is 1 s of model time, about 25 calls of 40 ms: well below the 50
       // calls that 2 s at full rate allow, and still some (the backlog does not stop).
@@ -224,11 +229,7 @@ describe('embedding backlog yielding to a burst of writes', () => {
     const slowClaim = setup({ yieldMs: 400, quietMs: 150, embedMs: 40, claimMs: 100 });
     slowClaim.backlog.start();
     try {
-      while (Date.now() - slowClaim.started < 2_400) {
-        slowClaim.write();
-        await elapse(10);
-      }
-      const burstEnded = Date.now() - slowClaim.started;
+      const burstEnded = await writeUntil(slowClaim, 2_400);
       expect(slowClaim.calls.filter((at) => at < burstEnded).length).toBeGreaterThanOrEqual(10);
     } finally {
       await until(() => slowClaim.memories.embedded === slowClaim.written(), 60_000);

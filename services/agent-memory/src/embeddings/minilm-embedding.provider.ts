@@ -14,7 +14,7 @@ export const MINILM_FILES = ['model.onnx', 'tokenizer.json'] as const;
  * cost three times as much (104 against 35 ms of one core, bench/model-rss.js): on two cores, a
  * chat's episodic memory then cost more model time than the rest of its turn.
  */
-const MAX_TOKENS = 128;
+export const MAX_TOKENS = 128;
 
 export interface MiniLmOptions {
   /** Texts per model call for background batches (default BACKGROUND_CALL, see ModelCalls). */

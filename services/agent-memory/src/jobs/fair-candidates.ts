@@ -1,11 +1,12 @@
 import type { PendingItem } from '../domain/memory.js';
+import { MAX_TOKENS } from '../embeddings/minilm-embedding.provider.js';
 
 /**
  * Most word pieces an item's model work is counted by: the local model cuts longer texts there
  * (an embeddings endpoint's cost grows further, but the cap keeps one long text from costing its
  * tenant more than a few batches' share).
  */
-export const MAX_ITEM_COST = 128; // MAX_TOKENS of the local model (minilm-embedding.provider.ts)
+export const MAX_ITEM_COST = MAX_TOKENS;
 
 /**
  * An item's model work, in estimated word pieces: about four characters each, plus the two the

@@ -142,6 +142,33 @@ describe('due work: lease takeover, schedules and settles without a scan', () =>
     expect(claimed?.execution.id).toBe('exe_back');
   });
 
+  it("counts a tenant's running runs from their due entries, not from the history", async () => {
+    const { executions, connection } = store;
+    const now = new Date();
+    const lease = { owner: 'me', until: new Date(now.getTime() + MINUTE) };
+    const run = (id: string, tenantId: string, status: 'running' | 'queued') => ({
+      ...execution(id, status, now),
+      tenantId,
+    });
+    for (let i = 0; i < 3; i++) await executions.insert(run(`exe_cnt_${i}`, 'ten_cnt', 'running'), lease);
+    await executions.insert(run('exe_cnt_q', 'ten_cnt', 'queued'), NO_LEASE);
+    await executions.insert(run('exe_cnt_other', 'ten_cnt_other', 'running'), lease);
+
+    const seen = recordQueryShapes(connection);
+    expect(await executions.countRunning('ten_cnt', 10)).toBe(3);
+    expect(await executions.countRunning('ten_cnt', 2)).toBe(2);
+    connection.set('debug', false);
+    // The due entries hold the running runs only; the 3,000 finished ones are never read.
+    expect(verdicts(connection, seen)).toEqual(['execution_due.countDocuments(tenant_id) -> tenant_id,_id']);
+
+    // A queued run that starts counts; one that ends no longer does.
+    expect(await executions.startQueued('exe_cnt_q', 'me', new Date(), lease.until)).toBeDefined();
+    expect(await executions.countRunning('ten_cnt', 10)).toBe(4);
+    await executions.save({ id: 'exe_cnt_0' }, 'me', { status: 'completed' }, { releaseLease: true });
+    expect(await executions.countRunning('ten_cnt', 10)).toBe(3);
+    expect(await executions.countRunning('ten_cnt_other', 10)).toBe(1);
+  });
+
   it('finds due schedules and pending settles by their small collections, and advances each tick once', async () => {
     const { connection, workflows, executions } = store;
     const now = new Date();

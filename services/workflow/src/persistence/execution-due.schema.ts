@@ -13,17 +13,25 @@ export interface ExecutionDueDocument {
   /** The execution's `_id`. */
   _id: string;
   due_at: Date;
+  /**
+   * The execution's tenant: a tenant's running executions are counted here (its in-flight bound),
+   * not in the executions, which the stand-in would scan. Entries of older releases get it at start.
+   */
+  tenant_id?: string;
 }
 
 const executionDueSchema = new Schema<ExecutionDueDocument>(
   {
     _id: { type: String, required: true },
     due_at: { type: Date, required: true },
+    tenant_id: String,
   },
   { collection: 'execution_due', versionKey: false },
 );
 // The takeover's page, the longest due first. Unique because it ends in `_id`.
 executionDueSchema.index({ due_at: 1, _id: 1 }, { unique: true });
+// A tenant's running executions, counted for its in-flight bound.
+executionDueSchema.index({ tenant_id: 1, _id: 1 }, { unique: true });
 
 export function executionDueModel(connection: Connection): Model<ExecutionDueDocument> {
   return (

@@ -46,14 +46,14 @@ export class ExecutionLeaseRepository {
    */
   async addMissingDueEntries(): Promise<number> {
     const running = await this.executions
-      .find({ status: 'running' }, { projection: { _id: 1, lease_until: 1 } })
+      .find({ status: 'running' }, { projection: { _id: 1, lease_until: 1, tenant_id: 1 } })
       .toArray();
     if (running.length === 0) return 0;
     await this.entries.bulkWrite(
       running.map((r) => ({
         updateOne: {
           filter: { _id: r._id },
-          update: { $min: { due_at: r.lease_until } },
+          update: { $min: { due_at: r.lease_until }, $set: { tenant_id: r.tenant_id } },
           upsert: true,
         },
       })),
@@ -67,12 +67,30 @@ export class ExecutionLeaseRepository {
    * a replica that dies after the insert leaves an entry for the takeover. Outside a transaction,
    * entries that arrive while one insert is in flight go out together as one insertMany.
    */
-  async willRun(execution: Pick<Execution, 'id' | 'status'>, lease: Lease, session?: ClientSession): Promise<void> {
+  async willRun(
+    execution: Pick<Execution, 'id' | 'tenantId' | 'status'>,
+    lease: Lease,
+    session?: ClientSession,
+  ): Promise<void> {
     if (execution.status !== 'running') return;
     // Due at once for a run stored unowned (its lease ended at the epoch): the orphan rule counts from then.
-    const entry = { _id: execution.id, due_at: new Date(Math.max(lease.until.getTime(), Date.now())) };
+    const entry = {
+      _id: execution.id,
+      due_at: new Date(Math.max(lease.until.getTime(), Date.now())),
+      tenant_id: execution.tenantId,
+    };
     if (session) await this.entries.insertOne(entry, { session });
     else await this.dueInserts.submit('', entry);
+  }
+
+  /**
+   * How many of the tenant's executions are running, counted up to `atMost` from their entries:
+   * each is written before its run starts and goes after it ends, so the count is never low (an
+   * entry a crash left counts until the takeover drops it). The due entries hold running runs
+   * only, where the executions hold the history, which the stand-in would scan.
+   */
+  async countRunning(tenantId: string, atMost: number): Promise<number> {
+    return this.entries.countDocuments({ tenant_id: tenantId }, { limit: atMost });
   }
 
   /**
@@ -185,11 +203,15 @@ export class ExecutionLeaseRepository {
   async startQueued(id: string, owner: string, now: Date, until: Date): Promise<Execution | undefined> {
     const queued = await this.executions.findOne(
       { _id: id },
-      { projection: { status: 1, started_at: 1, deadline_at: 1, lease_until: 1 } },
+      { projection: { status: 1, started_at: 1, deadline_at: 1, lease_until: 1, tenant_id: 1 } },
     );
     if (!queued || queued.status !== 'queued') return undefined;
     const span = queued.deadline_at.getTime() - queued.started_at.getTime();
-    await this.entries.updateOne({ _id: id }, { $min: { due_at: until } }, { upsert: true });
+    await this.entries.updateOne(
+      { _id: id },
+      { $min: { due_at: until }, $set: { tenant_id: queued.tenant_id } },
+      { upsert: true },
+    );
     // Exactly the keys of the `{_id, status, lease_until}` unique index, as the takeover's write.
     const doc = await this.executions.findOneAndUpdate(
       { _id: id, status: 'queued', lease_until: queued.lease_until },

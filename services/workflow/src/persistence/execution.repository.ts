@@ -91,8 +91,8 @@ export class ExecutionRepository {
    * How many of the tenant's executions are running (child runs and runs waiting for a slot
    * included), counted up to `atMost`: the admission check needs no more.
    */
-  async countRunning(tenantId: string, atMost: number): Promise<number> {
-    return this.collection.countDocuments({ tenant_id: tenantId, status: 'running' }, { limit: atMost });
+  countRunning(tenantId: string, atMost: number): Promise<number> {
+    return this.leases.countRunning(tenantId, atMost);
   }
 
   /** The running children of an execution (started by its workflow and foreach nodes). */

@@ -69,7 +69,7 @@ describe('workflow use cases against in-memory repositories', () => {
       throw new Error('disk full');
     };
     await expect(create('t1')).rejects.toThrow('disk full');
-    expect(fakes.quotas.count('t1', 'workflows')).toBe(0);
+    expect(fakes.quotas.counted('t1', 'workflows')).toBe(0);
   });
 
   it('updates only what is given, validates the resulting graph, and hides other tenants', async () => {

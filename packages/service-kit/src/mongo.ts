@@ -139,19 +139,41 @@ export function perOperationErrors(error: unknown, count: number): Array<undefin
   return results;
 }
 
+/** How a list is paged, for `findPage`. */
+export interface PageOptions {
+  sort: Record<string, 1 | -1>;
+  skip: number;
+  limit: number;
+  projection?: Record<string, 0 | 1>;
+  /**
+   * The list's total when the page does not end it, from a count kept elsewhere; by default a
+   * `countDocuments`, which the local stand-in answers by scanning the collection (docs/queries.md).
+   */
+  count?: () => Promise<number>;
+}
+
 /**
  * One page of a tenant's list and the list's total, the read every list repository does. A page
  * that is not full ends the list, so then the total is known without counting (most lists fit one
- * page: one database call instead of two); otherwise the count runs beside the find.
+ * page: one database call instead of two); otherwise the list is counted.
  */
 export async function findPage<D>(
   model: Model<D>,
   filter: Record<string, unknown>,
-  options: { sort: Record<string, 1 | -1>; skip: number; limit: number; projection?: Record<string, 0 | 1> },
+  options: PageOptions,
 ): Promise<{ docs: D[]; total: number }> {
   const { sort, skip, limit, projection } = options;
   const docs = await model.find(filter, projection).sort(sort).skip(skip).limit(limit).lean<D[]>();
-  const ends = docs.length < limit && (docs.length > 0 || skip === 0);
-  const total = ends ? skip + docs.length : await model.countDocuments(filter);
-  return { docs, total };
+  return { docs, total: await pageTotal(docs.length, options, () => model.countDocuments(filter)) };
+}
+
+/** A list's total: known from a page that ends the list, else from `options.count` or `countAll`. */
+export async function pageTotal(
+  found: number,
+  options: Pick<PageOptions, 'skip' | 'limit' | 'count'>,
+  countAll: () => Promise<number>,
+): Promise<number> {
+  const { skip, limit } = options;
+  if (found < limit && (found > 0 || skip === 0)) return skip + found;
+  return (options.count ?? countAll)();
 }

@@ -74,6 +74,20 @@ export class QuotaCounter {
   }
 
   /**
+   * How many `kind` the scope has, as counted: the resources, plus creates in flight, plus any a
+   * crash left counted (until a refusal repairs it). Makes the counter from `countActual` the
+   * first time. A list's total reads it: the counter is one read by `_id`, where counting the
+   * resources scans the collection on the local stand-in.
+   */
+  async count(scope: string, kind: QuotaKind, countActual: () => Promise<number>): Promise<number> {
+    const id = `${kind}:${scope}`;
+    const current = await this.collection.findOne({ _id: id });
+    if (current) return current.count;
+    await this.create(id, await countActual());
+    return (await this.collection.findOne({ _id: id }))?.count ?? 0;
+  }
+
+  /**
    * Counts units that are never refused (chats' episodic memories: a chat must not fail). A
    * counter not made yet stays unmade: the first acquire counts what exists.
    */

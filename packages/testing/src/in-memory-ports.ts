@@ -71,8 +71,14 @@ export class InMemoryQuotaCounter {
     if (count !== undefined && count >= units) this.counts.set(key, count - units);
   }
 
+  count: QuotaCounter['count'] = async (scope, kind, countActual) => {
+    const key = `${kind}:${scope}`;
+    if (!this.counts.has(key)) this.counts.set(key, await countActual());
+    return this.counts.get(key)!;
+  };
+
   /** The units counted under a scope (undefined before the first acquire). */
-  count(scope: string, kind: QuotaKind): number | undefined {
+  counted(scope: string, kind: QuotaKind): number | undefined {
     return this.counts.get(`${kind}:${scope}`);
   }
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
-import { callVerdicts, newId, recordQueryShapes } from '@agentplatform/service-kit';
+import { callVerdicts, newId, QuotaCounter, recordQueryShapes } from '@agentplatform/service-kit';
 import { suiteFixture } from '@agentplatform/testing';
 import type { MemoryType } from '../src/domain/agent';
 import type { MemoryItem } from '../src/domain/memory';
@@ -74,11 +74,25 @@ describe("an agent's memory list on the real MongoDB-compatible server", () => {
   });
 
   it("counts a full page's total, and forgets a deleted agent's window", async () => {
-    const { memories } = store;
+    const { connection, memories } = store;
     await memories.insertMany(Array.from({ length: 25 }, (_, i) => item('agt_full', i)));
     const page = await memories.list('ten_a', { agentId: 'agt_full' }, 0, 20);
     expect(page.items.map((m) => m.content)).toEqual(Array.from({ length: 20 }, (_, i) => `fact ${24 - i}`));
     expect(page.total).toBe(25);
+
+    // With the agent's kept count (the quota's counter, made once from a count), no count scans.
+    const quotas = new QuotaCounter(connection);
+    const count = () => quotas.count('agt_full', 'memories', () => memories.count('ten_a', 'agt_full'));
+    await count();
+    const seen = recordQueryShapes(connection);
+    const counted = await memories.list('ten_a', { agentId: 'agt_full' }, 0, 20, count);
+    connection.set('debug', false);
+    expect(counted).toEqual(page);
+    expect(callVerdicts(connection, seen)).toEqual([
+      'memories.find(_id) -> _id (stand-in: index)',
+      'memory_windows.findOne(_id) -> _id (stand-in: index)',
+      'quota_counters.findOne(_id) -> _id (stand-in: index)',
+    ]);
 
     await memories.deleteAgent('ten_a', 'agt_full');
     expect(await memories.newest.model.exists({ _id: 'agt_full' })).toBeNull();

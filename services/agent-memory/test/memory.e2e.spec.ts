@@ -102,6 +102,29 @@ describe('memory through the gateway', () => {
       expect(list.body.items[0].id).toBe(defaultType.body.id);
     });
 
+    it("keeps a full page's total in step with adds, batches and deletes", async () => {
+      // A full first page takes its total from the agent's memory count (the quota's counter),
+      // not from counting the collection; the count must match what paging shows.
+      const agentId = await newAgent();
+      const total = async () => (await suite.http.get(`/api/v1/memory?agent_id=${agentId}&per_page=2`)).body.total;
+      const added = [];
+      for (const content of ['one', 'two', 'three'])
+        added.push((await suite.http.post('/api/v1/memory', { agent_id: agentId, content })).body.id as string);
+      expect(await total()).toBe(3);
+      const batch = await suite.http.post('/api/v1/memory/batch', {
+        agent_id: agentId,
+        items: [{ content: 'four' }, { content: 'five' }],
+      });
+      expect(batch.status).toBe(201);
+      expect(await total()).toBe(5);
+      expect((await suite.http.delete(`/api/v1/memory/${added[0]}`)).status).toBe(200);
+      expect((await suite.http.delete(`/api/v1/memory/${added[0]}`)).status).toBe(404);
+      expect(await total()).toBe(4);
+      const all = await suite.http.get(`/api/v1/memory?agent_id=${agentId}&per_page=100`);
+      expect(all.body.items).toHaveLength(4);
+      expect(await total()).toBe(4);
+    });
+
     it.each([
       ['missing agent_id', { content: 'x' }, 'agent_id'],
       ['empty content', { agent_id: 'agt_x', content: '' }, 'content'],

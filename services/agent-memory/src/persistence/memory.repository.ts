@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { documentsOf, findPage, insertEach, NewestIds } from '@agentplatform/service-kit';
+import { documentsOf, findPage, insertEach, NewestIds, pageTotal } from '@agentplatform/service-kit';
 import type { ClientSession, Connection, Model } from 'mongoose';
 import type { MemoryType } from '../domain/agent.js';
 import type { MemoryItem } from '../domain/memory.js';
@@ -87,22 +87,27 @@ export class MemoryRepository {
     return doc ? toMemoryItem(doc) : undefined;
   }
 
+  /**
+   * A page of the tenant's items, newest first, and the list's total: from `count` when given and
+   * the page does not end the list (counting scans every memory on the stand-in).
+   */
   async list(
     tenantId: string,
     filter: { agentId?: string; memoryType?: string },
     skip: number,
     limit: number,
+    count?: () => Promise<number>,
   ): Promise<{ items: MemoryItem[]; total: number }> {
     const query: Record<string, unknown> = { tenant_id: tenantId };
     if (filter.agentId) query.agent_id = filter.agentId;
     if (filter.memoryType) query.memory_type = filter.memoryType;
-    const options = { sort: { _id: -1 as const }, skip, limit, projection: LIST_PROJECTION };
+    const options = { sort: { _id: -1 as const }, skip, limit, projection: LIST_PROJECTION, count };
     if (!filter.agentId || skip > 0) {
       const { docs, total } = await findPage(this.model, query, options);
       return { items: docs.map(toMemoryItem), total };
     }
     // An agent's first page: by `_id` from its window (the sorted query scans every memory on the
-    // stand-in); the total is counted only when the page is full, as findPage does.
+    // stand-in).
     const docs = await this.newest.page(filter.agentId, limit, {
       byIds: async (ids) =>
         (await this.model.find({ _id: { $in: ids } }, LIST_PROJECTION).lean<MemoryDocument[]>()).filter(
@@ -121,7 +126,7 @@ export class MemoryRepository {
         ).map((d) => d._id),
       scan: async () => (await findPage(this.model, query, options)).docs,
     });
-    const total = docs.length < limit ? docs.length : await this.model.countDocuments(query);
+    const total = await pageTotal(docs.length, options, () => this.model.countDocuments(query));
     return { items: docs.map(toMemoryItem), total };
   }
 

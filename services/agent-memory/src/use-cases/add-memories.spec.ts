@@ -25,7 +25,7 @@ describe('batch adds', () => {
     expect(inserts).toHaveBeenCalledTimes(1);
     expect(bumps).toHaveBeenCalledTimes(1);
     expect(fakes.index.applied.map((a) => [a.version, a.upsert.length])).toEqual([[1, 50]]);
-    expect(fakes.quotas.count(agentId, 'memories')).toBe(50);
+    expect(fakes.quotas.counted(agentId, 'memories')).toBe(50);
   });
 
   it('checks every item before storing any, naming each wrong field by its place', async () => {
@@ -50,7 +50,7 @@ describe('batch adds', () => {
       ),
     ).rejects.toMatchObject({ details: [expect.objectContaining({ field: 'items' })] });
     expect(fakes.memories.byId.size).toBe(0);
-    expect(fakes.quotas.count(agentId, 'memories') ?? 0).toBe(0);
+    expect(fakes.quotas.counted(agentId, 'memories') ?? 0).toBe(0);
   });
 
   it('refuses the whole batch when one item has a type the agent has not enabled', async () => {
@@ -84,7 +84,7 @@ describe('batch adds', () => {
       expect((o as PromiseRejectedResult).reason).toMatchObject({ code: 'quota_exceeded' });
     }
     expect(fakes.memories.byId.size).toBe(9_998);
-    expect(fakes.quotas.count(agentId, 'memories')).toBe(9_998);
+    expect(fakes.quotas.counted(agentId, 'memories')).toBe(9_998);
     expect((await batch(deps, agentId, [{ content: 'one' }, { content: 'two' }])).length).toBe(2);
   });
 

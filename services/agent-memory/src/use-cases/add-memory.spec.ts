@@ -19,7 +19,7 @@ describe('memory adds written in groups', () => {
       [1, 1],
       [2, 19],
     ]);
-    expect(fakes.quotas.count(agentId, 'memories')).toBe(20);
+    expect(fakes.quotas.counted(agentId, 'memories')).toBe(20);
   });
 
   it("counts chats' episodic memories toward the quota with one increment per group, never refusing", async () => {
@@ -33,7 +33,7 @@ describe('memory adds written in groups', () => {
       ),
     );
     expect(stored).toHaveLength(10);
-    expect(fakes.quotas.count(agentId, 'memories')).toBe(11);
+    expect(fakes.quotas.counted(agentId, 'memories')).toBe(11);
     // The first goes out alone, the other nine together.
     expect(increments.mock.calls).toEqual([
       [agentId, 'memories', 1],
@@ -53,7 +53,7 @@ describe('memory adds written in groups', () => {
       details: [expect.objectContaining({ field: 'memory_type' })],
     });
     expect([...fakes.memories.byId.values()].map((m) => m.content).sort()).toEqual(['first', 'second']);
-    expect(fakes.quotas.count(agentId, 'memories')).toBe(2);
+    expect(fakes.quotas.counted(agentId, 'memories')).toBe(2);
   });
 
   it('stores what fits the quota when a group is larger than the room left, and refuses the rest', async () => {
@@ -65,7 +65,7 @@ describe('memory adds written in groups', () => {
       expect((o as PromiseRejectedResult).reason).toMatchObject({ code: 'quota_exceeded' });
     }
     expect(fakes.memories.byId.size).toBe(10_000);
-    expect(fakes.quotas.count(agentId, 'memories')).toBe(10_000);
+    expect(fakes.quotas.counted(agentId, 'memories')).toBe(10_000);
   });
 
   it('gives an agent deleted while its group is written no memories, and answers 404', async () => {
@@ -135,7 +135,7 @@ describe('memory adds: the quota taken while the agent is read', () => {
       [2, 1],
       [3, 5],
     ]);
-    expect(fakes.quotas.count(agentId, 'memories')).toBe(7);
+    expect(fakes.quotas.counted(agentId, 'memories')).toBe(7);
   });
 
   it("takes a known agent's quota while reading it when an add's type is not among those it knew", async () => {
@@ -156,7 +156,7 @@ describe('memory adds: the quota taken while the agent is read', () => {
     calls.length = 0;
     await add(deps, agentId, 'another procedure', { memoryType: 'procedural' });
     expect(calls).not.toContain('find:start');
-    expect(fakes.quotas.count(agentId, 'memories')).toBe(3);
+    expect(fakes.quotas.counted(agentId, 'memories')).toBe(3);
   });
 
   it('refuses an add whose type another replica disabled since this one read the agent', async () => {
@@ -176,7 +176,7 @@ describe('memory adds: the quota taken while the agent is read', () => {
     expect(outcomes[1]).toMatchObject({ status: 'fulfilled', value: { content: 'an event' } });
     // The refused item is gone again, its unit given back, and the version bumped after that.
     expect([...fakes.memories.byId.values()].map((m) => m.content).sort()).toEqual(['an event', 'first']);
-    expect(fakes.quotas.count(agentId, 'memories')).toBe(2);
+    expect(fakes.quotas.counted(agentId, 'memories')).toBe(2);
     expect((await fakes.agents.find('t1', agentId))!.memoryVersion).toBe(4);
     // This replica's index was dropped (reloaded at the next search) and then given the stored add only.
     expect(fakes.index.dropped).toEqual([agentId]);
@@ -213,7 +213,7 @@ describe('memory adds: the quota taken while the agent is read', () => {
     ]);
     // The group's items stay stored, as after a crash there: the counter counts them (never fewer).
     expect(fakes.memories.byId.size).toBe(4);
-    expect(fakes.quotas.count(agentId, 'memories')).toBe(4);
+    expect(fakes.quotas.counted(agentId, 'memories')).toBe(4);
   });
 
   it("never takes another tenant's agent's units, even for an agent this replica knows", async () => {
@@ -226,7 +226,7 @@ describe('memory adds: the quota taken while the agent is read', () => {
     });
     expect(acquire).not.toHaveBeenCalled();
     expect(release).not.toHaveBeenCalled();
-    expect(fakes.quotas.count(agentId, 'memories')).toBe(1);
+    expect(fakes.quotas.counted(agentId, 'memories')).toBe(1);
   });
 
   it('gives back the units taken for a known agent found deleted, and answers 404', async () => {
@@ -234,7 +234,7 @@ describe('memory adds: the quota taken while the agent is read', () => {
     await add(deps, agentId, 'first');
     await fakes.agents.delete('t1', agentId);
     await expect(add(deps, agentId, 'too late')).rejects.toMatchObject({ code: 'not_found' });
-    expect(fakes.quotas.count(agentId, 'memories')).toBe(1);
+    expect(fakes.quotas.counted(agentId, 'memories')).toBe(1);
     expect(fakes.memories.byId.size).toBe(1);
   });
 
@@ -256,6 +256,6 @@ describe('memory adds: the quota taken while the agent is read', () => {
       'quota_exceeded',
     ]);
     expect(fakes.memories.byId.size).toBe(10_000);
-    expect(fakes.quotas.count(agentId, 'memories')).toBe(10_000);
+    expect(fakes.quotas.counted(agentId, 'memories')).toBe(10_000);
   });
 });

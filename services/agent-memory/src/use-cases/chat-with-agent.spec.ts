@@ -87,7 +87,7 @@ describe('chatWithAgent', () => {
       }),
     ]);
     // Counted toward the memories quota with the fact added before.
-    expect(fakes.quotas.count(agent.id, 'memories')).toBe(2);
+    expect(fakes.quotas.counted(agent.id, 'memories')).toBe(2);
   });
 
   it('stores no episodic memory when the agent has it off', async () => {

@@ -33,7 +33,7 @@ describe('consolidateMemory', () => {
     const twin = await add(EMAIL, { metadata: { owner: 'twin', ticket: 42 } });
     const office = await add(OFFICE);
     const near = await add(EMAIL_ONLY);
-    const before = fakes.quotas.count(agentId, 'memories');
+    const before = fakes.quotas.counted(agentId, 'memories');
 
     const result = await consolidateMemory(deps, { tenantId: 't1', agentId });
 
@@ -51,7 +51,7 @@ describe('consolidateMemory', () => {
       { id: twin.id, content: EMAIL, metadata: { owner: 'twin', ticket: 42 }, createdAt: twin.createdAt },
     ]);
     expect(fakes.memories.byId.has(office.id) && fakes.memories.byId.has(near.id)).toBe(true);
-    expect(fakes.quotas.count(agentId, 'memories')).toBe(before! - 1);
+    expect(fakes.quotas.counted(agentId, 'memories')).toBe(before! - 1);
     expect(fakes.outbox.events.at(-1)).toMatchObject({
       type: 'memory.consolidated',
       data: { agent_id: agentId, merged: 1, removed: 1, remaining: 3 },

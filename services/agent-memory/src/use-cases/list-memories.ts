@@ -17,6 +17,12 @@ export async function listMemories(
   }
   if (input.agentId) await getAgent(deps, { tenantId, agentId: input.agentId });
   const { page, perPage, skip } = paging(input.page, input.perPage);
-  const { items, total } = await deps.memories.list(tenantId, input, skip, perPage);
+  // An agent's total is its memory count as its quota keeps it (docs/queries.md).
+  const { agentId } = input;
+  const count =
+    agentId && !input.memoryType
+      ? () => deps.quotas.count(agentId, 'memories', () => deps.memories.count(tenantId, agentId))
+      : undefined;
+  const { items, total } = await deps.memories.list(tenantId, input, skip, perPage, count);
   return { items, total, page, perPage };
 }

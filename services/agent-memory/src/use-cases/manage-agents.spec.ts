@@ -171,9 +171,9 @@ describe('memories against in-memory repositories', () => {
     const { deps, fakes, agent } = setup();
     const { id } = await agent();
     const item = await addMemory(deps, { tenantId: 't1', agentId: id, content: 'one' });
-    expect(fakes.quotas.count(id, 'memories')).toBe(1);
+    expect(fakes.quotas.counted(id, 'memories')).toBe(1);
     await deleteMemory(deps, { tenantId: 't1', memoryId: item.id });
-    expect(fakes.quotas.count(id, 'memories')).toBe(0);
+    expect(fakes.quotas.counted(id, 'memories')).toBe(0);
     expect(fakes.index.applied.at(-1)).toMatchObject({ remove: [item.id] });
     await expect(deleteMemory(deps, { tenantId: 't1', memoryId: item.id })).rejects.toMatchObject({
       code: 'not_found',

@@ -36,11 +36,13 @@ export interface MemoryStore {
   insertMany(items: MemoryItem[]): Promise<Array<undefined | Error>>;
   deleteIds(tenantId: string, ids: string[]): Promise<number>;
   find(tenantId: string, id: string, session?: ClientSession): Promise<MemoryItem | undefined>;
+  /** `count`: the list's total when the page does not end it (by default the list is counted). */
   list(
     tenantId: string,
     filter: { agentId?: string; memoryType?: string },
     skip: number,
     limit: number,
+    count?: () => Promise<number>,
   ): Promise<{ items: MemoryItem[]; total: number }>;
   loadAgent(tenantId: string, agentId: string): Promise<MemoryItem[]>;
   count(tenantId: string, agentId: string, session?: ClientSession): Promise<number>;
@@ -73,4 +75,4 @@ export interface MemoryWrites {
 }
 
 /** Agents per tenant and memories per agent (docs/design.md section 5). */
-export type Quotas = Pick<QuotaCounter, 'acquire' | 'add' | 'release' | 'forget'>;
+export type Quotas = Pick<QuotaCounter, 'acquire' | 'add' | 'release' | 'forget' | 'count'>;

@@ -7,7 +7,8 @@ import { documentsOf } from './mongo.js';
  * stand-in answers a filter-and-sort page (`{tenant_id, parent_id}` newest first) by scanning and
  * sorting the whole collection, so a list asked for once a second cost a scan of every delivery
  * or memory, growing with the history (docs/queries.md). Ids are time-sortable (ULIDs), so the
- * largest are the newest.
+ * largest are the newest. A list sorted by something else keeps sort keys that end in the id
+ * (`idOf` reads it back): a run's start time and id, pushed again when a queued run starts.
  */
 export interface NewestIdsDocument {
   /** The parent's id. */
@@ -25,7 +26,7 @@ export interface NewestIdsDocument {
 export interface NewestReads<T> {
   /** The documents of these ids that the list shows (the caller checks tenant, parent and filters). */
   byIds(ids: string[]): Promise<T[]>;
-  /** The parent's `keep` largest child ids, by the query that scans: once per parent, to fill its window. */
+  /** The parent's `keep` largest child ids (or sort keys), by the query that scans: once per parent, to fill its window. */
   largestIds(keep: number): Promise<string[]>;
   /** The page by the sorting query (a scan on the stand-in): when the window cannot answer. */
   scan(): Promise<T[]>;
@@ -37,10 +38,15 @@ export const NEWEST_IDS_KEPT = 200;
 export class NewestIds {
   readonly model: Model<NewestIdsDocument>;
 
+  /**
+   * `idOf`: the child's id in a window entry, for windows of sort keys (the entry itself by
+   * default). A child whose key changed has its largest entry count; the older ones are skipped.
+   */
   constructor(
     connection: Connection,
     collection: string,
     private readonly keep = NEWEST_IDS_KEPT,
+    private readonly idOf: (entry: string) => string = (entry) => entry,
   ) {
     const name = `NewestIds:${collection}`;
     this.model =
@@ -85,6 +91,12 @@ export class NewestIds {
     );
   }
 
+  /** Whether the parent never had a child: its window is complete and holds no id. */
+  async isEmpty(parentId: string): Promise<boolean> {
+    const window = await this.collection.findOne({ _id: parentId });
+    return window?.complete === true && (window.ids ?? []).length === 0;
+  }
+
   /** The parents are gone, and their children with them. */
   async remove(parentIds: string[]): Promise<void> {
     if (parentIds.length > 0) await this.collection.deleteMany({ _id: { $in: parentIds } });
@@ -108,17 +120,21 @@ export class NewestIds {
       );
       window = await this.collection.findOne({ _id: parentId });
     }
-    // An id pushed twice (its child stored while the window was being filled) counts once.
-    const ids = [...new Set(window?.ids ?? [])];
+    // An id pushed twice (its child stored while the window was being filled, a queued run that
+    // started) counts once, at its largest entry.
+    // A window opened with its parent and never added to has no `ids` yet (`open` upserts it bare).
+    const entries = window?.ids ?? [];
+    const ids = [...new Set(entries.map(this.idOf))];
+    const rank = new Map(ids.map((id, n) => [id, n]));
     // The window is largest first: read a page's worth of ids at a time, the next only when
     // filters or deletes left the page short (a lookup per id costs the stand-in a document read).
     const docs: T[] = [];
     const step = Math.max(limit, 20);
     for (let start = 0; start < ids.length && docs.length < limit; start += step) {
       const chunk = await reads.byIds(ids.slice(start, start + step));
-      docs.push(...chunk.sort((a, b) => (a._id < b._id ? 1 : a._id > b._id ? -1 : 0)));
+      docs.push(...chunk.sort((a, b) => rank.get(a._id)! - rank.get(b._id)!));
     }
-    if (docs.length >= limit || ids.length < this.keep) return docs.slice(0, limit);
+    if (docs.length >= limit || entries.length < this.keep) return docs.slice(0, limit);
     return reads.scan();
   }
 }

@@ -198,15 +198,23 @@ export class ExecutionLeaseRepository {
    * written here first, due when the new lease ends, as `willRun` does for a run stored running: a
    * crash after the start leaves the run to the takeover. `$min` keeps an entry early, never late,
    * when two replicas try together; the loser's entry is the winner's, or is dropped by the takeover
-   * once the execution is no longer running.
+   * once the execution is no longer running. `beforeStart` writes what must precede the start
+   * (the run's entry in its workflow's window of newest runs).
    */
-  async startQueued(id: string, owner: string, now: Date, until: Date): Promise<Execution | undefined> {
+  async startQueued(
+    id: string,
+    owner: string,
+    now: Date,
+    until: Date,
+    beforeStart?: (workflowId: string) => Promise<void>,
+  ): Promise<Execution | undefined> {
     const queued = await this.executions.findOne(
       { _id: id },
-      { projection: { status: 1, started_at: 1, deadline_at: 1, lease_until: 1, tenant_id: 1 } },
+      { projection: { status: 1, started_at: 1, deadline_at: 1, lease_until: 1, tenant_id: 1, workflow_id: 1 } },
     );
     if (!queued || queued.status !== 'queued') return undefined;
     const span = queued.deadline_at.getTime() - queued.started_at.getTime();
+    await beforeStart?.(queued.workflow_id);
     await this.entries.updateOne(
       { _id: id },
       { $min: { due_at: until }, $set: { tenant_id: queued.tenant_id } },

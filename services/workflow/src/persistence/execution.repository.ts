@@ -1,4 +1,4 @@
-import { documentsOf, findPage, GroupCommit, insertEach } from '@agentplatform/service-kit';
+import { documentsOf, findPage, GroupCommit, insertEach, NewestIds, pageTotal } from '@agentplatform/service-kit';
 import type { ClientSession, Connection, Model } from 'mongoose';
 import type { Execution, ExecutionChanges, ExecutionStatus, SealedSnapshot } from '../domain/execution.types.js';
 import type { Lease } from '../domain/lease.js';
@@ -18,6 +18,19 @@ export type { ExecutionChanges } from '../domain/execution.types.js';
 const SUMMARY_PROJECTION = { graph: 0, node_executions: 0, input: 0, output: 0 } as const;
 
 /**
+ * A run's entry in its workflow's window of newest runs: the list's order (started_at, then id,
+ * newest first) as a string that sorts the same way (ISO times of a fixed width sort as they
+ * compare), ending in the id.
+ */
+function windowEntry(startedAt: Date, id: string): string {
+  return `${startedAt.toISOString()}|${id}`;
+}
+
+function idOfEntry(entry: string): string {
+  return entry.slice(entry.lastIndexOf('|') + 1);
+}
+
+/**
  * Executions. Queries from the API are scoped by tenant; the engine's lease operations address one
  * execution by id and owner, and the poller and the retention job work across tenants by design
  * (they hand out and prune work, they never return data to a caller).
@@ -27,9 +40,16 @@ export class ExecutionRepository {
   /** Leases, their renewal and takeover (the engine's LeaseStore). */
   private readonly leases: ExecutionLeaseRepository;
 
-  private readonly inserts = new GroupCommit<ExecutionDocument, void>((_key, docs) =>
-    insertEach(this.collection, docs),
-  );
+  private readonly inserts = new GroupCommit<ExecutionDocument, void>(async (_key, docs) => {
+    await this.announce(docs);
+    return insertEach(this.collection, docs);
+  });
+  /**
+   * Each workflow's newest runs by start (newest-ids.ts): the executions list's first page reads
+   * them by `_id`, where the sorted query scans every execution on the stand-in. A queued run
+   * that starts is entered again at its new start.
+   */
+  readonly newest: NewestIds;
   /** Runs whose credit is not settled yet, for the settle job. */
   private readonly credits: CreditDueRepository;
 
@@ -37,6 +57,7 @@ export class ExecutionRepository {
     this.model = executionModel(connection);
     this.leases = new ExecutionLeaseRepository(connection);
     this.credits = new CreditDueRepository(connection);
+    this.newest = new NewestIds(connection, 'execution_windows', undefined, idOfEntry);
   }
 
   private get collection() {
@@ -60,8 +81,19 @@ export class ExecutionRepository {
       this.leases.willRun(execution, lease, session),
       execution.creditPending ? this.credits.willCharge(execution, session) : undefined,
     ]);
-    if (session) await this.collection.insertOne(doc, { session });
-    else await this.inserts.submit('', doc);
+    if (session) {
+      await this.announce([doc]);
+      await this.collection.insertOne(doc, { session });
+    } else await this.inserts.submit('', doc);
+  }
+
+  /**
+   * Enters runs in their workflows' windows, before they are stored: a crash in between leaves an
+   * entry that finds nothing, never a run missing from its window. Outside any transaction: an
+   * entry written twice (a retried transaction) counts once.
+   */
+  private announce(docs: ExecutionDocument[]): Promise<void> {
+    return this.newest.add(docs.map((d) => ({ parentId: d.workflow_id, id: windowEntry(d.started_at, d._id) })));
   }
 
   /** Which of these executions are stored (across tenants: schedule claim recovery). */
@@ -103,19 +135,36 @@ export class ExecutionRepository {
     return docs.filter((d) => d.tenant_id === tenantId && d.status === 'running').map(toExecution);
   }
 
+  /**
+   * The workflow's newest runs by start, read by `_id` from its window (the sorted query scans
+   * every execution on the stand-in), and their total. The total is still counted when the page
+   * is full (docs/queries.md: a count without a sort, the smaller part of the old cost).
+   */
   async list(
     tenantId: string,
     workflowId: string,
     options: { limit: number; status?: ExecutionStatus },
   ): Promise<{ items: Execution[]; total: number }> {
+    const { limit, status } = options;
     const filter: Record<string, unknown> = { tenant_id: tenantId, workflow_id: workflowId };
-    if (options.status) filter.status = options.status;
-    const { docs, total } = await findPage(this.model, filter, {
-      sort: { started_at: -1, _id: -1 },
-      skip: 0,
-      limit: options.limit,
-      projection: SUMMARY_PROJECTION,
+    if (status) filter.status = status;
+    const page = { sort: { started_at: -1, _id: -1 } as const, skip: 0, limit, projection: SUMMARY_PROJECTION };
+    const docs = await this.newest.page(workflowId, limit, {
+      byIds: async (ids) =>
+        (await this.model.find({ _id: { $in: ids } }, SUMMARY_PROJECTION).lean<ExecutionDocument[]>()).filter(
+          (d) => d.tenant_id === tenantId && d.workflow_id === workflowId && (!status || d.status === status),
+        ),
+      largestIds: async (keep) =>
+        (
+          await this.model
+            .find({ tenant_id: tenantId, workflow_id: workflowId }, { started_at: 1 })
+            .sort(page.sort)
+            .limit(keep)
+            .lean<Array<Pick<ExecutionDocument, '_id' | 'started_at'>>>()
+        ).map((d) => windowEntry(d.started_at, d._id)),
+      scan: async () => (await findPage(this.model, filter, page)).docs,
     });
+    const total = await pageTotal(docs.length, page, () => this.model.countDocuments(filter));
     return { items: docs.map(toExecution), total };
   }
 
@@ -146,8 +195,12 @@ export class ExecutionRepository {
   renewLeases: ExecutionLeaseRepository['renewLeases'] = (owner, ids, until) =>
     this.leases.renewLeases(owner, ids, until);
   releaseLeases: ExecutionLeaseRepository['releaseLeases'] = (owner, ids) => this.leases.releaseLeases(owner, ids);
-  startQueued: ExecutionLeaseRepository['startQueued'] = (id, owner, now, until) =>
-    this.leases.startQueued(id, owner, now, until);
+  /** Starts a queued run (ExecutionLeaseRepository), entered in its workflow's window at its new start first. */
+  startQueued(id: string, owner: string, now: Date, until: Date): Promise<Execution | undefined> {
+    return this.leases.startQueued(id, owner, now, until, (workflowId) =>
+      this.newest.add([{ parentId: workflowId, id: windowEntry(now, id) }]),
+    );
+  }
 
   /**
    * Ends a running or queued execution as cancelled, whoever runs it; undefined when it is neither. A rare
@@ -250,6 +303,7 @@ export class ExecutionRepository {
 
   async deleteForWorkflow(tenantId: string, workflowId: string): Promise<void> {
     await this.collection.deleteMany({ tenant_id: tenantId, workflow_id: workflowId });
+    await this.newest.remove([workflowId]);
   }
 
   /** Runs whose credit is not settled yet, oldest first (all tenants: the settle job's page). */

@@ -98,4 +98,24 @@ describe("an agent's memory list on the real MongoDB-compatible server", () => {
     expect(await memories.newest.model.exists({ _id: 'agt_full' })).toBeNull();
     expect(await memories.list('ten_a', { agentId: 'agt_full' }, 0, 20)).toEqual({ items: [], total: 0 });
   });
+
+  it('deletes a new agent that never stored a memory without looking through the memories', async () => {
+    const { connection, memories } = store;
+    await memories.openAgent('agt_new');
+    expect(await memories.list('ten_a', { agentId: 'agt_new' }, 0, 20)).toEqual({ items: [], total: 0 });
+    const seen = recordQueryShapes(connection);
+    expect(await memories.deleteAgent('ten_a', 'agt_new')).toBe(0);
+    connection.set('debug', false);
+    // A delete by agent would scan every memory on the stand-in; the window says there is none.
+    expect(callVerdicts(connection, seen)).toEqual([
+      'memory_windows.deleteMany(_id) -> _id (stand-in: index)',
+      'memory_windows.findOne(_id) -> _id (stand-in: index)',
+    ]);
+
+    // One that stored a memory since it was opened has it deleted.
+    await memories.openAgent('agt_used');
+    await memories.insertMany([item('agt_used', 1)]);
+    expect(await memories.deleteAgent('ten_a', 'agt_used')).toBe(1);
+    expect(await memories.list('ten_a', { agentId: 'agt_used' }, 0, 20)).toEqual({ items: [], total: 0 });
+  });
 });

@@ -196,6 +196,9 @@ export class ChatRepository implements ChatStore {
     const gone = await this.sessionCollection
       .find({ tenant_id: tenantId, agent_id: agentId }, { projection: { _id: 1 } })
       .toArray();
+    // No session, no message (a turn stores its session before its messages): deleting by agent
+    // scans every message on the stand-in, so an agent that never chatted skips it.
+    if (gone.length === 0) return { sessions: 0, messages: 0 };
     await this.newest.remove(gone.map((d) => d._id));
     const [sessions, messages] = await Promise.all([
       this.sessions.deleteMany({ tenant_id: tenantId, agent_id: agentId }),

@@ -173,13 +173,27 @@ export class MemoryRepository {
     return toMemoryItem(doc);
   }
 
+  /** A new agent: its memory window is complete from the start (no memory is older than it). */
+  async openAgent(agentId: string): Promise<void> {
+    await this.newest.open(agentId);
+  }
+
+  /**
+   * Deletes the agent's memories. An agent that never stored one (its window opened with it and
+   * still empty: every add enters its id first) is not looked for: a delete by agent scans every
+   * memory on the stand-in.
+   */
   async deleteAgent(tenantId: string, agentId: string): Promise<number> {
-    const [deleted] = await Promise.all([
-      this.model.deleteMany({ tenant_id: tenantId, agent_id: agentId }),
-      this.due.deleteMany({ tenant_id: tenantId, agent_id: agentId }),
-    ]);
+    let deleted = 0;
+    if (!(await this.newest.isEmpty(agentId))) {
+      const [memories] = await Promise.all([
+        this.model.deleteMany({ tenant_id: tenantId, agent_id: agentId }),
+        this.due.deleteMany({ tenant_id: tenantId, agent_id: agentId }),
+      ]);
+      deleted = memories.deletedCount;
+    }
     await this.newest.remove([agentId]);
-    return deleted.deletedCount;
+    return deleted;
   }
 
   /**

@@ -136,6 +136,10 @@ export class InMemoryMemories implements MemoryStore {
     if (item) this.byId.delete(id);
     return item;
   }
+  /** Nothing to open: deletes here look at every item anyway. */
+  openAgent(): Promise<void> {
+    return Promise.resolve();
+  }
   async deleteAgent(tenantId: string, agentId: string): Promise<number> {
     const gone = [...this.byId.values()].filter((m) => m.tenantId === tenantId && m.agentId === agentId);
     for (const m of gone) this.byId.delete(m.id);

@@ -53,6 +53,7 @@ export async function createAgent(deps: UseCaseDeps, input: CreateAgentInput): P
     memoryVersion: 0,
   };
   try {
+    await deps.memories.openAgent(agent.id);
     return await deps.outbox.run(async (session) => {
       await deps.agents.insert(agent, session);
       const event = createEvent('agent.created', tenantId, {

@@ -48,6 +48,8 @@ export interface MemoryStore {
   count(tenantId: string, agentId: string, session?: ClientSession): Promise<number>;
   update(tenantId: string, id: string, changes: MemoryChanges, now: Date): Promise<MemoryItem | undefined>;
   delete(tenantId: string, id: string): Promise<MemoryItem | undefined>;
+  /** A new agent, which has no memory yet. */
+  openAgent(agentId: string): Promise<void>;
   deleteAgent(tenantId: string, agentId: string): Promise<number>;
   mergeInto(
     tenantId: string,

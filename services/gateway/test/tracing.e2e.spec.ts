@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import {
   OtlpReceiver,
   Receiver,
+  api,
   newTenant,
   startPlatform,
   waitFor,
   type Http,
   type Platform,
   type ReceivedSpan,
+  type RegisteredUser,
 } from '@agentplatform/testing';
 
 const SERVER = 2;
@@ -26,6 +28,7 @@ describe('tracing across the services', () => {
   let receiver: Receiver;
   let platform: Platform;
   let http: Http;
+  let user: RegisteredUser;
 
   beforeAll(async () => {
     otlp = await OtlpReceiver.start();
@@ -34,7 +37,7 @@ describe('tracing across the services', () => {
       services: ['identity', 'agent-memory', 'workflow', 'webhook'],
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url },
     });
-    ({ http } = await newTenant(platform));
+    ({ http, user } = await newTenant(platform));
   });
 
   afterAll(async () => {
@@ -115,6 +118,51 @@ describe('tracing across the services', () => {
     }
     expect(identityServer.some((s) => byId(spans, s.parentSpanId)!.service === 'agent-memory' && inChat(s))).toBe(true);
     expect(spans.filter((s) => s.status.code === 2)).toEqual([]);
+  });
+
+  it('keeps a request the gateway does not sample out of every service', async () => {
+    // A gateway replica that samples half its requests: a dropped request's span records nothing
+    // and is never ended, but its decision must still travel with the calls it makes, or the
+    // gateway's gRPC client and agent-memory would decide again and record parts of it.
+    const gateway = platform.service('gateway');
+    const replica = gateway.replica(`${gateway.logFile}.sampled-half`, {
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.5',
+    });
+    const ready = await replica.start();
+    try {
+      const agent = await http.post('/api/v1/agents', { name: 'Half-traced bot', type: 'support' });
+      expect(agent.status).toBe(201);
+      const halfTraced = api(`http://127.0.0.1:${ready.http_port}`, user.accessToken);
+      const first = otlp.spans.length;
+      for (let i = 0; i < 16; i++) {
+        const chat = await halfTraced.post(`/api/v1/agents/${agent.body.id}/chat`, { message: `Anyone there? ${i}` });
+        expect(chat.status).toBe(200);
+      }
+      // The replica flushes its spans as it stops; a chat through the main gateway after that:
+      // once its whole trace is in, the other processes have exported what they ended before
+      // (each exports its spans in the order they ended).
+      await replica.stop();
+      const requestId = `chat-${randomUUID()}`;
+      await http.post(
+        `/api/v1/agents/${agent.body.id}/chat`,
+        { message: 'And now?' },
+        { headers: { 'x-request-id': requestId } },
+      );
+      const { root } = await traceOf(requestId, ['gateway', 'agent-memory', 'identity']);
+      const spans = otlp.spans.slice(first).filter((s) => s.traceId !== root.traceId);
+      const roots = spans.filter((s) => s.service === 'gateway' && s.kind === SERVER && !s.parentSpanId);
+      const chatRoots = roots.filter((s) => s.name === 'POST /api/v1/agents/:agent_id/chat');
+      const chats = spans.filter((s) => s.service === 'agent-memory' && s.kind === SERVER && /Chat/.test(s.name));
+      // About half were sampled (all 16 alike once in 32,768): each whole, the others nowhere.
+      expect(chatRoots.length).toBeGreaterThan(0);
+      expect(chatRoots.length).toBeLessThan(16);
+      expect(chats.length).toBe(chatRoots.length);
+      const rooted = new Set(roots.map((s) => s.traceId));
+      expect(spans.filter((s) => !rooted.has(s.traceId))).toEqual([]);
+    } finally {
+      await replica.stop();
+    }
   });
 
   it('puts a webhook delivery under the trace of the request that caused it, and sends its traceparent', async () => {

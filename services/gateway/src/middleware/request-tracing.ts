@@ -26,6 +26,10 @@ export function tracedRequestContext(): Middleware {
     const method = ctx.method;
     const span = startSpan(method, { kind: SpanKind.SERVER, parent: ROOT_CONTEXT });
     if (!span) return runWithContext({ requestId }, next);
+    // A span the sampler dropped records nothing, so nothing is set on it or ended: it only
+    // carries the decision to the calls the request makes. Nine requests in ten at the
+    // production sampling pay no promise and no closures for it.
+    if (!span.isRecording()) return runRequestInSpan({ requestId }, span, next);
     const path = ctx.path;
     return runRequestInSpan({ requestId }, span, next).then(
       () => endRequestSpan(span, ctx, method, path, requestId),

@@ -60,16 +60,16 @@ const QUIET_MS = 100;
 
 /**
  * While a burst of writes goes on past `yieldMs`, the backlog takes at most this share of one core:
- * after each batch it rests a third as long as its model calls took. The request work of the
- * burst keeps the rest and the other cores; the backlog drains at three quarters of its rate
- * meanwhile, and at full rate once the writes pause. The soak's steady 40 requests/s (12 chats/s,
- * each kept as an episodic memory of about 128 word pieces, and 10 adds/s) needs about half a
- * core of model time on two cores: at a quarter the backlog fell behind by about 7 items/s, at
- * half it held in one 30-minute run and fell behind by about 12 items/s in the next, on a machine
- * running a quarter slower (docs/operations.md, "Soak"). The full rate during a burst put the
- * backlog's calls before the queries' and the requests waited.
+ * after each batch it rests as long as its model calls took. The request work of the burst keeps the
+ * other half and the other cores; the backlog drains at half its rate meanwhile, and at full rate
+ * once the writes pause. Half, not a quarter: at a quarter, the soak's steady 40 requests/s (12
+ * chats/s, each kept as an episodic memory, and 10 adds/s) outran the backlog by about 7 items/s
+ * on two cores; at half it held at about 850 items (docs/operations.md, "Soak"). The full rate
+ * during a burst put the backlog's calls before the queries' and the requests waited, and three
+ * quarters drained the soak's backlog no faster than half while chats waited twice as long: the
+ * share is not what limits the drain under that load.
  */
-const BURST_SHARE = 0.75;
+const BURST_SHARE = 0.5;
 
 /**
  * Items looked up at a time as candidates for the next batches (see claimAndEmbed). The look-up

@@ -162,9 +162,18 @@ export async function findPage<D>(
   filter: Record<string, unknown>,
   options: PageOptions,
 ): Promise<{ docs: D[]; total: number }> {
-  const { sort, skip, limit, projection } = options;
-  const docs = await model.find(filter, projection).sort(sort).skip(skip).limit(limit).lean<D[]>();
+  const docs = await findSorted(model, filter, options);
   return { docs, total: await pageTotal(docs.length, options, () => model.countDocuments(filter)) };
+}
+
+/** One page of a list without its total (a page read another way fell back to the sorted query). */
+export function findSorted<D>(
+  model: Model<D>,
+  filter: Record<string, unknown>,
+  options: Pick<PageOptions, 'sort' | 'skip' | 'limit' | 'projection'>,
+): Promise<D[]> {
+  const { sort, skip, limit, projection } = options;
+  return model.find(filter, projection).sort(sort).skip(skip).limit(limit).lean<D[]>().exec();
 }
 
 /** A list's total: known from a page that ends the list, else from `options.count` or `countAll`. */

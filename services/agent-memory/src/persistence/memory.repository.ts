@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { documentsOf, findPage, insertEach, NewestIds, pageTotal } from '@agentplatform/service-kit';
+import { documentsOf, findPage, findSorted, insertEach, NewestIds, pageTotal } from '@agentplatform/service-kit';
 import type { ClientSession, Connection, Model } from 'mongoose';
 import type { MemoryType } from '../domain/agent.js';
 import type { MemoryItem } from '../domain/memory.js';
@@ -124,7 +124,8 @@ export class MemoryRepository {
             .limit(keep)
             .lean<Array<{ _id: string }>>()
         ).map((d) => d._id),
-      scan: async () => (await findPage(this.model, query, options)).docs,
+      // The total is taken below: the sorted query alone.
+      scan: () => findSorted(this.model, query, options),
     });
     const total = await pageTotal(docs.length, options, () => this.model.countDocuments(query));
     return { items: docs.map(toMemoryItem), total };

@@ -1,4 +1,4 @@
-import { documentsOf, findPage, GroupCommit, insertEach, NewestIds, pageTotal } from '@agentplatform/service-kit';
+import { documentsOf, findSorted, GroupCommit, insertEach, NewestIds, pageTotal } from '@agentplatform/service-kit';
 import type { ClientSession, Connection, Model } from 'mongoose';
 import type { Execution, ExecutionChanges, ExecutionStatus, SealedSnapshot } from '../domain/execution.types.js';
 import type { Lease } from '../domain/lease.js';
@@ -162,7 +162,8 @@ export class ExecutionRepository {
             .limit(keep)
             .lean<Array<Pick<ExecutionDocument, '_id' | 'started_at'>>>()
         ).map((d) => windowEntry(d.started_at, d._id)),
-      scan: async () => (await findPage(this.model, filter, page)).docs,
+      // The total is taken below: the sorted query alone.
+      scan: () => findSorted(this.model, filter, page),
     });
     const total = await pageTotal(docs.length, page, () => this.model.countDocuments(filter));
     return { items: docs.map(toExecution), total };

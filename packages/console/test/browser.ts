@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 /** Debian's Chromium (CI installs it); Playwright's own browser download cannot work here. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -91,7 +91,7 @@ export function quantile(figures: number[], q: number): number {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]);
 }
 
-export async function expectText(scope: { innerText(): Promise<string> } | Page, text: string): Promise<void> {
+export async function expectText(scope: Locator | Page, text: string): Promise<void> {
   const locator = 'goto' in scope ? scope.locator('body') : scope;
   const deadline = Date.now() + 15_000;
   let seen = '';
@@ -100,5 +100,7 @@ export async function expectText(scope: { innerText(): Promise<string> } | Page,
     if (seen.includes(text)) return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  expect(seen).toContain(text);
+  // The page's error notes first: a long page's text is cut short in a CI log.
+  const alerts = await locator.getByRole('alert').allInnerTexts();
+  expect(alerts.length > 0 ? `alerts: ${alerts.join(' | ')}\n${seen}` : seen).toContain(text);
 }

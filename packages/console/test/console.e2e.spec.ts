@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import mongoose from 'mongoose';
@@ -67,6 +67,15 @@ describeBrowser('the console in a browser', () => {
     }),
   );
   const receiver = suiteFixture(() => Receiver.start());
+  /** The services' last warnings and errors (JSON log lines), for a failure's message. */
+  const serviceWarnings = (names: Array<'gateway' | 'webhook'>) =>
+    names
+      .map((name) => {
+        const lines = readFileSync(platform.service(name).logFile, 'utf8').split('\n');
+        const warnings = lines.filter((line) => /"level":"(warn|error|fatal)"/.test(line)).slice(-10);
+        return `${name} log warnings:\n${warnings.join('\n') || '(none)'}`;
+      })
+      .join('\n');
   let browser: Browser;
   const measures: Record<string, number> = {};
 
@@ -255,7 +264,9 @@ describeBrowser('the console in a browser', () => {
       await form.getByLabel('Endpoint URL').fill(receiver.url(route));
       await form.getByLabel('agent.created').check();
       await form.getByRole('button', { name: 'Subscribe' }).click();
-      await expectText(page, 'Signing secret (shown once)');
+      await expectText(page, 'Signing secret (shown once)').catch((error: Error) => {
+        throw new Error(`${serviceWarnings(['gateway', 'webhook'])}\n${error.message}`);
+      });
       await page.getByRole('button', { name: 'Send a test event' }).click();
       const delivery = page.getByTestId('delivery').first();
       await delivery.locator('.badge.failed').waitFor();

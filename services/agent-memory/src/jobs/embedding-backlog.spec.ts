@@ -201,8 +201,8 @@ describe('embedding backlog yielding to a burst of writes', () => {
   });
 
   it('past the bound, takes a bounded share while the burst goes on, then catches up at full rate', async () => {
-    // Each model call takes 40 ms; a write every 10 ms for 2.4 s, a bound of 400 ms.
-    const paced = setup({ yieldMs: 400, quietMs: 150, embedMs: 40 });
+    // Each model call takes 40 ms; a write every 10 ms for 2.4 s, a bound of 400 ms, half a core.
+    const paced = setup({ yieldMs: 400, quietMs: 150, embedMs: 40, burstShare: 0.5 });
     paced.backlog.start();
     try {
       const burstEnded = await writeUntil(paced, 2_400);
@@ -226,7 +226,7 @@ describe('embedding backlog yielding to a burst of writes', () => {
     // Claims of 100 ms, model calls of 40 ms: at half a core the backlog rests 40 ms after each
     // call, so a batch goes every 180 ms, about 11 in the 2 s past the bound. Counting the claim as
     // the model's time made it rest 140 ms: a batch every 280 ms, about 7.
-    const slowClaim = setup({ yieldMs: 400, quietMs: 150, embedMs: 40, claimMs: 100 });
+    const slowClaim = setup({ yieldMs: 400, quietMs: 150, embedMs: 40, claimMs: 100, burstShare: 0.5 });
     slowClaim.backlog.start();
     try {
       const burstEnded = await writeUntil(slowClaim, 2_400);

@@ -34,6 +34,7 @@ require('./ensure-install').ensureInstalled();
 const { build, startLocalPlatform } = require('./local-platform');
 const { runLoad, MIX } = require('../bench/soak/load');
 const { createSampler } = require('../bench/soak/sampler');
+const { startHostSpeed } = require('../bench/soak/host-speed');
 const { createDeliveries } = require('../bench/soak/deliveries');
 const { createTenant } = require('../bench/soak/tenants');
 const { MinuteBuckets, summary } = require('../bench/soak/stats');
@@ -185,8 +186,10 @@ async function main() {
       { name: 'mongo (stand-in)', pid: started.infra.mongo?.pid },
       { name: 'kafka', pid: started.infra.kafka?.pid },
     ];
-    const sampler = createSampler({ processes });
-    /** @type {Array<{ minute: string, at: number, loadAverage: number, processes: Record<string, any> }>} */
+    const hostSpeed = startHostSpeed(SAMPLE_MS / 2);
+    stoppers.push(async () => hostSpeed.stop());
+    const sampler = createSampler({ processes, hostSpeed });
+    /** @type {Array<{ minute: string, at: number, loadAverage: number, hostMs?: number, processes: Record<string, any> }>} */
     const samples = [];
     await sampler.sample();
     const sampling = setInterval(() => {
@@ -286,6 +289,7 @@ async function main() {
     }
 
     const loads = samples.map((s) => s.loadAverage);
+    const hostMs = samples.flatMap((s) => (s.hostMs === undefined ? [] : [s.hostMs]));
     const result = {
       date: new Date().toISOString(),
       loadAverage: {
@@ -293,6 +297,7 @@ async function main() {
         max: Math.max(...loads),
         cores: os.cpus().length,
       },
+      hostSpeed: hostMs.length ? { min: Math.min(...hostMs), max: Math.max(...hostMs) } : undefined,
       machine: `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
       options: opts,
       mix: MIX,
@@ -375,6 +380,9 @@ function report(result) {
     `- date: ${result.date}; machine: ${result.machine}`,
     '- platform: `npm start` layout (MongoDB stand-in on disk, Kafka, five processes), all on this machine',
     `- machine load average during the run: ${result.loadAverage.min} to ${result.loadAverage.max} on ${result.loadAverage.cores} cores (above the cores, other work competed for the CPU)`,
+    result.hostSpeed
+      ? `- host speed: a fixed piece of arithmetic took ${result.hostSpeed.min} to ${result.hostSpeed.max} ms of one core's CPU (bench/soak/host-speed.js; about 20 ms on the quiet development machine): more means a slower CPU, not a busier one`
+      : '- host speed: not measured',
     '',
     '## Targets (issue 38)',
     '',
@@ -398,8 +406,8 @@ function report(result) {
   const names = [...new Set(result.processes.map((/** @type {any} */ r) => r.process))];
   lines.push('', '## Processes per minute (mean CPU % of a core / peak RSS MB)', '');
   lines.push(
-    `| minute | ${names.join(' | ')} | embedding backlog | shed (total) |`,
-    `|---|${names.map(() => '---').join('|')}|---|---|`,
+    `| minute | ${names.join(' | ')} | embedding backlog | shed (total) | host speed (ms) |`,
+    `|---|${names.map(() => '---').join('|')}|---|---|---|`,
   );
   const minutes = [...new Set(result.processes.map((/** @type {any} */ r) => r.minute))];
   for (const minute of minutes) {
@@ -410,7 +418,12 @@ function report(result) {
     };
     const backlog = rows.find((/** @type {any} */ r) => r.backlog !== undefined)?.backlog ?? '';
     const shed = rows.reduce((/** @type {number} */ sum, /** @type {any} */ r) => sum + (r.shed ?? 0), 0);
-    lines.push(`| ${minute} | ${names.map(cell).join(' | ')} | ${backlog} | ${shed} |`);
+    const host = result.samples
+      .filter((/** @type {any} */ s) => s.minute === minute && s.hostMs !== undefined)
+      .map((/** @type {any} */ s) => s.hostMs)
+      .sort((/** @type {number} */ a, /** @type {number} */ b) => a - b);
+    const hostCell = host.length ? host[Math.floor(host.length / 2)] : '';
+    lines.push(`| ${minute} | ${names.map(cell).join(' | ')} | ${backlog} | ${shed} | ${hostCell} |`);
   }
   const queries = {};
   for (const r of result.processes) {

@@ -50,9 +50,12 @@ function readMetrics(text) {
 }
 
 /**
- * @param {{ processes: Array<{ name: string, pid: number | undefined, metricsPort?: number }> }} options
+ * @param {{
+ *   processes: Array<{ name: string, pid: number | undefined, metricsPort?: number }>,
+ *   hostSpeed?: { take(): number | undefined },
+ * }} options
  */
-function createSampler({ processes }) {
+function createSampler({ processes, hostSpeed }) {
   /** @type {Map<string, { at: number, cpu: number }>} */
   const last = new Map();
   /** @type {Map<string, Record<string, number>>} */
@@ -99,8 +102,9 @@ function createSampler({ processes }) {
       }
       figures[proc.name] = row;
     }
-    // The machine's load (runnable processes, 1-minute mean): others' work shows up here.
-    return { at, loadAverage: Number(os.loadavg()[0].toFixed(1)), processes: figures };
+    // The machine's load (runnable processes, 1-minute mean): others' work shows up here; and
+    // its speed (bench/soak/host-speed.js): a slower CPU shows up there.
+    return { at, loadAverage: Number(os.loadavg()[0].toFixed(1)), hostMs: hostSpeed?.take(), processes: figures };
   }
 
   return { sample };

@@ -18,6 +18,8 @@ function work() {
   return x;
 }
 for (let i = 0; i < 5; i++) work();
+// The soak gone (its end of the pipe closed): stop too, at the next reading.
+process.stdout.on('error', () => process.exit(0));
 setInterval(() => {
   const before = process.cpuUsage();
   work();

@@ -37,7 +37,7 @@ const { createSampler } = require('../bench/soak/sampler');
 const { startHostSpeed } = require('../bench/soak/host-speed');
 const { createDeliveries } = require('../bench/soak/deliveries');
 const { createTenant } = require('../bench/soak/tenants');
-const { MinuteBuckets, summary } = require('../bench/soak/stats');
+const { MinuteBuckets, percentile, summary } = require('../bench/soak/stats');
 const { checkTargets } = require('../bench/soak/targets');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -422,7 +422,7 @@ function report(result) {
       .filter((/** @type {any} */ s) => s.minute === minute && s.hostMs !== undefined)
       .map((/** @type {any} */ s) => s.hostMs)
       .sort((/** @type {number} */ a, /** @type {number} */ b) => a - b);
-    const hostCell = host.length ? host[Math.floor(host.length / 2)] : '';
+    const hostCell = percentile(host, 50) ?? '';
     lines.push(`| ${minute} | ${names.map(cell).join(' | ')} | ${backlog} | ${shed} | ${hostCell} |`);
   }
   const queries = {};

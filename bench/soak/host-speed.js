@@ -8,6 +8,7 @@
  * was slower in one of them. About 20 ms of one core on the development machine when it is quiet.
  */
 const childProcess = require('node:child_process');
+const { percentile } = require('./stats');
 
 const PROBE = `
 const a = new Float64Array(1 << 16);
@@ -48,10 +49,9 @@ function startHostSpeed(everyMs) {
   });
   return {
     take() {
-      if (readings.length === 0) return undefined;
       const sorted = readings.sort((x, y) => x - y);
       readings = [];
-      return sorted[Math.floor(sorted.length / 2)];
+      return percentile(sorted, 50);
     },
     stop() {
       child.kill();

@@ -5,6 +5,8 @@ import de.bwaldvogel.mongo.MongoVersion;
 import de.bwaldvogel.mongo.backend.AbstractMongoBackend;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import de.bwaldvogel.mongo.bson.Document;
+import io.netty.channel.Channel;
 import org.h2.mvstore.MVStore;
 
 import java.io.File;
@@ -21,6 +23,10 @@ import java.util.Map;
  * H2's 16 MB: with 16 MB, a soak's collections outgrew the cache within minutes and every index
  * look-up read and deserialised pages from the file again, so the stand-in's CPU grew with the
  * data it held.
+ *
+ * With the system property localinfra.mongo.profileSec set, each command's CPU and wall time are
+ * summed by its shape, and the costliest shapes, the CPU of each group of threads and the store's
+ * own figures are printed at that interval (CommandProfile).
  *
  * Usage: localinfra.MongoLauncher <port> <dataFile | :memory:> [serverVersion] [oplog]
  *   port           TCP port (0 = any free port; the chosen one is printed)
@@ -48,16 +54,32 @@ public final class MongoLauncher {
         ReportedVersion version = ReportedVersion.parse(args.length > 2 ? args[2] : "4.4");
         boolean oplog = args.length > 3 && "oplog".equals(args[3]);
 
+        final CommandProfile profile = CommandProfile.fromSystemProperty();
         final AbstractMongoBackend backend;
         if (":memory:".equals(data)) {
-            backend = new MemoryBackend();
+            backend = profile == null ? new MemoryBackend() : new MemoryBackend() {
+                @Override
+                public Document handleCommand(Channel channel, String db, String command, Document query) {
+                    return profile.time(db, command, query, () -> super.handleCommand(channel, db, command, query));
+                }
+            };
         } else {
             File f = new File(data).getAbsoluteFile();
             File dir = f.getParentFile();
             if (dir != null && !dir.isDirectory() && !dir.mkdirs()) {
                 throw new IllegalStateException("cannot create " + dir);
             }
-            backend = new H2Backend(new MVStore.Builder().fileName(f.getPath()).cacheSize(CACHE_MB).open());
+            MVStore store = new MVStore.Builder()
+                    .fileName(f.getPath())
+                    .cacheSize(CACHE_MB)
+                    .open();
+            if (profile != null) profile.describeStore(() -> storeState(store));
+            backend = profile == null ? new H2Backend(store) : new H2Backend(store) {
+                @Override
+                public Document handleCommand(Channel channel, String db, String command, Document query) {
+                    return profile.time(db, command, query, () -> super.handleCommand(channel, db, command, query));
+                }
+            };
         }
         backend.version(version);
         if (oplog) backend.enableOplog();
@@ -79,6 +101,15 @@ public final class MongoLauncher {
                 + " store=" + (backend instanceof MemoryBackend ? "memory" : data));
         System.out.flush();
         // Netty's non-daemon event loop threads keep the JVM alive.
+    }
+
+    /** The store's file, fill rates, page cache and I/O counts (MVStore's own figures). */
+    private static String storeState(MVStore store) {
+        StringBuilder s = new StringBuilder();
+        store.getFileStore().populateInfo((key, value) -> {
+            if (key.startsWith("info.")) s.append(key.substring(5).toLowerCase()).append('=').append(value).append(' ');
+        });
+        return s.toString().trim();
     }
 
     /** A MongoDB version as reported to clients, with its wire protocol version. */

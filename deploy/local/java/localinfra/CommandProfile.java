@@ -131,7 +131,9 @@ final class CommandProfile {
 
     /**
      * Every thread's CPU time since the last print, summed by its name without digits (the wire
-     * workers, H2's serialization and background writer, the collector's threads), largest first.
+     * workers, H2's serialization and background writer), largest first. The collector's and the
+     * compiler's threads are not Java threads and are not among them: the collector's pauses are
+     * printed apart, and the process's CPU counts them all.
      */
     private String threadGroups(int seconds) {
         Map<String, Long> groups = new TreeMap<>();

@@ -32,9 +32,9 @@ import java.util.Map;
  * stand-in's CPU rose from 26% of a core (minutes 2-6) to 36% (minutes 16-20), none of it in
  * commands. At COMPACT_FILL_RATE 80 (system property localinfra.mongo.compactFillRate) a busy store
  * rewrites only chunks under about 28% full: 180 MB a minute at minute 20, the CPU 25% to 30%, the
- * file the same size (MVStore's
- * RandomAccessStore.doHousekeeping). An idle store rewrites chunks under 80% full, and moves chunks
- * to close gaps once the file is under 80% used. 0 turns compaction off.
+ * file the same size. An idle store rewrites chunks under 80% full, and a busy or idle one moves
+ * chunks to close the gaps of a file under 80% used (MVStore's RandomAccessStore.doHousekeeping).
+ * 0 turns compaction off.
  *
  * With the system property localinfra.mongo.profileSec set, each command's CPU and wall time are
  * summed by its shape, and the costliest shapes, the CPU of each group of threads and the store's

@@ -27,14 +27,12 @@ import java.util.Map;
  * Compaction rewrites the file's chunks whose live share (fill rate) is under a target: H2's
  * default target, 90%, works out to a rewrite whenever the rewritable chunks were under about 62%
  * full while the store is busy, which a store whose documents keep changing (deliveries, windows,
- * due entries) always is. Under the soak's steady load it rewrote chunks without pause: by minute
- * 18 it wrote 700 MB a minute for a 460 MB file and read 40,000 pages a minute back, and the
- * stand-in's CPU rose from 26% of a core (minutes 2-6) to 36% (minutes 16-20), none of it in
- * commands. At COMPACT_FILL_RATE 80 (system property localinfra.mongo.compactFillRate) a busy store
- * rewrites only chunks under about 28% full: 180 MB a minute at minute 20, the CPU 25% to 30%, the
- * file the same size. An idle store rewrites chunks under 80% full, and a busy or idle one moves
- * chunks to close the gaps of a file under 80% used (MVStore's RandomAccessStore.doHousekeeping).
- * 0 turns compaction off.
+ * due entries) always is: under a soak's steady load it rewrote chunks without pause, and the
+ * stand-in's CPU grew with its file (figures in docs/local-infrastructure.md). At
+ * COMPACT_FILL_RATE 80 (system property localinfra.mongo.compactFillRate) a busy store rewrites
+ * only chunks under about 28% full. An idle store rewrites chunks under 80% full, and a busy or
+ * idle one moves chunks to close the gaps of a file under 80% used (MVStore's
+ * RandomAccessStore.doHousekeeping). 0 turns compaction off.
  *
  * With the system property localinfra.mongo.profileSec set, each command's CPU and wall time are
  * summed by its shape, and the costliest shapes, the CPU of each group of threads and the store's

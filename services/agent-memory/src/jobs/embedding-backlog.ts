@@ -64,9 +64,10 @@ const QUIET_MS = 100;
  * other half and the other cores; the backlog drains at half its rate meanwhile, and at full rate
  * once the writes pause. Half, not a quarter: at a quarter, the soak's steady 40 requests/s (12
  * chats/s, each kept as an episodic memory, and 10 adds/s) outran the backlog by about 7 items/s
- * on two cores; at half it drained in a 20-minute run and fell behind after 15-20 minutes in
- * 30-minute runs, on a host of steady speed (docs/operations.md, "Soak"). The full rate during a burst put the backlog's calls
- * before the queries' and the requests waited, and three quarters drained the soak's backlog no
+ * on two cores; at half it fell behind after 8-16 minutes of 30-minute runs while the on-disk
+ * stand-in's compaction took a growing share of the CPU, and drained by minute 10 of a 30-minute
+ * run once that was lowered (docs/operations.md, "Soak"). The full rate during a burst put the
+ * backlog's calls before the queries' and the requests waited, and three quarters drained the soak's backlog no
  * faster than half while chats waited twice as long: the share is not what limits the drain under
  * that load.
  */

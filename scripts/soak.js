@@ -16,7 +16,8 @@
  *   query counts where a service's /metrics has them;
  * - after the load, up to two minutes for deliveries to arrive and charges to settle;
  * - with `--idle`, then MINUTES of no load at all, sampled the same way (the idle CPU on the data
- *   the load left).
+ *   the load left), once the work the load left is done: the embedding backlog empty (reported
+ *   with how long it took; at most DRAIN_WAIT_MS).
  *
  * The report opens with the issue 38 targets checked on the run (bench/soak/targets.js).
  *
@@ -44,6 +45,8 @@ const ROOT = path.resolve(__dirname, '..');
 const TENANTS = 3;
 const SAMPLE_MS = 10_000;
 const SETTLE_WAIT_MS = 120_000;
+/** Longest wait for the work the load left (the embedding backlog) before the idle minutes. */
+const DRAIN_WAIT_MS = 10 * 60_000;
 const RECOVERY_MINUTES = 1;
 const SERVICES = ['gateway', 'identity', 'agent-memory', 'workflow', 'webhook'];
 
@@ -281,7 +284,20 @@ async function main() {
       });
     }
 
+    /** @type {{ items: number, seconds: number, done: boolean } | undefined} */
+    let drain;
     if (opts.idle > 0) {
+      // Idle is the platform with nothing left to do on the data it holds: the memories the load
+      // stored still waiting for vectors are work, so the idle minutes start once they have them.
+      phase.phase = 'drain';
+      phase.startedAt = Date.now();
+      const backlog = () => samples[samples.length - 1]?.processes['agent-memory']?.backlog ?? 0;
+      const items = backlog();
+      log(`drain: ${items} memories waiting for vectors`);
+      while (backlog() > 0 && Date.now() - phase.startedAt < DRAIN_WAIT_MS) {
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+      }
+      drain = { items, seconds: Math.round((Date.now() - phase.startedAt) / 1000), done: backlog() === 0 };
       phase.phase = 'idle';
       phase.startedAt = Date.now();
       log(`idle: no load for ${opts.idle} min`);
@@ -307,6 +323,7 @@ async function main() {
       deliveries: { ...deliveries.counts(), lost },
       charges: { atEndOfLoad: atEnd, after: after, waitedSeconds: waitedS, ledger },
       overload: opts.overload ? overloadViolations : undefined,
+      drain,
       skipped,
     };
     result.targets = checkTargets(result);
@@ -443,6 +460,11 @@ function report(result) {
     `- ledger (credits gone minus runs stored, answered chats' credits and credits still held; 0 = each charged once, more = work charged whose answer was lost): ${c.ledger.map((/** @type {any} */ l) => `tenant ${l.tenant}: gone ${l.spent}, held ${l.held}, drift ${l.drift}`).join('; ')}`,
     `- requests not sent (more than the client's bound in flight): ${JSON.stringify(result.skipped)}`,
   );
+  if (result.drain) {
+    lines.push(
+      `- work left after the load: ${result.drain.items} memories without vectors, ${result.drain.done ? 'all embedded' : 'not all embedded'} ${result.drain.seconds} s later (the idle minutes start then)`,
+    );
+  }
   if (result.overload) {
     lines.push(
       `- overload answers other than 2xx, 429 or 503 with Retry-After: ${result.overload.count}${result.overload.examples.length ? ` (e.g. ${result.overload.examples.join('; ')})` : ''}`,

@@ -116,10 +116,14 @@ function checkTargets(result) {
     cpu: mean(processMinutes('idle', name).map((/** @type {any} */ r) => r.cpu ?? 0)),
   }));
   if (idle.some((p) => p.cpu !== undefined)) {
+    const drain = result.drain;
+    const drained = drain
+      ? `; before them the ${drain.items} memories left without vectors took ${drain.seconds} s`
+      : '';
     add(
       'idle on the data left: every process under 5% of a core',
-      idle.map((p) => `${p.name} ${p.cpu?.toFixed(1)}%`).join(', '),
-      idle.every((p) => (p.cpu ?? 0) < 5),
+      idle.map((p) => `${p.name} ${p.cpu?.toFixed(1)}%`).join(', ') + drained,
+      idle.every((p) => (p.cpu ?? 0) < 5) && (!drain || drain.done),
     );
   }
   return rows;

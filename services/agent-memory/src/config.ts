@@ -70,6 +70,16 @@ export const configShape = {
   EMBEDDINGS_YIELD_MS: env.int(10_000, 0),
   /** Search queries whose vectors are kept (LRU). */
   QUERY_EMBEDDING_CACHE_SIZE: env.int(1_000, 0),
+  /**
+   * Past this wait of the oldest query queued for the local model, searches and chats that need
+   * a new query vector are refused (503, Retry-After) before any work; 0: never.
+   */
+  QUERY_EMBEDDING_MAX_WAIT_MS: env.int(500, 0),
+  /**
+   * For this long after its first query the local model is warming: when it falls behind then,
+   * queries rank lexically (as while it loads) instead of being refused.
+   */
+  QUERY_EMBEDDING_WARM_UP_MS: env.int(60_000, 0),
 
   /** Weight of the lexical (BM25) part of the fused score; the embedding part gets the rest. */
   SEARCH_LEXICAL_WEIGHT: env.number(0.5, { min: 0, max: 1 }),

@@ -120,7 +120,11 @@ async function main(): Promise<void> {
     chatAgents: new GroupedAgentReads(agents),
     outbox,
     embedder,
-    queryEmbeddings: new QueryEmbeddings(embedder, config.QUERY_EMBEDDING_CACHE_SIZE, runtime.logger),
+    queryEmbeddings: new QueryEmbeddings(embedder, config.QUERY_EMBEDDING_CACHE_SIZE, runtime.logger, {
+      maxWaitMs: config.QUERY_EMBEDDING_MAX_WAIT_MS || Infinity,
+      warmUpMs: config.QUERY_EMBEDDING_WARM_UP_MS,
+      metrics: runtime.metrics,
+    }),
     backlog,
     llm,
     credits,

@@ -4,6 +4,11 @@ export interface EmbeddingProvider {
   readonly id: string;
   /** `background`: a batch that may wait behind interactive work (a search's query). */
   embed(texts: string[], options?: { background?: boolean }): Promise<Float32Array[]>;
+  /**
+   * How long the oldest interactive call (a query) has waited for the model, in ms; absent: calls
+   * do not queue here (a remote endpoint).
+   */
+  queryWaitMs?(): number;
   /** False while the provider cannot answer yet (a model still loading); absent: always ready. */
   readonly ready?: boolean;
   close?(): Promise<void>;

@@ -85,6 +85,10 @@ export class MiniLmEmbeddingProvider implements EmbeddingProvider {
     return this.loaded && !this.failure;
   }
 
+  queryWaitMs(): number {
+    return this.calls.queryWaitMs();
+  }
+
   embed(texts: string[], options: { background?: boolean } = {}): Promise<Float32Array[]> {
     return this.calls.enqueue(texts, options.background === true);
   }

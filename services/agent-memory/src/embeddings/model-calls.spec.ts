@@ -64,4 +64,31 @@ describe('model calls', () => {
     answer();
     await expect(good).resolves.toHaveLength(1);
   });
+
+  it("reports how long the oldest queued query has waited, not the running call's time", () => {
+    jest.useFakeTimers({ now: 0 });
+    try {
+      const { queue, answer } = fakeModel();
+      queue.start();
+      void queue.enqueue(['running'], false);
+      jest.setSystemTime(5_000);
+      expect(queue.queryWaitMs()).toBe(0);
+      void queue.enqueue(['first'], false);
+      jest.setSystemTime(5_300);
+      void queue.enqueue(['second'], false);
+      jest.setSystemTime(5_700);
+      expect(queue.queryWaitMs()).toBe(700);
+      answer(); // 'first' runs now; 'second' has waited since 5,300
+      expect(queue.queryWaitMs()).toBe(400);
+      answer();
+      expect(queue.queryWaitMs()).toBe(0);
+      // Background batches are not queries: they never count.
+      void queue.enqueue(['b'], true);
+      void queue.enqueue(['c'], true);
+      jest.setSystemTime(60_000);
+      expect(queue.queryWaitMs()).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

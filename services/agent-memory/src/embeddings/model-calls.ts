@@ -9,6 +9,8 @@ export const BACKGROUND_CALL = 4;
 
 interface Job {
   texts: string[];
+  /** When it was queued (Date.now()). */
+  queuedAt: number;
   /** Vectors of the texts already embedded (a background job runs in several calls). */
   done: Float32Array[];
   resolve(vectors: Float32Array[]): void;
@@ -44,9 +46,17 @@ export class ModelCalls {
     if (texts.length === 0) return Promise.resolve([]);
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
-      (background ? this.background : this.urgent).push({ texts, done: [], resolve, reject });
+      (background ? this.background : this.urgent).push({ texts, queuedAt: Date.now(), done: [], resolve, reject });
       this.pump();
     });
+  }
+
+  /**
+   * How long the oldest query still queued has waited for the model, in ms (0: none waits). It
+   * grows only while queries come faster than the model answers them.
+   */
+  queryWaitMs(): number {
+    return this.urgent.length > 0 ? Date.now() - this.urgent[0].queuedAt : 0;
   }
 
   /** The answer to call `id`: its vectors, or an error that fails the call's job. */

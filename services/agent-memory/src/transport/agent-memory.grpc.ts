@@ -290,7 +290,7 @@ export function agentMemoryService(deps: UseCaseDeps): Impl {
       return {};
     },
     async searchMemory(req) {
-      const results = await searchMemory(deps, req);
+      const results = await searchMemory(deps, { ...req, admit: true });
       return { results: results.map(toResult) };
     },
     async consolidateMemory(req) {

@@ -11,9 +11,13 @@ const RETRIEVAL_QUERY_CHARS = 4_000;
 /**
  * The memories most relevant to a turn's message, without the turns already in the prompt's
  * history. A chat still answers (from its history) when retrieval fails, e.g. embeddings down.
+ * Recall is a turn's first work: a turn whose query the model would not embed in time is refused
+ * here (503, nothing done), not answered without its memories.
  */
 export async function recall(deps: UseCaseDeps, agent: Agent, message: string, history: ChatMessage[]) {
   if (deps.settings.chatMemoryTopK === 0) return [];
+  const query = message.slice(0, RETRIEVAL_QUERY_CHARS);
+  deps.queryEmbeddings.admit(query);
   const inHistory = new Set(history.map((m) => m.id));
   const exclude =
     inHistory.size > 0
@@ -31,7 +35,7 @@ export async function recall(deps: UseCaseDeps, agent: Agent, message: string, h
           {
             tenantId: agent.tenantId,
             agentId: agent.id,
-            query: message.slice(0, RETRIEVAL_QUERY_CHARS),
+            query,
             topK: deps.settings.chatMemoryTopK,
             minScore: deps.settings.chatMemoryMinScore,
             memoryVersion: agent.memoryVersion,

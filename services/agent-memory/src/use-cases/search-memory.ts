@@ -23,6 +23,11 @@ export interface SearchInput {
    * then reads no version of its own. The cache's rule holds for any version read before the index.
    */
   memoryVersion?: number;
+  /**
+   * The search is a request of its own (the API's): refused (503, nothing done) when the model
+   * would not embed its query in time. A tool's search within a chat under way waits instead.
+   */
+  admit?: boolean;
 }
 
 /** Hybrid search over one agent's items (see MemoryIndex for the score). */
@@ -53,6 +58,7 @@ export async function searchMemory(
     else throw error;
   }
   if (issues.length > 0) throw new ValidationError(issues);
+  if (input.admit) deps.queryEmbeddings.admit(text);
 
   // The query's vector (a model call of milliseconds when it is not cached) is asked for first, so
   // it is computed while the agent's version is read and its index loaded, not after. It never

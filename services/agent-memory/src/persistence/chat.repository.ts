@@ -107,7 +107,7 @@ export class ChatRepository implements ChatStore {
                 last_message_at: init.at,
               },
             },
-            { upsert: true, new: true },
+            { upsert: true, returnDocument: 'after' },
           )
           .lean<SessionDocument>();
         return toSession(doc!);

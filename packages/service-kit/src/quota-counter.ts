@@ -12,6 +12,9 @@ export class QuotaExceededError extends DomainError {
   }
 }
 
+/** What a counter counts: a plan's quota, or a count no plan limits (a workflow's runs: its list's total). */
+export type CountKind = QuotaKind | 'executions';
+
 interface CounterDocument {
   _id: string;
   count: number;
@@ -29,6 +32,9 @@ interface CounterDocument {
  * leaves the counter too high. When a create is refused, the counter is therefore compared with
  * the real number of resources, and corrected if it has been still for `settleMs` (no create in
  * flight can then be missing from the real count), so a crash costs at most one refusal.
+ *
+ * Counts no plan limits (`executions`) use `count`, `add`, `release` and `forget` only: a crash
+ * between a write and its count leaves such a count off by the writes it cut short.
  */
 export class QuotaCounter {
   private readonly collection;
@@ -79,7 +85,7 @@ export class QuotaCounter {
    * first time. A list's total reads it: the counter is one read by `_id`, where counting the
    * resources scans the collection on the local stand-in.
    */
-  async count(scope: string, kind: QuotaKind, countActual: () => Promise<number>): Promise<number> {
+  async count(scope: string, kind: CountKind, countActual: () => Promise<number>): Promise<number> {
     const id = `${kind}:${scope}`;
     const current = await this.collection.findOne({ _id: id });
     if (current) return current.count;
@@ -91,17 +97,17 @@ export class QuotaCounter {
    * Counts units that are never refused (chats' episodic memories: a chat must not fail). A
    * counter not made yet stays unmade: the first acquire counts what exists.
    */
-  async add(scope: string, kind: QuotaKind, units = 1): Promise<void> {
+  async add(scope: string, kind: CountKind, units = 1): Promise<void> {
     if (units <= 0) return;
     await this.collection.updateOne({ _id: `${kind}:${scope}` }, { $inc: { count: units }, $set: { at: new Date() } });
   }
 
   /** Forgets a scope whose resources are gone (a deleted agent's memories). */
-  async forget(scope: string, kind: QuotaKind): Promise<void> {
+  async forget(scope: string, kind: CountKind): Promise<void> {
     await this.collection.deleteOne({ _id: `${kind}:${scope}` });
   }
 
-  async release(scope: string, kind: QuotaKind, units = 1): Promise<void> {
+  async release(scope: string, kind: CountKind, units = 1): Promise<void> {
     if (units <= 0) return;
     await this.collection.updateOne(
       { _id: `${kind}:${scope}`, count: { $gte: units } },

@@ -2,8 +2,8 @@ import {
   isPlanName,
   planQuota,
   QuotaExceededError,
+  type CountKind,
   type QuotaCounter,
-  type QuotaKind,
 } from '@agentplatform/service-kit';
 
 /**
@@ -56,16 +56,16 @@ export class InMemoryQuotaCounter {
     return () => this.release(scope, kind, units);
   };
 
-  async add(scope: string, kind: QuotaKind, units = 1): Promise<void> {
+  async add(scope: string, kind: CountKind, units = 1): Promise<void> {
     const key = `${kind}:${scope}`;
     if (this.counts.has(key)) this.counts.set(key, this.counts.get(key)! + units);
   }
 
-  async forget(scope: string, kind: QuotaKind): Promise<void> {
+  async forget(scope: string, kind: CountKind): Promise<void> {
     this.counts.delete(`${kind}:${scope}`);
   }
 
-  async release(scope: string, kind: QuotaKind, units = 1): Promise<void> {
+  async release(scope: string, kind: CountKind, units = 1): Promise<void> {
     const key = `${kind}:${scope}`;
     const count = this.counts.get(key);
     if (count !== undefined && count >= units) this.counts.set(key, count - units);
@@ -78,7 +78,7 @@ export class InMemoryQuotaCounter {
   };
 
   /** The units counted under a scope (undefined before the first acquire). */
-  counted(scope: string, kind: QuotaKind): number | undefined {
+  counted(scope: string, kind: CountKind): number | undefined {
     return this.counts.get(`${kind}:${scope}`);
   }
 }

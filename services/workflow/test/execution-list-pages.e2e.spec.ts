@@ -48,6 +48,8 @@ describe("a workflow's executions list on the real MongoDB-compatible server", (
 
     // The queued run starts now: it leads the list, once.
     expect(await executions.startQueued('exe_waiting', 'me', new Date(), lease.until)).toBeDefined();
+    // The first full page makes the workflow's count of runs from one count of the collection.
+    expect((await executions.list('ten_1', 'wf_list', { limit: 1 })).total).toBe(8);
     const seen = recordQueryShapes(connection);
     const page = await executions.list('ten_1', 'wf_list', { limit: 3 });
     const completed = await executions.list('ten_1', 'wf_list', { limit: 2, status: 'completed' });
@@ -60,12 +62,13 @@ describe("a workflow's executions list on the real MongoDB-compatible server", (
     expect(completed.items.map((e) => e.id)).toEqual(['exe_done_4', 'exe_done_3']);
     expect(completed.total).toBe(6);
     expect(otherTenant).toEqual({ items: [], total: 0 });
-    // The page is read by `_id`; only the full pages' totals still count (a count, not a sort).
+    // The page is read by `_id`, its total from the workflow's count; only a full page filtered by
+    // status still counts the collection (a count, not a sort).
     expect(callVerdicts(connection, seen)).toEqual([
       'execution_windows.findOne(_id) -> _id (stand-in: index)',
-      'executions.countDocuments(tenant_id,workflow_id) -> tenant_id,workflow_id,started_at',
       'executions.countDocuments(tenant_id,workflow_id,status) -> tenant_id,workflow_id,started_at',
       'executions.find(_id) -> _id (stand-in: index)',
+      'quota_counters.findOne(_id) -> _id (stand-in: index)',
     ]);
   });
 
@@ -86,5 +89,32 @@ describe("a workflow's executions list on the real MongoDB-compatible server", (
     await executions.deleteForWorkflow('ten_1', 'wf_list');
     expect(await executions.newest.model.exists({ _id: 'wf_list' })).toBeNull();
     expect(await executions.list('ten_1', 'wf_list', { limit: 4 })).toEqual({ items: [], total: 0 });
+  });
+
+  it('keeps the total as runs are stored and pruned, on any number of replicas, without counting them', async () => {
+    const { connection, executions } = store;
+    const longAgo = (i: number) => ({ ...run(`exe_total_${i}`, 'completed', 600 - i), workflowId: 'wf_total' });
+    await executions.insert(longAgo(0), NO_LEASE);
+    expect((await executions.list('ten_1', 'wf_total', { limit: 1 })).total).toBe(1);
+    // Stored together (one group commit) and one by one; a duplicate insert is not counted.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => executions.insert(longAgo(i + 1), NO_LEASE)));
+    for (let i = 21; i < 30; i++) await executions.insert(longAgo(i), NO_LEASE);
+    await expect(executions.insert(longAgo(5), NO_LEASE)).rejects.toThrow();
+    const seen = recordQueryShapes(connection);
+    expect((await executions.list('ten_1', 'wf_total', { limit: 5 })).total).toBe(30);
+    connection.set('debug', false);
+    expect(callVerdicts(connection, seen).filter((v) => v.includes('countDocuments'))).toEqual([]);
+
+    // Two replicas prune at once: each run goes once, and the total with it.
+    await Promise.all(
+      [1, 2].map(() =>
+        executions.pruneFinishedBefore(new Date(Date.now() - 60 * MINUTE), { keepPerWorkflow: 10, batchSize: 7 }),
+      ),
+    );
+    const stored = await connection
+      .collection<ExecutionDocument>('executions')
+      .countDocuments({ tenant_id: 'ten_1', workflow_id: 'wf_total' });
+    expect(stored).toBe(10);
+    expect((await executions.list('ten_1', 'wf_total', { limit: 5 })).total).toBe(10);
   });
 });

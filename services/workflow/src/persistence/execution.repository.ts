@@ -1,4 +1,12 @@
-import { documentsOf, findSorted, GroupCommit, insertEach, NewestIds, pageTotal } from '@agentplatform/service-kit';
+import {
+  documentsOf,
+  findSorted,
+  GroupCommit,
+  insertEach,
+  NewestIds,
+  pageTotal,
+  QuotaCounter,
+} from '@agentplatform/service-kit';
 import type { ClientSession, Connection, Model } from 'mongoose';
 import type { Execution, ExecutionChanges, ExecutionStatus, SealedSnapshot } from '../domain/execution.types.js';
 import type { Lease } from '../domain/lease.js';
@@ -30,6 +38,13 @@ function idOfEntry(entry: string): string {
   return entry.slice(entry.lastIndexOf('|') + 1);
 }
 
+/** How many of these runs each workflow has. */
+function perWorkflow(docs: ExecutionDocument[]): Array<[workflowId: string, runs: number]> {
+  const runs = new Map<string, number>();
+  for (const d of docs) runs.set(d.workflow_id, (runs.get(d.workflow_id) ?? 0) + 1);
+  return [...runs];
+}
+
 /**
  * Executions. Queries from the API are scoped by tenant; the engine's lease operations address one
  * execution by id and owner, and the poller and the retention job work across tenants by design
@@ -42,7 +57,9 @@ export class ExecutionRepository {
 
   private readonly inserts = new GroupCommit<ExecutionDocument, void>(async (_key, docs) => {
     await this.announce(docs);
-    return insertEach(this.collection, docs);
+    const outcomes = await insertEach(this.collection, docs);
+    await this.uncount(docs.filter((_, i) => outcomes[i] !== undefined));
+    return outcomes;
   });
   /**
    * Each workflow's newest runs by start (newest-ids.ts): the executions list's first page reads
@@ -52,12 +69,18 @@ export class ExecutionRepository {
   readonly newest: NewestIds;
   /** Runs whose credit is not settled yet, for the settle job. */
   private readonly credits: CreditDueRepository;
+  /**
+   * Each workflow's number of executions (service-kit QuotaCounter, kind `executions`): the list's
+   * total, where counting them scans every execution on the stand-in (docs/queries.md, "Counts").
+   */
+  private readonly counts: QuotaCounter;
 
   constructor(connection: Connection) {
     this.model = executionModel(connection);
     this.leases = new ExecutionLeaseRepository(connection);
     this.credits = new CreditDueRepository(connection);
     this.newest = new NewestIds(connection, 'execution_windows', undefined, idOfEntry);
+    this.counts = new QuotaCounter(connection);
   }
 
   private get collection() {
@@ -83,17 +106,35 @@ export class ExecutionRepository {
     ]);
     if (session) {
       await this.announce([doc]);
-      await this.collection.insertOne(doc, { session });
+      try {
+        await this.collection.insertOne(doc, { session });
+      } catch (error) {
+        await this.uncount([doc]);
+        throw error;
+      }
     } else await this.inserts.submit('', doc);
   }
 
   /**
-   * Enters runs in their workflows' windows, before they are stored: a crash in between leaves an
-   * entry that finds nothing, never a run missing from its window. Outside any transaction: an
-   * entry written twice (a retried transaction) counts once.
+   * Enters runs in their workflows' windows and totals, before they are stored: a crash in between
+   * leaves an entry that finds nothing and a total high by the run, never a run missing from
+   * either. Outside any transaction, where concurrent runs of one workflow would conflict on its
+   * total: a window entry written twice (a retried transaction) counts once, its total twice.
    */
-  private announce(docs: ExecutionDocument[]): Promise<void> {
-    return this.newest.add(docs.map((d) => ({ parentId: d.workflow_id, id: windowEntry(d.started_at, d._id) })));
+  private async announce(docs: ExecutionDocument[]): Promise<void> {
+    await Promise.all([
+      this.newest.add(docs.map((d) => ({ parentId: d.workflow_id, id: windowEntry(d.started_at, d._id) }))),
+      ...perWorkflow(docs).map(([workflowId, n]) => this.counts.add(workflowId, 'executions', n)),
+    ]);
+  }
+
+  /** Takes runs whose insert failed (or was a duplicate) off their totals again, as far as it can. */
+  private async uncount(docs: ExecutionDocument[]): Promise<void> {
+    await Promise.all(
+      perWorkflow(docs).map(([workflowId, n]) =>
+        this.counts.release(workflowId, 'executions', n).catch(() => undefined),
+      ),
+    );
   }
 
   /** Which of these executions are stored (across tenants: schedule claim recovery). */
@@ -165,7 +206,11 @@ export class ExecutionRepository {
       // The total is taken below: the sorted query alone.
       scan: () => findSorted(this.model, filter, page),
     });
-    const total = await pageTotal(docs.length, page, () => this.model.countDocuments(filter));
+    const total = await pageTotal(docs.length, page, () =>
+      status
+        ? this.model.countDocuments(filter)
+        : this.counts.count(workflowId, 'executions', () => this.model.countDocuments(filter)),
+    );
     return { items: docs.map(toExecution), total };
   }
 
@@ -304,7 +349,7 @@ export class ExecutionRepository {
 
   async deleteForWorkflow(tenantId: string, workflowId: string): Promise<void> {
     await this.collection.deleteMany({ tenant_id: tenantId, workflow_id: workflowId });
-    await this.newest.remove([workflowId]);
+    await Promise.all([this.newest.remove([workflowId]), this.counts.forget(workflowId, 'executions')]);
   }
 
   /** Runs whose credit is not settled yet, oldest first (all tenants: the settle job's page). */
@@ -361,11 +406,19 @@ export class ExecutionRepository {
     let batches = 0;
     let chunk: Array<Pick<ExecutionDocument, '_id' | 'tenant_id' | 'workflow_id' | 'started_at'>> = [];
     const flush = async () => {
-      const ids: string[] = [];
-      for (const doc of chunk) if (await prunable(doc)) ids.push(doc._id);
+      const byWorkflow = new Map<string, string[]>();
+      for (const doc of chunk) {
+        if (await prunable(doc)) byWorkflow.set(doc.workflow_id, [...(byWorkflow.get(doc.workflow_id) ?? []), doc._id]);
+      }
       chunk = [];
       batches += 1;
-      if (ids.length > 0) deleted += (await this.collection.deleteMany({ _id: { $in: ids } })).deletedCount;
+      // Per workflow, so that its total goes down by what this replica deleted (replicas prune
+      // alike: a run another one deleted first is not taken off twice).
+      for (const [workflowId, ids] of byWorkflow) {
+        const gone = (await this.collection.deleteMany({ _id: { $in: ids } })).deletedCount;
+        deleted += gone;
+        await this.counts.release(workflowId, 'executions', gone);
+      }
     };
     try {
       for await (const doc of candidates) {

@@ -38,11 +38,15 @@ function idOfEntry(entry: string): string {
   return entry.slice(entry.lastIndexOf('|') + 1);
 }
 
-/** How many of these runs each workflow has. */
-function perWorkflow(docs: ExecutionDocument[]): Array<[workflowId: string, runs: number]> {
-  const runs = new Map<string, number>();
-  for (const d of docs) runs.set(d.workflow_id, (runs.get(d.workflow_id) ?? 0) + 1);
-  return [...runs];
+/** These runs by workflow. */
+function byWorkflow<T extends Pick<ExecutionDocument, 'workflow_id'>>(docs: T[]): Map<string, T[]> {
+  const runs = new Map<string, T[]>();
+  for (const d of docs) {
+    const of = runs.get(d.workflow_id);
+    if (of) of.push(d);
+    else runs.set(d.workflow_id, [d]);
+  }
+  return runs;
 }
 
 /**
@@ -124,15 +128,15 @@ export class ExecutionRepository {
   private async announce(docs: ExecutionDocument[]): Promise<void> {
     await Promise.all([
       this.newest.add(docs.map((d) => ({ parentId: d.workflow_id, id: windowEntry(d.started_at, d._id) }))),
-      ...perWorkflow(docs).map(([workflowId, n]) => this.counts.add(workflowId, 'executions', n)),
+      ...[...byWorkflow(docs)].map(([workflowId, runs]) => this.counts.add(workflowId, 'executions', runs.length)),
     ]);
   }
 
   /** Takes runs whose insert failed (or was a duplicate) off their totals again, as far as it can. */
   private async uncount(docs: ExecutionDocument[]): Promise<void> {
     await Promise.all(
-      perWorkflow(docs).map(([workflowId, n]) =>
-        this.counts.release(workflowId, 'executions', n).catch(() => undefined),
+      [...byWorkflow(docs)].map(([workflowId, runs]) =>
+        this.counts.release(workflowId, 'executions', runs.length).catch(() => undefined),
       ),
     );
   }
@@ -406,16 +410,14 @@ export class ExecutionRepository {
     let batches = 0;
     let chunk: Array<Pick<ExecutionDocument, '_id' | 'tenant_id' | 'workflow_id' | 'started_at'>> = [];
     const flush = async () => {
-      const byWorkflow = new Map<string, string[]>();
-      for (const doc of chunk) {
-        if (await prunable(doc)) byWorkflow.set(doc.workflow_id, [...(byWorkflow.get(doc.workflow_id) ?? []), doc._id]);
-      }
+      const prunes = [];
+      for (const doc of chunk) if (await prunable(doc)) prunes.push(doc);
       chunk = [];
       batches += 1;
       // Per workflow, so that its total goes down by what this replica deleted (replicas prune
       // alike: a run another one deleted first is not taken off twice).
-      for (const [workflowId, ids] of byWorkflow) {
-        const gone = (await this.collection.deleteMany({ _id: { $in: ids } })).deletedCount;
+      for (const [workflowId, runs] of byWorkflow(prunes)) {
+        const gone = (await this.collection.deleteMany({ _id: { $in: runs.map((r) => r._id) } })).deletedCount;
         deleted += gone;
         await this.counts.release(workflowId, 'executions', gone);
       }

@@ -16,9 +16,9 @@ const { javaBin, sleep, tail } = require('./helpers.js');
  * @typedef {childProcess.ChildProcess & { exitInfo: ExitInfo | null }} JvmChild
  */
 
+// The collector is each use's own choice (kafka.js, mongo.js).
 const COMMON_JVM_OPTS = [
   '-Xshare:auto',
-  '-XX:+UseSerialGC',
   '-XX:TieredStopAtLevel=1',
   '-XX:-UsePerfData',
   '-Djava.awt.headless=true',

@@ -14,7 +14,7 @@ const { COMMON_JVM_OPTS, spawnJvm, waitReady } = require('./jvm.js');
 const { CLASSES_DIR, COMPONENTS, HERE, REPO_ROOT } = require('./paths.js');
 
 const KAFKA_PROBE_TOPIC = '__localinfra_probe';
-const KAFKA_JVM_OPTS = ['-Xms128m', '-Xmx512m'];
+const KAFKA_JVM_OPTS = ['-XX:+UseSerialGC', '-Xms128m', '-Xmx512m'];
 
 function resolveKafkajs() {
   for (const base of [process.cwd(), REPO_ROOT, HERE]) {

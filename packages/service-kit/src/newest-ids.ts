@@ -73,17 +73,27 @@ export class NewestIds {
   /**
    * Adds children's ids to their parents' windows, one write by `_id` per parent. Called before
    * the children are inserted: a crash in between leaves an id that finds no document (skipped),
-   * never a document missing from its window.
+   * never a document missing from its window. `newParent`: the parent is created in the same
+   * write as this child (a chat session with its first message), so its window is complete, as
+   * `open` would make it.
    */
-  async add(children: ReadonlyArray<{ parentId: string; id: string }>): Promise<void> {
+  async add(children: ReadonlyArray<{ parentId: string; id: string; newParent?: boolean }>): Promise<void> {
     if (children.length === 0) return;
-    const byParent = new Map<string, string[]>();
-    for (const { parentId, id } of children) byParent.set(parentId, [...(byParent.get(parentId) ?? []), id]);
+    const byParent = new Map<string, { ids: string[]; isNew: boolean }>();
+    for (const { parentId, id, newParent } of children) {
+      const entry = byParent.get(parentId) ?? { ids: [], isNew: false };
+      entry.ids.push(id);
+      entry.isNew ||= newParent === true;
+      byParent.set(parentId, entry);
+    }
     await this.collection.bulkWrite(
-      [...byParent].map(([parentId, ids]) => ({
+      [...byParent].map(([parentId, { ids, isNew }]) => ({
         updateOne: {
           filter: { _id: parentId },
-          update: { $push: { ids: { $each: ids, $sort: -1, $slice: this.keep } } },
+          update: {
+            $push: { ids: { $each: ids, $sort: -1, $slice: this.keep } },
+            ...(isNew ? { $set: { complete: true } } : {}),
+          },
           upsert: true,
         },
       })),

@@ -88,4 +88,44 @@ describe("a chat turn's history on the real MongoDB-compatible server", () => {
     await chats.deleteAgent('ten_a', 'agt_a');
     expect(await chats.newest.model.exists({ _id: 'ses_a' })).toBeNull();
   });
+
+  it("never fills a new session's window by a scan: it is complete from the session's creation", async () => {
+    const { connection, chats } = store;
+    // Enough other messages that a scan would be what the first page of a new session costs.
+    const others = Array.from({ length: 500 }, (_, i) => message(`ses_busy${i % 10}`, 'user', `other ${i}`));
+    await connection.collection('messages').insertMany(others.map(toMessageDocument) as never[]);
+    const at = new Date();
+
+    // A session the service names, created with its first message.
+    const created = {
+      id: 'ses_new',
+      key: 'ses_new',
+      tenantId: 'ten_a',
+      agentId: 'agt_a',
+      title: 'hi',
+      messageCount: 1,
+    };
+    const first = message('ses_new', 'user', 'hello');
+    await chats.storeTurn({ message: first, newSession: { ...created, createdAt: at, lastMessageAt: at }, events: [] });
+    await chats.storeTurn({
+      message: message('ses_new', 'assistant', 'hi there'),
+      touch: { added: 1, at },
+      events: [],
+    });
+    // A session the client names: opened, then its first turn touches it.
+    const opened = await chats.openClientSession('ten_a', 'agt_a', 'support-42', { title: 'help', at });
+    await chats.storeTurn({ message: message(opened.id, 'user', 'help me'), touch: { added: 1, at }, events: [] });
+
+    const seen = recordQueryShapes(connection);
+    const named = await chats.recentMessages('ten_a', 'ses_new', 20);
+    const keyed = await chats.recentMessages('ten_a', opened.id, 20);
+    connection.set('debug', false);
+
+    expect(named.map((m) => m.content)).toEqual(['hello', 'hi there']);
+    expect(keyed.map((m) => m.content)).toEqual(['help me']);
+    expect(callVerdicts(connection, seen)).toEqual([
+      'message_windows.findOne(_id) -> _id (stand-in: index)',
+      'messages.find(_id) -> _id (stand-in: index)',
+    ]);
+  });
 });

@@ -76,7 +76,13 @@ export class ChatTurnWriter {
       (w) => w.message !== undefined,
       async (live) => {
         // Ids before the messages, outside the transaction: an id whose message is not stored finds nothing.
-        await this.windows.add(live.map((w) => ({ parentId: w.message!.sessionId, id: w.message!.id })));
+        await this.windows.add(
+          live.map((w) => ({
+            parentId: w.message!.sessionId,
+            id: w.message!.id,
+            newParent: w.newSession !== undefined,
+          })),
+        );
         return insertEach(
           { insertMany: (docs: MessageDocument[]) => messages.insertMany(docs, options) },
           live.map((w) => toMessageDocument(w.message!)),

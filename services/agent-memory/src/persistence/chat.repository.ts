@@ -110,6 +110,9 @@ export class ChatRepository implements ChatStore {
             { upsert: true, returnDocument: 'after' },
           )
           .lean<SessionDocument>();
+        // No message counted yet: the window is complete from here (every message's id enters it
+        // before the message is stored), so the session's turns never fill it by a scan.
+        if (doc!.message_count === 0) await this.newest.open(id);
         return toSession(doc!);
       } catch (error) {
         if (!isDuplicateKeyError(error) || attempt >= 2) throw error;

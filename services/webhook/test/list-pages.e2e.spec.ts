@@ -86,6 +86,25 @@ describe('the delivery log on the real MongoDB-compatible server', () => {
     );
   });
 
+  it("reads a new webhook's log by _id from its first page: its window is complete from the start", async () => {
+    const { connection, deliveries } = store;
+    const start = Date.now() - DAY;
+    await deliveries.insertNew(Array.from({ length: 300 }, (_, i) => delivery('wh_busy', i, new Date(start + i))));
+    await deliveries.startLog('wh_fresh');
+    await deliveries.insertNew(Array.from({ length: 3 }, (_, i) => delivery('wh_fresh', i, new Date(start + i))));
+
+    const seen = recordQueryShapes(connection);
+    const first = await deliveries.list('ten_a', 'wh_fresh', 20);
+    connection.set('debug', false);
+
+    expect(first.map((d) => d.eventId)).toEqual(['evt_wh_fresh_2', 'evt_wh_fresh_1', 'evt_wh_fresh_0']);
+    // Without the started log, the first page fills the window by the sorted query (a scan).
+    expect(callVerdicts(connection, seen)).toEqual([
+      'deliveries.find(_id) -> _id (stand-in: index)',
+      'delivery_windows.findOne(_id) -> _id (stand-in: index)',
+    ]);
+  });
+
   it('skips an id whose delivery was never stored (the replica died between the two writes)', async () => {
     const { deliveries } = store;
     const start = Date.now();

@@ -280,6 +280,14 @@ export class DeliveryRepository {
   }
 
   /**
+   * A new webhook's window of newest ids is complete from the start: its first list reads by id
+   * instead of filling the window by the sorted query (a scan of every delivery on the stand-in).
+   */
+  async startLog(webhookId: string): Promise<void> {
+    await this.newest.open(webhookId);
+  }
+
+  /**
    * The webhook's newest deliveries: read by `_id` from its window of newest ids (the sorted
    * query below scans every delivery on the stand-in), the tenant and status checked here.
    */

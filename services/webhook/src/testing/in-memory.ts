@@ -92,6 +92,9 @@ export class InMemoryDeliveries implements DeliveryStore {
         .filter((id) => eventIds.includes(id)),
     );
   }
+  async startLog(): Promise<void> {
+    // No windows here: lists read the map.
+  }
   async deleteForWebhook(tenantId: string, webhookId: string): Promise<void> {
     for (const d of this.of(tenantId, webhookId)) this.byId.delete(d.id);
   }

@@ -39,9 +39,14 @@ export async function createWebhook(
   const release = await deps.quotas.acquire(input.tenantId, 'webhooks', input.plan, () =>
     deps.webhooks.count(input.tenantId),
   );
-  await deps.webhooks.create(webhook).catch(async (error: unknown) => {
+  try {
+    // The log before the webhook: a crash in between leaves an empty log of no webhook, never a
+    // webhook whose log must be looked for.
+    await deps.deliveries.startLog(webhook.id);
+    await deps.webhooks.create(webhook);
+  } catch (error) {
     await release();
     throw error;
-  });
+  }
   return { webhook, signingSecret };
 }

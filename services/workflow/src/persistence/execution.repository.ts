@@ -351,6 +351,15 @@ export class ExecutionRepository {
     return result.modifiedCount > 0;
   }
 
+  /**
+   * A new workflow's window of runs is complete and its count of runs 0 from the start: its
+   * first list reads by id and its total by one read, instead of filling both by a sorted query
+   * and a count (scans of every run on the stand-in).
+   */
+  async startLog(workflowId: string): Promise<void> {
+    await Promise.all([this.newest.open(workflowId), this.counts.count(workflowId, 'executions', async () => 0)]);
+  }
+
   async deleteForWorkflow(tenantId: string, workflowId: string): Promise<void> {
     await this.collection.deleteMany({ tenant_id: tenantId, workflow_id: workflowId });
     await Promise.all([this.newest.remove([workflowId]), this.counts.forget(workflowId, 'executions')]);

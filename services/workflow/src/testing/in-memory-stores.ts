@@ -232,6 +232,9 @@ export class InMemoryExecutions implements ExecutionStore, EngineStore {
     }
     return last;
   }
+  async startLog(): Promise<void> {
+    // No windows or counters here: lists read the map.
+  }
   async deleteForWorkflow(tenantId: string, workflowId: string): Promise<void> {
     for (const e of this.of(tenantId, workflowId)) this.byId.delete(e.id);
   }

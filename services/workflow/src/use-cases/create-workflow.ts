@@ -15,7 +15,7 @@ export interface CreateWorkflowInput extends WorkflowGraph {
 
 /** A new workflow starts as draft (docs/design.md section 7). */
 export async function createWorkflow(
-  deps: Pick<UseCaseDeps, 'workflows' | 'agents' | 'quotas' | 'box'>,
+  deps: Pick<UseCaseDeps, 'workflows' | 'executions' | 'agents' | 'quotas' | 'box'>,
   input: CreateWorkflowInput,
 ): Promise<Workflow> {
   const issues: FieldIssue[] = [];
@@ -47,9 +47,14 @@ export async function createWorkflow(
   const release = await deps.quotas.acquire(input.tenantId, 'workflows', input.plan, () =>
     deps.workflows.count(input.tenantId),
   );
-  await deps.workflows.insert(workflow).catch(async (error: unknown) => {
+  try {
+    // The log before the workflow: a crash in between leaves an empty log of no workflow, never a
+    // workflow whose runs must be looked for.
+    await deps.executions.startLog(workflow.id);
+    await deps.workflows.insert(workflow);
+  } catch (error) {
     await release();
     throw error;
-  });
+  }
   return workflow;
 }

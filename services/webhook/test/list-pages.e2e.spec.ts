@@ -90,7 +90,7 @@ describe('the delivery log on the real MongoDB-compatible server', () => {
     const { connection, deliveries } = store;
     const start = Date.now() - DAY;
     await deliveries.insertNew(Array.from({ length: 300 }, (_, i) => delivery('wh_busy', i, new Date(start + i))));
-    await deliveries.startLog('wh_fresh');
+    await deliveries.openWebhook('wh_fresh');
     await deliveries.insertNew(Array.from({ length: 3 }, (_, i) => delivery('wh_fresh', i, new Date(start + i))));
 
     const seen = recordQueryShapes(connection);
@@ -98,7 +98,7 @@ describe('the delivery log on the real MongoDB-compatible server', () => {
     connection.set('debug', false);
 
     expect(first.map((d) => d.eventId)).toEqual(['evt_wh_fresh_2', 'evt_wh_fresh_1', 'evt_wh_fresh_0']);
-    // Without the started log, the first page fills the window by the sorted query (a scan).
+    // Without the window opened with the webhook, the first page fills the window by the sorted query (a scan).
     expect(callVerdicts(connection, seen)).toEqual([
       'deliveries.find(_id) -> _id (stand-in: index)',
       'delivery_windows.findOne(_id) -> _id (stand-in: index)',

@@ -74,7 +74,7 @@ describe("a workflow's executions list on the real MongoDB-compatible server", (
 
   it("reads a new workflow's runs and total without a scan or a count from its first list", async () => {
     const { connection, executions } = store;
-    await executions.startLog('wf_fresh');
+    await executions.openWorkflow('wf_fresh');
     for (let i = 0; i < 3; i++) {
       const at = new Date(Date.now() - (10 - i) * MINUTE);
       await executions.insert({ ...executionAt(`exe_fresh_${i}`, 'completed', at), workflowId: 'wf_fresh' }, NO_LEASE);
@@ -86,7 +86,7 @@ describe("a workflow's executions list on the real MongoDB-compatible server", (
 
     expect(first.items.map((e) => e.id)).toEqual(['exe_fresh_2', 'exe_fresh_1']);
     expect(first.total).toBe(3);
-    // Without the started log, the first list fills the window by the sorted query and makes the
+    // Without the window opened with the workflow, the first list fills the window by the sorted query and makes the
     // count from a count of the collection.
     expect(callVerdicts(connection, seen)).toEqual([
       'execution_windows.findOne(_id) -> _id (stand-in: index)',

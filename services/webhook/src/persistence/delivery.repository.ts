@@ -283,7 +283,7 @@ export class DeliveryRepository {
    * A new webhook's window of newest ids is complete from the start: its first list reads by id
    * instead of filling the window by the sorted query (a scan of every delivery on the stand-in).
    */
-  async startLog(webhookId: string): Promise<void> {
+  async openWebhook(webhookId: string): Promise<void> {
     await this.newest.open(webhookId);
   }
 

@@ -92,7 +92,7 @@ export class InMemoryDeliveries implements DeliveryStore {
         .filter((id) => eventIds.includes(id)),
     );
   }
-  async startLog(): Promise<void> {
+  async openWebhook(): Promise<void> {
     // No windows here: lists read the map.
   }
   async deleteForWebhook(tenantId: string, webhookId: string): Promise<void> {

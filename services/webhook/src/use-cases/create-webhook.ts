@@ -40,9 +40,9 @@ export async function createWebhook(
     deps.webhooks.count(input.tenantId),
   );
   try {
-    // The log before the webhook: a crash in between leaves an empty log of no webhook, never a
-    // webhook whose log must be looked for.
-    await deps.deliveries.startLog(webhook.id);
+    // The window before the webhook: a crash in between leaves an empty window of no webhook,
+    // never a webhook whose deliveries must be looked for.
+    await deps.deliveries.openWebhook(webhook.id);
     await deps.webhooks.create(webhook);
   } catch (error) {
     await release();

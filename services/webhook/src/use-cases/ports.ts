@@ -32,8 +32,8 @@ export interface WebhookStore {
 export interface DeliveryStore {
   /** Inserts deliveries new to their (webhook, event) pair; answers the ids inserted. */
   insertNew(deliveries: readonly NewDelivery[]): Promise<Set<string>>;
-  /** A new webhook's delivery log: empty, so its lists read by id from the first page on. */
-  startLog(webhookId: string): Promise<void>;
+  /** A new webhook: its delivery window is complete from the start (no delivery is older than it). */
+  openWebhook(webhookId: string): Promise<void>;
   list(tenantId: string, webhookId: string, limit: number, status?: DeliveryStatus): Promise<Delivery[]>;
   find(tenantId: string, webhookId: string, id: string): Promise<Delivery | undefined>;
   /** A fresh attempt schedule for a finished delivery; undefined when it is still pending. */

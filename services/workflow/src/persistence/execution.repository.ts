@@ -356,7 +356,7 @@ export class ExecutionRepository {
    * first list reads by id and its total by one read, instead of filling both by a sorted query
    * and a count (scans of every run on the stand-in).
    */
-  async startLog(workflowId: string): Promise<void> {
+  async openWorkflow(workflowId: string): Promise<void> {
     await Promise.all([this.newest.open(workflowId), this.counts.count(workflowId, 'executions', async () => 0)]);
   }
 

@@ -232,7 +232,7 @@ export class InMemoryExecutions implements ExecutionStore, EngineStore {
     }
     return last;
   }
-  async startLog(): Promise<void> {
+  async openWorkflow(): Promise<void> {
     // No windows or counters here: lists read the map.
   }
   async deleteForWorkflow(tenantId: string, workflowId: string): Promise<void> {

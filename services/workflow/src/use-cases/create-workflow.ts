@@ -48,9 +48,9 @@ export async function createWorkflow(
     deps.workflows.count(input.tenantId),
   );
   try {
-    // The log before the workflow: a crash in between leaves an empty log of no workflow, never a
-    // workflow whose runs must be looked for.
-    await deps.executions.startLog(workflow.id);
+    // The window before the workflow: a crash in between leaves an empty window of no workflow,
+    // never a workflow whose runs must be looked for.
+    await deps.executions.openWorkflow(workflow.id);
     await deps.workflows.insert(workflow);
   } catch (error) {
     await release();

@@ -77,8 +77,8 @@ export interface ExecutionStore {
   ): Promise<Execution | undefined>;
   statusCounts(tenantId: string, workflowId: string): Promise<StatusCounts>;
   lastRunAt(tenantId: string, workflowIds: string[]): Promise<Map<string, Date>>;
-  /** A new workflow's runs: none, so its lists read by id and its total by one read from the first. */
-  startLog(workflowId: string): Promise<void>;
+  /** A new workflow: its run window is complete and its count of runs 0 from the start. */
+  openWorkflow(workflowId: string): Promise<void>;
   deleteForWorkflow(tenantId: string, workflowId: string): Promise<void>;
   pendingCredits(limit: number): Promise<Array<Pick<Execution, 'id' | 'tenantId'>>>;
   markCredited(id: string): Promise<void>;

@@ -22,6 +22,8 @@ describe('the model refuses queries it cannot embed in time', () => {
   let platform: Platform;
   let http: Http;
   let agentId: string;
+  /** Another tenant, with an agent of its own, that searches one query at a time. */
+  let quiet: { http: Http; agentId: string };
   const log = () => readFileSync(platform.service('agent-memory').logFile, 'utf8');
 
   beforeAll(async () => {
@@ -40,6 +42,10 @@ describe('the model refuses queries it cannot embed in time', () => {
     expect(
       (await http.post('/api/v1/memory', { agent_id: agentId, content: 'The blender went to Leeds.' })).status,
     ).toBe(201);
+    const other = (await newTenant(platform)).http;
+    const otherAgent = await other.post('/api/v1/agents', { name: 'Quiet tenant', type: 'support' });
+    expect(otherAgent.status).toBe(201);
+    quiet = { http: other, agentId: otherAgent.body.id };
     await waitFor(() => /embedding model loaded/.test(log()) || undefined, {
       what: 'the model to load',
       timeoutMs: 120_000,
@@ -123,6 +129,41 @@ describe('the model refuses queries it cannot embed in time', () => {
       { what: 'a search served after the queue drained', timeoutMs: 60_000 },
     );
   }, 180_000);
+
+  it("refuses only the tenant whose queries keep the model behind: another tenant's searches are served meanwhile", async () => {
+    const refused: number[] = [];
+    const served: number[] = [];
+    const quietAnswers: Array<{ status: number; ms: number; duringRefusals: boolean }> = [];
+    let stop = Date.now() + 60_000;
+    const going = () => Date.now() < stop;
+    const quietSearches = async () => {
+      while (going()) {
+        const started = Date.now();
+        const res = await quiet.http.post('/api/v1/memory/search', {
+          agent_id: quiet.agentId,
+          query: longQuery(n++),
+          top_k: 3,
+        });
+        // Refusals of the flooding tenant since this search started: it was sent while they went on.
+        const duringRefusals = refused.some((at) => at >= started);
+        quietAnswers.push({ status: res.status, ms: Date.now() - started, duringRefusals });
+      }
+    };
+    await Promise.all([
+      pressure(going, (res) => {
+        if (res.status === 503) {
+          // Once refusals begin, 10 s more of them.
+          if (refused.length === 0) stop = Math.min(stop, Date.now() + 10_000);
+          refused.push(Date.now());
+        } else served.push(res.status);
+      }),
+      quietSearches(),
+    ]);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(served.every((status) => status === 200)).toBe(true);
+    expect(quietAnswers.filter((a) => a.status !== 200)).toEqual([]);
+    expect(quietAnswers.filter((a) => a.duringRefusals).length).toBeGreaterThanOrEqual(3);
+  }, 120_000);
 });
 
 type Answer = { status: number; headers: Headers; body: any };

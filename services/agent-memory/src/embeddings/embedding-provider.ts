@@ -1,14 +1,32 @@
+/** The queries waiting for a model: one tenant's, all of them, and how many tenants have some. */
+export interface QueriesWaiting {
+  tenant: number;
+  total: number;
+  tenants: number;
+}
+
+export interface EmbedOptions {
+  /** A batch that may wait behind interactive work (a search's query). */
+  background?: boolean;
+  /** Whose interactive call this is: where calls queue, tenants take turns. */
+  tenantId?: string;
+}
+
 /** Turns texts into vectors. One implementation per source; the service uses exactly one at a time. */
 export interface EmbeddingProvider {
   /** Stored with every vector; vectors of different providers are never compared. */
   readonly id: string;
-  /** `background`: a batch that may wait behind interactive work (a search's query). */
-  embed(texts: string[], options?: { background?: boolean }): Promise<Float32Array[]>;
+  embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
   /**
    * How long the oldest interactive call (a query) has waited for the model, in ms; absent: calls
    * do not queue here (a remote endpoint).
    */
   queryWaitMs?(): number;
+  /**
+   * The interactive calls waiting for the model: `tenantId`'s, all of them, and how many tenants
+   * have some; absent: calls do not queue here.
+   */
+  queriesWaiting?(tenantId: string): QueriesWaiting;
   /** False while the provider cannot answer yet (a model still loading); absent: always ready. */
   readonly ready?: boolean;
   close?(): Promise<void>;

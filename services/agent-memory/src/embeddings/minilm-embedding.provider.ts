@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { Logger } from '@agentplatform/service-kit';
-import type { EmbeddingProvider } from './embedding-provider.js';
+import type { EmbedOptions, EmbeddingProvider, QueriesWaiting } from './embedding-provider.js';
 import { ModelCalls } from './model-calls.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './minilm.worker.js';
 
@@ -32,7 +32,8 @@ export interface MiniLmOptions {
  * The offline sentence-embedding model (all-MiniLM-L6-v2, int8 ONNX, 384 dimensions), fetched by
  * `node deploy/local/model.js fetch` and run in one worker thread. Model calls run one at a time;
  * interactive ones (a search's query) go before background batches, which are cut into calls of
- * a few texts, so a query waits at most for one short call in progress (see ModelCalls).
+ * a few texts, so a query waits at most for one short call in progress, and tenants' queries take
+ * turns (see ModelCalls).
  */
 export class MiniLmEmbeddingProvider implements EmbeddingProvider {
   readonly id = 'minilm-l6-v2-int8';
@@ -89,8 +90,12 @@ export class MiniLmEmbeddingProvider implements EmbeddingProvider {
     return this.calls.queryWaitMs();
   }
 
-  embed(texts: string[], options: { background?: boolean } = {}): Promise<Float32Array[]> {
-    return this.calls.enqueue(texts, options.background === true);
+  queriesWaiting(tenantId: string): QueriesWaiting {
+    return this.calls.waiting(tenantId);
+  }
+
+  embed(texts: string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
+    return this.calls.enqueue(texts, options.background === true, options.tenantId);
   }
 
   async close(): Promise<void> {

@@ -91,4 +91,32 @@ describe('model calls', () => {
       jest.useRealTimers();
     }
   });
+  it("takes tenants' queries in turns, a query each, and counts what waits per tenant", () => {
+    jest.useFakeTimers({ now: 0 });
+    try {
+      const { queue, calls, answer } = fakeModel();
+      queue.start();
+      void queue.enqueue(['running'], false, 'a');
+      for (const text of ['a1', 'a2', 'a3']) void queue.enqueue([text], false, 'a');
+      jest.setSystemTime(100);
+      void queue.enqueue(['b1'], false, 'b');
+      void queue.enqueue(['b2'], false, 'b');
+      void queue.enqueue(['c1'], false, 'c');
+      void queue.enqueue(['background'], true);
+      expect(queue.waiting('a')).toEqual({ tenant: 3, total: 6, tenants: 3 });
+      expect(queue.waiting('quiet')).toEqual({ tenant: 0, total: 6, tenants: 3 });
+      jest.setSystemTime(300);
+      answer(); // a1 runs now
+      answer(); // b1
+      // The oldest query still waiting, whoever's: a2 (queued at 0).
+      expect(queue.queryWaitMs()).toBe(300);
+      for (let i = 0; i < 6; i++) answer();
+      // A tenant's burst delays its own queries: b and c did not wait for all of a's.
+      expect(calls.map((call) => call.texts[0])).toEqual(['running', 'a1', 'b1', 'c1', 'a2', 'b2', 'a3', 'background']);
+      expect(queue.waiting('a')).toEqual({ tenant: 0, total: 0, tenants: 0 });
+      expect(queue.queryWaitMs()).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

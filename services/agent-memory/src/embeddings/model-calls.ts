@@ -1,3 +1,5 @@
+import type { QueriesWaiting } from './embedding-provider.js';
+
 /**
  * Texts per model call for background batches: a query waits at most for the call in progress,
  * so the backlog's batches go to the model in short calls. Longer calls saved no CPU per text
@@ -20,12 +22,16 @@ interface Job {
 /**
  * The queue in front of a model that runs one call at a time (the embedding worker): a query's
  * texts go before background batches, and a background batch is cut into calls of
- * `backgroundCall` texts, so that a query never waits for more than one such call.
+ * `backgroundCall` texts, so that a query never waits for more than one such call. Queries wait
+ * per tenant and the tenants take turns, a query each: a tenant's burst of queries delays that
+ * tenant's, while another tenant's query waits for at most one of each waiting tenant's.
  */
 export class ModelCalls {
-  private readonly urgent: Job[] = [];
+  /** Queries waiting, one FIFO per tenant; the Map's order is the order of turns. */
+  private readonly urgent = new Map<string, Job[]>();
+  private queriesWaiting = 0;
   private readonly background: Job[] = [];
-  private running: { id: number; job: Job; background: boolean } | undefined;
+  private running: { id: number; job: Job; tenant: string | undefined } | undefined;
   private nextId = 1;
   private open = false;
   private failure: Error | undefined;
@@ -42,11 +48,14 @@ export class ModelCalls {
     this.pump();
   }
 
-  enqueue(texts: string[], background: boolean): Promise<Float32Array[]> {
+  /** A background batch, or a query of `tenant`'s (queries of no tenant take their turns together). */
+  enqueue(texts: string[], background: boolean, tenant = ''): Promise<Float32Array[]> {
     if (texts.length === 0) return Promise.resolve([]);
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
-      (background ? this.background : this.urgent).push({ texts, queuedAt: Date.now(), done: [], resolve, reject });
+      const job = { texts, queuedAt: Date.now(), done: [], resolve, reject };
+      if (background) this.background.push(job);
+      else this.queue(tenant, job, 'last');
       this.pump();
     });
   }
@@ -56,7 +65,14 @@ export class ModelCalls {
    * grows only while queries come faster than the model answers them.
    */
   queryWaitMs(): number {
-    return this.urgent.length > 0 ? Date.now() - this.urgent[0].queuedAt : 0;
+    let oldest = Infinity;
+    for (const [first] of this.urgent.values()) oldest = Math.min(oldest, first.queuedAt);
+    return oldest === Infinity ? 0 : Date.now() - oldest;
+  }
+
+  /** The queries waiting (not the one running), of `tenant` and of every tenant. */
+  waiting(tenant: string): QueriesWaiting {
+    return { tenant: this.urgent.get(tenant)?.length ?? 0, total: this.queriesWaiting, tenants: this.urgent.size };
   }
 
   /** The answer to call `id`: its vectors, or an error that fails the call's job. */
@@ -64,12 +80,13 @@ export class ModelCalls {
     const running = this.running;
     if (!running || running.id !== id) return;
     this.running = undefined;
-    const { job, background } = running;
+    const { job, tenant } = running;
     if (result instanceof Error) job.reject(result);
     else {
       job.done.push(...result);
-      if (job.done.length < job.texts.length) (background ? this.background : this.urgent).unshift(job);
-      else job.resolve(job.done);
+      if (job.done.length === job.texts.length) job.resolve(job.done);
+      else if (tenant === undefined) this.background.unshift(job);
+      else this.queue(tenant, job, 'first');
     }
     this.pump();
   }
@@ -77,19 +94,41 @@ export class ModelCalls {
   /** Fails every queued and running job, and every later one. */
   fail(error: Error): void {
     this.failure ??= error;
-    const jobs = [this.running?.job, ...this.urgent.splice(0), ...this.background.splice(0)];
+    const jobs = [this.running?.job, ...[...this.urgent.values()].flat(), ...this.background.splice(0)];
+    this.urgent.clear();
+    this.queriesWaiting = 0;
     this.running = undefined;
     for (const job of jobs) job?.reject(this.failure);
   }
 
+  private queue(tenant: string, job: Job, end: 'first' | 'last'): void {
+    const lane = this.urgent.get(tenant);
+    if (!lane) this.urgent.set(tenant, [job]);
+    else if (end === 'first') lane.unshift(job);
+    else lane.push(job);
+    this.queriesWaiting++;
+  }
+
+  /** The next tenant's oldest query, that tenant's turn moving to the back. */
+  private nextQuery(): { job: Job; tenant: string } | undefined {
+    const next = this.urgent.entries().next();
+    if (next.done) return undefined;
+    const [tenant, lane] = next.value;
+    const job = lane.shift()!;
+    this.urgent.delete(tenant);
+    if (lane.length > 0) this.urgent.set(tenant, lane);
+    this.queriesWaiting--;
+    return { job, tenant };
+  }
+
   private pump(): void {
     if (this.running || !this.open || this.failure) return;
-    const urgent = this.urgent.length > 0;
-    const job = urgent ? this.urgent.shift()! : this.background.shift();
+    const query = this.nextQuery();
+    const job = query?.job ?? this.background.shift();
     if (!job) return;
     const from = job.done.length;
-    const texts = urgent ? job.texts.slice(from) : job.texts.slice(from, from + this.backgroundCall);
-    this.running = { id: this.nextId++, job, background: !urgent };
+    const texts = query ? job.texts.slice(from) : job.texts.slice(from, from + this.backgroundCall);
+    this.running = { id: this.nextId++, job, tenant: query?.tenant };
     this.dispatch(this.running.id, texts);
   }
 }

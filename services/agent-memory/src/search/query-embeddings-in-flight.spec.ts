@@ -24,14 +24,18 @@ describe('QueryEmbeddings, concurrent searches', () => {
   it('embeds a text once for concurrent searches of it, then serves it from the cache', async () => {
     const { embedder, asked, answer } = slowEmbedder();
     const queries = new QueryEmbeddings(embedder, 10, logger);
-    const pending = [queries.vector('refund policy'), queries.vector('refund policy'), queries.vector('other')];
+    const pending = [
+      queries.vector('refund policy', 't1'),
+      queries.vector('refund policy', 't1'),
+      queries.vector('other', 't1'),
+    ];
     await new Promise((resolve) => setImmediate(resolve));
     answer();
     const [a, b, c] = await Promise.all(pending);
     expect(asked).toEqual(['refund policy', 'other']);
     expect(a).toBe(b);
     expect(Array.from(c)).toEqual([5, 1]);
-    expect(await queries.vector('refund policy')).toBe(a);
+    expect(await queries.vector('refund policy', 't1')).toBe(a);
     expect(asked).toHaveLength(2);
   });
 });

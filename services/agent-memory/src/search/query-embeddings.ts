@@ -26,15 +26,18 @@ const NONE = new Float32Array(0);
 
 /** What a search asks for its query: a vector, empty when there is none (lexical ranking only). */
 export interface QueryVectors {
-  vector(text: string): Promise<Float32Array>;
+  /** The vector of `tenantId`'s query (tenants' queries take turns at a model that queues them). */
+  vector(text: string, tenantId: string): Promise<Float32Array>;
   /**
    * Refuses, before any work, a request whose query the model would not embed in time: throws
-   * the shed error (503 with Retry-After) when the query is neither cached nor being embedded and
-   * the model is behind: the oldest query waiting for it has waited longer than the bound, for
-   * BEHIND_GRACE_MS on end or again within BEHIND_MEMORY_MS of the last refusal. Never while the
-   * model warms (QueryAdmission.warmUpMs): its queries rank lexically instead.
+   * the shed error (503 with Retry-After) when the query is neither cached nor being embedded, the
+   * model is behind (the oldest query waiting for it has waited longer than the bound, for
+   * BEHIND_GRACE_MS on end or again within BEHIND_MEMORY_MS of the last refusal) and `tenantId`
+   * holds at least its share of the queries waiting (as many as the average of the tenants that
+   * have some): a tenant whose queries keep the model behind is refused, another tenant is not.
+   * Never while the model warms (QueryAdmission.warmUpMs): its queries rank lexically instead.
    */
-  admit(text: string): void;
+  admit(text: string, tenantId: string): void;
 }
 
 /**
@@ -66,7 +69,7 @@ export class QueryEmbeddings implements QueryVectors {
     );
   }
 
-  admit(text: string): void {
+  admit(text: string, tenantId: string): void {
     const now = Date.now();
     this.noteReady(now);
     if (!this.behind()) {
@@ -78,10 +81,11 @@ export class QueryEmbeddings implements QueryVectors {
     if (now - this.behindSince < BEHIND_GRACE_MS && now - this.lastRefusal >= BEHIND_MEMORY_MS) return;
     const query = text.trim();
     if (this.cache.has(query) || this.inFlight.has(query) || this.embedder.ready === false) return;
+    if (!this.holdsItsShare(tenantId)) return;
     if (now - this.lastRefusal >= BEHIND_MEMORY_MS) {
       this.logger.warn(
         { behind_ms: now - this.behindSince, max_wait_ms: this.admission.maxWaitMs },
-        'embedding model behind: refusing searches and chats that need a new query vector',
+        'embedding model behind: refusing the new queries of tenants holding their share of its queue',
       );
     }
     this.lastRefusal = now;
@@ -89,7 +93,7 @@ export class QueryEmbeddings implements QueryVectors {
     throw shedError('embedding model');
   }
 
-  async vector(text: string): Promise<Float32Array> {
+  async vector(text: string, tenantId: string): Promise<Float32Array> {
     this.noteReady(Date.now());
     const cached = this.cache.get(text);
     if (cached) return cached;
@@ -99,7 +103,7 @@ export class QueryEmbeddings implements QueryVectors {
     let flight = this.inFlight.get(text);
     if (!flight && this.behind() && this.warming(Date.now())) return NONE;
     if (!flight) {
-      flight = this.embed(text).finally(() => this.inFlight.delete(text));
+      flight = this.embed(text, tenantId).finally(() => this.inFlight.delete(text));
       this.inFlight.set(text, flight);
     }
     return flight;
@@ -108,6 +112,16 @@ export class QueryEmbeddings implements QueryVectors {
   /** Whether the oldest query waiting for the model has waited past the bound. */
   private behind(): boolean {
     return (this.embedder.queryWaitMs?.() ?? 0) > this.admission.maxWaitMs;
+  }
+
+  /**
+   * Whether `tenantId` has queries waiting for the model, at least as many as the average of the
+   * tenants that have some. A model that does not queue (no count) refuses every tenant alike.
+   */
+  private holdsItsShare(tenantId: string): boolean {
+    const waiting = this.embedder.queriesWaiting?.(tenantId);
+    if (!waiting) return true;
+    return waiting.tenant > 0 && waiting.tenant * waiting.tenants >= waiting.total;
   }
 
   /** Counts the model's use from the first query that finds it ready. */
@@ -120,9 +134,9 @@ export class QueryEmbeddings implements QueryVectors {
     return this.readySince === undefined || now - this.readySince < this.admission.warmUpMs;
   }
 
-  private async embed(text: string): Promise<Float32Array> {
+  private async embed(text: string, tenantId: string): Promise<Float32Array> {
     try {
-      const [vector] = await this.embedder.embed([text]);
+      const [vector] = await this.embedder.embed([text], { tenantId });
       this.cache.set(text, vector);
       return vector;
     } catch (error) {

@@ -17,7 +17,7 @@ const RETRIEVAL_QUERY_CHARS = 4_000;
 export async function recall(deps: UseCaseDeps, agent: Agent, message: string, history: ChatMessage[]) {
   if (deps.settings.chatMemoryTopK === 0) return [];
   const query = message.slice(0, RETRIEVAL_QUERY_CHARS);
-  deps.queryEmbeddings.admit(query);
+  deps.queryEmbeddings.admit(query, agent.tenantId);
   const inHistory = new Set(history.map((m) => m.id));
   const exclude =
     inHistory.size > 0

@@ -58,12 +58,12 @@ export async function searchMemory(
     else throw error;
   }
   if (issues.length > 0) throw new ValidationError(issues);
-  if (input.admit) deps.queryEmbeddings.admit(text);
+  if (input.admit) deps.queryEmbeddings.admit(text, tenantId);
 
   // The query's vector (a model call of milliseconds when it is not cached) is asked for first, so
   // it is computed while the agent's version is read and its index loaded, not after. It never
   // rejects (a failed embedding is an empty vector: lexical search).
-  const vector = deps.queryEmbeddings.vector(text);
+  const vector = deps.queryEmbeddings.vector(text, tenantId);
   const version = input.memoryVersion ?? (await deps.agents.memoryVersion(tenantId, input.agentId));
   if (version === undefined) throw new NotFoundError('Agent');
   const index = await deps.index.get(tenantId, input.agentId, version);

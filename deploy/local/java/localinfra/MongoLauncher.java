@@ -24,15 +24,19 @@ import java.util.Map;
  * look-up read and deserialised pages from the file again, so the stand-in's CPU grew with the
  * data it held.
  *
- * Compaction rewrites the file's chunks whose live share (fill rate) is under a target: H2's
- * default target, 90%, works out to a rewrite whenever the rewritable chunks were under about 62%
- * full while the store is busy, which a store whose documents keep changing (deliveries, windows,
- * due entries) always is: under a soak's steady load it rewrote chunks without pause, and the
- * stand-in's CPU grew with its file (figures in docs/local-infrastructure.md). At
- * COMPACT_FILL_RATE 80 (system property localinfra.mongo.compactFillRate) a busy store rewrites
- * only chunks under about 28% full. An idle store rewrites chunks under 80% full, and a busy or
- * idle one moves chunks to close the gaps of a file under 80% used (MVStore's
- * RandomAccessStore.doHousekeeping). 0 turns compaction off.
+ * Compaction rewrites the file's chunks whose live share (fill rate) is under a target
+ * (COMPACT_FILL_RATE, system property localinfra.mongo.compactFillRate; MVStore's
+ * RandomAccessStore.doHousekeeping). The background writer runs it about three times a second,
+ * and a pass counts as "idle" when fewer than 10 pages were read or written since the last one,
+ * which under load is most passes (commits come once a second, reads hit the page cache): an idle
+ * pass rewrites up to 19 MB of the chunks while they are under the target full. A store whose
+ * documents keep changing (deliveries, windows, due entries) keeps its chunks about 70% full, so
+ * at H2's 90 or at 80 it rewrote chunks without pause and the stand-in's CPU grew with its file
+ * (figures in docs/local-infrastructure.md). At 50 chunks are rewritten once half of them is
+ * garbage: each byte reclaimed copies at most one live byte (four at 80), and the file holds at
+ * most about twice the live data. A busy pass (more I/O) then rewrites nothing (its target is the
+ * square, 25%, against 50% plus half the fill rate), and a file under 50% used has its chunks
+ * moved to close the gaps. 0 turns compaction off.
  *
  * With the system property localinfra.mongo.profileSec set, each command's CPU and wall time are
  * summed by its shape, and the costliest shapes, the CPU of each group of threads and the store's
@@ -51,7 +55,7 @@ import java.util.Map;
  */
 public final class MongoLauncher {
     private static final int CACHE_MB = Integer.getInteger("localinfra.mongo.cacheMb", 256);
-    private static final int COMPACT_FILL_RATE = Integer.getInteger("localinfra.mongo.compactFillRate", 80);
+    private static final int COMPACT_FILL_RATE = Integer.getInteger("localinfra.mongo.compactFillRate", 50);
 
     private MongoLauncher() {}
 

@@ -72,6 +72,7 @@ function setup(options: {
   yieldMs: number;
   quietMs: number;
   burstShare?: number;
+  fullRateAfterMs?: number;
   embedMs?: number;
   claimMs?: number;
   idlePollMs?: number;
@@ -109,6 +110,7 @@ function setup(options: {
       yieldMs: options.yieldMs,
       quietMs: options.quietMs,
       burstShare: options.burstShare,
+      fullRateAfterMs: options.fullRateAfterMs,
     },
   );
   /** A write on this replica: an item stored without a vector, and the kick the add path gives. */
@@ -219,6 +221,25 @@ describe('embedding backlog yielding to a burst of writes', () => {
       expect(rate).toBeGreaterThan(8); // 25/s at most; about 6/s if it still rested
     } finally {
       await paced.backlog.stop();
+    }
+  });
+
+  it('takes its share only so long: a burst it has not caught up with gets the model at full rate', async () => {
+    // Writes every 10 ms (100 items a second) for 3 s, model calls of 4 items in 40 ms (100 a
+    // second at full rate): at half a core the backlog falls behind, and from 1.4 s on it must
+    // stop resting. In each second it keeps to half a core it makes about 12 calls; at full rate
+    // about 25.
+    const behind = setup({ yieldMs: 400, quietMs: 150, embedMs: 40, burstShare: 0.5, fullRateAfterMs: 1_400 });
+    behind.backlog.start();
+    try {
+      const burstEnded = await writeUntil(behind, 3_000);
+      const calls = (from: number, to: number) => behind.calls.filter((at) => at >= from && at < to).length;
+      expect(burstEnded).toBeGreaterThanOrEqual(2_600);
+      expect(calls(500, 1_400)).toBeLessThanOrEqual(15);
+      expect(calls(1_600, 2_600)).toBeGreaterThanOrEqual(19);
+      await until(() => behind.memories.embedded === behind.written(), 20_000);
+    } finally {
+      await behind.backlog.stop();
     }
   });
 

@@ -50,6 +50,12 @@ export interface BacklogOptions {
    * BURST_SHARE); 1: all it can.
    */
   burstShare?: number;
+  /**
+   * How long after a burst's first write the backlog keeps to `burstShare` (default
+   * FULL_RATE_AFTER_MS): a burst it has not caught up with by then outruns that share, and it
+   * works at full rate until it has.
+   */
+  fullRateAfterMs?: number;
 }
 
 /**
@@ -72,6 +78,17 @@ const QUIET_MS = 100;
  * that load.
  */
 const BURST_SHARE = 0.5;
+
+/**
+ * A burst that the backlog has not caught up with this long after its first write outruns its
+ * share: from then on it works at full rate until it has caught up, so an item waits for its
+ * vector about this long at most, plus the catching up, under a steady load as under a burst.
+ * At half a core on a host 1.5 times slower than the development machine, the soak's steady
+ * 40 requests/s outran the backlog by about 200 items a minute for 30 minutes (the model needs
+ * more than half a core there); working at full rate, it caught up within four minutes while
+ * every kind's p99 stayed as it was (docs/operations.md, "Soak").
+ */
+const FULL_RATE_AFTER_MS = 30_000;
 
 /**
  * Items looked up at a time as candidates for the next batches (see claimAndEmbed). The look-up
@@ -258,13 +275,14 @@ export class EmbeddingBacklog {
   /**
    * After a batch whose model calls took `modelMs`, during a burst that has outlasted `yieldMs`:
    * rests so that the model's share of one core stays at `burstShare`, or until the writes pause
-   * (then it goes on at full rate at once). Outside a burst, or with `yieldMs` 0, it does not rest.
+   * (then it goes on at full rate at once). Outside a burst, or with `yieldMs` 0, it does not rest,
+   * nor once the burst has outlasted `fullRateAfterMs`: the share has not kept up with it.
    * Only the model's time counts: the claim's and the store's round trips wait on the database,
    * and counting them (a loaded stand-in makes them slow) left the model well under its share.
    */
   private async pace(modelMs: number): Promise<void> {
     const share = this.options.burstShare ?? BURST_SHARE;
-    if (share >= 1 || this.options.yieldMs <= 0 || !this.inBurst()) return;
+    if (share >= 1 || this.options.yieldMs <= 0 || !this.inBurst() || this.outrunsShare()) return;
     const until = Date.now() + (modelMs * (1 - share)) / share;
     const quietMs = this.options.quietMs ?? QUIET_MS;
     while (!this.stopped && this.inBurst()) {
@@ -272,6 +290,12 @@ export class EmbeddingBacklog {
       if (wait <= 0) return;
       await this.rest(wait);
     }
+  }
+
+  /** Whether the current burst has gone on past `fullRateAfterMs` without the backlog catching up. */
+  private outrunsShare(): boolean {
+    const fullRateAfterMs = this.options.fullRateAfterMs ?? FULL_RATE_AFTER_MS;
+    return this.burstSince !== undefined && Date.now() - this.burstSince >= fullRateAfterMs;
   }
 
   /** Waits `ms`; stop ends the wait at once. */
@@ -291,7 +315,8 @@ export class EmbeddingBacklog {
    * last `quietMs`), the backlog waits, so that the model's CPU (several milliseconds per item)
    * does not compete with the writes' own. It never waits longer than `yieldMs` after the first
    * write of the burst: from then on it works until it has caught up (found nothing to claim),
-   * at `burstShare` of a core while the burst goes on (see pace) and at full rate once it pauses.
+   * at `burstShare` of a core while the burst goes on (see pace; at most `fullRateAfterMs` after
+   * its first write) and at full rate once it pauses.
    * Items are lexically searchable meanwhile. Only this replica's writes count: a replica that
    * takes no writes embeds the others' items at once.
    */

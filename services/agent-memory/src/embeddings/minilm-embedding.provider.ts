@@ -5,16 +5,9 @@ import type { Logger } from '@agentplatform/service-kit';
 import type { EmbedOptions, EmbeddingProvider, QueriesWaiting } from './embedding-provider.js';
 import { ModelCalls } from './model-calls.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './minilm.worker.js';
+import { MAX_TOKENS } from './word-pieces.js';
 
 export const MINILM_FILES = ['model.onnx', 'tokenizer.json'] as const;
-
-/**
- * all-MiniLM-L6-v2 was trained on sequences of at most 128 word pieces (its model card); longer
- * texts are cut there. Cutting at 256 (sentence-transformers' default for it) made a long text
- * cost three times as much (104 against 35 ms of one core, bench/model-rss.js): on two cores, a
- * chat's episodic memory then cost more model time than the rest of its turn.
- */
-export const MAX_TOKENS = 128;
 
 export interface MiniLmOptions {
   /** Texts per model call for background batches (default BACKGROUND_CALL, see ModelCalls). */

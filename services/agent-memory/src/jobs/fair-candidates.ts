@@ -1,5 +1,5 @@
 import type { PendingItem } from '../domain/memory.js';
-import { MAX_TOKENS } from '../embeddings/minilm-embedding.provider.js';
+import { estimatedWordPieces, MAX_TOKENS } from '../embeddings/word-pieces.js';
 
 /**
  * Most word pieces an item's model work is counted by: the local model cuts longer texts there
@@ -9,13 +9,10 @@ import { MAX_TOKENS } from '../embeddings/minilm-embedding.provider.js';
 export const MAX_ITEM_COST = MAX_TOKENS;
 
 /**
- * An item's model work, in estimated word pieces: about four characters each, plus the two the
- * model adds to every text, at most MAX_ITEM_COST. The model's time per text grows with its word
- * pieces (~200 short texts/s per core, ~28 texts/s of 128 word pieces).
+ * An item's model work, in estimated word pieces (embeddings/word-pieces.ts), at most
+ * MAX_ITEM_COST (~200 short texts/s per core, ~28 texts/s of 128 word pieces).
  */
-export function itemCost(length: number): number {
-  return Math.min(MAX_ITEM_COST, Math.ceil(length / 4) + 2);
-}
+export const itemCost: (length: number) => number = estimatedWordPieces;
 
 interface TenantQueue {
   items: PendingItem[];

@@ -7,7 +7,8 @@
  *   runs it), after batches of short sentences, and after batches of long (256 word pieces) texts;
  * - throughput of background batches of 16 short sentences (sentences/s, and CPU per sentence);
  * - a query's latency alone, and while background batches keep the worker busy (the priority
- *   lane: a query waits at most for the batch in progress).
+ *   lane: a query waits at most for the batch in progress);
+ * - CPU per query, one at a time and four at once (queued queries share a model call).
  * Each runs with glibc's malloc set as deploy/ sets it for agent-memory, except 'glibc malloc
  * defaults'. MODEL_DIR overrides the model folder (default: where `node deploy/local/model.js fetch` puts it);
  * CONFIGS=default,off runs only the configurations named (see CONFIGS).
@@ -93,6 +94,19 @@ async function child() {
   figures.queryAloneMs = { p50: p(alone, 0.5), p95: p(alone, 0.95) };
   figures.queryBehindBacklogMs = { p50: p(contended, 0.5), p95: p(contended, 0.95) };
 
+  // CPU per query, one at a time and four at once (of four tenants: those queued go in one call).
+  const cpuPerQuery = async (together) => {
+    const before = process.cpuUsage();
+    for (let r = 0; r < 25; r++) {
+      const queries = Array.from({ length: 4 }, (_, i) => sentence(3000 + r * 8 + i * 2 + together, 6));
+      if (together) await Promise.all(queries.map((q, i) => provider.embed([q], { tenantId: `t${i}` })));
+      else for (const q of queries) await provider.embed([q], { tenantId: 't0' });
+    }
+    const used = process.cpuUsage(before);
+    return +((used.user + used.system) / 1000 / 100).toFixed(2);
+  };
+  figures.queryCpuMs = { alone: await cpuPerQuery(0), fourAtOnce: await cpuPerQuery(1) };
+
   for (let b = 0; b < 4; b++) {
     await provider.embed(
       Array.from({ length: 16 }, (_, i) => sentence(b * 16 + i, 300)),
@@ -119,6 +133,8 @@ const CONFIGS = {
   'glibc malloc defaults': { env: {} },
   'malloc: mmap above 1 MB': { env: { ...MALLOC, MALLOC_MMAP_THRESHOLD_: '1048576' } },
   'one call per batch of 16': { backgroundCall: 16, env: MALLOC },
+  'calls of 2': { backgroundCall: 2, env: MALLOC },
+  'calls of 1': { backgroundCall: 1, env: MALLOC },
   'no weight prepacking': { session: { extra: { session: { ...NO_SPIN, disable_prepacking: '1' } } }, env: MALLOC },
   'basic graph optimisation': { session: { graphOptimizationLevel: 'basic' }, env: MALLOC },
   'no graph optimisation': { session: { graphOptimizationLevel: 'disabled' }, env: MALLOC },

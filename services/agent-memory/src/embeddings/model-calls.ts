@@ -13,9 +13,9 @@ export const BACKGROUND_CALL = 4;
 /**
  * Queries waiting together go to the model in one call, as long as the call, padded to its longest
  * text, holds at most this many word pieces: about one long query's work. A call costs about 4 ms
- * of CPU however short its texts (bench/model-rss.js: 8.6 ms for one short query alone, 4.9 ms
- * each in calls of four), so under load the queries that queue behind a call cost half as much;
- * and a query waits at most for one call of about a long query's work.
+ * of CPU however short its texts, so under load the queries that queue behind a call cost less
+ * (bench/model-rss.js, `queryCpuMs`), and a query waits at most for one call of about a long
+ * query's work.
  */
 export const QUERY_CALL_WORD_PIECES = MAX_TOKENS;
 

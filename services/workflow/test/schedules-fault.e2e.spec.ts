@@ -100,4 +100,46 @@ describe('schedules survive a killed replica', () => {
     });
     expect((await executionsOf(setup.http, id)).map((e) => e.execution_id)).toEqual([lost]);
   });
+
+  it('starts the run of a claim whose replica died after writing its entries, before storing it', async () => {
+    const id = await createActive(setup.http, scheduleWorkflow('0 0 1 1 *'));
+    const db = setup.mongo.db(setup.platform.database('workflow'));
+    const now = Date.now();
+    const tick = now - 63_000;
+    const executionId = newId('exe');
+    // A replica writes a run's entries (its credit to settle, its lease's due time) before the run
+    // itself; killed in between, it leaves them and the claim in `starting`.
+    await db.collection('credit_due').insertOne({
+      _id: executionId as never,
+      tenant_id: setup.tenantId,
+      created_at: new Date(now - 60_000),
+    });
+    await db.collection('execution_due').insertOne({
+      _id: executionId as never,
+      due_at: new Date(now - 58_000),
+      tenant_id: setup.tenantId,
+    });
+    await db.collection('schedule_claims').insertOne({
+      _id: `${id}@${tick}` as never,
+      tenant_id: setup.tenantId,
+      workflow_id: id,
+      tick_at: new Date(tick),
+      execution_id: executionId,
+      state: 'starting',
+      owner: 'a-dead-replica',
+      claimed_at: new Date(now - 60_000),
+      expires_at: new Date(now + 86_400_000),
+    });
+
+    await waitFor(
+      async () =>
+        (await db.collection('schedule_claims').findOne({ _id: `${id}@${tick}` as never }))?.state === 'started',
+      { timeoutMs: 30_000, what: 'the stale claim to be taken over' },
+    );
+    // The run exists: the entries it found were its own, not a sign that it was stored.
+    expect((await executionsOf(setup.http, id)).map((e) => e.execution_id)).toEqual([executionId]);
+    const run = await setup.http.get(`/api/v1/workflows/${id}/executions/${executionId}`);
+    expect(run.status).toBe(200);
+    expect(run.body).toMatchObject({ trigger: 'schedule' });
+  });
 });

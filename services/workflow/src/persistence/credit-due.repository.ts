@@ -1,4 +1,4 @@
-import { documentsOf, GroupCommit, insertEach } from '@agentplatform/service-kit';
+import { documentsOf, GroupCommit, insertEach, isDuplicateKeyError } from '@agentplatform/service-kit';
 import type { ClientSession, Connection, Model } from 'mongoose';
 import type { Execution } from '../domain/execution.types.js';
 import { creditDueModel, type CreditDueDocument } from './credit-due.schema.js';
@@ -62,7 +62,13 @@ export class CreditDueRepository {
   async willCharge(execution: Pick<Execution, 'id' | 'tenantId'>, session?: ClientSession): Promise<void> {
     const entry = { _id: execution.id, tenant_id: execution.tenantId, created_at: new Date() };
     if (session) await this.entries.insertOne(entry, { session });
-    else await this.inserts.submit('', entry);
+    else {
+      // An entry already there was left by a replica that died before storing this run (a
+      // schedule tick taken over under the same execution id): it is the entry this write makes.
+      await this.inserts.submit('', entry).catch((error: unknown) => {
+        if (!isDuplicateKeyError(error)) throw error;
+      });
+    }
   }
 
   /**

@@ -1,4 +1,4 @@
-import { documentsOf, GroupCommit, insertEach } from '@agentplatform/service-kit';
+import { documentsOf, GroupCommit, insertEach, isDuplicateKeyError } from '@agentplatform/service-kit';
 import type { ClientSession, Connection, Model } from 'mongoose';
 import type { Execution } from '../domain/execution.types.js';
 import type { Lease } from '../domain/lease.js';
@@ -80,7 +80,14 @@ export class ExecutionLeaseRepository {
       tenant_id: execution.tenantId,
     };
     if (session) await this.entries.insertOne(entry, { session });
-    else await this.dueInserts.submit('', entry);
+    else {
+      // An entry already there was left by a replica that died before storing this run (a
+      // schedule tick taken over under the same execution id): it becomes due with this lease.
+      await this.dueInserts.submit('', entry).catch(async (error: unknown) => {
+        if (!isDuplicateKeyError(error)) throw error;
+        await this.entries.updateOne({ _id: entry._id }, { $set: { due_at: entry.due_at } });
+      });
+    }
   }
 
   /**

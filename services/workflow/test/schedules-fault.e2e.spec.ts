@@ -22,6 +22,19 @@ describe('schedules survive a killed replica', () => {
     240_000,
   );
 
+  /** What a replica killed between its claim and its run leaves behind: a claim in `starting`. */
+  const staleClaim = (workflowId: string, tick: number, executionId: string, now: number) => ({
+    _id: `${workflowId}@${tick}` as never,
+    tenant_id: setup.tenantId,
+    workflow_id: workflowId,
+    tick_at: new Date(tick),
+    execution_id: executionId,
+    state: 'starting',
+    owner: 'a-dead-replica',
+    claimed_at: new Date(now - 60_000),
+    expires_at: new Date(now + 86_400_000),
+  });
+
   it('runs each tick once across the kill window', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) ids.push(await createActive(setup.http, scheduleWorkflow('* * * * * *')));
@@ -64,18 +77,7 @@ describe('schedules survive a killed replica', () => {
     const id = await createActive(setup.http, scheduleWorkflow('0 0 1 1 *'));
     const claims = setup.mongo.db(setup.platform.database('workflow')).collection('schedule_claims');
     const now = Date.now();
-    // What a replica killed between its claim and its run leaves behind: a claim in `starting`.
-    const stale = (tick: number, executionId: string) => ({
-      _id: `${id}@${tick}` as never,
-      tenant_id: setup.tenantId,
-      workflow_id: id,
-      tick_at: new Date(tick),
-      execution_id: executionId,
-      state: 'starting',
-      owner: 'a-dead-replica',
-      claimed_at: new Date(now - 60_000),
-      expires_at: new Date(now + 86_400_000),
-    });
+    const stale = (tick: number, executionId: string) => staleClaim(id, tick, executionId, now);
     const lost = newId('exe');
     await claims.insertOne(stale(now - 61_000, lost));
 
@@ -119,17 +121,7 @@ describe('schedules survive a killed replica', () => {
       due_at: new Date(now - 58_000),
       tenant_id: setup.tenantId,
     });
-    await db.collection('schedule_claims').insertOne({
-      _id: `${id}@${tick}` as never,
-      tenant_id: setup.tenantId,
-      workflow_id: id,
-      tick_at: new Date(tick),
-      execution_id: executionId,
-      state: 'starting',
-      owner: 'a-dead-replica',
-      claimed_at: new Date(now - 60_000),
-      expires_at: new Date(now + 86_400_000),
-    });
+    await db.collection('schedule_claims').insertOne(staleClaim(id, tick, executionId, now));
 
     await waitFor(
       async () =>

@@ -1,7 +1,7 @@
 // @ts-check
 'use strict';
 const { agentWithMemories, sentence } = require('./40-memory-add.js');
-const { cpuMs, quiet, PROCESSES } = require('./43-chat-local.js');
+const { chatConnections, cpuMs, quiet, PROCESSES } = require('./43-chat-local.js');
 
 /** Sequential streamed turns per route for time to first token and tokens/s (after one warm-up). */
 const STREAMED_TURNS = 20;
@@ -140,6 +140,7 @@ module.exports = {
     const load = (duration) => ({
       url: `${ctx.url}/openai/v1/chat/completions`,
       method: 'POST',
+      connections: chatConnections(ctx),
       ...(duration ? { duration } : {}),
       headers,
       body: JSON.stringify({ model: state.agentId, messages: completion.messages }),

@@ -11,3 +11,4 @@ export * from './in-memory.js';
 export * from './otlp-receiver.js';
 export * from './tenant-platform.js';
 export * from './suite-fixture.js';
+export * from './metrics.js';

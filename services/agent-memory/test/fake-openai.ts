@@ -45,10 +45,10 @@ export function fakeLlmEnv(fake: FakeOpenAi): Record<string, string> {
 
 /**
  * A platform whose agent-memory talks to a new FakeOpenAi; `env` adds to agent-memory's
- * environment. `stop()` stops the platform, then the fake.
+ * environment (`options.serviceEnv` sets the others'). `stop()` stops the platform, then the fake.
  */
 export async function startWithFakeLlm(
-  options: Omit<PlatformOptions, 'serviceEnv'>,
+  options: PlatformOptions,
   env: Record<string, string> = {},
 ): Promise<{ fake: FakeOpenAi; platform: Platform; stop(): Promise<void> }> {
   const fake = await new FakeOpenAi().start();
@@ -58,7 +58,8 @@ export async function startWithFakeLlm(
     await fake.stop();
   };
   try {
-    platform = await startPlatform({ ...options, serviceEnv: { 'agent-memory': { ...fakeLlmEnv(fake), ...env } } });
+    const serviceEnv = { ...options.serviceEnv, 'agent-memory': { ...fakeLlmEnv(fake), ...env } };
+    platform = await startPlatform({ ...options, serviceEnv });
     return { fake, platform, stop };
   } catch (error) {
     await stop();

@@ -1,16 +1,6 @@
 import { MongoClient } from 'mongodb';
-import { seedMemories, type SeededMemory, startTenantPlatform, suiteFixture } from '@agentplatform/testing';
+import { metricSum, seedMemories, type SeededMemory, startTenantPlatform, suiteFixture } from '@agentplatform/testing';
 import { newTenant, type Http } from './support';
-
-/** Sums a Prometheus counter's samples whose labels contain `labelPart`. */
-async function counter(metricsPort: number, name: string, labelPart: string): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (line.startsWith(`${name}{`) && line.includes(labelPart)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return sum;
-}
 
 /**
  * Single adds (`POST /memory`) and agent listings (`GET /agents`) that arrive together: the
@@ -39,11 +29,7 @@ describe('concurrent single memory adds and agent listings, grouped by the gatew
     (await http.get(`/api/v1/memory?agent_id=${agentId}&per_page=100`)).body as { total: number; items: any[] };
 
   const batchCalls = (method: 'AddMemoryMany' | 'ListAgentsMany') =>
-    counter(
-      suite.platform.service('agent-memory').ready!.metrics_port!,
-      'grpc_server_handling_seconds_count',
-      `AgentMemoryService/${method}`,
-    );
+    metricSum(suite.platform, 'agent-memory', 'grpc_server_handling_seconds_count', `AgentMemoryService/${method}`);
 
   it("answers two tenants' interleaved adds each on its own, and fails only the bad items", async () => {
     const a = await newTenant(suite.platform);
@@ -169,8 +155,7 @@ describe('concurrent single memory adds and agent listings, grouped by the gatew
     expect(res.status).toBe(200);
     return (res.body.agents as Array<{ id: string }>).map((agent) => agent.id);
   };
-  const coalescedListings = () =>
-    counter(suite.platform.service('gateway').ready!.metrics_port!, 'gateway_listings_coalesced_total', 'gateway');
+  const coalescedListings = () => metricSum(suite.platform, 'gateway', 'gateway_listings_coalesced_total');
 
   it("answers two tenants' concurrent identical listings each with its own agents only, one read per tenant", async () => {
     const a = await newTenant(suite.platform);

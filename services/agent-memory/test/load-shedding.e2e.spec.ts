@@ -1,4 +1,4 @@
-import { suiteFixture, waitFor } from '@agentplatform/testing';
+import { metricSum, suiteFixture, waitFor } from '@agentplatform/testing';
 import { startWithFakeLlm } from './fake-openai';
 import { newTenant } from './support';
 
@@ -41,5 +41,46 @@ describe('load shedding', () => {
     expect(await added()).toBe(0);
     expect((await http.post('/api/v1/memory', { agent_id: agent.body.id, content: 'Remember me' })).status).toBe(201);
     expect(await added()).toBe(1);
+  });
+});
+
+/**
+ * The gateway bounds its calls to agent-memory on their own (`AGENT_MEMORY_MAX_IN_FLIGHT`, lower
+ * than the other backends' `BACKEND_MAX_IN_FLIGHT`): past it an agent-memory request is shed by
+ * the gateway, before it is sent, while requests to the other backends go on.
+ */
+describe("the gateway's bound on agent-memory", () => {
+  const suite = suiteFixture(() =>
+    startWithFakeLlm({
+      services: ['identity', 'agent-memory'],
+      serviceEnv: { gateway: { AGENT_MEMORY_MAX_IN_FLIGHT: '1' } },
+    }),
+  );
+
+  it('sheds a second agent-memory call in the gateway and still serves identity', async () => {
+    const { platform, fake } = suite;
+    const { http } = await newTenant(platform);
+    const agent = await http.post('/api/v1/agents', { name: 'Busy', type: 'assistant' });
+    expect(agent.status).toBe(201);
+    const shedByGateway = () => metricSum(platform, 'gateway', 'gateway_backend_shed_total', 'target="agent-memory"');
+    const shedByService = () => metricSum(platform, 'agent-memory', 'grpc_server_shed_total');
+    const before = [await shedByGateway(), await shedByService()];
+
+    const release = fake.hold();
+    const chat = http.post(`/api/v1/agents/${agent.body.id}/chat`, { message: 'Take your time' });
+    await waitFor(async () => fake.chats().length === 1 || undefined, { what: 'the chat to reach the model' });
+
+    const shed = await http.post('/api/v1/memory', { agent_id: agent.body.id, content: 'Remember me' });
+    expect(shed.status).toBe(503);
+    expect(shed.headers.get('retry-after')).toBe('1');
+    expect(shed.body.message).toMatch(/did not start this request \(nothing was done\)/);
+    expect(await shedByGateway()).toBe(before[0] + 1);
+    expect(await shedByService()).toBe(before[1]);
+    // Identity has its own, larger bound: the held chat takes none of it.
+    expect((await http.get('/api/v1/billing/credits')).status).toBe(200);
+
+    release();
+    expect((await chat).status).toBe(200);
+    expect((await http.post('/api/v1/memory', { agent_id: agent.body.id, content: 'Remember me' })).status).toBe(201);
   });
 });

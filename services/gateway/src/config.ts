@@ -20,6 +20,12 @@ export const gatewayEnvShape = {
    * the gateway sheds first, where a refusal is cheapest.
    */
   BACKEND_MAX_IN_FLIGHT: env.int(64, 1),
+  /**
+   * The same bound for agent-memory, lower: its calls are the costly ones (a chat or a search
+   * waits for the embedding model), so past this many the wait is a queue in agent-memory, not
+   * work; shedding here keeps the admitted calls fast (docs/operations.md, "The overload's bound").
+   */
+  AGENT_MEMORY_MAX_IN_FLIGHT: env.int(32, 1),
   /** The gateway's own database: shared rate-limit counters and Idempotency-Key records. */
   MONGODB_URI: env.mongoUri(),
   MONGODB_DATABASE: env.database('gateway'),

@@ -77,7 +77,10 @@ export function connectBackends(config: GatewayConfig, metrics: Metrics): Backen
   const options = (name: BackendName) => ({
     deadlineMs: config.GRPC_DEADLINE_MS,
     metrics,
-    inFlight: { limit: limit(name, config.BACKEND_MAX_IN_FLIGHT), name: 'service' },
+    inFlight: {
+      limit: limit(name, name === 'agent-memory' ? config.AGENT_MEMORY_MAX_IN_FLIGHT : config.BACKEND_MAX_IN_FLIGHT),
+      name: 'service',
+    },
   });
   const agentMemoryOptions = options('agent-memory');
   const coalescedListings = metrics.counter(

@@ -371,12 +371,15 @@ function processRows(samples) {
         rssMb: 0,
         backlog: undefined,
         shed: 0,
+        shedBy: {},
         queries: {},
       };
       if (figures.cpu !== undefined) row.cpu.push(figures.cpu);
       row.rssMb = Math.max(row.rssMb, figures.rssMb ?? 0);
       if (figures.backlog !== undefined) row.backlog = Math.max(row.backlog ?? 0, figures.backlog);
       row.shed = Math.max(row.shed, figures.shed ?? 0);
+      for (const [where, n] of Object.entries(figures.shedBy ?? {}))
+        row.shedBy[where] = Math.max(row.shedBy[where] ?? 0, n);
       for (const [c, n] of Object.entries(figures.queries ?? {})) row.queries[c] = (row.queries[c] ?? 0) + n;
       rows.set(key, row);
     }
@@ -423,7 +426,7 @@ function report(result) {
   const names = [...new Set(result.processes.map((/** @type {any} */ r) => r.process))];
   lines.push('', '## Processes per minute (mean CPU % of a core / peak RSS MB)', '');
   lines.push(
-    `| minute | ${names.join(' | ')} | embedding backlog | shed (total) | host speed (ms) |`,
+    `| minute | ${names.join(' | ')} | embedding backlog | shed so far (by where) | host speed (ms) |`,
     `|---|${names.map(() => '---').join('|')}|---|---|---|`,
   );
   const minutes = [...new Set(result.processes.map((/** @type {any} */ r) => r.minute))];
@@ -434,7 +437,12 @@ function report(result) {
       return r ? `${r.cpu ?? '-'} / ${r.rssMb}` : '';
     };
     const backlog = rows.find((/** @type {any} */ r) => r.backlog !== undefined)?.backlog ?? '';
-    const shed = rows.reduce((/** @type {number} */ sum, /** @type {any} */ r) => sum + (r.shed ?? 0), 0);
+    const total = rows.reduce((/** @type {number} */ sum, /** @type {any} */ r) => sum + (r.shed ?? 0), 0);
+    const where = rows
+      .flatMap((/** @type {any} */ r) => Object.entries(r.shedBy ?? {}))
+      .filter(([, n]) => n > 0)
+      .map(([w, n]) => `${w}: ${n}`);
+    const shed = where.length ? `${total} (${where.join(', ')})` : `${total}`;
     const host = result.samples
       .filter((/** @type {any} */ s) => s.minute === minute && s.hostMs !== undefined)
       .map((/** @type {any} */ s) => s.hostMs)

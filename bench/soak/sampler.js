@@ -30,8 +30,12 @@ function rssMb(pid) {
  * @param {string} text
  */
 function readMetrics(text) {
-  /** @type {{ backlog?: number, shed: number, inFlight: number, queries: Record<string, number> }} */
-  const out = { shed: 0, inFlight: 0, queries: {} };
+  /**
+   * `shedBy`: the calls shed so far by where: the counter's name without `_shed_total`, and its
+   * target when it has one (`gateway_backend agent-memory`, `agent_memory_queries`).
+   * @type {{ backlog?: number, shed: number, shedBy: Record<string, number>, inFlight: number, queries: Record<string, number> }}
+   */
+  const out = { shed: 0, shedBy: {}, inFlight: 0, queries: {} };
   for (const line of text.split('\n')) {
     if (line.startsWith('#') || line === '') continue;
     const match = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})? (\S+)/.exec(line);
@@ -39,8 +43,12 @@ function readMetrics(text) {
     const [, name, labels = '', raw] = match;
     const value = Number(raw);
     if (name === 'agent_memory_embedding_backlog') out.backlog = (out.backlog ?? 0) + value;
-    else if (name.endsWith('_shed_total')) out.shed += value;
-    else if (name.endsWith('_in_flight')) out.inFlight += value;
+    else if (name.endsWith('_shed_total')) {
+      out.shed += value;
+      const target = /target="([^"]*)"/.exec(labels)?.[1];
+      const where = name.slice(0, -'_shed_total'.length) + (target ? ` ${target}` : '');
+      out.shedBy[where] = (out.shedBy[where] ?? 0) + value;
+    } else if (name.endsWith('_in_flight')) out.inFlight += value;
     else if (name.startsWith('mongo')) {
       const collection = /collection="([^"]*)"/.exec(labels)?.[1];
       if (collection) out.queries[collection] = (out.queries[collection] ?? 0) + value;
@@ -86,6 +94,7 @@ function createSampler({ processes, hostSpeed }) {
           ).text();
           const metrics = readMetrics(text);
           row.shed = metrics.shed;
+          row.shedBy = metrics.shedBy;
           row.inFlight = metrics.inFlight;
           if (metrics.backlog !== undefined) row.backlog = metrics.backlog;
           const previous = lastQueries.get(proc.name);

@@ -20,6 +20,7 @@ import { OpenAiEmbeddingProvider } from './embeddings/openai-embedding.provider.
 import type { LlmProvider } from './llm/llm-provider.js';
 import { LocalResponder } from './llm/local-responder.js';
 import { OpenAiChatProvider } from './llm/openai-chat.provider.js';
+import { prepareTokenizer } from './llm/tokenizer.js';
 import { AgentRepository } from './persistence/agent.repository.js';
 import { ChatRepository } from './persistence/chat.repository.js';
 import { GroupedAgentReads } from './persistence/grouped-agent-reads.js';
@@ -154,6 +155,8 @@ async function main(): Promise<void> {
   runtime.lifecycle.onShutdown('embedding backlog', () => backlog.stop());
 
   runtime.logger.info({ llm: llm.name, embeddings: embedder.id }, 'providers');
+  // Chats count tokens with every provider: the tokenizer is built before the first call, not in it.
+  prepareTokenizer();
   await serve(runtime, config);
 }
 

@@ -32,6 +32,8 @@ describe('the model refuses queries it cannot embed in time', () => {
       services: ['identity', 'agent-memory'],
       serviceEnv: {
         identity: { DEFAULT_PLAN: 'enterprise' },
+        // The bursts here are meant for the model's queue, not for the gateway's bound before it.
+        gateway: { AGENT_MEMORY_MAX_IN_FLIGHT: '1000' },
         'agent-memory': { LOG_LEVEL: 'info', QUERY_EMBEDDING_MAX_WAIT_MS: '1', QUERY_EMBEDDING_WARM_UP_MS: '15000' },
       },
     });

@@ -58,7 +58,8 @@ export async function startWithFakeLlm(
     await fake.stop();
   };
   try {
-    const serviceEnv = { ...options.serviceEnv, 'agent-memory': { ...fakeLlmEnv(fake), ...env } };
+    const own = options.serviceEnv?.['agent-memory'];
+    const serviceEnv = { ...options.serviceEnv, 'agent-memory': { ...own, ...fakeLlmEnv(fake), ...env } };
     platform = await startPlatform({ ...options, serviceEnv });
     return { fake, platform, stop };
   } catch (error) {

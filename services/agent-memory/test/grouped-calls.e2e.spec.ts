@@ -29,7 +29,11 @@ describe('concurrent single memory adds and agent listings, grouped by the gatew
     (await http.get(`/api/v1/memory?agent_id=${agentId}&per_page=100`)).body as { total: number; items: any[] };
 
   const batchCalls = (method: 'AddMemoryMany' | 'ListAgentsMany') =>
-    metricSum(suite.platform, 'agent-memory', 'grpc_server_handling_seconds_count', `AgentMemoryService/${method}`);
+    metricSum(
+      suite.platform.service('agent-memory'),
+      'grpc_server_handling_seconds_count',
+      `AgentMemoryService/${method}`,
+    );
 
   it("answers two tenants' interleaved adds each on its own, and fails only the bad items", async () => {
     const a = await newTenant(suite.platform);
@@ -155,7 +159,7 @@ describe('concurrent single memory adds and agent listings, grouped by the gatew
     expect(res.status).toBe(200);
     return (res.body.agents as Array<{ id: string }>).map((agent) => agent.id);
   };
-  const coalescedListings = () => metricSum(suite.platform, 'gateway', 'gateway_listings_coalesced_total');
+  const coalescedListings = () => metricSum(suite.platform.service('gateway'), 'gateway_listings_coalesced_total');
 
   it("answers two tenants' concurrent identical listings each with its own agents only, one read per tenant", async () => {
     const a = await newTenant(suite.platform);

@@ -62,8 +62,9 @@ describe("the gateway's bound on agent-memory", () => {
     const { http } = await newTenant(platform);
     const agent = await http.post('/api/v1/agents', { name: 'Busy', type: 'assistant' });
     expect(agent.status).toBe(201);
-    const shedByGateway = () => metricSum(platform, 'gateway', 'gateway_backend_shed_total', 'target="agent-memory"');
-    const shedByService = () => metricSum(platform, 'agent-memory', 'grpc_server_shed_total');
+    const shedByGateway = () =>
+      metricSum(platform.service('gateway'), 'gateway_backend_shed_total', 'target="agent-memory"');
+    const shedByService = () => metricSum(platform.service('agent-memory'), 'grpc_server_shed_total');
     const before = [await shedByGateway(), await shedByService()];
 
     const release = fake.hold();

@@ -4,6 +4,7 @@ import {
   api,
   createApiKey,
   login,
+  metricSum,
   registerUser,
   request,
   type ServiceProcess,
@@ -11,18 +12,6 @@ import {
   waitFor,
   type Platform,
 } from '@agentplatform/testing';
-
-/** Sums a Prometheus counter's samples whose labels contain `labelPart`. */
-async function counter(metricsPort: number, name: string, labelPart = ''): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (!line.includes(labelPart)) continue;
-    sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return sum;
-}
 
 /** Polls `probe` until it answers `status`; returns how long that took after `since`. */
 async function msUntilStatus(probe: () => Promise<{ status: number }>, status: number, since: number) {
@@ -43,7 +32,7 @@ describe('access: revocation, throttling, anonymous traffic, deadlines', () => {
   let platform: Platform;
   let second: ServiceProcess;
   let secondUrl: string;
-  let identityMetrics: number;
+  let identity: ServiceProcess;
 
   beforeAll(async () => {
     const gatewayEnv = {
@@ -59,10 +48,10 @@ describe('access: revocation, throttling, anonymous traffic, deadlines', () => {
       .service('gateway')
       .replica(path.join(platform.logDir, 'gateway-2.log'), { TRUSTED_PROXY_HOPS: '1' });
     secondUrl = `http://127.0.0.1:${(await second.start()).http_port}`;
-    identityMetrics = platform.service('identity').ready!.metrics_port!;
+    identity = platform.service('identity');
     // Both replicas must hear revocations before the tests can prove they act on them.
     for (const gateway of [platform.service('gateway'), second]) {
-      await waitFor(async () => (await counter(gateway.ready!.metrics_port!, 'gateway_access_feed_live')) === 1, {
+      await waitFor(async () => (await metricSum(gateway, 'gateway_access_feed_live')) === 1, {
         timeoutMs: 60_000,
         what: 'the access event feed to be live',
       });
@@ -72,10 +61,10 @@ describe('access: revocation, throttling, anonymous traffic, deadlines', () => {
     const warmup = await registerUser(platform.url);
     const key = await createApiKey(platform.url, warmup.accessToken, ['agents:read']);
     await api(platform.url, warmup.accessToken).delete(`/api/v1/auth/api-keys/${key.id}`);
-    await waitFor(
-      async () => (await counter(second.ready!.metrics_port!, 'gateway_access_events_total', 'api_key')) >= 1,
-      { timeoutMs: 30_000, what: 'the first access event to reach replica 2' },
-    );
+    await waitFor(async () => (await metricSum(second, 'gateway_access_events_total', 'api_key')) >= 1, {
+      timeoutMs: 30_000,
+      what: 'the first access event to reach replica 2',
+    });
   }, 180_000);
 
   afterAll(async () => {
@@ -97,9 +86,9 @@ describe('access: revocation, throttling, anonymous traffic, deadlines', () => {
       expect((await api(platform.url, key.key).get('/api/v1/auth/me')).status).toBe(401);
       const elapsed = await msUntilStatus(() => api(secondUrl, key.key).get('/api/v1/auth/me'), 401, revokedAt);
       expect(elapsed).toBeLessThan(1_000);
-      expect(
-        await counter(second.ready!.metrics_port!, 'gateway_access_events_total', 'access.api_key.revoked'),
-      ).toBeGreaterThanOrEqual(2);
+      expect(await metricSum(second, 'gateway_access_events_total', 'access.api_key.revoked')).toBeGreaterThanOrEqual(
+        2,
+      );
     });
 
     it("a logged-out session's access token is refused by replica 2 within 1 s", async () => {
@@ -166,11 +155,11 @@ describe('access: revocation, throttling, anonymous traffic, deadlines', () => {
 
     it('50 parallel wrong logins get no more password checks than the threshold', async () => {
       const user = await registerUser(platform.url);
-      const before = await counter(identityMetrics, 'identity_password_checks_total');
+      const before = await metricSum(identity, 'identity_password_checks_total');
       const answers = await Promise.all(
         Array.from({ length: 50 }, (_, i) => wrong(i % 2 ? secondUrl : platform.url, user.email)),
       );
-      const checks = (await counter(identityMetrics, 'identity_password_checks_total')) - before;
+      const checks = (await metricSum(identity, 'identity_password_checks_total')) - before;
       expect(checks).toBeLessThanOrEqual(5);
       expect(checks).toBeGreaterThanOrEqual(1);
       expect(answers.every((res) => res.status === 401 || res.status === 429)).toBe(true);
@@ -181,7 +170,7 @@ describe('access: revocation, throttling, anonymous traffic, deadlines', () => {
 
     it('the right password inside a burst of wrong ones gets no token once the account is locked', async () => {
       const user = await registerUser(platform.url);
-      const before = await counter(identityMetrics, 'identity_password_checks_total');
+      const before = await metricSum(identity, 'identity_password_checks_total');
       const burst = Array.from({ length: 19 }, () => wrong(platform.url, user.email));
       // Once identity's throttle record counts five attempts the budget is used up, whichever of
       // them are still being checked: read it where identity keeps it.
@@ -206,13 +195,13 @@ describe('access: revocation, throttling, anonymous traffic, deadlines', () => {
       expect(answer.status).toBe(429);
       expect(answer.body.access_token).toBeUndefined();
       expect(answers.some((res) => res.status === 200)).toBe(false);
-      expect((await counter(identityMetrics, 'identity_password_checks_total')) - before).toBeLessThanOrEqual(5);
+      expect((await metricSum(identity, 'identity_password_checks_total')) - before).toBeLessThanOrEqual(5);
     });
   });
 
   describe('anonymous traffic', () => {
     it('a flood of bogus keys gets 429 and reaches identity at most once per distinct key', async () => {
-      const verify = () => counter(identityMetrics, 'grpc_server_handling_seconds_count', '/VerifyApiKey"');
+      const verify = () => metricSum(identity, 'grpc_server_handling_seconds_count', '/VerifyApiKey"');
       const before = await verify();
       const keys = Array.from({ length: 10 }, (_, i) => `apk_bogus${i}${'x'.repeat(36)}`);
       const answers = [];

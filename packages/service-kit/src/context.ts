@@ -3,6 +3,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /** What travels with one request through gateway, gRPC metadata, logs and Kafka headers. */
 export interface RequestContext {
   requestId: string;
+  /** The tenant the request acts for, once the gateway has authenticated its caller. */
+  tenantId?: string;
 }
 
 /**
@@ -30,6 +32,23 @@ export function currentContext(): RequestContext | undefined {
 
 export function currentRequestId(): string | undefined {
   return storage.getStore()?.request?.requestId;
+}
+
+/** Names the tenant the current request acts for (no effect outside a request context). */
+export function setCurrentTenant(tenantId: string): void {
+  const request = storage.getStore()?.request;
+  if (request) request.tenantId = tenantId;
+}
+
+/**
+ * Runs `fn` in the current request and trace context but for no tenant: work done at once for
+ * several requests, perhaps of several tenants (a batch call grouping them), that none of them
+ * should be counted for.
+ */
+export function runForNoTenant<T>(fn: () => T): T {
+  const store = storage.getStore();
+  if (store?.request?.tenantId === undefined) return fn();
+  return storage.run({ request: { requestId: store.request.requestId }, trace: store.trace }, fn);
 }
 
 /** Everything the current async context carries (request and trace context), to run work in it later. */

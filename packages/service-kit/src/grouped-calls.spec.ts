@@ -1,4 +1,4 @@
-import { currentRequestId, runWithContext } from './context.js';
+import { currentContext, currentRequestId, runWithContext } from './context.js';
 import { DomainError, NotFoundError, ValidationError } from './errors.js';
 import { answerEach, groupedCall, groupedRequests, type ItemOutcome, type RequestItem } from './grouped-calls.js';
 import { toCallError } from './grpc-server.js';
@@ -104,6 +104,30 @@ describe('groupedCall', () => {
       { kind: 'single', items: [1], requestId: 'req_1' },
       { kind: 'single', items: [2], requestId: 'req_2' },
     ]);
+  });
+
+  it("counts a batch call for none of its requests' tenants, a single call for its own", async () => {
+    const server = fakeServer();
+    const tenants: Array<string | undefined> = [];
+    const group = groupedCall({
+      single: (n: number) => (tenants.push(currentContext()?.tenantId), server.single(n)),
+      batch: (items: number[]) => (tenants.push(currentContext()?.tenantId), server.batch(items)),
+      value: (a: { n: number }) => a.n,
+    });
+    const as = (tenantId: string, n: number) =>
+      runWithContext({ requestId: `req_${n}`, tenantId }, () => group.call(n));
+    server.holdNextCall();
+    const first = as('ten_a', 1);
+    await flushMicrotasks();
+    const rest = [as('ten_a', 2), as('ten_b', 3)];
+    server.release();
+    await expect(Promise.all([first, ...rest])).resolves.toEqual([10, 20, 30]);
+    expect(server.calls.map(({ kind, requestId }) => ({ kind, requestId }))).toEqual([
+      { kind: 'single', requestId: 'req_1' },
+      { kind: 'batch', requestId: 'req_1' },
+    ]);
+    // The batch runs in the context of the call that opened it (ten_a's) but names no tenant.
+    expect(tenants).toEqual(['ten_a', undefined]);
   });
 
   it('falls back to one single call per item, each in its own context, against a server without the batch call', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   captureContext,
   currentRequestId,
+  runForNoTenant,
   runInCapturedContext,
   runWithContext,
   type CapturedContext,
@@ -139,10 +140,12 @@ export function groupedCall<T, A, R>(
       return each(submitted);
     }
   };
+  // A group's batch call serves several requests, perhaps of several tenants: it is counted for
+  // none of them (a gateway's tenant shares, in-flight-limit.ts), only against the bound itself.
   const send = async (submitted: Array<Submitted<T>>): Promise<Array<R | Error>> =>
     submitted.length === 1
       ? [value(await runInCapturedContext(submitted[0].context, () => single(submitted[0].item)))]
-      : batchOrEach(submitted);
+      : runForNoTenant(() => batchOrEach(submitted));
   const coalescing =
     (to: typeof send) =>
     (submitted: Array<Submitted<T>>): Promise<Array<R | Error>> =>

@@ -2,7 +2,7 @@ import { ChannelCredentials } from '@grpc/grpc-js';
 import { createChannel, createClientFactory, type Channel, type Client, type CompatServiceDefinition } from 'nice-grpc';
 import { ClientError, Metadata, Status, type CallOptions, type ClientMiddlewareCall } from 'nice-grpc-common';
 import { BadRequest, ErrorInfo, RetryInfo, RichClientError, type ErrorDetails } from 'nice-grpc-error-details';
-import { REQUEST_ID_METADATA_KEY, currentRequestId } from './context.js';
+import { REQUEST_ID_METADATA_KEY, currentContext } from './context.js';
 import { AnswerLostError, DomainError, errorCodeForGrpcStatus, isErrorCode, type FieldIssue } from './errors.js';
 import { DETAILS_TRAILER, decodeStatusDetails } from './grpc-error-details.js';
 import { tracingClientMiddleware } from './grpc-tracing.js';
@@ -57,7 +57,8 @@ export function createGrpcClient<D extends CompatServiceDefinition>(
  * The platform's client concerns in one middleware (each nested async-generator layer costs
  * promise churn on every call; these were three: nice-grpc's deadline and error-details
  * middleware and our own), in this order:
- * - the in-flight limit, when there is one: a call past it is refused before it is sent;
+ * - the in-flight limit, when there is one: a call past it, or past its tenant's share of it (the
+ *   request context's tenant), is refused before it is sent;
  * - the current request id into the call's metadata;
  * - the deadline: the call is aborted when it passes, and fails with DEADLINE_EXCEEDED (what
  *   nice-grpc-client-middleware-deadline does, whose `deadline` option this keeps);
@@ -71,10 +72,12 @@ function platformCall(metrics: Metrics | undefined, inFlight: GrpcClientOptions[
     callOptions: CallOptions & { deadline?: Date | number },
   ) {
     // Before anything is set up: a refused call leaves nothing behind (no timer, no listener).
-    inFlight?.limit.enter(inFlight.name);
+    const request = currentContext();
+    const tenant = request?.tenantId;
+    inFlight?.limit.enter(inFlight.name, tenant);
     const { deadline, signal: callerSignal, onTrailer, ...rest } = callOptions;
     const metadata = Metadata(rest.metadata);
-    const requestId = currentRequestId();
+    const requestId = request?.requestId;
     if (requestId && !metadata.has(REQUEST_ID_METADATA_KEY)) metadata.set(REQUEST_ID_METADATA_KEY, requestId);
 
     let signal = callerSignal;
@@ -118,7 +121,7 @@ function platformCall(metrics: Metrics | undefined, inFlight: GrpcClientOptions[
       code = failure instanceof ClientError ? failure.code : Status.UNKNOWN;
       throw fromClientError(failure);
     } finally {
-      inFlight?.limit.leave();
+      inFlight?.limit.leave(tenant);
       clearTimeout(timer);
       if (abort) callerSignal?.removeEventListener('abort', abort);
       end?.({ code: Status[code] });

@@ -6,6 +6,7 @@ import { createGrpcServer } from './grpc-server';
 import { unaryHealthMethod } from './health-method.support';
 import { InFlightLimit } from './in-flight-limit';
 import { createLogger } from './logger';
+import { runWithContext } from './context';
 import { Metrics } from './metrics';
 
 /** A one-method service for the test. */
@@ -88,6 +89,39 @@ describe('in-flight limits across real gRPC', () => {
     open?.();
     await held;
     expect(limit.current).toBe(0);
+  });
+
+  it("keeps a tenant's calls to its share of the places, the rest free for other tenants", async () => {
+    const refusals: string[] = [];
+    const limit = new InFlightLimit(2, (reason) => refusals.push(reason), 1);
+    const client = createGrpcClient(TestDefinition, channel, {
+      deadlineMs: 5_000,
+      inFlight: { limit, name: 'backend' },
+    });
+    const as = (tenantId: string | undefined, service: string) =>
+      runWithContext({ requestId: service, ...(tenantId ? { tenantId } : {}) }, () => client.work({ service }));
+
+    const held = [as('ten_noisy', 'n1')];
+    await waitUntil(() => started.length === 1);
+    const second = await as('ten_noisy', 'n2').catch((error: unknown) => error);
+    expect(second).toBeInstanceOf(DomainError);
+    expect(second).toMatchObject({ code: 'rate_limit_exceeded', retryAfter: 1 });
+    expect((second as Error).message).toMatch(/already has 1 requests in progress at the backend.*nothing was done/);
+    expect(refusals).toEqual(['tenant_share']);
+
+    // Another tenant still finds a place; past both, a 503.
+    held.push(as('ten_quiet', 'q1'));
+    await waitUntil(() => started.length === 2);
+    await expect(as('ten_other', 'o1')).rejects.toMatchObject({ code: 'service_unavailable' });
+    expect(refusals).toEqual(['tenant_share', 'capacity']);
+    expect(started).toEqual(['n1', 'q1']);
+
+    open?.();
+    await Promise.all(held);
+    expect(limit.current).toBe(0);
+    // The tenant's place was given back with its call; calls for no tenant have no share.
+    await expect(as('ten_noisy', 'n3')).resolves.toMatchObject({ status: 1 });
+    await expect(Promise.all([as(undefined, 'i1'), as(undefined, 'i2')])).resolves.toHaveLength(2);
   });
 });
 

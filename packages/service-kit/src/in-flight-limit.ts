@@ -10,34 +10,65 @@ export const SHED_RETRY_AFTER_S = 1;
  * a call is refused at once, before any of its work starts, so a saturated process answers the
  * calls it admitted in time instead of queueing every call until all of them miss their
  * deadlines. The refusal costs a counter check: no database access, no parsing of the request.
+ *
+ * With `perTenant` below `max`, one tenant's calls hold at most that many places (docs/design.md
+ * section 5, "Fair shares"): however slow its calls, the other places stay free for other tenants.
+ * A call past its tenant's share is refused with 429, like a rate limit: it is that tenant's own
+ * excess, not the service's overload.
  */
 export class InFlightLimit {
   private inFlight = 0;
+  /** Places held, by tenant (only while `perTenant` is below `max`). */
+  private readonly byTenant = new Map<string, number>();
 
   constructor(
     /** The most calls in flight at once; 0 or Infinity: no bound. */
     readonly max: number,
-    private readonly onShed?: () => void,
+    private readonly onShed?: (reason: ShedReason) => void,
+    /** The most calls of one tenant in flight at once. */
+    readonly perTenant = max,
   ) {}
 
   get current(): number {
     return this.inFlight;
   }
 
-  /** Takes a place, or throws the shed error (503 with Retry-After) when none is free. */
-  enter(what: string): void {
+  /**
+   * Takes a place for a call of `tenant` (none: a call for no tenant, bound by `max` only), or
+   * throws the shed error when none is free: 503 with Retry-After, or 429 past the tenant's share.
+   */
+  enter(what: string, tenant?: string): void {
     if (this.max > 0 && this.inFlight >= this.max) {
-      this.onShed?.();
+      this.onShed?.('capacity');
       throw shedError(what);
+    }
+    if (tenant !== undefined && this.sharesByTenant()) {
+      const held = this.byTenant.get(tenant) ?? 0;
+      if (held >= this.perTenant) {
+        this.onShed?.('tenant_share');
+        throw tenantShareError(what, this.perTenant);
+      }
+      this.byTenant.set(tenant, held + 1);
     }
     this.inFlight++;
   }
 
-  /** Gives back a place taken by `enter`. */
-  leave(): void {
+  /** Gives back a place taken by `enter` (with the same tenant). */
+  leave(tenant?: string): void {
     this.inFlight--;
+    if (tenant === undefined || !this.sharesByTenant()) return;
+    const held = (this.byTenant.get(tenant) ?? 1) - 1;
+    if (held > 0) this.byTenant.set(tenant, held);
+    else this.byTenant.delete(tenant);
+  }
+
+  private sharesByTenant(): boolean {
+    return this.max > 0 && this.perTenant < this.max;
   }
 }
+
+/** Why a call was refused: the limit was reached, or its tenant's share of it. */
+export type ShedReason = 'capacity' | 'tenant_share';
 
 /**
  * The error of a shed call. Its message says the work was not started: a retry after
@@ -53,20 +84,39 @@ export function shedError(what: string): DomainError {
 }
 
 /**
- * In-flight limits whose calls in flight and sheds are on `/metrics`: `<prefix>_in_flight`
- * (gauge, read when scraped: counting calls costs nothing more per call) and
- * `<prefix>_shed_total` (counter), both labelled by `target` (a backend, or `server`).
+ * The error of a call past its tenant's share of the places: 429 with Retry-After, saying that
+ * nothing was done, so a retry is safe even for a write without an Idempotency-Key.
+ */
+export function tenantShareError(what: string, perTenant: number): DomainError {
+  return new DomainError(
+    'rate_limit_exceeded',
+    `This tenant already has ${perTenant} requests in progress at the ${what}, its share; this one was not started (nothing was done); retry after ${SHED_RETRY_AFTER_S} s`,
+    [],
+    SHED_RETRY_AFTER_S,
+  );
+}
+
+/**
+ * In-flight limits whose calls in flight and refusals are on `/metrics`: `<prefix>_in_flight`
+ * (gauge, read when scraped: counting calls costs nothing more per call), `<prefix>_shed_total`
+ * (counter: refused at the limit) and `<prefix>_tenant_share_refused_total` (counter: refused
+ * past a tenant's share), all labelled by `target` (a backend, or `server`).
  */
 export function meteredInFlightLimits(
   metrics: Metrics,
   prefix: string,
-): (target: string, max: number) => InFlightLimit {
+): (target: string, max: number, perTenant?: number) => InFlightLimit {
   const byTarget = new Map<string, InFlightLimit>();
-  const shed = metrics.counter(
-    `${prefix}_shed_total`,
-    'Calls refused at once because the in-flight limit was reached',
-    ['target'],
-  );
+  const refused = {
+    capacity: metrics.counter(`${prefix}_shed_total`, 'Calls refused at once because the in-flight limit was reached', [
+      'target',
+    ]),
+    tenant_share: metrics.counter(
+      `${prefix}_tenant_share_refused_total`,
+      "Calls refused at once because their tenant held its share of the in-flight limit's places",
+      ['target'],
+    ),
+  };
   new Gauge({
     name: `${prefix}_in_flight`,
     help: 'Calls in flight, bounded by the in-flight limit',
@@ -76,8 +126,8 @@ export function meteredInFlightLimits(
       for (const [target, limit] of byTarget) this.set({ target }, limit.current);
     },
   });
-  return (target, max) => {
-    const limit = new InFlightLimit(max, () => shed.inc({ target }));
+  return (target, max, perTenant) => {
+    const limit = new InFlightLimit(max, (reason) => refused[reason].inc({ target }), perTenant);
     byTarget.set(target, limit);
     return limit;
   };

@@ -102,8 +102,10 @@ async function main() {
     const started = await startLocalPlatform({
       work,
       log,
-      // Benchmarks measure the platform, not the free plan's rate limit.
-      env: { LOG_LEVEL: 'warn', DEFAULT_PLAN: 'enterprise' },
+      // Benchmarks measure the platform, not the free plan's rate limit, nor one tenant's share of
+      // the gateway's places for a backend (each scenario loads one tenant; the shares between
+      // tenants are the e2e suites' subject).
+      env: { LOG_LEVEL: 'warn', DEFAULT_PLAN: 'enterprise', BACKEND_TENANT_SHARE: '1' },
     });
     stoppers.push(started.stop);
     const platform = started.platform;

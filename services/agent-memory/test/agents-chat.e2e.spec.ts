@@ -87,42 +87,45 @@ describe('agent chat through the gateway', () => {
 
     it('keeps every message and an exact count when many chats of one session and new sessions run at once', async () => {
       // Concurrent turns are stored together (one write per kind for the group, a session's
-      // touches folded into one update): nothing of one turn may be lost or counted twice.
+      // touches folded into one update): nothing of one turn may be lost or counted twice. All 16
+      // at once: a tenant's share of the gateway's places for agent-memory (half of 32).
+      const SHARED = 10;
+      const FRESH = 6;
       const agent = await createAgent();
-      const shared = Array.from({ length: 12 }, (_, i) =>
+      const shared = Array.from({ length: SHARED }, (_, i) =>
         suite.http.post(`/api/v1/agents/${agent.id}/chat`, { message: `shared turn ${i}`, session_id: 'parallel-1' }),
       );
-      const fresh = Array.from({ length: 8 }, (_, i) =>
+      const fresh = Array.from({ length: FRESH }, (_, i) =>
         suite.http.post(`/api/v1/agents/${agent.id}/chat`, { message: `fresh turn ${i}` }),
       );
       const answers = await Promise.all([...shared, ...fresh]);
       expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
-      expect(new Set(answers.slice(0, 12).map((r) => r.body.session_id))).toEqual(new Set(['parallel-1']));
-      expect(new Set(answers.slice(12).map((r) => r.body.session_id)).size).toBe(8);
+      expect(new Set(answers.slice(0, SHARED).map((r) => r.body.session_id))).toEqual(new Set(['parallel-1']));
+      expect(new Set(answers.slice(SHARED).map((r) => r.body.session_id)).size).toBe(FRESH);
 
       const sessions = await suite.http.get(`/api/v1/agents/${agent.id}/sessions?per_page=100`);
-      expect(sessions.body.total).toBe(9);
+      expect(sessions.body.total).toBe(FRESH + 1);
       const counts = Object.fromEntries(
         sessions.body.sessions.map((s: { id: string; message_count: number }) => [s.id, s.message_count]),
       );
-      expect(counts['parallel-1']).toBe(24);
-      for (const r of answers.slice(12)) expect(counts[r.body.session_id]).toBe(2);
+      expect(counts['parallel-1']).toBe(2 * SHARED);
+      for (const r of answers.slice(SHARED)) expect(counts[r.body.session_id]).toBe(2);
 
       const stored = await suite.http.get(`/api/v1/agents/${agent.id}/sessions/parallel-1/messages?per_page=100`);
-      expect(stored.body.total).toBe(24);
+      expect(stored.body.total).toBe(2 * SHARED);
       const contents = stored.body.messages.map((m: { content: string }) => m.content);
-      for (let i = 0; i < 12; i++) expect(contents).toContain(`shared turn ${i}`);
-      for (const r of answers.slice(0, 12)) expect(contents).toContain(r.body.content);
+      for (let i = 0; i < SHARED; i++) expect(contents).toContain(`shared turn ${i}`);
+      for (const r of answers.slice(0, SHARED)) expect(contents).toContain(r.body.content);
       // Each turn's events carry its own request's id, though the group was stored by one flush.
       const ofAgent = () =>
         suite.tap.filter((e) => e.type.startsWith('agent.message.') && e.data.agent_id === agent.id);
-      const events = await waitFor(() => (ofAgent().length >= 40 ? ofAgent() : undefined), {
+      const events = await waitFor(() => (ofAgent().length >= 2 * (SHARED + FRESH) ? ofAgent() : undefined), {
         timeoutMs: 30_000,
-        what: 'the 40 message events',
+        what: 'the message events',
       });
       const messages = [
-        ...Array.from({ length: 12 }, (_, i) => `shared turn ${i}`),
-        ...Array.from({ length: 8 }, (_, i) => `fresh turn ${i}`),
+        ...Array.from({ length: SHARED }, (_, i) => `shared turn ${i}`),
+        ...Array.from({ length: FRESH }, (_, i) => `fresh turn ${i}`),
       ];
       const created = new Map(
         events.filter((e) => e.type === 'agent.message.created').map((e) => [e.data.content as string, e.request_id]),
@@ -132,8 +135,8 @@ describe('agent chat through the gateway', () => {
           .filter((e) => e.type === 'agent.message.completed')
           .map((e) => [e.data.message_id as string, e.request_id]),
       );
-      expect(created.size).toBe(20);
-      expect(completed.size).toBe(20);
+      expect(created.size).toBe(SHARED + FRESH);
+      expect(completed.size).toBe(SHARED + FRESH);
       answers.forEach((r, i) => {
         expect(created.get(messages[i]!)).toBe(r.headers.get('x-request-id'));
         expect(completed.get(r.body.id)).toBe(r.headers.get('x-request-id'));

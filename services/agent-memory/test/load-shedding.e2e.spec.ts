@@ -85,3 +85,51 @@ describe("the gateway's bound on agent-memory", () => {
     expect((await http.post('/api/v1/memory', { agent_id: agent.body.id, content: 'Remember me' })).status).toBe(201);
   });
 });
+
+/**
+ * One tenant's requests hold at most its share of the gateway's places for a backend
+ * (`BACKEND_TENANT_SHARE`, half by default): however slow its calls (here chats held at the
+ * model), the other places stay free for other tenants, and its own excess gets 429.
+ */
+describe("a tenant's share of the gateway's places", () => {
+  const suite = suiteFixture(() =>
+    startWithFakeLlm({
+      services: ['identity', 'agent-memory'],
+      serviceEnv: { gateway: { AGENT_MEMORY_MAX_IN_FLIGHT: '4' } },
+    }),
+  );
+
+  it('refuses a noisy tenant past half the places with 429 while another tenant is served', async () => {
+    const { platform, fake } = suite;
+    const noisy = (await newTenant(platform)).http;
+    const quiet = (await newTenant(platform)).http;
+    const noisyAgent = (await noisy.post('/api/v1/agents', { name: 'Slow', type: 'assistant' })).body.id;
+    const quietAgent = (await quiet.post('/api/v1/agents', { name: 'Calm', type: 'assistant' })).body.id;
+    const refusedByShare = () =>
+      metricSum(platform.service('gateway'), 'gateway_backend_tenant_share_refused_total', 'target="agent-memory"');
+    const before = await refusedByShare();
+
+    const release = fake.hold();
+    const chats = Array.from({ length: 4 }, (_, i) =>
+      noisy.post(`/api/v1/agents/${noisyAgent}/chat`, { message: `Take your time ${i}` }),
+    );
+    await waitFor(async () => fake.chats().length === 2 || undefined, { what: 'two chats to reach the model' });
+
+    // The noisy tenant's own next request is refused at once, and says nothing was done.
+    const refused = await noisy.post('/api/v1/memory', { agent_id: noisyAgent, content: 'One more thing' });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.body.message).toMatch(/this one was not started \(nothing was done\)/);
+    // The other tenant is served from the places left.
+    const served = await quiet.post('/api/v1/memory', { agent_id: quietAgent, content: 'Still here' });
+    expect(served.status).toBe(201);
+
+    release();
+    const statuses = (await Promise.all(chats)).map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 200, 429, 429]);
+    expect(fake.chats()).toHaveLength(2);
+    expect(await refusedByShare()).toBe(before + 3);
+    const kept = await noisy.get(`/api/v1/memory?agent_id=${noisyAgent}`);
+    expect(kept.body.items.map((m: { content: string }) => m.content)).not.toContain('One more thing');
+  });
+});

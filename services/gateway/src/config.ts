@@ -26,6 +26,12 @@ export const gatewayEnvShape = {
    * work; shedding here keeps the admitted calls fast (docs/operations.md, "The overload's bound").
    */
   AGENT_MEMORY_MAX_IN_FLIGHT: env.int(32, 1),
+  /**
+   * The share of each of those bounds one tenant's requests may hold (docs/design.md section 5,
+   * "Fair shares"): past it the tenant's next request gets 429 with Retry-After, and the rest of
+   * the places stay free for other tenants however slow that tenant's calls are.
+   */
+  BACKEND_TENANT_SHARE: env.number(0.5, { min: 0.01, max: 1 }),
   /** The gateway's own database: shared rate-limit counters and Idempotency-Key records. */
   MONGODB_URI: env.mongoUri(),
   MONGODB_DATABASE: env.database('gateway'),

@@ -72,16 +72,18 @@ export function connectBackends(config: GatewayConfig, metrics: Metrics): Backen
     webhook: openChannel(config.WEBHOOK_GRPC_ADDR),
   };
   // Each backend's calls in flight are bounded here too, below the backend's own bound: a
-  // saturated backend's calls are refused before they are sent, not queued until their deadline.
+  // saturated backend's calls are refused before they are sent, not queued until their deadline;
+  // and one tenant's calls hold at most its share of the places (the request context's tenant).
   const limit = meteredInFlightLimits(metrics, 'gateway_backend');
-  const options = (name: BackendName) => ({
-    deadlineMs: config.GRPC_DEADLINE_MS,
-    metrics,
-    inFlight: {
-      limit: limit(name, name === 'agent-memory' ? config.AGENT_MEMORY_MAX_IN_FLIGHT : config.BACKEND_MAX_IN_FLIGHT),
-      name: 'service',
-    },
-  });
+  const options = (name: BackendName) => {
+    const max = name === 'agent-memory' ? config.AGENT_MEMORY_MAX_IN_FLIGHT : config.BACKEND_MAX_IN_FLIGHT;
+    const perTenant = Math.max(1, Math.floor(max * config.BACKEND_TENANT_SHARE));
+    return {
+      deadlineMs: config.GRPC_DEADLINE_MS,
+      metrics,
+      inFlight: { limit: limit(name, max, perTenant), name: 'service' },
+    };
+  };
   const agentMemoryOptions = options('agent-memory');
   const coalescedListings = metrics.counter(
     'gateway_listings_coalesced_total',

@@ -4,7 +4,14 @@ import { errors as joseErrors, jwtVerify } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { identityV1 } from '@agentplatform/contracts';
 import type { AccessEvent } from '@agentplatform/events';
-import { DomainError, ForbiddenError, UnauthorizedError, ValidationError, sha256Hex } from '@agentplatform/service-kit';
+import {
+  DomainError,
+  ForbiddenError,
+  UnauthorizedError,
+  ValidationError,
+  setCurrentTenant,
+  sha256Hex,
+} from '@agentplatform/service-kit';
 import type { Backends } from '../clients/backends.js';
 import type { JwksCache } from '../clients/jwks-cache.js';
 import type { RevocationListener } from '../clients/revocation-feed.js';
@@ -177,6 +184,8 @@ export class IdentityAccessGuard implements AccessGuard, RevocationListener {
     await this.options.limiter.consume(ctx, caller.tenantId, caller.plan ?? 'free');
     checkAccess(caller, access);
     ctx.state.caller = caller;
+    // The backends' in-flight bounds count this request's calls against its tenant's share.
+    setCurrentTenant(caller.tenantId);
     return caller;
   }
 

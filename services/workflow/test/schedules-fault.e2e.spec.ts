@@ -35,6 +35,22 @@ describe('schedules survive a killed replica', () => {
     expires_at: new Date(now + 86_400_000),
   });
 
+  /**
+   * The ledger entries of a run's credit (identity's, keyed `run:<execution id>`), once its settle
+   * is written: a run taken over is charged once, like any other.
+   */
+  const chargesOf = async (executionId: string) => {
+    const entries = setup.mongo.db(setup.platform.database('identity')).collection('credit_entries');
+    const ofRun = () =>
+      entries.find({ tenant_id: setup.tenantId, idempotency_key: { $regex: `^run:${executionId}(:|$)` } }).toArray();
+    await waitFor(async () => (await ofRun()).some((e) => e.type === 'settle') || undefined, {
+      timeoutMs: 30_000,
+      what: `the credit of run ${executionId} to settle`,
+    });
+    const found = await ofRun();
+    return { types: found.map((e) => e.type as string).sort(), spent: -found.reduce((n, e) => n + e.amount, 0) };
+  };
+
   it('runs each tick once across the kill window', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) ids.push(await createActive(setup.http, scheduleWorkflow('* * * * * *')));
@@ -93,6 +109,7 @@ describe('schedules survive a killed replica', () => {
     expect(executions.map((e) => e.execution_id)).toEqual([lost]);
     const run = await setup.http.get(`/api/v1/workflows/${id}/executions/${lost}`);
     expect(run.body).toMatchObject({ trigger: 'schedule', input: { source: 'clock' } });
+    expect(await chargesOf(lost)).toEqual({ types: ['reserve', 'settle'], spent: 1 });
 
     // A claim whose execution was stored before the replica died is settled without a second run.
     await claims.insertOne(stale(now - 62_000, lost));
@@ -101,6 +118,8 @@ describe('schedules survive a killed replica', () => {
       what: 'the second stale claim to settle',
     });
     expect((await executionsOf(setup.http, id)).map((e) => e.execution_id)).toEqual([lost]);
+    // ... and without a second charge.
+    expect(await chargesOf(lost)).toEqual({ types: ['reserve', 'settle'], spent: 1 });
   });
 
   it('starts the run of a claim whose replica died after writing its entries, before storing it', async () => {
@@ -133,5 +152,7 @@ describe('schedules survive a killed replica', () => {
     const run = await setup.http.get(`/api/v1/workflows/${id}/executions/${executionId}`);
     expect(run.status).toBe(200);
     expect(run.body).toMatchObject({ trigger: 'schedule' });
+    // Charged once: the entry left for it is settled, not doubled.
+    expect(await chargesOf(executionId)).toEqual({ types: ['reserve', 'settle'], spent: 1 });
   });
 });

@@ -41,14 +41,17 @@ export function setCurrentTenant(tenantId: string): void {
 }
 
 /**
- * Runs `fn` in the current request and trace context but for no tenant: work done at once for
- * several requests, perhaps of several tenants (a batch call grouping them), that none of them
- * should be counted for.
+ * Runs `fn` in the current request and trace context, counted for `tenantId` (in-flight-limit.ts's
+ * shares): a call a service makes for a tenant's work outside any request of the gateway's (a
+ * workflow's agent node), or, with undefined, work done at once for several requests, perhaps of
+ * several tenants (a batch call grouping them), that none of them should be counted for.
  */
-export function runForNoTenant<T>(fn: () => T): T {
+export function runForTenant<T>(tenantId: string | undefined, fn: () => T): T {
   const store = storage.getStore();
-  if (store?.request?.tenantId === undefined) return fn();
-  return storage.run({ request: { requestId: store.request.requestId }, trace: store.trace }, fn);
+  if (store?.request?.tenantId === tenantId) return fn();
+  const requestId = store?.request?.requestId ?? '';
+  const request = tenantId === undefined ? { requestId } : { requestId, tenantId };
+  return storage.run({ request, trace: store?.trace }, fn);
 }
 
 /** Everything the current async context carries (request and trace context), to run work in it later. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   captureContext,
   currentRequestId,
-  runForNoTenant,
+  runForTenant,
   runInCapturedContext,
   runWithContext,
   type CapturedContext,
@@ -145,7 +145,7 @@ export function groupedCall<T, A, R>(
   const send = async (submitted: Array<Submitted<T>>): Promise<Array<R | Error>> =>
     submitted.length === 1
       ? [value(await runInCapturedContext(submitted[0].context, () => single(submitted[0].item)))]
-      : runForNoTenant(() => batchOrEach(submitted));
+      : runForTenant(undefined, () => batchOrEach(submitted));
   const coalescing =
     (to: typeof send) =>
     (submitted: Array<Submitted<T>>): Promise<Array<R | Error>> =>

@@ -100,12 +100,12 @@ export function tenantShareError(what: string, perTenant: number): DomainError {
  * In-flight limits whose calls in flight and refusals are on `/metrics`: `<prefix>_in_flight`
  * (gauge, read when scraped: counting calls costs nothing more per call), `<prefix>_shed_total`
  * (counter: refused at the limit) and `<prefix>_tenant_share_refused_total` (counter: refused
- * past a tenant's share), all labelled by `target` (a backend, or `server`).
+ * past a tenant's share: `tenantShare` of `max`), all labelled by `target` (a backend, or `server`).
  */
 export function meteredInFlightLimits(
   metrics: Metrics,
   prefix: string,
-): (target: string, max: number, perTenant?: number) => InFlightLimit {
+): (target: string, max: number, tenantShare?: number) => InFlightLimit {
   const byTarget = new Map<string, InFlightLimit>();
   const refused = {
     capacity: metrics.counter(`${prefix}_shed_total`, 'Calls refused at once because the in-flight limit was reached', [
@@ -126,7 +126,9 @@ export function meteredInFlightLimits(
       for (const [target, limit] of byTarget) this.set({ target }, limit.current);
     },
   });
-  return (target, max, perTenant) => {
+  return (target, max, tenantShare = 1) => {
+    // A share of the places, at least one.
+    const perTenant = Math.max(1, Math.floor(max * tenantShare));
     const limit = new InFlightLimit(max, (reason) => refused[reason].inc({ target }), perTenant);
     byTarget.set(target, limit);
     return limit;

@@ -133,3 +133,59 @@ describe("a tenant's share of the gateway's places", () => {
     expect(kept.body.items.map((m: { content: string }) => m.content)).not.toContain('One more thing');
   });
 });
+
+/**
+ * A workflow replica's agent nodes call agent-memory directly, not through the gateway: they are
+ * bounded there too (`AGENT_MEMORY_MAX_IN_FLIGHT` of the workflow service, each tenant at most
+ * half of it), so one tenant's fan-out of agent nodes cannot fill agent-memory's own bound and
+ * leave every other tenant's chats with 503.
+ */
+describe("a tenant's share of a workflow replica's calls to agent-memory", () => {
+  const suite = suiteFixture(() =>
+    startWithFakeLlm({
+      services: ['identity', 'agent-memory', 'workflow'],
+      serviceEnv: { 'agent-memory': { GRPC_MAX_IN_FLIGHT: '6' }, workflow: { AGENT_MEMORY_MAX_IN_FLIGHT: '4' } },
+    }),
+  );
+
+  it("keeps one tenant's agent nodes to two places and serves another tenant's chat", async () => {
+    const { platform, fake } = suite;
+    const noisy = (await newTenant(platform)).http;
+    const quiet = (await newTenant(platform)).http;
+    const noisyAgent = (await noisy.post('/api/v1/agents', { name: 'Fan', type: 'assistant' })).body.id;
+    const quietAgent = (await quiet.post('/api/v1/agents', { name: 'Calm', type: 'assistant' })).body.id;
+    const workflow = await noisy.post('/api/v1/workflows', {
+      name: 'Ask the agent',
+      nodes: [{ id: 'ask', type: 'agent', config: { agent_id: noisyAgent, message: 'Take your time' } }],
+      edges: [],
+    });
+    expect(workflow.status).toBe(201);
+    const refusedByShare = () =>
+      metricSum(platform.service('workflow'), 'workflow_backend_tenant_share_refused_total', 'target="agent-memory"');
+    const before = await refusedByShare();
+
+    // Six runs at once, as many as agent-memory has places: two chats reach the model.
+    const release = fake.hold();
+    const runs = Array.from({ length: 6 }, () =>
+      noisy.post(`/api/v1/workflows/${workflow.body.id}/execute`, { input: {} }),
+    );
+    await waitFor(async () => ((await refusedByShare()) === before + 4 ? true : undefined), {
+      what: "the noisy tenant's four other agent nodes refused",
+    });
+    await waitFor(async () => fake.chats().length === 2 || undefined, { what: 'two agent nodes at the model' });
+
+    // agent-memory still has places for another tenant's chat.
+    const chat = quiet.post(`/api/v1/agents/${quietAgent}/chat`, { message: 'Anyone there?' });
+    await waitFor(async () => fake.chats().length === 3 || undefined, { what: "the quiet tenant's chat at the model" });
+    release();
+    expect((await chat).status).toBe(200);
+
+    const done = await Promise.all(runs);
+    const statuses = done.map((r) => r.body.status).sort();
+    expect(statuses).toEqual(['completed', 'completed', 'failed', 'failed', 'failed', 'failed']);
+    const failed = done.find((r) => r.body.status === 'failed')!;
+    const execution = await noisy.get(`/api/v1/workflows/${workflow.body.id}/executions/${failed.body.execution_id}`);
+    const node = execution.body.node_executions.find((n: { node_id: string }) => n.node_id === 'ask');
+    expect(node.error).toMatch(/rate_limit_exceeded.*already has 2 requests in progress/);
+  });
+});

@@ -14,6 +14,17 @@ export const configShape = {
   ...outboxEnvShape,
   /** agent-memory (agent nodes: GetAgent at validation, Chat at run time). */
   AGENT_MEMORY_GRPC_ADDR: env.string('127.0.0.1:50052'),
+  /**
+   * Agent nodes' calls in flight to agent-memory from one replica, at most; past it a node's call
+   * fails with 503, retryable (docs/operations.md, "Overload"). Below agent-memory's
+   * GRPC_MAX_IN_FLIGHT, so that workflows never take all of its places from the gateway's calls.
+   */
+  AGENT_MEMORY_MAX_IN_FLIGHT: env.int(32, 1),
+  /**
+   * The share of that bound one tenant's agent nodes may hold; past it a node's call fails with 429
+   * rate_limit_exceeded, retryable, and the other places stay free for other tenants' workflows.
+   */
+  BACKEND_TENANT_SHARE: env.number(0.5, { min: 0.01, max: 1 }),
   /** identity (a run costs one credit, charged when it starts). */
   IDENTITY_GRPC_ADDR: env.string('127.0.0.1:50051'),
   GRPC_DEADLINE_MS: env.int(5_000, 1),

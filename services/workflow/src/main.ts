@@ -4,6 +4,7 @@ import {
   bootService,
   connectIdentityCredits,
   createGuardedAgent,
+  meteredInFlightLimits,
   openChannel,
   planExecutionsInFlight,
   QuotaCounter,
@@ -53,7 +54,12 @@ async function main(): Promise<void> {
   // gRPC channels connect lazily, so the peers need not be up yet.
   const agentMemoryChannel = openChannel(config.AGENT_MEMORY_GRPC_ADDR);
   runtime.lifecycle.onShutdown('agent-memory client', () => agentMemoryChannel.close());
-  const agents = grpcAgentDirectory(agentMemoryChannel, config.GRPC_DEADLINE_MS, runtime.metrics);
+  const agentMemoryLimit = meteredInFlightLimits(runtime.metrics, 'workflow_backend')(
+    'agent-memory',
+    config.AGENT_MEMORY_MAX_IN_FLIGHT,
+    config.BACKEND_TENANT_SHARE,
+  );
+  const agents = grpcAgentDirectory(agentMemoryChannel, config.GRPC_DEADLINE_MS, runtime.metrics, agentMemoryLimit);
   const credits = runCreditLedger(connectIdentityCredits(runtime, config));
   const identityChannel = openChannel(config.IDENTITY_GRPC_ADDR);
   runtime.lifecycle.onShutdown('identity plans client', () => identityChannel.close());

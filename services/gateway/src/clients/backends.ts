@@ -77,11 +77,10 @@ export function connectBackends(config: GatewayConfig, metrics: Metrics): Backen
   const limit = meteredInFlightLimits(metrics, 'gateway_backend');
   const options = (name: BackendName) => {
     const max = name === 'agent-memory' ? config.AGENT_MEMORY_MAX_IN_FLIGHT : config.BACKEND_MAX_IN_FLIGHT;
-    const perTenant = Math.max(1, Math.floor(max * config.BACKEND_TENANT_SHARE));
     return {
       deadlineMs: config.GRPC_DEADLINE_MS,
       metrics,
-      inFlight: { limit: limit(name, max, perTenant), name: 'service' },
+      inFlight: { limit: limit(name, max, config.BACKEND_TENANT_SHARE), name: 'service' },
     };
   };
   const agentMemoryOptions = options('agent-memory');

@@ -2,7 +2,9 @@ import { agentMemoryV1 } from '@agentplatform/contracts/agent-memory-v1';
 import {
   DomainError,
   createGrpcClient,
+  runForTenant,
   type Channel,
+  type InFlightLimit,
   type JsonObject,
   type JsonValue,
   type Metrics,
@@ -30,12 +32,26 @@ export interface AgentDirectory {
   ): Promise<ChatReply>;
 }
 
-export function grpcAgentDirectory(channel: Channel, deadlineMs: number, metrics: Metrics): AgentDirectory {
-  const client = createGrpcClient(agentMemoryV1.AgentMemoryServiceDefinition, channel, { deadlineMs, metrics });
+/**
+ * agent-memory for the workflow service. Every call is counted for its tenant against `limit`
+ * (its share of the replica's places), so one tenant's fan-out of agent nodes neither takes the
+ * places of other tenants' workflows nor fills agent-memory's own bound.
+ */
+export function grpcAgentDirectory(
+  channel: Channel,
+  deadlineMs: number,
+  metrics: Metrics,
+  limit: InFlightLimit,
+): AgentDirectory {
+  const client = createGrpcClient(agentMemoryV1.AgentMemoryServiceDefinition, channel, {
+    deadlineMs,
+    metrics,
+    inFlight: { limit, name: 'agent service' },
+  });
   return {
     async agentExists(tenantId, agentId) {
       try {
-        await client.getAgent({ tenantId, agentId });
+        await runForTenant(tenantId, () => client.getAgent({ tenantId, agentId }));
         return true;
       } catch (error) {
         if (error instanceof DomainError && error.code === 'not_found') return false;
@@ -43,15 +59,17 @@ export function grpcAgentDirectory(channel: Channel, deadlineMs: number, metrics
       }
     },
     async chat(request, options) {
-      const reply = await client.chat(
-        {
-          tenantId: request.tenantId,
-          agentId: request.agentId,
-          message: request.message,
-          sessionId: request.sessionId,
-          depth: request.depth,
-        },
-        { signal: options.signal, deadline: options.timeoutMs },
+      const reply = await runForTenant(request.tenantId, () =>
+        client.chat(
+          {
+            tenantId: request.tenantId,
+            agentId: request.agentId,
+            message: request.message,
+            sessionId: request.sessionId,
+            depth: request.depth,
+          },
+          { signal: options.signal, deadline: options.timeoutMs },
+        ),
       );
       return {
         message_id: reply.messageId,

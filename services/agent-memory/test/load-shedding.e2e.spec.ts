@@ -1,4 +1,4 @@
-import { metricSum, suiteFixture, waitFor } from '@agentplatform/testing';
+import { metricSum, suiteFixture, waitFor, type Platform } from '@agentplatform/testing';
 import { startWithFakeLlm } from './fake-openai';
 import { newTenant } from './support';
 
@@ -86,6 +86,14 @@ describe("the gateway's bound on agent-memory", () => {
   });
 });
 
+/** A new tenant with one agent, for the tests of tenants' shares. */
+async function tenantWithAgent(platform: Platform, name: string) {
+  const { http } = await newTenant(platform);
+  const agent = await http.post('/api/v1/agents', { name, type: 'assistant' });
+  expect(agent.status).toBe(201);
+  return { http, agent: agent.body.id as string };
+}
+
 /**
  * One tenant's requests hold at most its share of the gateway's places for a backend
  * (`BACKEND_TENANT_SHARE`, half by default): however slow its calls (here chats held at the
@@ -101,10 +109,8 @@ describe("a tenant's share of the gateway's places", () => {
 
   it('refuses a noisy tenant past half the places with 429 while another tenant is served', async () => {
     const { platform, fake } = suite;
-    const noisy = (await newTenant(platform)).http;
-    const quiet = (await newTenant(platform)).http;
-    const noisyAgent = (await noisy.post('/api/v1/agents', { name: 'Slow', type: 'assistant' })).body.id;
-    const quietAgent = (await quiet.post('/api/v1/agents', { name: 'Calm', type: 'assistant' })).body.id;
+    const { http: noisy, agent: noisyAgent } = await tenantWithAgent(platform, 'Slow');
+    const { http: quiet, agent: quietAgent } = await tenantWithAgent(platform, 'Calm');
     const refusedByShare = () =>
       metricSum(platform.service('gateway'), 'gateway_backend_tenant_share_refused_total', 'target="agent-memory"');
     const before = await refusedByShare();
@@ -150,10 +156,8 @@ describe("a tenant's share of a workflow replica's calls to agent-memory", () =>
 
   it("keeps one tenant's agent nodes to two places and serves another tenant's chat", async () => {
     const { platform, fake } = suite;
-    const noisy = (await newTenant(platform)).http;
-    const quiet = (await newTenant(platform)).http;
-    const noisyAgent = (await noisy.post('/api/v1/agents', { name: 'Fan', type: 'assistant' })).body.id;
-    const quietAgent = (await quiet.post('/api/v1/agents', { name: 'Calm', type: 'assistant' })).body.id;
+    const { http: noisy, agent: noisyAgent } = await tenantWithAgent(platform, 'Fan');
+    const { http: quiet, agent: quietAgent } = await tenantWithAgent(platform, 'Calm');
     const workflow = await noisy.post('/api/v1/workflows', {
       name: 'Ask the agent',
       nodes: [{ id: 'ask', type: 'agent', config: { agent_id: noisyAgent, message: 'Take your time' } }],

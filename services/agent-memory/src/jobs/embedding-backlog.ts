@@ -5,6 +5,7 @@ import type { Agent } from '../domain/agent.js';
 import type { ClaimedItem, Embedding, MemoryItem, PendingItem, PendingScope } from '../domain/memory.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import type { IndexChange } from '../search/memory-index-cache.js';
+import { BurstPacer, type PacingOptions } from './burst-pacer.js';
 import { FairCandidates, itemCost, MAX_ITEM_COST } from './fair-candidates.js';
 
 /** Where the backlog finds, claims and stores its work (EmbeddingBacklogRepository). */
@@ -28,7 +29,7 @@ export interface SearchIndexes {
   drop(tenantId: string, agentId: string): void;
 }
 
-export interface BacklogOptions {
+export interface BacklogOptions extends PacingOptions {
   /** Items embedded per model call. */
   batchSize: number;
   /** How long a claimed batch is held before another replica may take it over. */
@@ -38,53 +39,7 @@ export interface BacklogOptions {
    * and how often a busy one looks for tenants that started waiting since its last look-up.
    */
   idlePollMs: number;
-  /**
-   * Longest the backlog waits for this replica's writes to pause before it embeds, counted from
-   * the first item of a burst (see yieldToWrites); 0: it never waits.
-   */
-  yieldMs: number;
-  /** A pause this long in the replica's writes ends a burst (default QUIET_MS). */
-  quietMs?: number;
-  /**
-   * Share of one core the model may take while a burst goes on past `yieldMs` (default
-   * BURST_SHARE); 1: all it can.
-   */
-  burstShare?: number;
-  /**
-   * How long after a burst's first write the backlog keeps to `burstShare` (default
-   * FULL_RATE_AFTER_MS): a burst it has not caught up with by then outruns that share, and it
-   * works at full rate until it has.
-   */
-  fullRateAfterMs?: number;
 }
-
-/**
- * The pause in this replica's writes after which the backlog embeds: a burst's writes (API adds,
- * a chat's episodic memory, content updates) follow each other closer than this.
- */
-const QUIET_MS = 100;
-
-/**
- * While a burst of writes goes on past `yieldMs`, the backlog takes at most this share of one core
- * (for FULL_RATE_AFTER_MS at most): after each batch it rests as long as its model calls took.
- * The request work of the burst keeps the other half and the other cores; the backlog drains at
- * half its rate meanwhile, and at full rate once the writes pause. Half, not a quarter: at a
- * quarter, the soak's steady 40 requests/s (12 chats/s, each kept as an episodic memory, and 10
- * adds/s) outran the backlog by about 7 items/s on two cores.
- */
-const BURST_SHARE = 0.5;
-
-/**
- * A burst that the backlog has not caught up with this long after its first write outruns its
- * share: from then on it works at full rate until it has caught up, so an item waits for its
- * vector about this long at most, plus the catching up, under a steady load as under a burst.
- * At half a core on a host 1.5 times slower than the development machine, the soak's steady
- * 40 requests/s outran the backlog by about 200 items a minute for 30 minutes (the model needs
- * more than half a core there); with this bound it caught up within six minutes and stayed
- * under 250 items, every kind's p99 flat, in two 30-minute runs; on a slower stretch of that host
- * the load outran even the full rate (docs/operations.md, "Soak").
- */
-const FULL_RATE_AFTER_MS = 30_000;
 
 /**
  * Items looked up at a time as candidates for the next batches (see claimAndEmbed). The look-up
@@ -108,7 +63,7 @@ const MAX_CANDIDATES_HELD = 8 * CANDIDATES_PER_LOOKUP;
  */
 export const BATCH_WORD_PIECES = 8 * MAX_ITEM_COST;
 
-/** A claimed batch, embedded: what `store` needs, and how long the model took (for `pace`). */
+/** A claimed batch, embedded: what `store` needs, and how long the model took (for BurstPacer.pace). */
 interface EmbeddedBatch {
   token: string;
   claimed: ClaimedItem[];
@@ -137,8 +92,6 @@ const PROGRESS_EVERY_MS = 5_000;
  */
 export class EmbeddingBacklog {
   private wake: (() => void) | undefined;
-  /** Ends a wait in yieldToWrites (stop). */
-  private unyield: (() => void) | undefined;
   /** A kick that came while a batch ran: the next sleep returns at once. */
   private kicked = false;
   private stopped = false;
@@ -147,10 +100,8 @@ export class EmbeddingBacklog {
   private readonly pendingGauge: Gauge;
   private lastProgress = 0;
   private doneSinceProgress = 0;
-  /** When this replica's first write that the backlog has not caught up with yet woke it. */
-  private burstSince: number | undefined;
-  /** When this replica's latest write woke it. */
-  private lastWrite = 0;
+  /** Waits for this replica's bursts of writes, before a batch and after one. */
+  private readonly pacer: BurstPacer;
   /** Items found waiting by the look-ups and not yet tried, per tenant. */
   private readonly candidates = new FairCandidates();
   /** When the last look-up of waiting items was made. */
@@ -169,6 +120,7 @@ export class EmbeddingBacklog {
     },
     private readonly options: BacklogOptions,
   ) {
+    this.pacer = new BurstPacer(options);
     this.embedded = new Counter({
       name: 'agent_memory_embedded_total',
       help: 'Memory items given a vector by the embedding backlog',
@@ -192,9 +144,7 @@ export class EmbeddingBacklog {
    * most `yieldMs` after the first of them) rather than at the next poll.
    */
   kick(): void {
-    const now = Date.now();
-    this.lastWrite = now;
-    this.burstSince ??= now;
+    this.pacer.write();
     this.kicked = true;
     this.wake?.();
   }
@@ -202,7 +152,7 @@ export class EmbeddingBacklog {
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();
-    this.unyield?.();
+    this.pacer.stop();
     await this.loop;
   }
 
@@ -228,7 +178,7 @@ export class EmbeddingBacklog {
     await this.progress(true);
     let storing: Promise<void> = Promise.resolve();
     while (!this.stopped) {
-      await this.yieldToWrites();
+      await this.pacer.yieldToWrites();
       const claimedAt = Date.now();
       let embedded: EmbeddedBatch | undefined;
       try {
@@ -242,7 +192,7 @@ export class EmbeddingBacklog {
       await storing;
       if (!embedded) {
         // Caught up with every write made before this claim: the next write starts a new burst.
-        if (this.burstSince !== undefined && this.burstSince <= claimedAt) this.burstSince = undefined;
+        this.pacer.caughtUp(claimedAt);
         if (Date.now() - this.lastProgress >= PROGRESS_EVERY_MS) await this.progress(false);
         await this.sleep(this.options.idlePollMs);
         continue;
@@ -258,72 +208,9 @@ export class EmbeddingBacklog {
           this.deps.logger.warn({ err: error }, 'storing embedded batch failed; its items wait for their lease');
         },
       );
-      await this.pace(batch.modelMs);
+      await this.pacer.pace(batch.modelMs);
     }
     await storing;
-  }
-
-  /** True while this replica's writes keep coming (the last one less than `quietMs` ago). */
-  private inBurst(): boolean {
-    return this.burstSince !== undefined && Date.now() - this.lastWrite < (this.options.quietMs ?? QUIET_MS);
-  }
-
-  /**
-   * After a batch whose model calls took `modelMs`, during a burst that has outlasted `yieldMs`:
-   * rests so that the model's share of one core stays at `burstShare`, or until the writes pause
-   * (then it goes on at full rate at once). Outside a burst, or with `yieldMs` 0, it does not rest,
-   * nor once the burst has outlasted `fullRateAfterMs`: the share has not kept up with it.
-   * Only the model's time counts: the claim's and the store's round trips wait on the database,
-   * and counting them (a loaded stand-in makes them slow) left the model well under its share.
-   */
-  private async pace(modelMs: number): Promise<void> {
-    const share = this.options.burstShare ?? BURST_SHARE;
-    if (share >= 1 || this.options.yieldMs <= 0 || !this.inBurst() || this.outrunsShare()) return;
-    const until = Date.now() + (modelMs * (1 - share)) / share;
-    const quietMs = this.options.quietMs ?? QUIET_MS;
-    while (!this.stopped && this.inBurst()) {
-      const wait = Math.min(until, this.lastWrite + quietMs) - Date.now();
-      if (wait <= 0) return;
-      await this.rest(wait);
-    }
-  }
-
-  /** Whether the current burst has gone on past `fullRateAfterMs` without the backlog catching up. */
-  private outrunsShare(): boolean {
-    const fullRateAfterMs = this.options.fullRateAfterMs ?? FULL_RATE_AFTER_MS;
-    return this.burstSince !== undefined && Date.now() - this.burstSince >= fullRateAfterMs;
-  }
-
-  /** Waits `ms`; stop ends the wait at once. */
-  private async rest(ms: number): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.unyield = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-    this.unyield = undefined;
-  }
-
-  /**
-   * Gives the cores to a burst of writes on this replica: while they keep coming (one within the
-   * last `quietMs`), the backlog waits, so that the model's CPU (several milliseconds per item)
-   * does not compete with the writes' own. It never waits longer than `yieldMs` after the first
-   * write of the burst: from then on it works until it has caught up (found nothing to claim),
-   * at `burstShare` of a core while the burst goes on (see pace; at most `fullRateAfterMs` after
-   * its first write) and at full rate once it pauses.
-   * Items are lexically searchable meanwhile. Only this replica's writes count: a replica that
-   * takes no writes embeds the others' items at once.
-   */
-  private async yieldToWrites(): Promise<void> {
-    const quietMs = this.options.quietMs ?? QUIET_MS;
-    while (!this.stopped && this.burstSince !== undefined && this.options.yieldMs > 0) {
-      const until = Math.min(this.lastWrite + quietMs, this.burstSince + this.options.yieldMs);
-      const wait = until - Date.now();
-      if (wait <= 0) return;
-      await this.rest(wait);
-    }
   }
 
   /** Claims, embeds and stores one batch; returns how many items got a vector. */

@@ -79,7 +79,11 @@ describe('MemoryIndex', () => {
     expect(query(index, 'refund', { topK: 1 })).toHaveLength(1);
     const all = query(index, 'refund shipping dog');
     const cut = all[1].score;
-    expect(query(index, 'refund shipping dog', { minScore: cut }).every((r) => r.score >= cut)).toBe(true);
+    const kept = query(index, 'refund shipping dog', { minScore: cut });
+    // A score the caller was given, used as min_score, keeps its result (scores have six decimals).
+    expect(kept.map((r) => r.item.id)).toEqual(all.filter((r) => r.score >= cut).map((r) => r.item.id));
+    expect(kept.map((r) => r.item.id)).toContain(all[1].item.id);
+    expect(all.every((r) => r.score === Math.round(r.score * 1e6) / 1e6)).toBe(true);
     expect(query(index, 'refund', { memoryType: 'episodic' })).toEqual([]);
     const billing = query(index, 'refund shipping dog', { filters: parseFilters({ kind: 'billing', n: { gt: 1 } }) });
     expect(billing.map((r) => r.item.id)).toEqual(['d']);
@@ -235,9 +239,11 @@ describe('MemoryIndex', () => {
       const want = formula(docs, text);
       const got = query(index, text, { topK: 100 });
       expect(got.length).toBe(Math.min(100, [...want.values()].filter((v) => v > 0).length));
-      for (const r of got) expect(r.score).toBeCloseTo(want.get(r.item.id)!, 9);
+      // The formula's value, to the six decimals a score has.
+      const sixDecimals = (score: number) => Math.round(score * 1e6) / 1e6;
+      for (const r of got) expect(r.score).toBe(sixDecimals(want.get(r.item.id)!));
       const best = [...want.values()].sort((x, y) => y - x);
-      got.forEach((r, i) => expect(r.score).toBeCloseTo(best[i], 9));
+      got.forEach((r, i) => expect(r.score).toBe(sixDecimals(best[i])));
     }
   };
 

@@ -12,6 +12,11 @@ const B = 0.75;
  * docs/memory-search.md: chosen on LoCoMo's development conversations, flat from 1 to 2).
  */
 const CONTEXT_WEIGHT = 1;
+/**
+ * Scores have six decimals, as the API reports them, so that min_score keeps every result whose
+ * reported score is at least it (a reported score used as min_score keeps that result).
+ */
+const SCORE_UNIT = 1e6;
 
 export type IndexableMemory = MemorySummary & {
   vector: Float32Array;
@@ -379,7 +384,8 @@ export class MemoryIndex {
       const p = place[slot] + 2;
       const near = Math.max(byPlace[p - 1], byPlace[p + 1]);
       const next = Math.max(byPlace[p - 2], byPlace[p + 2]);
-      const score = Math.max(own, (own + CONTEXT_WEIGHT * (near + next / 2)) / (1 + 1.5 * CONTEXT_WEIGHT));
+      const exact = Math.max(own, (own + CONTEXT_WEIGHT * (near + next / 2)) / (1 + 1.5 * CONTEXT_WEIGHT));
+      const score = Math.round(exact * SCORE_UNIT) / SCORE_UNIT;
       if (score <= 0 || score < query.minScore) continue;
       if (found === k && !this.ranksBefore(score, slot, topScores[k - 1], topSlots[k - 1])) continue;
       if (checkDoc) {

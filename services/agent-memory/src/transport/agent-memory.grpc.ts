@@ -84,7 +84,7 @@ function toMemory(item: MemoryItem): agentMemoryV1.MemoryItem {
 }
 
 function toResult({ item, score }: ScoredMemory): agentMemoryV1.SearchResult {
-  return { ...memorySummary(item), createdAt: iso(item.createdAt), score: Math.round(score * 1e6) / 1e6 };
+  return { ...memorySummary(item), createdAt: iso(item.createdAt), score };
 }
 
 /** What the OpenAI-compatible route adds to a turn (docs/design.md section 11). */

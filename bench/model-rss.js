@@ -17,8 +17,7 @@ const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
-const MODEL_DIR =
-  process.env.MODEL_DIR || path.join(ROOT, 'deploy', 'local', '.cache', 'models', 'all-minilm-l6-v2-int8');
+const MODEL_DIR = process.env.MODEL_DIR || require(path.join(ROOT, 'deploy', 'local', 'model.js')).MODEL_DIR;
 
 const WORDS = 'refund policy return customer order shipping invoice password account security data backup region'.split(
   ' ',
@@ -94,7 +93,7 @@ async function child() {
   figures.queryAloneMs = { p50: p(alone, 0.5), p95: p(alone, 0.95) };
   figures.queryBehindBacklogMs = { p50: p(contended, 0.5), p95: p(contended, 0.95) };
 
-  // CPU per query, one at a time and four at once (of four tenants: those queued go in one call).
+  // CPU per query, one at a time and four at once (of four tenants, queued behind each other).
   const cpuPerQuery = async (together) => {
     const before = process.cpuUsage();
     for (let r = 0; r < 25; r++) {

@@ -57,9 +57,7 @@ module.exports = {
     const withModel = await idleMemory(ctx.platform);
     const memory = ctx.platform.service('agent-memory');
     // The platform's own setting, or agent-memory's default (the model fetched by `npm start`).
-    const modelDir =
-      memory.env?.EMBEDDINGS_MODEL_DIR ??
-      path.join(__dirname, '../../deploy/local/.cache/models/all-minilm-l6-v2-int8');
+    const modelDir = memory.env?.EMBEDDINGS_MODEL_DIR ?? require('../../deploy/local/model.js').MODEL_DIR;
     await memory.stop();
     memory.setEnv({ EMBEDDINGS_MODEL_DIR: 'none' });
     await memory.start(120_000);

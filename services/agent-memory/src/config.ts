@@ -15,7 +15,7 @@ const optionalUrl = env.url().orUnset();
  * Where `node deploy/local/model.js fetch` puts the model, seen from this file's compiled place
  * (services/agent-memory/dist/ in the repository and in the Docker image alike).
  */
-const DEFAULT_MODEL_DIR = path.resolve(__dirname, '../../../deploy/local/.cache/models/all-minilm-l6-v2-int8');
+const DEFAULT_MODEL_DIR = path.resolve(__dirname, '../../../deploy/local/.cache/models/all-minilm-l6-v2-int8-dynamic');
 
 export const configShape = {
   ...serviceEnvShape({ grpcPort: 50052, metricsPort: 9462, database: 'agent_memory' }),

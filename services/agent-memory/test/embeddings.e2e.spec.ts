@@ -9,7 +9,7 @@ const model = require(path.resolve(__dirname, '../../../deploy/local/model.js'))
   fetchModel(options: { quiet: boolean }): Promise<string>;
 };
 
-const MODEL_ID = 'minilm-l6-v2-int8';
+const MODEL_ID = 'minilm-l6-v2-int8-dynamic';
 const HASH_ID = 'local-hash-v1';
 
 interface Item {

@@ -22,14 +22,14 @@ export interface MiniLmOptions {
 }
 
 /**
- * The offline sentence-embedding model (all-MiniLM-L6-v2, int8 ONNX, 384 dimensions), fetched by
- * `node deploy/local/model.js fetch` and run in one worker thread. Model calls run one at a time;
- * interactive ones (a search's query) go before background batches, which are cut into calls of
- * a few texts, so a query waits at most for one short call in progress, and tenants' queries take
- * turns (see ModelCalls).
+ * The offline sentence-embedding model (all-MiniLM-L6-v2, ONNX with int8 weights and products, 384
+ * dimensions), fetched by `node deploy/local/model.js fetch` and run in one worker thread. Model
+ * calls run one at a time; interactive ones (a search's query) go before background batches, which
+ * are cut into calls of a few texts, so a query waits at most for one short call in progress, and
+ * tenants' queries take turns (see ModelCalls).
  */
 export class MiniLmEmbeddingProvider implements EmbeddingProvider {
-  readonly id = 'minilm-l6-v2-int8';
+  readonly id = 'minilm-l6-v2-int8-dynamic';
   private readonly calls: ModelCalls;
   private failure: Error | undefined;
   private loaded = false;

@@ -16,8 +16,6 @@ function fakeModel(backgroundCall?: number) {
 }
 
 const texts = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
-/** A text the model cuts at its longest (128 word pieces): a query that fills a call alone. */
-const long = (name: string) => `${name} ${'word '.repeat(150)}`;
 
 describe('model calls', () => {
   it('cuts a background batch into short calls, and a query goes before the rest of it', async () => {
@@ -75,9 +73,9 @@ describe('model calls', () => {
       void queue.enqueue(['running'], false);
       jest.setSystemTime(5_000);
       expect(queue.queryWaitMs()).toBe(0);
-      void queue.enqueue([long('first')], false);
+      void queue.enqueue(['first'], false);
       jest.setSystemTime(5_300);
-      void queue.enqueue([long('second')], false);
+      void queue.enqueue(['second'], false);
       jest.setSystemTime(5_700);
       expect(queue.queryWaitMs()).toBe(700);
       answer(); // 'first' runs now; 'second' has waited since 5,300
@@ -98,13 +96,12 @@ describe('model calls', () => {
     try {
       const { queue, calls, answer } = fakeModel();
       queue.start();
-      // Long queries, one a call (QUERY_CALL_WORD_PIECES), so that each turn is a call of its own.
       void queue.enqueue(['running'], false, 'a');
-      for (const text of ['a1', 'a2', 'a3']) void queue.enqueue([long(text)], false, 'a');
+      for (const text of ['a1', 'a2', 'a3']) void queue.enqueue([text], false, 'a');
       jest.setSystemTime(100);
-      void queue.enqueue([long('b1')], false, 'b');
-      void queue.enqueue([long('b2')], false, 'b');
-      void queue.enqueue([long('c1')], false, 'c');
+      void queue.enqueue(['b1'], false, 'b');
+      void queue.enqueue(['b2'], false, 'b');
+      void queue.enqueue(['c1'], false, 'c');
       void queue.enqueue(['background'], true);
       expect(queue.waiting('a')).toEqual({ tenant: 3, total: 6, tenants: 3 });
       expect(queue.waiting('quiet')).toEqual({ tenant: 0, total: 6, tenants: 3 });
@@ -115,16 +112,7 @@ describe('model calls', () => {
       expect(queue.queryWaitMs()).toBe(300);
       for (let i = 0; i < 6; i++) answer();
       // A tenant's burst delays its own queries: b and c did not wait for all of a's.
-      expect(calls.map((call) => call.texts[0].split(' ')[0])).toEqual([
-        'running',
-        'a1',
-        'b1',
-        'c1',
-        'a2',
-        'b2',
-        'a3',
-        'background',
-      ]);
+      expect(calls.map((call) => call.texts[0])).toEqual(['running', 'a1', 'b1', 'c1', 'a2', 'b2', 'a3', 'background']);
       expect(queue.waiting('a')).toEqual({ tenant: 0, total: 0, tenants: 0 });
       expect(queue.queryWaitMs()).toBe(0);
     } finally {
@@ -132,36 +120,20 @@ describe('model calls', () => {
     }
   });
 
-  it('sends the queries waiting together in one call, in their turns, while it fits', async () => {
-    const { queue, calls, answer } = fakeModel(4);
+  it('sends each query in a call of its own, and a background batch one text a call by default', async () => {
+    const { queue, calls, answer } = fakeModel();
     queue.start();
-    const batch = queue.enqueue(texts('b', 4), true);
-    // Short queries (a few word pieces each) of two tenants arrive while the batch's call runs.
-    const a = ['a0', 'a1', 'a2'].map((text) => queue.enqueue([text], false, 'a'));
+    const batch = queue.enqueue(texts('b', 2), true);
+    // Queries of two tenants arrive while the batch's first call runs: each goes alone, in turns.
+    const a = ['a0', 'a1'].map((text) => queue.enqueue([text], false, 'a'));
     const b = queue.enqueue(['b0'], false, 'b');
-    // A long query makes a call of its own: with it, the call would be padded past the bound.
-    const longQuery = queue.enqueue([long('c0')], false, 'c');
-    const late = queue.enqueue(['a3'], false, 'a');
-    answer();
-    // Turns: a, b, c (too long to join), a, a: the call stops at c, the queries behind it wait.
-    expect(calls[1].texts).toEqual(['a0', 'b0']);
-    answer();
-    expect(calls[2].texts).toEqual([long('c0')]);
-    answer();
-    expect(calls[3].texts).toEqual(['a1', 'a2', 'a3']);
-    answer();
-    // Each query gets its own vectors (the fake model's vector is the text's length).
-    for (const [query, text] of [
-      [a[0], 'a0'],
-      [b, 'b0'],
-      [a[1], 'a1'],
-      [a[2], 'a2'],
-      [late, 'a3'],
-    ] as const) {
-      await expect(query).resolves.toEqual([Float32Array.from([text.length])]);
-    }
-    await expect(longQuery).resolves.toEqual([Float32Array.from([long('c0').length])]);
-    await expect(batch).resolves.toHaveLength(4);
-    expect(calls).toHaveLength(4);
+    for (let i = 0; i < 5; i++) answer();
+    expect(calls.map((call) => call.texts)).toEqual([['b0'], ['a0'], ['b0'], ['a1'], ['b1']]);
+    await expect(Promise.all([...a, b])).resolves.toEqual([
+      [Float32Array.from([2])],
+      [Float32Array.from([2])],
+      [Float32Array.from([2])],
+    ]);
+    await expect(batch).resolves.toHaveLength(2);
   });
 });

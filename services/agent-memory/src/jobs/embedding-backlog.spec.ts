@@ -356,19 +356,4 @@ describe('embedding backlog between tenants', () => {
       await backlog.stop();
     }
   });
-
-  it('sends texts of like length to the model together', async () => {
-    const { memories, texts, backlog } = setup({ yieldMs: 0, quietMs: 100, idlePollMs: 60_000 });
-    memories.add('long_0', 't1', 'x'.repeat(400));
-    memories.add('short_0', 't2', 'a few words');
-    memories.add('long_1', 't1', 'y'.repeat(400));
-    memories.add('short_1', 't2', 'more words');
-    backlog.start();
-    try {
-      await until(() => memories.embedded === 4, 5_000);
-      expect(texts.map((t) => t.length > 100)).toEqual([false, false, true, true]);
-    } finally {
-      await backlog.stop();
-    }
-  });
 });

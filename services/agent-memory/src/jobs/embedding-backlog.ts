@@ -6,7 +6,7 @@ import type { ClaimedItem, Embedding, MemoryItem, PendingItem, PendingScope } fr
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
 import type { IndexChange } from '../search/memory-index-cache.js';
 import { BurstPacer, type PacingOptions } from './burst-pacer.js';
-import { FairCandidates, itemCost, MAX_ITEM_COST } from './fair-candidates.js';
+import { FairCandidates, MAX_ITEM_COST } from './fair-candidates.js';
 
 /** Where the backlog finds, claims and stores its work (EmbeddingBacklogRepository). */
 export interface EmbeddingBacklogStore {
@@ -58,8 +58,8 @@ const MAX_CANDIDATES_HELD = 8 * CANDIDATES_PER_LOOKUP;
 /**
  * Most model work in one batch, in estimated word pieces (see itemCost): a batch of short texts
  * is `batchSize` items, one of long texts (chat-local's episodic memories, 128 word pieces) eight,
- * two model calls, so that an item that joins the next batch waits for about a third of a second
- * of the model, not for sixteen long texts. The vectors of a batch are stored when all of it is embedded.
+ * about 0.2 s of one core, so that an item that joins the next batch waits for a fraction of a
+ * second of the model, not for sixteen long texts. The vectors of a batch are stored when all of it is embedded.
  */
 export const BATCH_WORD_PIECES = 8 * MAX_ITEM_COST;
 
@@ -251,8 +251,6 @@ export class EmbeddingBacklog {
       if (batch.length === 0) return undefined;
       claimed = await store.claim(batch, embedder.id, token, new Date(Date.now() + leaseMs));
     }
-    // Texts of like length share a model call: a call pads its texts to its longest one.
-    claimed.sort((a, b) => itemCost(a.content.length) - itemCost(b.content.length));
     try {
       const modelStarted = Date.now();
       const vectors = await embedder.embed(

@@ -10,7 +10,7 @@ import {
 } from '@agentplatform/service-kit';
 import { HealthDefinition } from 'nice-grpc-server-health';
 import type { GatewayConfig } from '../config.js';
-import { hookDirectory } from './hook-directory.js';
+import { hookDirectory, type ResolvedHook } from './hook-directory.js';
 import { HookTrigger, type Hook } from './hook-trigger.js';
 import type { WorkflowClient } from './workflow-client.js';
 
@@ -38,13 +38,14 @@ export interface Backends {
    */
   listAgents(request: agentMemoryV1.ListAgentsRequest): Promise<agentMemoryV1.ListAgentsResponse>;
   /**
-   * The workflow an inbound hook starts (ResolveHook; a live hook is remembered for 5 s:
-   * clients/hook-directory.ts); not_found unless it is an active workflow's hook at this path.
+   * The workflow an inbound hook starts, and its tenant (ResolveHook; a live hook is remembered
+   * for 5 s: clients/hook-directory.ts); not_found unless it is an active workflow's hook at this path.
    */
-  resolveHook(hookId: string, path: string): Promise<string>;
+  resolveHook(hookId: string, path: string): Promise<ResolvedHook>;
   /**
-   * Starts an inbound hook (TriggerHook; the hooks of one event-loop turn go as one TriggerHooks
-   * stream: clients/hook-trigger.ts). A `last_node` hook waits for its run like a synchronous execute.
+   * Starts an inbound hook (TriggerHook; the hooks of one tenant in one event-loop turn go as one
+   * TriggerHooks stream: clients/hook-trigger.ts), counted for the request context's tenant. A
+   * `last_node` hook waits for its run like a synchronous execute.
    */
   triggerHook(hook: Hook): Promise<workflowV1.TriggerHookResponse>;
   /** Health clients by service name, for the readiness probe. */

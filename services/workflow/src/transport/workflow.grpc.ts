@@ -193,7 +193,10 @@ export function workflowGrpcService(deps: UseCaseDeps): Impl {
       return toExecution(execution);
     },
     triggerHook: (req) => hook(req),
-    resolveHook: async (req) => ({ workflowId: (await resolveHook(deps, req)).id }),
+    resolveHook: async (req) => {
+      const workflow = await resolveHook(deps, req);
+      return { workflowId: workflow.id, tenantId: workflow.tenantId };
+    },
     async *triggerHooks(req) {
       if (req.hooks.length > MAX_HOOKS_PER_CALL)
         throw ValidationError.field('hooks', `must be at most ${MAX_HOOKS_PER_CALL} per call`);

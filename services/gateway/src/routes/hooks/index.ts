@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { DomainError, HOOK_ID, NotFoundError } from '@agentplatform/service-kit';
+import { DomainError, HOOK_ID, NotFoundError, setCurrentTenant } from '@agentplatform/service-kit';
 import { clientAddress } from '../../http/client-address.js';
 import { defineRoute, publicAccess, type Route } from '../../http/route.js';
 import { assertStorableKeys } from '../../http/validation.js';
@@ -44,6 +44,9 @@ function isNotFound(error: unknown): boolean {
  * credentials is checked, the id's shape, then whether the workflow service knows the hook
  * (`resolveHook`); an unknown one draws from that budget and writes no rate-limit counter; the
  * hook's own limit is counted only for a hook that exists (docs/security.md, "Limits on hostile input").
+ * A known hook's request acts for its workflow's tenant from then on: its call to the workflow
+ * service takes a place of that tenant's share, as an authenticated request's would (docs/design.md
+ * section 5), so one tenant's hooks cannot hold every place another tenant's calls need.
  */
 export function hookRoutes({ backends, anonymous, hookLimit }: HookRouteDeps): Route[] {
   /** An unknown hook is a request without valid credentials: it costs the address one from its budget. */
@@ -61,7 +64,9 @@ export function hookRoutes({ backends, anonymous, hookLimit }: HookRouteDeps): R
     assertStorableKeys(ctx.query, 'query');
     await chargingUnknown(ctx, async () => {
       if (!HOOK_ID.test(hookId)) throw new NotFoundError('Hook');
-      await backends.resolveHook(hookId, path);
+      const { tenantId } = await backends.resolveHook(hookId, path);
+      // Empty from a workflow service older than the gateway: the hook counts for no tenant, as before.
+      if (tenantId) setCurrentTenant(tenantId);
     });
     if (hookLimit) await hookLimit(ctx, hookId);
   };

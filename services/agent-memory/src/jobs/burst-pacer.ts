@@ -13,11 +13,10 @@ export interface PacingOptions {
    */
   burstShare?: number;
   /**
-   * How long after a burst's first write the backlog keeps to `burstShare` (default
-   * FULL_RATE_AFTER_MS): a burst it has not caught up with by then outruns that share, and it
-   * works at full rate until it has.
+   * The writes' demand on the model is measured over windows this long (default DEMAND_WINDOW_MS):
+   * see BurstPacer.outrunsShare.
    */
-  fullRateAfterMs?: number;
+  demandWindowMs?: number;
 }
 
 /**
@@ -28,25 +27,20 @@ const QUIET_MS = 100;
 
 /**
  * While a burst of writes goes on past `yieldMs`, the backlog takes at most this share of one core
- * (for FULL_RATE_AFTER_MS at most): after each batch it rests as long as its model calls took.
- * The request work of the burst keeps the other half and the other cores; the backlog drains at
- * half its rate meanwhile, and at full rate once the writes pause. Half, not a quarter: at a
- * quarter, the soak's steady 40 requests/s (12 chats/s, each kept as an episodic memory, and 10
- * adds/s) outran the backlog by about 7 items/s on two cores.
+ * (unless the writes alone need more, see BurstPacer.outrunsShare): after each batch it rests as
+ * long as its model calls took. The request work of the burst keeps the other half and the other
+ * cores; the backlog drains at half its rate meanwhile, and at full rate once the writes pause.
+ * Half, not a quarter: at a quarter, the soak's steady 40 requests/s (12 chats/s, each kept as an
+ * episodic memory, and 10 adds/s) outran the backlog by about 7 items/s on two cores.
  */
 const BURST_SHARE = 0.5;
 
 /**
- * A burst that the backlog has not caught up with this long after its first write outruns its
- * share: from then on it works at full rate until it has caught up, so an item waits for its
- * vector about this long at most, plus the catching up, under a steady load as under a burst.
- * At half a core on a host 1.5 times slower than the development machine, the soak's steady
- * 40 requests/s outran the backlog by about 200 items a minute for 30 minutes (the model needs
- * more than half a core there); with this bound it caught up within six minutes and stayed
- * under 250 items, every kind's p99 flat, in two 30-minute runs; on a slower stretch of that host
- * the load outran even the full rate (docs/operations.md, "Soak").
+ * How long a window of writes is, over which their demand on the model is measured (see
+ * BurstPacer.outrunsShare): long enough to average a few hundred writes at the soak's steady load,
+ * short enough that the end of an overload is seen within seconds.
  */
-const FULL_RATE_AFTER_MS = 30_000;
+const DEMAND_WINDOW_MS = 5_000;
 
 /**
  * The embedding backlog's pacing around this replica's bursts of writes: it follows the writes
@@ -61,14 +55,27 @@ export class BurstPacer {
   private burstSince: number | undefined;
   /** When this replica's latest write woke it. */
   private lastWrite = 0;
+  /** The demand window in progress: items written on this replica, and items embedded with the model's time. */
+  private window = { since: Date.now(), written: 0, embedded: 0, modelMs: 0 };
+  /** The last whole window's demand on the model, in its share of one core (see outrunsShare). */
+  private demand = 0;
+  /** The model's time per item in the last window that embedded any (ms). */
+  private msPerItem: number | undefined;
 
   constructor(private readonly options: PacingOptions) {}
 
-  /** A write on this replica left an item without a vector. */
-  write(): void {
+  /** A write on this replica left `items` items without a vector. */
+  write(items = 1): void {
     const now = Date.now();
+    this.roll(now);
+    this.window.written += items;
     this.lastWrite = now;
     this.burstSince ??= now;
+  }
+
+  /** The last whole window's writes' need of the model, in its share of one core (see outrunsShare). */
+  get writeDemand(): number {
+    return this.demand;
   }
 
   /** A claim made at `claimedAt` found nothing: the burst it caught up with, if any, is over. */
@@ -87,8 +94,7 @@ export class BurstPacer {
    * last `quietMs`), the backlog waits, so that the model's CPU (several milliseconds per item)
    * does not compete with the writes' own. It never waits longer than `yieldMs` after the first
    * write of the burst: from then on it works until it has caught up (found nothing to claim),
-   * at `burstShare` of a core while the burst goes on (see pace; at most `fullRateAfterMs` after
-   * its first write) and at full rate once it pauses.
+   * at `burstShare` of a core while the burst goes on (see pace) and at full rate once it pauses.
    * Items are lexically searchable meanwhile. Only this replica's writes count: a replica that
    * takes no writes embeds the others' items at once.
    */
@@ -103,16 +109,19 @@ export class BurstPacer {
   }
 
   /**
-   * After a batch whose model calls took `modelMs`, during a burst that has outlasted `yieldMs`:
-   * rests so that the model's share of one core stays at `burstShare`, or until the writes pause
-   * (then it goes on at full rate at once). Outside a burst, or with `yieldMs` 0, it does not rest,
-   * nor once the burst has outlasted `fullRateAfterMs`: the share has not kept up with it.
+   * After a batch of `items` whose model calls took `modelMs`, during a burst that has outlasted
+   * `yieldMs`: rests so that the model's share of one core stays at `burstShare`, or until the
+   * writes pause (then it goes on at full rate at once). Outside a burst, or with `yieldMs` 0, it
+   * does not rest, nor while the writes alone need more than the share (outrunsShare).
    * Only the model's time counts: the claim's and the store's round trips wait on the database,
    * and counting them (a loaded stand-in makes them slow) left the model well under its share.
    */
-  async pace(modelMs: number): Promise<void> {
+  async pace(modelMs: number, items: number): Promise<void> {
+    this.roll(Date.now());
+    this.window.embedded += items;
+    this.window.modelMs += modelMs;
     const share = this.options.burstShare ?? BURST_SHARE;
-    if (share >= 1 || this.options.yieldMs <= 0 || !this.inBurst() || this.outrunsShare()) return;
+    if (share >= 1 || this.options.yieldMs <= 0 || !this.inBurst() || this.outrunsShare(share)) return;
     const until = Date.now() + (modelMs * (1 - share)) / share;
     const quietMs = this.options.quietMs ?? QUIET_MS;
     while (!this.stopped && this.inBurst()) {
@@ -127,10 +136,26 @@ export class BurstPacer {
     return this.burstSince !== undefined && Date.now() - this.lastWrite < (this.options.quietMs ?? QUIET_MS);
   }
 
-  /** Whether the current burst has gone on past `fullRateAfterMs` without the backlog catching up. */
-  private outrunsShare(): boolean {
-    const fullRateAfterMs = this.options.fullRateAfterMs ?? FULL_RATE_AFTER_MS;
-    return this.burstSince !== undefined && Date.now() - this.burstSince >= fullRateAfterMs;
+  /**
+   * Whether the writes alone need more of the model than `share`: the last window's items written,
+   * at the model's time per item, took more than that share of the window. Then resting would let
+   * the backlog grow for as long as the writes keep up, so it works at full rate. Otherwise it keeps
+   * to the share however long its backlog is: what an overload left drains at the share's margin
+   * over the writes while the load goes on (and at full rate once it pauses), and the requests keep
+   * the latency they had before the overload.
+   */
+  private outrunsShare(share: number): boolean {
+    return this.demand > share;
+  }
+
+  /** Closes the demand window once it is `demandWindowMs` old, measuring its demand. */
+  private roll(now: number): void {
+    const length = now - this.window.since;
+    if (length < (this.options.demandWindowMs ?? DEMAND_WINDOW_MS)) return;
+    const { written, embedded, modelMs } = this.window;
+    if (embedded > 0) this.msPerItem = modelMs / embedded;
+    this.demand = this.msPerItem === undefined ? 0 : (written * this.msPerItem) / length;
+    this.window = { since: now, written: 0, embedded: 0, modelMs: 0 };
   }
 
   /** Waits `ms`; stop ends the wait at once. */

@@ -127,6 +127,15 @@ export class EmbeddingBacklog {
       labelNames: ['provider'],
       registers: [deps.metrics.registry],
     });
+    const pacer = this.pacer;
+    new Gauge({
+      name: 'agent_memory_embedding_write_demand',
+      help: "The share of one core of the model that this replica's writes of the last 5 s need (over burstShare: the backlog works at full rate)",
+      registers: [deps.metrics.registry],
+      collect() {
+        this.set(pacer.writeDemand);
+      },
+    });
     this.pendingGauge = new Gauge({
       name: 'agent_memory_embedding_backlog',
       help: 'Memory items (all replicas) waiting for a vector of the current embedder, as last counted',
@@ -140,11 +149,11 @@ export class EmbeddingBacklog {
   }
 
   /**
-   * A write on this replica left an item without a vector: work as soon as the writes pause (at
-   * most `yieldMs` after the first of them) rather than at the next poll.
+   * A write on this replica left `items` items without a vector: work as soon as the writes pause
+   * (at most `yieldMs` after the first of them) rather than at the next poll.
    */
-  kick(): void {
-    this.pacer.write();
+  kick(items = 1): void {
+    this.pacer.write(items);
     this.kicked = true;
     this.wake?.();
   }
@@ -208,7 +217,7 @@ export class EmbeddingBacklog {
           this.deps.logger.warn({ err: error }, 'storing embedded batch failed; its items wait for their lease');
         },
       );
-      await this.pacer.pace(batch.modelMs);
+      await this.pacer.pace(batch.modelMs, batch.claimed.length);
     }
     await storing;
   }

@@ -161,6 +161,8 @@ async function main() {
     const latency = new MinuteBuckets();
     const lag = new MinuteBuckets();
     const admitted = new MinuteBuckets();
+    /** The recovery's latencies per 10 s: how soon after the overload each kind is back. */
+    const recoverySlices = new MinuteBuckets();
     /** @type {Map<string, Record<string, number>>} answers by status, per minute */
     const statuses = new Map();
     /** @type {Map<string, Set<string>>} ids of answered work, by kind */
@@ -214,6 +216,10 @@ async function main() {
       statuses.set(minute, byStatus);
       const ok = answer.status >= 200 && answer.status < 300;
       if (ok) admitted.add(minute, 'admitted', answer.ms);
+      if (phase.phase === 'recovery') {
+        const from = Math.floor(Math.max(0, answer.at - phase.startedAt) / 10_000) * 10;
+        recoverySlices.add(`recovery ${from}-${from + 10} s`, answer.kind, answer.ms);
+      }
       if (ok) {
         const id = answer.kind === 'hook' ? answer.body?.execution_id : answer.body?.id;
         if (id) {
@@ -319,6 +325,7 @@ async function main() {
       options: opts,
       mix: MIX,
       minutes: minuteRows([latency, lag, admitted], statuses),
+      recovery: opts.overload ? minuteRows([recoverySlices], new Map()) : undefined,
       processes: processRows(samples),
       samples,
       deliveries: { ...deliveries.counts(), lost },

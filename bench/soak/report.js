@@ -90,6 +90,11 @@ function report(result) {
       `| ${row.minute} | ${kinds.map((k) => fmt(row[k])).join(' | ')} | ${fmt(row['delivery lag'])} | ${byStatus} |`,
     );
   }
+  if (result.recovery?.length) {
+    lines.push('', '## The recovery minute per 10 s (p50 / p99 ms)', '');
+    lines.push(`| seconds | ${kinds.join(' | ')} |`, `|---|${kinds.map(() => '---').join('|')}|`);
+    for (const row of result.recovery) lines.push(`| ${row.minute} | ${kinds.map((k) => fmt(row[k])).join(' | ')} |`);
+  }
   const names = [...new Set(result.processes.map((/** @type {any} */ r) => r.process))];
   lines.push('', '## Processes per minute (mean CPU % of a core / peak RSS MB)', '');
   lines.push(

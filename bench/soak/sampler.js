@@ -33,7 +33,7 @@ function readMetrics(text) {
   /**
    * `shedBy`: the calls shed so far by where: the counter's name without `_shed_total`, and its
    * target when it has one (`gateway_backend agent-memory`, `agent_memory_queries`).
-   * @type {{ backlog?: number, shed: number, shedBy: Record<string, number>, inFlight: number, queries: Record<string, number> }}
+   * @type {{ backlog?: number, writeDemand?: number, shed: number, shedBy: Record<string, number>, inFlight: number, queries: Record<string, number> }}
    */
   const out = { shed: 0, shedBy: {}, inFlight: 0, queries: {} };
   for (const line of text.split('\n')) {
@@ -43,6 +43,7 @@ function readMetrics(text) {
     const [, name, labels = '', raw] = match;
     const value = Number(raw);
     if (name === 'agent_memory_embedding_backlog') out.backlog = (out.backlog ?? 0) + value;
+    else if (name === 'agent_memory_embedding_write_demand') out.writeDemand = value;
     else if (name.endsWith('_shed_total')) {
       out.shed += value;
       const target = /target="([^"]*)"/.exec(labels)?.[1];
@@ -97,6 +98,7 @@ function createSampler({ processes, hostSpeed }) {
           row.shedBy = metrics.shedBy;
           row.inFlight = metrics.inFlight;
           if (metrics.backlog !== undefined) row.backlog = metrics.backlog;
+          if (metrics.writeDemand !== undefined) row.writeDemand = metrics.writeDemand;
           const previous = lastQueries.get(proc.name);
           // Queries per collection since the last sample.
           if (previous && Object.keys(metrics.queries).length > 0) {

@@ -142,7 +142,8 @@ export class BurstPacer {
    * the backlog grow for as long as the writes keep up, so it works at full rate. Otherwise it keeps
    * to the share however long its backlog is: what an overload left drains at the share's margin
    * over the writes while the load goes on (and at full rate once it pauses), and the requests keep
-   * the latency they had before the overload.
+   * the latency they had before the overload. The model's time is the backlog's calls' (their wait
+   * behind queries included, which only moves the decision toward full rate, as an overload needs).
    */
   private outrunsShare(share: number): boolean {
     return this.demand > share;

@@ -1,4 +1,4 @@
-import { api, metricSum, newTenant, startPlatform, suiteFixture } from '@agentplatform/testing';
+import { api, metricSum, newTenant, startPlatform, suiteFixture, waitFor } from '@agentplatform/testing';
 import { hookIdOf, STARTUP_MS } from './workflows.support';
 
 /**
@@ -35,13 +35,17 @@ describe("a tenant's hooks and its share of the gateway's places", () => {
       metricSum(platform.service('gateway'), 'gateway_backend_tenant_share_refused_total', 'target="workflow"');
     const before = await refusedByShare();
 
-    // One hook at a time, each in a turn of its own (hooks of one turn share a call, and a place).
+    const inFlight = () => metricSum(platform.service('gateway'), 'gateway_backend_in_flight', 'target="workflow"');
+
+    // Two slow hooks, each sent once the one before holds its place (hooks of one turn would share
+    // a call, and a place): they hold the noisy tenant's share.
     const hooks = [];
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 2; i++) {
       hooks.push(anon.post(hookUrl, { n: i }));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await waitFor(async () => (await inFlight()) >= i + 1 || undefined, { what: `hook ${i} in flight` });
     }
-    // The two hooks in flight hold the noisy tenant's share; the other tenant has the rest.
+    // Its next hooks are refused at once; the other tenant is served from the places left.
+    for (let i = 2; i < 4; i++) hooks.push(await anon.post(hookUrl, { n: i }));
     const served = await quiet.get('/api/v1/workflows');
     expect(served.status).toBe(200);
 

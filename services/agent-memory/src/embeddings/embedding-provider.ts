@@ -27,6 +27,11 @@ export interface EmbeddingProvider {
    * have some; absent: calls do not queue here.
    */
   queriesWaiting?(tenantId: string): QueriesWaiting;
+  /**
+   * This process's model time on background calls so far, in ms (their waits behind queries not
+   * counted); absent: the model's time is not measured here (a remote endpoint, or no model).
+   */
+  backgroundModelMs?(): number;
   /** False while the provider cannot answer yet (a model still loading); absent: always ready. */
   readonly ready?: boolean;
   close?(): Promise<void>;

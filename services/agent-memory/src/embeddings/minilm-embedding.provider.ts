@@ -87,6 +87,10 @@ export class MiniLmEmbeddingProvider implements EmbeddingProvider {
     return this.calls.waiting(tenantId);
   }
 
+  backgroundModelMs(): number {
+    return this.calls.backgroundModelMs();
+  }
+
   embed(texts: string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     return this.calls.enqueue(texts, options.background === true, options.tenantId);
   }

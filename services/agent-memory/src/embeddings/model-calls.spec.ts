@@ -91,6 +91,26 @@ describe('model calls', () => {
       jest.useRealTimers();
     }
   });
+  it("counts the model's time on background calls, not their waits behind queries", () => {
+    jest.useFakeTimers({ now: 0 });
+    try {
+      const { queue, answer } = fakeModel();
+      queue.start();
+      void queue.enqueue(['b0', 'b1'], true);
+      jest.setSystemTime(30); // b0's call: 30 ms
+      void queue.enqueue(['query'], false);
+      answer();
+      jest.setSystemTime(530); // the query's call: 500 ms, while b1 waits
+      answer();
+      expect(queue.backgroundModelMs()).toBe(30);
+      jest.setSystemTime(550); // b1's call: 20 ms
+      answer();
+      expect(queue.backgroundModelMs()).toBe(50);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it("takes tenants' queries in turns, a query each, and counts what waits per tenant", () => {
     jest.useFakeTimers({ now: 0 });
     try {

@@ -30,8 +30,10 @@ export class ModelCalls {
   private readonly urgent = new Map<string, Job[]>();
   private queriesWaiting = 0;
   private readonly background: Job[] = [];
-  /** The call in progress: a whole query, or a background batch's next texts. */
-  private running: { id: number; job: Job; query: boolean } | undefined;
+  /** The call in progress: a whole query, or a background batch's next texts; since when (Date.now()). */
+  private running: { id: number; job: Job; query: boolean; startedAt: number } | undefined;
+  /** The model's time on background calls so far (ms), see backgroundModelMs. */
+  private backgroundMs = 0;
   private nextId = 1;
   private open = false;
   private failure: Error | undefined;
@@ -70,6 +72,14 @@ export class ModelCalls {
     return oldest === Infinity ? 0 : Date.now() - oldest;
   }
 
+  /**
+   * The model's time on background calls so far, in ms: each call from its start to its answer.
+   * Their waits in this queue (behind queries) are not counted: they are the queries' time.
+   */
+  backgroundModelMs(): number {
+    return this.backgroundMs;
+  }
+
   /** The queries waiting (not the one running), of `tenant` and of every tenant. */
   waiting(tenant: string): QueriesWaiting {
     return { tenant: this.urgent.get(tenant)?.length ?? 0, total: this.queriesWaiting, tenants: this.urgent.size };
@@ -81,6 +91,7 @@ export class ModelCalls {
     if (!running || running.id !== id) return;
     this.running = undefined;
     const { job, query } = running;
+    if (!query) this.backgroundMs += Date.now() - running.startedAt;
     if (result instanceof Error) job.reject(result);
     else if (query) job.resolve(result);
     else {
@@ -125,14 +136,14 @@ export class ModelCalls {
     if (this.running || !this.open || this.failure) return;
     const query = this.nextQuery();
     if (query) {
-      this.running = { id: this.nextId++, job: query, query: true };
+      this.running = { id: this.nextId++, job: query, query: true, startedAt: Date.now() };
       this.dispatch(this.running.id, query.texts);
       return;
     }
     const job = this.background.shift();
     if (!job) return;
     const from = job.done.length;
-    this.running = { id: this.nextId++, job, query: false };
+    this.running = { id: this.nextId++, job, query: false, startedAt: Date.now() };
     this.dispatch(this.running.id, job.texts.slice(from, from + this.backgroundCall));
   }
 }

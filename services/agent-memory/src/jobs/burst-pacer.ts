@@ -142,8 +142,10 @@ export class BurstPacer {
    * the backlog grow for as long as the writes keep up, so it works at full rate. Otherwise it keeps
    * to the share however long its backlog is: what an overload left drains at the share's margin
    * over the writes while the load goes on (and at full rate once it pauses), and the requests keep
-   * the latency they had before the overload. The model's time is the backlog's calls' (their wait
-   * behind queries included, which only moves the decision toward full rate, as an overload needs).
+   * the latency they had before the overload. The model's time is its own on the backlog's calls,
+   * not their waits behind queries: counted, those made the writes of a cold start or of an
+   * overload's end seem to need 10 to 118 cores, so the backlog took a whole core just as the
+   * requests needed it.
    */
   private outrunsShare(share: number): boolean {
     return this.demand > share;

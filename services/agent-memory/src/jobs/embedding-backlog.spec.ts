@@ -74,6 +74,11 @@ function setup(options: {
   burstShare?: number;
   demandWindowMs?: number;
   embedMs?: number;
+  /**
+   * How long each model call first waits behind queries; the embedder counts its model time
+   * without these waits (backgroundModelMs), as the local model's queue does.
+   */
+  queueMs?: number;
   claimMs?: number;
   idlePollMs?: number;
 }) {
@@ -84,15 +89,21 @@ function setup(options: {
   /** Every text the model was given. */
   const texts: string[] = [];
   const started = Date.now();
+  let modelMs = 0;
   const embedder: EmbeddingProvider = {
     id: 'test-embedder',
     async embed(batch) {
+      if (options.queueMs) await new Promise((resolve) => setTimeout(resolve, options.queueMs));
       calls.push(Date.now() - started);
       texts.push(...batch);
+      const modelStarted = Date.now();
       if (options.embedMs) await new Promise((resolve) => setTimeout(resolve, options.embedMs));
+      modelMs += Date.now() - modelStarted;
       return batch.map(() => new Float32Array([1, 0]));
     },
+    ...(options.queueMs === undefined ? {} : { backgroundModelMs: () => modelMs }),
   };
+  const metrics = new Metrics('agent-memory-test');
   let version = 0;
   const backlog = new EmbeddingBacklog(
     {
@@ -101,7 +112,7 @@ function setup(options: {
       embedder,
       index: new RecordingIndex(),
       logger: createLogger('agent-memory', 'silent'),
-      metrics: new Metrics('agent-memory-test'),
+      metrics,
     },
     {
       batchSize: 4,
@@ -119,7 +130,10 @@ function setup(options: {
     memories.add(`mem_${n++}`);
     backlog.kick();
   };
-  return { memories, calls, texts, started, backlog, write, written: () => n };
+  /** The gauge of the writes' demand on the model, as /metrics shows it. */
+  const writeDemand = async () =>
+    (await metrics.registry.getSingleMetric('agent_memory_embedding_write_demand')!.get()).values[0].value;
+  return { memories, calls, texts, started, backlog, write, written: () => n, writeDemand };
 }
 
 /** Whether the spec runs on jest's fake clock (the yielding specs below). */
@@ -263,6 +277,36 @@ describe('embedding backlog yielding to a burst of writes', () => {
       expect(recovering.memories.embedded).toBeLessThan(recovering.written());
     } finally {
       await recovering.backlog.stop();
+    }
+  });
+
+  it("measures the writes' demand by the model's own time, not its calls' waits behind queries", async () => {
+    // A write every 40 ms (25 items a second) at 10 ms of the model an item need a quarter of it.
+    // Each call of 4 items also waits 200 ms behind queries (a cold start, or the end of an
+    // overload): counted as the backlog's model time, that read as 1.5 cores, and the backlog took
+    // the whole model just as the queries needed it.
+    const queried = setup({
+      yieldMs: 400,
+      quietMs: 150,
+      embedMs: 40,
+      queueMs: 200,
+      burstShare: 0.5,
+      demandWindowMs: 500,
+    });
+    queried.backlog.start();
+    try {
+      while (Date.now() - queried.started < 3_000) {
+        queried.write();
+        await elapse(40);
+      }
+      const demand = await queried.writeDemand();
+      expect(demand).toBeGreaterThan(0.15);
+      expect(demand).toBeLessThan(0.4);
+    } finally {
+      // The call in progress ends on the fake clock.
+      const stopped = queried.backlog.stop();
+      await elapse(1_000);
+      await stopped;
     }
   });
 

@@ -71,6 +71,20 @@ interface EmbeddedBatch {
   modelMs: number;
 }
 
+/**
+ * Measures the model's time on the background calls that follow: the provider's own count where it
+ * has one (its calls' time, not their waits behind queries, which are the queries' time), or else
+ * the wall time (a remote endpoint).
+ */
+function startModelTime(embedder: EmbeddingProvider): () => number {
+  const started = Date.now();
+  const before = embedder.backgroundModelMs?.();
+  return () => {
+    const after = embedder.backgroundModelMs?.();
+    return before === undefined || after === undefined ? Date.now() - started : after - before;
+  };
+}
+
 /** How often the backlog's size is counted and logged while it drains. */
 const PROGRESS_EVERY_MS = 5_000;
 
@@ -261,12 +275,12 @@ export class EmbeddingBacklog {
       claimed = await store.claim(batch, embedder.id, token, new Date(Date.now() + leaseMs));
     }
     try {
-      const modelStarted = Date.now();
+      const modelTime = startModelTime(embedder);
       const vectors = await embedder.embed(
         claimed.map((item) => item.content),
         { background: true },
       );
-      return { token, claimed, vectors, modelMs: Date.now() - modelStarted };
+      return { token, claimed, vectors, modelMs: modelTime() };
     } catch (error) {
       const ids = claimed.map((item) => item.id);
       await store.releaseClaim(token, ids).catch(() => undefined);

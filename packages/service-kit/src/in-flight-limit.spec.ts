@@ -125,6 +125,33 @@ describe('in-flight limits across real gRPC', () => {
   });
 });
 
+describe('the places kept for tenants with none in flight', () => {
+  it('refuses tenants holding places the last one, and lets a tenant with none take it', () => {
+    const refusals: string[] = [];
+    // 8 places, 4 a tenant, the last 1 kept (reserveOf(8)).
+    const limit = new InFlightLimit(8, (reason) => refusals.push(reason), 4);
+    for (let i = 0; i < 4; i++) limit.enter('backend', 'ten_a');
+    for (let i = 0; i < 3; i++) limit.enter('backend', 'ten_b');
+    // Two tenants under their shares would otherwise take every place between them.
+    expect(() => limit.enter('backend', 'ten_b')).toThrow(
+      expect.objectContaining({
+        code: 'rate_limit_exceeded',
+        retryAfter: 1,
+        message: expect.stringMatching(/has 3 requests in progress.*kept for tenants with none.*nothing was done/),
+      }),
+    );
+    expect(refusals).toEqual(['tenant_share']);
+    limit.enter('backend', 'ten_c');
+    expect(limit.current).toBe(8);
+    expect(() => limit.enter('backend', 'ten_d')).toThrow(expect.objectContaining({ code: 'service_unavailable' }));
+    // A place given back is free again for a tenant that holds some, while more than the reserve is free.
+    limit.leave('ten_a');
+    limit.leave('ten_c');
+    limit.enter('backend', 'ten_b');
+    expect(limit.current).toBe(7);
+  });
+});
+
 async function waitUntil(check: () => boolean): Promise<void> {
   const deadline = Date.now() + 5_000;
   while (!check()) {

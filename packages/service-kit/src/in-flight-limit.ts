@@ -13,13 +13,18 @@ export const SHED_RETRY_AFTER_S = 1;
  *
  * With `perTenant` below `max`, one tenant's calls hold at most that many places (docs/design.md
  * section 5, "Fair shares"): however slow its calls, the other places stay free for other tenants.
- * A call past its tenant's share is refused with 429, like a rate limit: it is that tenant's own
+ * And the last places (`reserveOf(max)`) are kept for tenants with no call in flight: several
+ * tenants at their shares together (two at half each) cannot take every place, so a tenant with
+ * nothing in flight still finds one. A call past its tenant's share, or into the reserve while its
+ * tenant has calls in flight, is refused with 429, like a rate limit: it is that tenant's own
  * excess, not the service's overload.
  */
 export class InFlightLimit {
   private inFlight = 0;
   /** Places held, by tenant (only while `perTenant` is below `max`). */
   private readonly byTenant = new Map<string, number>();
+  /** The last places, kept for tenants with no call in flight (while shares apply). */
+  private readonly reserve: number;
 
   constructor(
     /** The most calls in flight at once; 0 or Infinity: no bound. */
@@ -27,7 +32,9 @@ export class InFlightLimit {
     private readonly onShed?: (reason: ShedReason) => void,
     /** The most calls of one tenant in flight at once. */
     readonly perTenant = max,
-  ) {}
+  ) {
+    this.reserve = reserveOf(max);
+  }
 
   get current(): number {
     return this.inFlight;
@@ -35,7 +42,8 @@ export class InFlightLimit {
 
   /**
    * Takes a place for a call of `tenant` (none: a call for no tenant, bound by `max` only), or
-   * throws the shed error when none is free: 503 with Retry-After, or 429 past the tenant's share.
+   * throws the shed error when none is free: 503 with Retry-After, or 429 past the tenant's share
+   * or into the reserve while the tenant has calls in flight.
    */
   enter(what: string, tenant?: string): void {
     if (this.max > 0 && this.inFlight >= this.max) {
@@ -46,7 +54,13 @@ export class InFlightLimit {
       const held = this.byTenant.get(tenant) ?? 0;
       if (held >= this.perTenant) {
         this.onShed?.('tenant_share');
-        throw tenantShareError(what, this.perTenant);
+        throw tenantShareError(`already has ${held} requests in progress at the ${what}, its share`);
+      }
+      if (held > 0 && this.max - this.inFlight <= this.reserve) {
+        this.onShed?.('tenant_share');
+        throw tenantShareError(
+          `has ${held} requests in progress at the ${what}, whose last places are kept for tenants with none`,
+        );
       }
       this.byTenant.set(tenant, held + 1);
     }
@@ -67,6 +81,15 @@ export class InFlightLimit {
   }
 }
 
+/**
+ * The places kept for tenants with no call in flight, of `max`: an eighth, at least one (4 of
+ * agent-memory's 32 in the gateway, 8 of the other backends' 64). Enough for that many tenants'
+ * first calls while others hold the rest; small enough that one busy tenant keeps its share.
+ */
+function reserveOf(max: number): number {
+  return Math.max(1, Math.floor(max / 8));
+}
+
 /** Why a call was refused: the limit was reached, or its tenant's share of it. */
 export type ShedReason = 'capacity' | 'tenant_share';
 
@@ -84,13 +107,14 @@ export function shedError(what: string): DomainError {
 }
 
 /**
- * The error of a call past its tenant's share of the places: 429 with Retry-After, saying that
- * nothing was done, so a retry is safe even for a write without an Idempotency-Key.
+ * The error of a call past its tenant's share of the places (`why`: what the tenant holds): 429
+ * with Retry-After, saying that nothing was done, so a retry is safe even for a write without an
+ * Idempotency-Key.
  */
-export function tenantShareError(what: string, perTenant: number): DomainError {
+function tenantShareError(why: string): DomainError {
   return new DomainError(
     'rate_limit_exceeded',
-    `This tenant already has ${perTenant} requests in progress at the ${what}, its share; this one was not started (nothing was done); retry after ${SHED_RETRY_AFTER_S} s`,
+    `This tenant ${why}; this one was not started (nothing was done); retry after ${SHED_RETRY_AFTER_S} s`,
     [],
     SHED_RETRY_AFTER_S,
   );
@@ -113,7 +137,7 @@ export function meteredInFlightLimits(
     ]),
     tenant_share: metrics.counter(
       `${prefix}_tenant_share_refused_total`,
-      "Calls refused at once because their tenant held its share of the in-flight limit's places",
+      "Calls refused at once because their tenant held its share of the in-flight limit's places, or held some and only the reserve was left",
       ['target'],
     ),
   };

@@ -32,7 +32,9 @@ function checkTargets(result) {
   const last = steady[steady.length - 1];
 
   const errors = steady.reduce((/** @type {number} */ n, /** @type {any} */ m) => n + serverErrors(m.statuses), 0);
-  add('0 5xx at the steady rate', `${errors}`, errors === 0);
+  // 429s are not the target's, but a refusal all the same: the figure names them.
+  const limited = steady.reduce((/** @type {number} */ n, /** @type {any} */ m) => n + (m.statuses?.['429'] ?? 0), 0);
+  add('0 5xx at the steady rate', `${errors}${limited ? ` (and ${limited} 429)` : ''}`, errors === 0);
   if (steady.length >= 2) {
     const ratios = kinds
       .filter((k) => first[k]?.p99 && last[k]?.p99)

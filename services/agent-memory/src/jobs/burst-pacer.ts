@@ -55,20 +55,23 @@ export class BurstPacer {
   private burstSince: number | undefined;
   /** When this replica's latest write woke it. */
   private lastWrite = 0;
-  /** The demand window in progress: items written on this replica, and items embedded with the model's time. */
+  /**
+   * The demand window in progress: the work written on this replica, and the work embedded with
+   * the model's time on it (work: the texts' modelWork, in which any mix of lengths compares).
+   */
   private window = { since: Date.now(), written: 0, embedded: 0, modelMs: 0 };
   /** The last whole window's demand on the model, in its share of one core (see outrunsShare). */
   private demand = 0;
-  /** The model's time per item in the last window that embedded any (ms). */
-  private msPerItem: number | undefined;
+  /** The model's time per unit of work in the last window that embedded any (ms). */
+  private msPerWork: number | undefined;
 
   constructor(private readonly options: PacingOptions) {}
 
-  /** A write on this replica left `items` items without a vector. */
-  write(items = 1): void {
+  /** A write on this replica left texts of `work` (their modelWork) without a vector. */
+  write(work: number): void {
     const now = Date.now();
     this.roll(now);
-    this.window.written += items;
+    this.window.written += work;
     this.lastWrite = now;
     this.burstSince ??= now;
   }
@@ -109,16 +112,16 @@ export class BurstPacer {
   }
 
   /**
-   * After a batch of `items` whose model calls took `modelMs`, during a burst that has outlasted
+   * After a batch of `work` whose model calls took `modelMs`, during a burst that has outlasted
    * `yieldMs`: rests so that the model's share of one core stays at `burstShare`, or until the
    * writes pause (then it goes on at full rate at once). Outside a burst, or with `yieldMs` 0, it
    * does not rest, nor while the writes alone need more than the share (outrunsShare).
    * Only the model's time counts: the claim's and the store's round trips wait on the database,
    * and counting them (a loaded stand-in makes them slow) left the model well under its share.
    */
-  async pace(modelMs: number, items: number): Promise<void> {
+  async pace(modelMs: number, work: number): Promise<void> {
     this.roll(Date.now());
-    this.window.embedded += items;
+    this.window.embedded += work;
     this.window.modelMs += modelMs;
     const share = this.options.burstShare ?? BURST_SHARE;
     if (share >= 1 || this.options.yieldMs <= 0 || !this.inBurst() || this.outrunsShare(share)) return;
@@ -137,8 +140,11 @@ export class BurstPacer {
   }
 
   /**
-   * Whether the writes alone need more of the model than `share`: the last window's items written,
-   * at the model's time per item, took more than that share of the window. Then resting would let
+   * Whether the writes alone need more of the model than `share`: the last window's work written,
+   * at the model's time per unit of work, took more than that share of the window. Work, not items:
+   * after an overload the backlog embeds what it left (mostly chats' long memories, about 21 ms
+   * each) while the new writes are the steady mix (about 13 ms an item), and per item the demand
+   * read twice what it was. Then resting would let
    * the backlog grow for as long as the writes keep up, so it works at full rate. Otherwise it keeps
    * to the share however long its backlog is: what an overload left drains at the share's margin
    * over the writes while the load goes on (and at full rate once it pauses), and the requests keep
@@ -156,8 +162,8 @@ export class BurstPacer {
     const length = now - this.window.since;
     if (length < (this.options.demandWindowMs ?? DEMAND_WINDOW_MS)) return;
     const { written, embedded, modelMs } = this.window;
-    if (embedded > 0) this.msPerItem = modelMs / embedded;
-    this.demand = this.msPerItem === undefined ? 0 : (written * this.msPerItem) / length;
+    if (embedded > 0) this.msPerWork = modelMs / embedded;
+    this.demand = this.msPerWork === undefined ? 0 : (written * this.msPerWork) / length;
     this.window = { since: now, written: 0, embedded: 0, modelMs: 0 };
   }
 

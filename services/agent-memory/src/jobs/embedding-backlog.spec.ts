@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger, Metrics } from '@agentplatform/service-kit';
 import type { ClaimedItem, PendingItem, PendingScope } from '../domain/memory.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
+import { modelWork } from '../embeddings/word-pieces.js';
 import { RecordingIndex } from '../testing/in-memory-memory.js';
 import { CANDIDATES_PER_LOOKUP, EmbeddingBacklog, type EmbeddingBacklogStore } from './embedding-backlog.js';
 
@@ -74,6 +75,8 @@ function setup(options: {
   burstShare?: number;
   demandWindowMs?: number;
   embedMs?: number;
+  /** Or a model call's time by its texts' work (modelWork): ms per unit. */
+  msPerWork?: number;
   /**
    * How long each model call first waits behind queries; the embedder counts its model time
    * without these waits (backgroundModelMs), as the local model's queue does.
@@ -97,7 +100,8 @@ function setup(options: {
       calls.push(Date.now() - started);
       texts.push(...batch);
       const modelStarted = Date.now();
-      if (options.embedMs) await new Promise((resolve) => setTimeout(resolve, options.embedMs));
+      const ms = options.embedMs ?? (options.msPerWork ?? 0) * batch.reduce((sum, t) => sum + modelWork(t.length), 0);
+      if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
       modelMs += Date.now() - modelStarted;
       return batch.map(() => new Float32Array([1, 0]));
     },
@@ -127,8 +131,9 @@ function setup(options: {
   /** A write on this replica: an item stored without a vector, and the kick the add path gives. */
   let n = 0;
   const write = () => {
-    memories.add(`mem_${n++}`);
-    backlog.kick();
+    const id = `mem_${n++}`;
+    memories.add(id);
+    backlog.kick([memories.items.get(id)!]);
   };
   /** The gauge of the writes' demand on the model, as /metrics shows it. */
   const writeDemand = async () =>
@@ -310,6 +315,29 @@ describe('embedding backlog yielding to a burst of writes', () => {
     }
   });
 
+  it("measures the writes' demand by their texts' work, not by the long texts an overload left", async () => {
+    // 2,000 long texts wait (an overload's chats' memories, 144 units of work each), and short
+    // ones are written every 20 ms (21 units each) at 0.1 ms of the model a unit: the writes need
+    // about a tenth of it. Counted per item at the long texts' time (14 ms), they read as 0.7, over
+    // the share, and the backlog took the whole model while the requests came back.
+    const leftovers = setup({ yieldMs: 400, quietMs: 150, msPerWork: 0.1, burstShare: 0.5, demandWindowMs: 500 });
+    for (let i = 0; i < 2_000; i++) leftovers.memories.add(`long_${i}`, 't1', 'a long exchange '.repeat(40));
+    leftovers.backlog.start();
+    try {
+      while (Date.now() - leftovers.started < 3_000) {
+        leftovers.write();
+        await elapse(20);
+      }
+      const demand = await leftovers.writeDemand();
+      expect(demand).toBeGreaterThan(0.05);
+      expect(demand).toBeLessThan(0.2);
+    } finally {
+      const stopped = leftovers.backlog.stop();
+      await elapse(1_000);
+      await stopped;
+    }
+  });
+
   it("counts the model's time toward its share, not the claim's round trip", async () => {
     // Claims of 100 ms, model calls of 40 ms: at half a core the backlog rests 40 ms after each
     // call, so a batch goes every 180 ms, about 11 in the 2 s past the bound. Counting the claim as
@@ -408,7 +436,7 @@ describe('embedding backlog between tenants', () => {
     try {
       await until(() => memories.embedded >= 8, 10_000);
       memories.add('quiet_0', 'ten_quiet');
-      backlog.kick();
+      backlog.kick([memories.items.get('quiet_0')!]);
       const added = Date.now();
       await until(() => memories.items.get('quiet_0')!.vector === true, 10_000);
       const waited = Date.now() - added;

@@ -4,6 +4,7 @@ import { Counter, Gauge } from 'prom-client';
 import type { Agent } from '../domain/agent.js';
 import type { ClaimedItem, Embedding, MemoryItem, PendingItem, PendingScope } from '../domain/memory.js';
 import type { EmbeddingProvider } from '../embeddings/embedding-provider.js';
+import { modelWork } from '../embeddings/word-pieces.js';
 import type { IndexChange } from '../search/memory-index-cache.js';
 import { BurstPacer, type PacingOptions } from './burst-pacer.js';
 import { FairCandidates, MAX_ITEM_COST } from './fair-candidates.js';
@@ -85,6 +86,11 @@ function startModelTime(embedder: EmbeddingProvider): () => number {
   };
 }
 
+/** The model's work of these items' texts (modelWork), the measure BurstPacer counts writes in. */
+function workOf(items: ReadonlyArray<{ content: string }>): number {
+  return items.reduce((sum, item) => sum + modelWork(item.content.length), 0);
+}
+
 /** How often the backlog's size is counted and logged while it drains. */
 const PROGRESS_EVERY_MS = 5_000;
 
@@ -163,11 +169,11 @@ export class EmbeddingBacklog {
   }
 
   /**
-   * A write on this replica left `items` items without a vector: work as soon as the writes pause
+   * A write on this replica left these items without a vector: work as soon as the writes pause
    * (at most `yieldMs` after the first of them) rather than at the next poll.
    */
-  kick(items = 1): void {
-    this.pacer.write(items);
+  kick(items: ReadonlyArray<{ content: string }>): void {
+    this.pacer.write(workOf(items));
     this.kicked = true;
     this.wake?.();
   }
@@ -231,7 +237,7 @@ export class EmbeddingBacklog {
           this.deps.logger.warn({ err: error }, 'storing embedded batch failed; its items wait for their lease');
         },
       );
-      await this.pacer.pace(batch.modelMs, batch.claimed.length);
+      await this.pacer.pace(batch.modelMs, workOf(batch.claimed));
     }
     await storing;
   }

@@ -42,7 +42,7 @@ export interface MemoryWriterPorts {
     drop(tenantId: string, agentId: string): void;
   };
   /** Wakes the embedding backlog: the items wait for a vector. */
-  backlog: { kick(items: number): void };
+  backlog: { kick(items: ReadonlyArray<{ content: string }>): void };
 }
 
 /**
@@ -321,7 +321,7 @@ export class MemoryWriter {
       this.ports.index.drop(tenantId, agentId);
       await this.bump(tenantId, agentId, { upsert });
     }
-    this.ports.backlog.kick(kept.length);
+    this.ports.backlog.kick(upsert);
     for (const i of kept) results[i] = adds[i].item;
     return results as Array<MemoryItem | Error>;
   }

@@ -89,6 +89,6 @@ export async function addMemories(
     throw new NotFoundError('Agent');
   }
   deps.index.apply(tenantId, agent.id, bumpedAgent.memoryVersion, { upsert: items });
-  deps.backlog.kick(items.length);
+  deps.backlog.kick(items);
   return items;
 }

@@ -22,8 +22,8 @@ export interface Settings {
 
 /** Items waiting for a vector are embedded off the request path (jobs/embedding-backlog.ts). */
 export interface EmbeddingQueue {
-  /** A write left `items` items (default 1) without a vector: work soon rather than at the next poll. */
-  kick(items?: number): void;
+  /** A write left these items without a vector: work soon rather than at the next poll. */
+  kick(items: ReadonlyArray<{ content: string }>): void;
   /** Embeds one agent's waiting items now (consolidation compares vectors). */
   drainAgent(tenantId: string, agentId: string): Promise<void>;
 }

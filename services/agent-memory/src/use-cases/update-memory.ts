@@ -37,6 +37,6 @@ export async function updateMemory(
   const updated = await deps.memories.update(tenantId, input.memoryId, changes, new Date());
   if (!updated) throw new NotFoundError('Memory item');
   await bumped(deps, tenantId, updated.agentId, { upsert: [updated] });
-  if (changes.content !== undefined) deps.backlog.kick();
+  if (changes.content !== undefined) deps.backlog.kick([updated]);
   return updated;
 }

@@ -150,13 +150,20 @@ async function elapse(ms: number): Promise<void> {
   else await delay(ms);
 }
 
-/** A write every 10 ms until `ms` after the set-up started; answers when the burst ended (ms after the start). */
-async function writeUntil(s: { started: number; write(): void }, ms: number): Promise<number> {
+/** A write every `everyMs` until `ms` after the set-up started; answers when the burst ended (ms after the start). */
+async function writeUntil(s: { started: number; write(): void }, ms: number, everyMs = 10): Promise<number> {
   while (Date.now() - s.started < ms) {
     s.write();
-    await elapse(10);
+    await elapse(everyMs);
   }
   return Date.now() - s.started;
+}
+
+/** Stops the backlog on the fake clock: the model call in progress ends as the clock moves. */
+async function stopOnFakeClock(backlog: EmbeddingBacklog): Promise<void> {
+  const stopped = backlog.stop();
+  await elapse(1_000);
+  await stopped;
 }
 
 async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
@@ -300,18 +307,12 @@ describe('embedding backlog yielding to a burst of writes', () => {
     });
     queried.backlog.start();
     try {
-      while (Date.now() - queried.started < 3_000) {
-        queried.write();
-        await elapse(40);
-      }
+      await writeUntil(queried, 3_000, 40);
       const demand = await queried.writeDemand();
       expect(demand).toBeGreaterThan(0.15);
       expect(demand).toBeLessThan(0.4);
     } finally {
-      // The call in progress ends on the fake clock.
-      const stopped = queried.backlog.stop();
-      await elapse(1_000);
-      await stopped;
+      await stopOnFakeClock(queried.backlog);
     }
   });
 
@@ -324,17 +325,12 @@ describe('embedding backlog yielding to a burst of writes', () => {
     for (let i = 0; i < 2_000; i++) leftovers.memories.add(`long_${i}`, 't1', 'a long exchange '.repeat(40));
     leftovers.backlog.start();
     try {
-      while (Date.now() - leftovers.started < 3_000) {
-        leftovers.write();
-        await elapse(20);
-      }
+      await writeUntil(leftovers, 3_000, 20);
       const demand = await leftovers.writeDemand();
       expect(demand).toBeGreaterThan(0.05);
       expect(demand).toBeLessThan(0.2);
     } finally {
-      const stopped = leftovers.backlog.stop();
-      await elapse(1_000);
-      await stopped;
+      await stopOnFakeClock(leftovers.backlog);
     }
   });
 

@@ -318,4 +318,35 @@ describe('MemoryIndex', () => {
     expect(ranked.map((r) => r.item.id)).toEqual(['new', 'mid']);
     expect(ranked[0].score).toBe(ranked[1].score);
   });
+
+  it('estimates its heap by what its items hold, and gives an item’s share back when it goes', () => {
+    const index = indexOf([['a', 'Refunds are processed within five business days.']]);
+    const one = index.bytes;
+    const varied = Array.from({ length: 1_000 }, (_, i) => `word${i}`).join(' ');
+    const repeated = Array.from({ length: 1_000 }, () => 'word').join(' ');
+    index.upsert({
+      id: 'r',
+      agentId: 'agt_1',
+      memoryType: 'semantic',
+      content: repeated,
+      metadata: {},
+      createdAt: new Date(2000),
+      vector: localEmbedding(repeated),
+    });
+    const withRepeated = index.bytes;
+    index.upsert({
+      id: 'v',
+      agentId: 'agt_1',
+      memoryType: 'semantic',
+      content: varied,
+      metadata: {},
+      createdAt: new Date(3000),
+      vector: localEmbedding(varied),
+    });
+    // A thousand distinct terms cost far more than one term a thousand times (its postings).
+    expect(index.bytes - withRepeated).toBeGreaterThan(10 * (withRepeated - one));
+    index.remove('v');
+    index.remove('r');
+    expect(index.bytes).toBe(one);
+  });
 });

@@ -17,6 +17,19 @@ const CONTEXT_WEIGHT = 1;
  * reported score is at least it (a reported score used as min_score keeps that result).
  */
 const SCORE_UNIT = 1e6;
+/**
+ * The heap an index holds, estimated (bench/index-bytes.js measures it against the heap; see
+ * docs/memory-search.md, "The cache's size"): per item, its object, id and maps; per character of
+ * its content and of its metadata's JSON (two: a string of non-Latin-1 text takes two bytes a
+ * character, and metadata lives as objects, not as its JSON); per distinct term of an item (its
+ * count, and its entry in the term's posting); per distinct term of the agent (the posting); per
+ * slot of the typed arrays, besides the vectors' 4 bytes a dimension.
+ */
+const ITEM_BYTES = 2_000;
+const CHAR_BYTES = 2;
+const ITEM_TERM_BYTES = 120;
+const TERM_BYTES = 400;
+const SLOT_BYTES = 80;
 
 export type IndexableMemory = MemorySummary & {
   vector: Float32Array;
@@ -30,6 +43,8 @@ interface IndexedDoc extends IndexedMemory {
   length: number;
   /** Row of this document in the vector matrix and the per-slot arrays. */
   slot: number;
+  /** Its share of the index's estimated heap, as counted when it was indexed. */
+  bytes: number;
 }
 
 export interface IndexQuery {
@@ -64,6 +79,8 @@ export interface IndexQuery {
  */
 export class MemoryIndex {
   private readonly byId = new Map<string, IndexedDoc>();
+  /** The items' estimated heap (ITEM_BYTES and the rest, above). */
+  private itemBytes = 0;
   private readonly slots: IndexedDoc[] = [];
   private readonly postings = new Map<string, Posting>();
   /** Column-major vectors: value j of slot s at j * capacity + s. */
@@ -107,6 +124,11 @@ export class MemoryIndex {
 
   get size(): number {
     return this.slots.length;
+  }
+
+  /** The heap this index holds, estimated (what the cache of indexes is bounded by). */
+  get bytes(): number {
+    return this.itemBytes + this.postings.size * TERM_BYTES + this.capacity * (SLOT_BYTES + this.dimension * 4);
   }
 
   has(id: string): boolean {
@@ -170,7 +192,8 @@ export class MemoryIndex {
     this.ensureCapacity(this.slots.length + 1);
     const slot = this.slots.length;
     const { vector, ...fields } = item;
-    const doc: IndexedDoc = { ...fields, termFreq, length, slot };
+    const bytes = estimatedItemBytes(item, termFreq.size);
+    const doc: IndexedDoc = { ...fields, termFreq, length, slot, bytes };
     this.slots.push(doc);
     this.byId.set(item.id, doc);
     this.created[slot] = doc.createdAt.getTime();
@@ -182,6 +205,7 @@ export class MemoryIndex {
     this.embeddedCount += this.embedded[slot];
     this.lengths[slot] = doc.length;
     this.totalLength += doc.length;
+    this.itemBytes += bytes;
     for (const [term, tf] of termFreq) {
       let posting = this.postings.get(term);
       if (!posting) this.postings.set(term, (posting = new Posting()));
@@ -196,6 +220,7 @@ export class MemoryIndex {
     if (!this.loading) this.takeOutOfOrder(doc.slot);
     this.embeddedCount -= this.embedded[doc.slot];
     this.totalLength -= doc.length;
+    this.itemBytes -= doc.bytes;
     for (const term of doc.termFreq.keys()) {
       const posting = this.postings.get(term)!;
       posting.delete(doc.slot);
@@ -436,6 +461,11 @@ function countTerms(content: string): { termFreq: Map<string, number>; length: n
   const list = terms(content);
   for (const term of list) termFreq.set(term, (termFreq.get(term) ?? 0) + 1);
   return { termFreq, length: list.length };
+}
+
+function estimatedItemBytes(item: IndexableMemory, distinctTerms: number): number {
+  const metadataChars = JSON.stringify(item.metadata)?.length ?? 0;
+  return ITEM_BYTES + CHAR_BYTES * (item.content.length + metadataChars) + ITEM_TERM_BYTES * distinctTerms;
 }
 
 /** `into` with `from`'s values at its start. */

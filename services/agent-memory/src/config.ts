@@ -90,8 +90,13 @@ export const configShape = {
   /** Memories retrieved for a chat turn, and the score they need. */
   CHAT_MEMORY_TOP_K: env.int(5, 0),
   CHAT_MEMORY_MIN_SCORE: env.number(0.15, { min: 0, max: 1 }),
-  /** Memory items held in the per-replica search cache, over all agents. */
-  MEMORY_INDEX_CACHE_MAX_ITEMS: env.int(200_000, 1_000),
+  /**
+   * The per-replica cache of agents' search indexes, in megabytes of estimated heap over all
+   * agents (docs/memory-search.md, "The cache's size"): at most about 40% of the process's memory
+   * limit (the model and the runtime take about 300 MB, and the heap grows past what is live
+   * before it is collected).
+   */
+  MEMORY_INDEX_CACHE_MAX_MB: env.int(1_024, 16),
   /**
    * Longest a chat turn runs, all its model rounds and tool calls together (docs/design.md section
    * 5). It stays well inside identity's reservation lifetime (CREDIT_HOLD_TTL_SECONDS, 900 s), so

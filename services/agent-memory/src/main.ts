@@ -8,6 +8,7 @@ import {
   serve,
   type Logger,
 } from '@agentplatform/service-kit';
+import { Gauge } from 'prom-client';
 import type { Dispatcher } from 'undici';
 import { grpcWorkflows } from './clients/workflow.client.js';
 import { startChargeRetryJob } from './jobs/charge-retry.job.js';
@@ -97,7 +98,20 @@ async function main(): Promise<void> {
   runtime.lifecycle.onShutdown('model provider http agent', () => providerAgent.close());
   const embedder = embeddingProvider(config, runtime.logger, providerAgent);
   runtime.lifecycle.onShutdown('embeddings', () => embedder.close?.() ?? Promise.resolve());
-  const index = new MemoryIndexCache(memories, embedder, config.MEMORY_INDEX_CACHE_MAX_ITEMS, runtime.logger);
+  const index = new MemoryIndexCache(
+    memories,
+    embedder,
+    config.MEMORY_INDEX_CACHE_MAX_MB * 1024 * 1024,
+    runtime.logger,
+  );
+  new Gauge({
+    name: 'agent_memory_index_cache_bytes',
+    help: "The agents' search indexes held by this replica's cache, in estimated heap bytes",
+    registers: [runtime.metrics.registry],
+    collect() {
+      this.set(index.heldBytes);
+    },
+  });
   const backlog = new EmbeddingBacklog(
     { store: backlogStore, agents, embedder, index, logger: runtime.logger, metrics: runtime.metrics },
     {

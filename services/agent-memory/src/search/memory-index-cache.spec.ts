@@ -3,10 +3,10 @@ import type { MemoryItem } from '../domain/memory.js';
 import { LocalEmbeddingProvider, localEmbedding } from '../embeddings/local-embedding.js';
 import { MemoryIndexCache } from './memory-index-cache.js';
 
-const item = (id: string, content: string): MemoryItem => ({
+const item = (id: string, content: string, agentId = 'agt_1'): MemoryItem => ({
   id,
   tenantId: 'ten_1',
-  agentId: 'agt_1',
+  agentId,
   memoryType: 'semantic',
   content,
   metadata: {},
@@ -25,12 +25,12 @@ describe('MemoryIndexCache', () => {
     stored = [item('m1', 'first fact')];
     loads = 0;
     const repository = {
-      loadAgent: async () => {
+      loadAgent: async (_tenantId: string, agentId: string) => {
         loads++;
-        return stored.map((i) => ({ ...i }));
+        return stored.filter((i) => i.agentId === agentId).map((i) => ({ ...i }));
       },
     };
-    cache = new MemoryIndexCache(repository, new LocalEmbeddingProvider(), 1_000, createLogger('test', 'silent'));
+    cache = new MemoryIndexCache(repository, new LocalEmbeddingProvider(), 2 ** 20, createLogger('test', 'silent'));
   });
 
   it('serves a version from memory and applies this replica’s writes in version order', async () => {
@@ -79,5 +79,21 @@ describe('MemoryIndexCache', () => {
   it('loads one agent once for concurrent searches', async () => {
     await Promise.all([cache.get('ten_1', 'agt_1', 5), cache.get('ten_1', 'agt_1', 5), cache.get('ten_1', 'agt_1', 5)]);
     expect(loads).toBe(1);
+  });
+
+  it('keeps its bound while this replica’s writes grow an index, dropping the least recently searched', async () => {
+    // Two agents fit in the bound (a megabyte); the writes to the second one outgrow it.
+    stored.push(item('n1', 'another agent’s fact', 'agt_2'));
+    await cache.get('ten_1', 'agt_1', 0);
+    const second = await cache.get('ten_1', 'agt_1', 0).then(() => cache.get('ten_1', 'agt_2', 0));
+    expect(loads).toBe(2);
+    const words = Array.from({ length: 200 }, (_, i) => `term${i}`).join(' ');
+    for (let v = 1; v <= 200; v++)
+      cache.apply('ten_1', 'agt_2', v, { upsert: [item(`n${v + 1}`, `${words} ${v}`, 'agt_2')] });
+    expect(second.bytes).toBeGreaterThan(2 ** 20);
+    expect(await cache.get('ten_1', 'agt_2', 200)).toBe(second);
+    // agt_1's index was dropped for it: its next search loads it again.
+    await cache.get('ten_1', 'agt_1', 0);
+    expect(loads).toBe(3);
   });
 });

@@ -22,7 +22,9 @@ export function indexable(item: MemoryItem, provider: string): IndexableMemory {
 }
 
 /**
- * Per-replica cache of agents' search indexes, an optimisation only: correctness comes from the
+ * Per-replica cache of agents' search indexes, bounded by their estimated heap (`maxBytes`, the
+ * least recently searched agents' indexes go first; the index just loaded or written stays), an
+ * optimisation only: correctness comes from the
  * agent's `memory_version`, read from the database before every search. Every memory write bumps
  * it after the write, so an index built from a load that began after reading version v holds
  * every write whose bump returned <= v. A replica applies its own writes to its cached index in
@@ -33,14 +35,20 @@ export class MemoryIndexCache {
   private readonly entries = new Map<string, MemoryIndex>();
   private readonly loading = new Map<string, Promise<MemoryIndex>>();
   private readonly pending = new WeakMap<MemoryIndex, Map<number, IndexChange>>();
-  private items = 0;
+  /** The cached indexes' estimated heap, as of their last load or write here. */
+  private bytes = 0;
 
   constructor(
     private readonly memories: { loadAgent(tenantId: string, agentId: string): Promise<MemoryItem[]> },
     private readonly embedder: EmbeddingProvider,
-    private readonly maxItems: number,
+    private readonly maxBytes: number,
     private readonly logger: Logger,
   ) {}
+
+  /** The cached indexes' estimated heap. */
+  get heldBytes(): number {
+    return this.bytes;
+  }
 
   private key(tenantId: string, agentId: string): string {
     return `${tenantId}/${agentId}`;
@@ -91,15 +99,21 @@ export class MemoryIndexCache {
   private store(key: string, index: MemoryIndex): void {
     const previous = this.entries.get(key);
     if (previous) {
-      this.items -= previous.size;
+      this.bytes -= previous.bytes;
       this.entries.delete(key);
     }
     this.entries.set(key, index);
-    this.items += index.size;
+    this.bytes += index.bytes;
+    this.evictFor(key);
+  }
+
+  /** Drops the least recently used indexes but `key`'s while the cache is over its bound. */
+  private evictFor(key: string): void {
     for (const [oldKey, old] of this.entries) {
-      if (this.items <= this.maxItems || oldKey === key) break;
+      if (this.bytes <= this.maxBytes) return;
+      if (oldKey === key) continue;
       this.entries.delete(oldKey);
-      this.items -= old.size;
+      this.bytes -= old.bytes;
     }
   }
 
@@ -121,14 +135,15 @@ export class MemoryIndexCache {
       this.drop(tenantId, agentId);
       return;
     }
-    const before = cached.size;
+    const before = cached.bytes;
     for (let next = pending.get(cached.version + 1); next; next = pending.get(cached.version + 1)) {
       pending.delete(cached.version + 1);
       for (const id of next.remove ?? []) cached.remove(id);
       for (const item of next.upsert ?? []) cached.upsert(indexable(item, cached.provider));
       cached.version += 1;
     }
-    this.items += cached.size - before;
+    this.bytes += cached.bytes - before;
+    this.evictFor(key);
   }
 
   drop(tenantId: string, agentId: string): void {
@@ -136,6 +151,6 @@ export class MemoryIndexCache {
     const cached = this.entries.get(key);
     if (!cached) return;
     this.entries.delete(key);
-    this.items -= cached.size;
+    this.bytes -= cached.bytes;
   }
 }

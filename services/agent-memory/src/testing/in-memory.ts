@@ -269,7 +269,7 @@ export function inMemoryAgentMemoryDeps() {
   const outbox = new InMemoryOutbox();
   const agents = new InMemoryAgents();
   const quotas = new InMemoryQuotaCounter();
-  const index = new RecordingIndex(new MemoryIndexCache(memories, embedder, 10_000, logger));
+  const index = new RecordingIndex(new MemoryIndexCache(memories, embedder, 64 * 1024 * 1024, logger));
   const backlog = new CountingBacklog({ memories, embedder });
   const fakes = {
     agents,

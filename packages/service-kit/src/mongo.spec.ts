@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import mongoose, { Schema, type Connection, type Model } from 'mongoose';
-import { findPage } from './mongo.js';
+import { buildIndexes, findPage } from './mongo.js';
 
 interface ItemDoc {
   _id: string;
@@ -61,5 +61,24 @@ describe('findPage', () => {
     const { docs, total } = await page('t1', 25, 20);
     expect(docs).toHaveLength(20);
     expect(total).toBe(45);
+  });
+});
+
+describe('buildIndexes', () => {
+  it("has built every compiled model's indexes when it returns", async () => {
+    const connection = await mongoose
+      .createConnection(process.env.MONGODB_URI!, { dbName: `build_indexes_${randomBytes(4).toString('hex')}` })
+      .asPromise();
+    try {
+      const schema = (field: string) =>
+        new Schema({ _id: String, [field]: String }).index({ [field]: 1 }, { unique: true });
+      const models = [connection.model('First', schema('a')), connection.model('Second', schema('b'))];
+      await buildIndexes(connection);
+      const names = await Promise.all(models.map(async (m) => (await m.collection.indexes()).map((i) => i.name)));
+      expect(names).toEqual([expect.arrayContaining(['a_1']), expect.arrayContaining(['b_1'])]);
+    } finally {
+      await connection.dropDatabase();
+      await connection.close();
+    }
   });
 });

@@ -62,6 +62,17 @@ export function isMongoReady(connection: Connection): boolean {
 }
 
 /**
+ * Waits until every model compiled on the connection has built its indexes (`autoIndex` starts
+ * the builds in the background when a model is compiled). A service serves only after this: the
+ * local stand-in appends a new index to its collection outside the collection's lock, so a write
+ * landing during the build failed with "Unknown error: null" (a ConcurrentModificationException
+ * in mongo-java-server), and on MongoDB a query planned before its index exists scans.
+ */
+export async function buildIndexes(connection: Connection): Promise<void> {
+  await Promise.all(Object.values(connection.models).map((model) => model.init()));
+}
+
+/**
  * Multi-document transactions need a replica set or sharded cluster. Production runs MongoDB as a
  * replica set; the local stand-in is a standalone server. Callers use this capability check to
  * choose a transaction or an ordered sequence of writes.

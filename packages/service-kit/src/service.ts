@@ -4,7 +4,7 @@ import { createGrpcServer } from './grpc-server.js';
 import { Lifecycle } from './lifecycle.js';
 import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
-import { connectMongo, isMongoReady, type Connection } from './mongo.js';
+import { buildIndexes, connectMongo, isMongoReady, type Connection } from './mongo.js';
 import { startTracing, type TracingConfig } from './tracing.js';
 
 export interface BaseServiceConfig extends TracingConfig {
@@ -52,11 +52,12 @@ export async function bootService(name: string, config: BaseServiceConfig): Prom
 }
 
 /**
- * Starts listening, reports healthy while the database is reachable, and logs one `ready` line
- * carrying the bound ports (the test harness and `npm start` wait for it).
+ * Builds the indexes of every model the service has compiled, then starts listening, reports
+ * healthy while the database is reachable, and logs one `ready` line carrying the bound ports (the test harness and `npm start` wait for it).
  */
 export async function serve(runtime: ServiceRuntime, config: BaseServiceConfig): Promise<{ grpcPort: number }> {
   const { server, health, mongo, logger, lifecycle, metrics } = runtime;
+  await buildIndexes(mongo);
   const grpcPort = await server.listen(`${config.GRPC_HOST}:${config.GRPC_PORT}`);
   const metricsServer = await metrics.serve(config.METRICS_PORT);
   lifecycle.onShutdown('metrics', () => metricsServer.close());

@@ -53,7 +53,8 @@ export async function bootService(name: string, config: BaseServiceConfig): Prom
 
 /**
  * Builds the indexes of every model the service has compiled, then starts listening, reports
- * healthy while the database is reachable, and logs one `ready` line carrying the bound ports (the test harness and `npm start` wait for it).
+ * healthy while the database is reachable, and logs one `ready` line carrying the bound ports
+ * (the test harness and `npm start` wait for it).
  */
 export async function serve(runtime: ServiceRuntime, config: BaseServiceConfig): Promise<{ grpcPort: number }> {
   const { server, health, mongo, logger, lifecycle, metrics } = runtime;

@@ -40,8 +40,12 @@ export interface Movement {
    * reservation). Either way the balance never goes below zero.
    */
   whenShort: 'refuse' | 'cap';
-  /** A reservation's expiry. */
-  holdExpiresAt?: Date;
+  /**
+   * A reservation's lifetime: it expires this long after its entry's time, read from the same
+   * clock, so a write that waited behind others does not shorten it (a settle measures whether a
+   * reservation had expired from the entries' times).
+   */
+  holdMs?: number;
 }
 
 /** What became of one movement in a plan. */
@@ -80,7 +84,7 @@ export function planLinks(
       idempotencyKey: movement.key,
       description: movement.description,
       createdAt: now,
-      ...(movement.holdExpiresAt ? { holdExpiresAt: movement.holdExpiresAt } : {}),
+      ...(movement.holdMs !== undefined ? { holdExpiresAt: new Date(now.getTime() + movement.holdMs) } : {}),
     };
     entries.push(entry);
     byKey.set(movement.key, entry);

@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '@agentplatform/events';
+import { ChainedLedger } from '../persistence/credit-ledger.js';
 import { inMemoryIdentityDeps } from '../testing/in-memory.js';
 import * as credits from './credits.js';
 import { registerUser } from './register-user.js';
@@ -20,6 +21,8 @@ async function setup() {
   const release = (operationId: string) => credits.releaseCredits(deps, { tenantId, operationId, description: '' });
   return { deps, fakes, owner, tenantId, balance, charge, reserve, settle, release };
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const fieldsOf = (error: { details: Array<{ field: string }> }) => error.details.map((d) => d.field);
 
@@ -202,6 +205,24 @@ describe('reserve, settle and release', () => {
     await expect(settle(12, 'run-1')).resolves.toEqual({ balance: 88, charged: 12, returned: 0, released: false });
     await expect(settle(12, 'run-1')).resolves.toMatchObject({ balance: 88, charged: 12 });
     await expect(balance()).resolves.toBe(88);
+  });
+
+  it('a reservation whose write waited still lives its lifetime, so a late settle is charged', async () => {
+    const { deps, fakes, reserve, settle } = await setup();
+    deps.settings.creditHoldTtlMs = 20;
+    // A write that waits 100 ms behind others before its entry is timed: a fresh ledger has no
+    // chain end cached, so it reads the store's, which is slow here.
+    deps.credits = new ChainedLedger(fakes.credits);
+    const head = fakes.credits.head.bind(fakes.credits);
+    jest.spyOn(fakes.credits, 'head').mockImplementation(async (tenantId) => {
+      await sleep(100);
+      return head(tenantId);
+    });
+    const { entry } = await reserve(30, 'run-1');
+    // The sweep releases it once its lifetime has passed since its entry, not since the call.
+    while ((await credits.releaseExpiredHolds(deps)) === 0) await sleep(2);
+    expect(Date.now() - entry.createdAt.getTime()).toBeGreaterThanOrEqual(20);
+    await expect(settle(12, 'run-1')).resolves.toEqual({ balance: 88, charged: 12, returned: 0, released: false });
   });
 
   it('a release after the settle leaves the settle standing', async () => {

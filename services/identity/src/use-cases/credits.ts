@@ -214,7 +214,7 @@ export async function reserveCredits(
     amount: -input.amount,
     description: input.description,
     whenShort: 'refuse',
-    holdExpiresAt: new Date(Date.now() + deps.settings.creditHoldTtlMs),
+    holdMs: deps.settings.creditHoldTtlMs,
   });
   if (entry.type !== 'reserve') throw new ConflictError('This operation id was used by another kind of movement');
   return { entry, reserved: -entry.amount, expiresAt: entry.holdExpiresAt };

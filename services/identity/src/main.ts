@@ -1,6 +1,6 @@
 import { identityV1 } from '@agentplatform/contracts/identity-v1';
 import { startOutbox } from '@agentplatform/events';
-import { bootService, schedulePruning, serve } from '@agentplatform/service-kit';
+import { bootService, buildIndexes, schedulePruning, serve } from '@agentplatform/service-kit';
 import { loadServiceConfig } from './config.js';
 import { ApiKeyRepository } from './persistence/api-key.repository.js';
 import { ChainedLedger } from './persistence/credit-ledger.js';
@@ -34,15 +34,7 @@ async function main(): Promise<void> {
   const signingKeys = new SigningKeyRepository(runtime.mongo);
   const loginThrottles = new LoginThrottleRepository(runtime.mongo);
   // Unique indexes are part of the rules (e-mail, idempotency keys, key generations): build them first.
-  await Promise.all([
-    users.init(),
-    tenants.init(),
-    refreshTokens.init(),
-    apiKeys.init(),
-    credits.init(),
-    signingKeys.init(),
-    loginThrottles.init(),
-  ]);
+  await buildIndexes(runtime.mongo);
   const backfilled = await credits.addMissingDue();
   if (backfilled > 0) runtime.logger.info({ backfilled }, 'due entries written for open credit reservations');
 

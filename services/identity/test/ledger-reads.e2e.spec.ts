@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
-import { callVerdicts, recordQueryShapes } from '@agentplatform/service-kit';
+import { buildIndexes, callVerdicts, recordQueryShapes } from '@agentplatform/service-kit';
 import { suiteFixture } from '@agentplatform/testing';
 import { chainEntryId } from '../src/domain/credit-chain';
 import { CreditRepository } from '../src/persistence/credit.repository';
@@ -10,7 +10,7 @@ async function startLedger() {
   const dbName = `ledger_reads_${randomBytes(4).toString('hex')}`;
   const connection = await mongoose.createConnection(process.env.MONGODB_URI!, { dbName }).asPromise();
   const credits = new CreditRepository(connection);
-  await credits.init();
+  await buildIndexes(connection);
   return {
     connection,
     credits,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
+import { buildIndexes } from '@agentplatform/service-kit';
 import { suiteFixture } from '@agentplatform/testing';
 import { LoginThrottleRepository } from '../src/persistence/login-throttle.repository';
 
@@ -9,7 +10,7 @@ async function startStore() {
     .createConnection(process.env.MONGODB_URI!, { dbName: `identity_retention_${randomBytes(4).toString('hex')}` })
     .asPromise();
   const throttles = new LoginThrottleRepository(connection);
-  await throttles.init();
+  await buildIndexes(connection);
   return {
     connection,
     throttles,

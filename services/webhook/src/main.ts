@@ -1,6 +1,6 @@
 import { startBatchConsumer, type BatchConsumer } from '@agentplatform/events';
 import { webhookV1 } from '@agentplatform/contracts/webhook-v1';
-import { bootService, QuotaCounter, schedulePruning, serve } from '@agentplatform/service-kit';
+import { bootService, buildIndexes, QuotaCounter, schedulePruning, serve } from '@agentplatform/service-kit';
 import { loadServiceConfig } from './config.js';
 import { Dispatcher } from './delivery/dispatcher.js';
 import { HttpSender } from './delivery/http-sender.js';
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const events = new EventRepository(runtime.mongo);
   const webhooks = new WebhookRepository(runtime.mongo, config.DATA_ENCRYPTION_KEY);
   const deliveries = new DeliveryRepository(runtime.mongo);
-  await Promise.all([webhooks.model.init(), deliveries.model.init(), deliveries.due.init()]);
+  await buildIndexes(runtime.mongo);
   const backfilled = await deliveries.addMissingDueEntries();
   if (backfilled > 0) runtime.logger.info({ pending: backfilled }, 'due entries checked for pending deliveries');
   // Before serving: secrets stored in plaintext by older releases, or under a retired data key.

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import mongoose, { type Connection } from 'mongoose';
-import { createLogger, declaredIndexes, recordQueryShapes, servingIndex } from '@agentplatform/service-kit';
+import {
+  buildIndexes,
+  createLogger,
+  declaredIndexes,
+  recordQueryShapes,
+  servingIndex,
+} from '@agentplatform/service-kit';
 import { suiteFixture } from '@agentplatform/testing';
 import type { Webhook } from '../src/domain/types';
 import type { DispatchJob } from '../src/delivery/dispatch-job';
@@ -19,7 +25,7 @@ async function startStore() {
     const connection = await mongoose.createConnection(process.env.MONGODB_URI!, { dbName }).asPromise();
     const deliveries = new DeliveryRepository(connection);
     const events = new EventRepository(connection);
-    await Promise.all([deliveries.model.init(), deliveries.due.init()]);
+    await buildIndexes(connection);
     return { connection, deliveries, events };
   };
   const first = await open();

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
-import { callVerdicts, recordQueryShapes } from '@agentplatform/service-kit';
+import { buildIndexes, callVerdicts, recordQueryShapes } from '@agentplatform/service-kit';
 import { suiteFixture } from '@agentplatform/testing';
 import { deliveryIdFor } from '../src/domain/delivery-id';
 import { DeliveryRepository, type NewDelivery } from '../src/persistence/delivery.repository';
@@ -11,7 +11,7 @@ async function startStore() {
   const dbName = `webhook_lists_${randomBytes(4).toString('hex')}`;
   const connection = await mongoose.createConnection(process.env.MONGODB_URI!, { dbName }).asPromise();
   const deliveries = new DeliveryRepository(connection);
-  await Promise.all([deliveries.model.init(), deliveries.due.init()]);
+  await buildIndexes(connection);
   return {
     connection,
     deliveries,

@@ -38,10 +38,6 @@ export class ApiKeyRepository {
     this.model = connection.model<ApiKeyDocument>('ApiKey', apiKeySchema);
   }
 
-  init(): Promise<unknown> {
-    return this.model.init();
-  }
-
   async insert(key: ApiKey): Promise<void> {
     await this.model.create({
       _id: key.id,

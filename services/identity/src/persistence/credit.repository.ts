@@ -69,10 +69,6 @@ export class CreditRepository {
     this.due = connection.model<CreditHoldDueDocument>('CreditHoldDue', creditHoldDueSchema);
   }
 
-  async init(): Promise<void> {
-    await Promise.all([this.accounts.init(), this.entries.init(), this.due.init()]);
-  }
-
   /** Opens a tenant's account; its first ledger entry (the welcome grant) is `seq` 1. */
   async openAccount(tenantId: string, balance: number, armed: boolean, session?: ClientSession): Promise<void> {
     await this.accounts.create([{ _id: tenantId, balance, low_alert_armed: armed, updated_at: new Date() }], {

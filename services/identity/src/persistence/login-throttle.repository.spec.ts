@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import mongoose, { type Connection } from 'mongoose';
+import { buildIndexes } from '@agentplatform/service-kit';
 import { LoginThrottleRepository } from './login-throttle.repository.js';
 
 /** Runs against the MongoDB-compatible server the jest global setup starts. */
@@ -14,7 +15,7 @@ describe('LoginThrottleRepository', () => {
       .createConnection(process.env.MONGODB_URI!, { dbName: `throttle_${randomBytes(4).toString('hex')}` })
       .asPromise();
     repository = new LoginThrottleRepository(connection);
-    await repository.init();
+    await buildIndexes(connection);
   });
 
   afterEach(async () => {

@@ -10,10 +10,6 @@ export class LoginThrottleRepository {
     this.model = connection.model<LoginThrottleDocument>('LoginThrottle', loginThrottleSchema);
   }
 
-  init(): Promise<unknown> {
-    return this.model.init();
-  }
-
   /**
    * Counts one login attempt before its password is checked, in one atomic update, and returns
    * its number in the window (and the lock, if one is active), so the caller lets only the first

@@ -33,10 +33,6 @@ export class RefreshTokenRepository {
     this.model = connection.model<RefreshTokenDocument>('RefreshToken', refreshTokenSchema);
   }
 
-  init(): Promise<unknown> {
-    return this.model.init();
-  }
-
   async insert(token: RefreshToken): Promise<void> {
     await this.model.create({
       _id: token.id,

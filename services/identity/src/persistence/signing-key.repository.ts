@@ -11,10 +11,6 @@ export class SigningKeyRepository {
     this.model = connection.model<SigningKeyDocument>('SigningKey', signingKeySchema);
   }
 
-  init(): Promise<unknown> {
-    return this.model.init();
-  }
-
   /** The newest keys first. */
   newest(limit: number): Promise<SigningKeyDocument[]> {
     return this.model.find().sort({ generation: -1 }).limit(limit).lean<SigningKeyDocument[]>();

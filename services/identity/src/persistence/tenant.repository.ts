@@ -39,10 +39,6 @@ export class TenantRepository {
     this.memberships = connection.model<MembershipDocument>('Membership', membershipSchema);
   }
 
-  async init(): Promise<void> {
-    await Promise.all([this.tenants.init(), this.memberships.init()]);
-  }
-
   async insertTenant(tenant: Tenant, session?: ClientSession): Promise<void> {
     await this.tenants.create(
       [{ _id: tenant.id, name: tenant.name, plan: tenant.plan, created_at: tenant.createdAt }],

@@ -37,10 +37,6 @@ export class UserRepository {
     this.model = connection.model<UserDocument>('User', userSchema);
   }
 
-  init(): Promise<unknown> {
-    return this.model.init();
-  }
-
   /** Throws a duplicate-key error when the e-mail is taken. */
   async insert(user: User, session?: ClientSession): Promise<void> {
     await this.model.create(

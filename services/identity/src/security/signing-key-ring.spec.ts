@@ -1,7 +1,7 @@
 import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, jwtVerify, SignJWT, type KeyLike } from 'jose';
 import mongoose, { type Connection } from 'mongoose';
-import { createLogger, SecretBox } from '@agentplatform/service-kit';
+import { buildIndexes, createLogger, SecretBox } from '@agentplatform/service-kit';
 import { SigningKeyRepository } from '../persistence/signing-key.repository.js';
 import { SigningKeyRing } from './signing-key-ring.js';
 
@@ -18,7 +18,7 @@ describe('SigningKeyRing', () => {
       .createConnection(process.env.MONGODB_URI!, { dbName: `signing_${randomBytes(4).toString('hex')}` })
       .asPromise();
     repository = new SigningKeyRepository(connection);
-    await repository.init();
+    await buildIndexes(connection);
   });
 
   afterEach(async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import mongoose, { type Connection } from 'mongoose';
-import { SecretBox } from '@agentplatform/service-kit';
+import { buildIndexes, SecretBox } from '@agentplatform/service-kit';
 import { WebhookRepository } from './webhook.repository.js';
 
 const dataKey = () => randomBytes(32).toString('base64');
@@ -60,7 +60,7 @@ describe('WebhookRepository secrets at rest', () => {
 
   it('stores only ciphertext, bound to its webhook, and reads the plain secret back', async () => {
     const repo = new WebhookRepository(connection, box);
-    await repo.model.init();
+    await buildIndexes(connection);
     await repo.create(webhook('wh_a', 'whsec_plain_secret_a_1234567890'));
     await repo.rotateSecret(TENANT, 'wh_a', 'whsec_plain_secret_b_1234567890', [
       { secret: 'whsec_plain_secret_a_1234567890', expires_at: new Date(Date.now() + 60_000) },
@@ -85,7 +85,7 @@ describe('WebhookRepository secrets at rest', () => {
     // A legacy record is readable before it is migrated.
     const replicas = [new WebhookRepository(connection, box), new WebhookRepository(connection, box)];
     // As a service does before it re-seals (the stand-in fails a write that races an index build).
-    await replicas[0].model.init();
+    await buildIndexes(connection);
     expect((await replicas[0].find(TENANT, ids[0]))!.signingSecret).toBe(`legacy-secret-${ids[0]}`);
 
     const counts = await Promise.all(replicas.map((r) => r.resealSecrets()));
